@@ -1,0 +1,172 @@
+"""The one interface every rule engine implements.
+
+A game is a mutable position plus its move history, in the style of python-chess's
+``Board``: ``push`` a move, ``pop`` it back, ask whose turn it is and who won.
+Engines are pure and deterministic: no I/O, no clock, no randomness, no ``hash()``.
+
+Moves cross the interface as canonical text (``"4"`` for a Connect Four column,
+``"b3"`` for a cube pillar, ``"h2-h4"`` for four-player chess).  Inside, each engine
+uses whatever compact move type it likes; ``legal_moves()`` always answers in
+canonical text so the protocol, the shell and the AI never special-case a game.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import ClassVar
+
+OptionValue = int | bool | str
+Options = Mapping[str, OptionValue]
+
+
+class MoveError(ValueError):
+    """A move that cannot be played; ``str(err)`` is a one-line reason for the user."""
+
+
+class MalformedMove(MoveError):
+    """The text is not a move of this game at all (``"x9"`` in Connect Four)."""
+
+
+class IllegalMove(MoveError):
+    """A well-formed move that the rules forbid here (a full column, not your turn)."""
+
+
+class OptionError(ValueError):
+    """A game option that is unknown or out of range."""
+
+
+class Game(ABC):
+    """A position of one game and the moves that led to it.
+
+    Subclasses set ``name`` (the registry key) and implement the abstract methods.
+    ``options()`` returns the exact options the game was created with, so that
+    ``type(g).create(g.options())`` rebuilds the start position on any peer.
+    """
+
+    name: ClassVar[str]
+    """Registry key: ``"connect4"``, ``"cube"`` or ``"chess4"``."""
+
+    title: ClassVar[str]
+    """The game's name as people call it (German product name)."""
+
+    # -- construction ---------------------------------------------------------------
+
+    @classmethod
+    @abstractmethod
+    def create(cls, options: Options | None = None) -> Game:
+        """A new game at its start position; raises ``OptionError`` on bad options."""
+
+    @abstractmethod
+    def options(self) -> dict[str, OptionValue]:
+        """The options this game was created with (canonical: every key present)."""
+
+    @abstractmethod
+    def copy(self) -> Game:
+        """An independent copy, history included."""
+
+    # -- state -----------------------------------------------------------------------
+
+    @property
+    @abstractmethod
+    def players(self) -> int:
+        """Number of seats."""
+
+    @abstractmethod
+    def to_move(self) -> int | None:
+        """Seat index (0-based) whose turn it is, or ``None`` when the game is over."""
+
+    @abstractmethod
+    def is_over(self) -> bool:
+        """True once the game has ended."""
+
+    @abstractmethod
+    def scores(self) -> tuple[int, ...]:
+        """Points per seat (Connect Four: 1 for the winner, else 0)."""
+
+    @abstractmethod
+    def winners(self) -> tuple[int, ...]:
+        """Seats that won, ascending; empty for a drawn Connect Four round or a running game."""
+
+    def eliminated(self) -> tuple[int, ...]:
+        """Seats that are out of the game (only four-player chess has any)."""
+        return ()
+
+    @abstractmethod
+    def history(self) -> list[str]:
+        """The canonical texts of the moves played so far, in order."""
+
+    # -- moves -----------------------------------------------------------------------
+
+    @abstractmethod
+    def legal_moves(self) -> list[str]:
+        """Canonical texts of every legal move, in a fixed deterministic order."""
+
+    @abstractmethod
+    def normalize(self, text: str) -> str:
+        """Canonical text for a move written by a person; raises ``MalformedMove``.
+
+        Only the syntax is checked here, not legality in this position.
+        """
+
+    @abstractmethod
+    def push(self, move: str) -> None:
+        """Play a move given as text; raises ``MoveError`` and leaves the state unchanged."""
+
+    @abstractmethod
+    def pop(self) -> str:
+        """Take back the last move and return its canonical text; ``IndexError`` if none."""
+
+    # -- encodings ---------------------------------------------------------------------
+
+    @abstractmethod
+    def encode(self) -> bytes:
+        """A canonical byte encoding of the position (not the history)."""
+
+    def state_hash(self) -> str:
+        """SHA-256 hex digest of ``name`` and ``encode()``: equal on every machine."""
+        return hashlib.sha256(self.name.encode() + b"\x00" + self.encode()).hexdigest()
+
+    @abstractmethod
+    def render(self) -> str:
+        """A plain-text picture of the position for terminals and logs."""
+
+    def seat_names(self) -> tuple[str, ...]:
+        """Names of the seats in seat order (English; the shell translates)."""
+        return tuple(f"Player {i + 1}" for i in range(self.players))
+
+    # -- helpers shared by all engines ------------------------------------------------
+
+    def is_legal(self, move: str) -> bool:
+        """True if ``move`` parses and is legal right now."""
+        try:
+            text = self.normalize(move)
+        except MoveError:
+            return False
+        return text in self.legal_moves()
+
+
+def option_int(options: Options, key: str, default: int, lo: int, hi: int) -> int:
+    """Read an integer option, checking its type and range."""
+    value = options.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise OptionError(f"option {key} must be a whole number")
+    if not lo <= value <= hi:
+        raise OptionError(f"option {key} must be between {lo} and {hi}")
+    return value
+
+
+def option_bool(options: Options, key: str, default: bool) -> bool:
+    """Read a yes/no option, checking its type."""
+    value = options.get(key, default)
+    if not isinstance(value, bool):
+        raise OptionError(f"option {key} must be true or false")
+    return value
+
+
+def check_known(options: Options, known: set[str]) -> None:
+    """Reject options this game does not know, so typos never pass silently."""
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise OptionError(f"unknown option: {', '.join(unknown)}")
