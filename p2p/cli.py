@@ -1,0 +1,71 @@
+"""The ``p2p`` command line: one sub-command per module in ``p2p.commands``.
+
+Every sub-command module exposes ``HELP`` (one line), ``add_arguments(parser)`` and
+``run(args) -> int``.  Modules are imported only when their command runs, so
+``p2p position`` never pays for prompt_toolkit or aiomqtt.  No traceback ever reaches
+the user: errors become one line on stderr and exit status 2 (1 for an internal error).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+COMMANDS: dict[str, str] = {
+    "shell": "Open the chat-and-play shell (the default)",
+    "demo": "Run a complete online round between scripted peers on a local broker",
+    "position": "Apply moves from the start and print the position",
+    "solve": "Exact Connect Four scores (Pascal Pons' convention)",
+    "perft": "Count legal move sequences (four-player chess and the others)",
+    "replay": "Verify and replay a saved round log",
+}
+
+
+class UsageError(Exception):
+    """Bad input from the user: printed as one line, exit status 2."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="p2p", description="Serverless peer-to-peer board games over MQTT."
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, help_text in COMMANDS.items():
+        sub_parser = sub.add_parser(name, help=help_text, description=help_text)
+        sub_parser.set_defaults(command=name)
+        # The sub-command's own options are added lazily in main().
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script; returns the process exit status."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if not args_list or args_list[0].startswith("-") and args_list[0] not in ("-h", "--help"):
+        args_list = ["shell", *args_list]
+    if args_list[0] in ("-h", "--help"):
+        _parser().print_help()
+        return 0
+    name = args_list[0]
+    if name not in COMMANDS:
+        print(f"p2p: unknown command {name!r} (try: {', '.join(COMMANDS)})", file=sys.stderr)
+        return 2
+    module = importlib.import_module(f"p2p.commands.{name}")
+    parser = argparse.ArgumentParser(prog=f"p2p {name}", description=COMMANDS[name])
+    module.add_arguments(parser)
+    args = parser.parse_args(args_list[1:])
+    try:
+        return int(module.run(args))
+    except UsageError as err:
+        print(f"p2p {name}: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except Exception as err:  # noqa: BLE001 - the last line of defence: no traceback to users
+        print(f"p2p {name}: internal error: {type(err).__name__}: {err}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""One module per ``p2p`` sub-command: ``HELP``, ``add_arguments(parser)``, ``run(args)``."""
