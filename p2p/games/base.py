@@ -114,6 +114,13 @@ class Game(ABC):
     def push(self, move: str) -> None:
         """Play a move given as text; raises ``MoveError`` and leaves the state unchanged."""
 
+    def resign(self, seat: int) -> None:
+        """Seat ``seat`` gives up (or leaves).  Default: this game has no resignation.
+
+        Engines that support it record it so that ``encode()`` and replay see it.
+        """
+        raise IllegalMove("this game has no resignation")
+
     @abstractmethod
     def pop(self) -> str:
         """Take back the last move and return its canonical text; ``IndexError`` if none."""
