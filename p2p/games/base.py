@@ -21,6 +21,10 @@ OptionValue = int | bool | str
 Options = Mapping[str, OptionValue]
 
 
+RESIGN_PREFIX = "resign:"
+"""History entries that record a resignation look like ``resign:2``."""
+
+
 class MoveError(ValueError):
     """A move that cannot be played; ``str(err)`` is a one-line reason for the user."""
 
@@ -95,7 +99,10 @@ class Game(ABC):
 
     @abstractmethod
     def history(self) -> list[str]:
-        """The canonical texts of the moves played so far, in order."""
+        """The moves played so far as canonical texts, in order; replayable with ``apply``.
+
+        A resignation appears as ``resign:<seat>``.
+        """
 
     # -- moves -----------------------------------------------------------------------
 
@@ -144,6 +151,16 @@ class Game(ABC):
         return tuple(f"Player {i + 1}" for i in range(self.players))
 
     # -- helpers shared by all engines ------------------------------------------------
+
+    def apply(self, entry: str) -> None:
+        """Replay one ``history()`` entry: a move text, or ``resign:<seat>``."""
+        if entry.startswith(RESIGN_PREFIX):
+            seat_text = entry[len(RESIGN_PREFIX) :]
+            if not seat_text.isdigit():
+                raise MalformedMove(f"{entry!r} is not a resignation")
+            self.resign(int(seat_text))
+        else:
+            self.push(entry)
 
     def is_legal(self, move: str) -> bool:
         """True if ``move`` parses and is legal right now."""
