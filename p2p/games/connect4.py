@@ -222,11 +222,12 @@ class Connect4(Game):
                 raise IllegalMove(f"column {column + 1} is full")
             stones.append(seat)
             lines = self._lines_through(column, len(stones) - 1)
-        key = self._repetition_key() if self.popout else b""
-        self._plies.append(_Ply(self._text(column, popped), seat, column, popped, lines, key))
+        ply = _Ply(self._text(column, popped), seat, column, popped, lines, b"")
+        self._plies.append(ply)
         self.winning_lines = lines
         if self.popout:
-            self._seen[key] += 1
+            ply.repetition_key = self._repetition_key()  # the position after the move
+            self._seen[ply.repetition_key] += 1
 
     def pop(self) -> str:
         if self._resigned is not None:
