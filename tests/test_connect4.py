@@ -123,25 +123,17 @@ def test_popout_pops_own_bottom_stone_and_everything_slides_down() -> None:
 
 
 def test_popout_pop_that_makes_lines_for_both_wins_for_the_popper() -> None:
-    # Column 1 holds R,Y,R,Y... arranged so that popping Red's bottom stone drops a
-    # Yellow line and a Red line into place at the same time.
+    # Before the pop: row 1 is R Y Y Y, row 2 is Y R R R. Red pops column 1, its stones
+    # slide down: row 1 becomes Y Y Y Y and row 2 R R R R at the same time.
     game = Connect4.create({"popout": True})
-    game.columns = [
-        [RED, RED, YELLOW],
-        [RED, YELLOW],
-        [RED, YELLOW],
-        [RED, YELLOW],
-        [YELLOW],
-        [],
-        [YELLOW],
-    ]
-    # Pretend it is Red's turn with these 11 stones on the board (history is not needed here).
-    game._plies = []  # noqa: SLF001 - building a test position directly
-    assert game.to_move() == RED
+    game.columns = [[RED, YELLOW, RED], [YELLOW, RED], [YELLOW, RED], [YELLOW, RED], [], [], []]
+    assert game.to_move() == RED and not game.winning_lines
     game.push("p1")
-    seats = {line.seat for line in game.winning_lines}
-    assert seats == {RED}
+    assert {line.seat for line in game.winning_lines} == {RED}
+    assert game.winning_lines[0].cells == ((0, 1), (1, 1), (2, 1), (3, 1))
     assert game.winners() == (RED,)
+    # A Yellow four was made too; it does not count for the popper's opponent.
+    assert game.columns[0] == [YELLOW, RED]
 
 
 def test_popout_threefold_repetition_is_a_draw() -> None:
