@@ -1,0 +1,222 @@
+"""A throwaway local Mosquitto broker on a free loopback port.
+
+Used by ``p2p demo``, by the shell to offer a local broker, and by the test fixtures.
+The broker gets a minimal config (``reference/shell_and_broker.md`` section 3):
+
+* ``listener PORT 127.0.0.1`` -- loopback only, never an open broker on the LAN;
+* ``allow_anonymous true`` -- a config with a listener defaults to ``false`` in 2.x;
+* ``max_queued_messages 0`` -- the default cap of 1000 silently drops QoS 1 messages
+  when a subscriber falls behind;
+* ``persistence false`` -- nothing survives a stop.
+
+Mosquitto has no "pick a free port" option (``-p 0`` is rejected), so a free port is
+found by binding port 0 first; the small race is covered by retrying.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from types import TracebackType
+
+__all__ = ["BrokerError", "LocalBroker", "free_port", "mosquitto_path"]
+
+
+class BrokerError(RuntimeError):
+    """The local broker could not be started; ``str(err)`` is one line for the user."""
+
+
+def mosquitto_path() -> str | None:
+    """Path of the ``mosquitto`` executable, or ``None`` if it is not installed.
+
+    Debian installs it to ``/usr/sbin``, which is often not on a normal user's PATH.
+    """
+    found = shutil.which("mosquitto")
+    if found:
+        return found
+    for candidate in ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto", "/opt/homebrew/sbin/mosquitto"):
+        if Path(candidate).is_file():
+            return candidate
+    return None
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _accepts(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+            return True
+    except OSError:
+        return False
+
+
+class LocalBroker:
+    """A Mosquitto child process listening on ``127.0.0.1:port``.
+
+    Synchronous ``start()``/``stop()`` for fixtures and the CLI; ``async with`` for
+    asyncio code (start and stop run in a worker thread so the loop never blocks)::
+
+        async with LocalBroker() as broker:
+            print(broker.url)          # mqtt://127.0.0.1:PORT
+
+    ``restart()`` stops and starts it again on the same port, which drops every client
+    connection: the tests use it to exercise reconnection.
+    """
+
+    def __init__(self, port: int | None = None, *, executable: str | None = None) -> None:
+        self._fixed_port = port
+        self.port: int = port or 0
+        self._executable = executable
+        self._process: subprocess.Popen[bytes] | None = None
+        self._dir: tempfile.TemporaryDirectory[str] | None = None
+        self._log_path: Path | None = None
+
+    @property
+    def url(self) -> str:
+        """Broker URL for ``Peer`` and the transport: ``mqtt://127.0.0.1:PORT``."""
+        return f"mqtt://127.0.0.1:{self.port}"
+
+    @property
+    def running(self) -> bool:
+        """True while the child process is alive."""
+        return self._process is not None and self._process.poll() is None
+
+    def start(self, timeout: float = 5.0) -> LocalBroker:
+        """Start the broker and wait until it accepts connections; raises ``BrokerError``."""
+        if self.running:
+            return self
+        executable = self._executable or mosquitto_path()
+        if executable is None:
+            raise BrokerError(
+                "mosquitto is not installed (Debian/Ubuntu: apt-get install mosquitto; "
+                "macOS: brew install mosquitto); or pass --broker URL"
+            )
+        if self._dir is None:
+            self._dir = tempfile.TemporaryDirectory(prefix="p2p-mosquitto-")
+        attempts = 1 if self._fixed_port else 5
+        last_error = "unknown error"
+        for _ in range(attempts):
+            port = self._fixed_port or free_port()
+            try:
+                self._spawn(executable, port, timeout)
+            except BrokerError as err:
+                last_error = str(err)  # most likely the port was taken meanwhile: try another
+                continue
+            self.port = port
+            return self
+        raise BrokerError(last_error)
+
+    def _spawn(self, executable: str, port: int, timeout: float) -> None:
+        assert self._dir is not None
+        conf = Path(self._dir.name) / "mosquitto.conf"
+        conf.write_text(
+            f"listener {port} 127.0.0.1\n"
+            "allow_anonymous true\n"
+            "max_queued_messages 0\n"
+            "persistence false\n"
+            "log_dest stderr\n"
+            "log_type error\n"
+            "log_type warning\n"
+        )
+        self._log_path = Path(self._dir.name) / "mosquitto.log"
+        log = self._log_path.open("ab")
+        try:
+            self._process = subprocess.Popen(
+                [executable, "-c", str(conf)],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+            )
+        except OSError as err:
+            raise BrokerError(f"cannot run {executable}: {err}") from None
+        finally:
+            log.close()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._process.poll() is not None:
+                self._process = None
+                raise BrokerError(f"mosquitto exited at start: {self._log_tail()}")
+            if _accepts(port):
+                return
+            time.sleep(0.01)
+        self._kill()
+        raise BrokerError(f"mosquitto did not accept connections on port {port} within {timeout:g} s")
+
+    def _log_tail(self) -> str:
+        if self._log_path is None or not self._log_path.exists():
+            return "no log"
+        lines = self._log_path.read_text(errors="replace").strip().splitlines()
+        return lines[-1] if lines else "no log"
+
+    def _kill(self) -> None:
+        process, self._process = self._process, None
+        if process is None:
+            return
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=3)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=3)
+
+    def stop(self) -> None:
+        """Stop the broker (every client is disconnected); safe to call twice."""
+        self._kill()
+
+    def close(self) -> None:
+        """Stop the broker and remove its temporary directory."""
+        self._kill()
+        if self._dir is not None:
+            self._dir.cleanup()
+            self._dir = None
+
+    def restart(self, down_for: float = 0.0) -> None:
+        """Stop, wait ``down_for`` seconds, start again on the same port."""
+        port = self.port
+        self._kill()
+        if down_for > 0:
+            time.sleep(down_for)
+        executable = self._executable or mosquitto_path()
+        assert executable is not None
+        for _ in range(50):  # the port can linger for a moment after the stop
+            try:
+                self._spawn(executable, port, 5.0)
+                return
+            except BrokerError:
+                time.sleep(0.05)
+        raise BrokerError(f"mosquitto could not restart on port {port}")
+
+    # -- context managers ------------------------------------------------------------
+
+    def __enter__(self) -> LocalBroker:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    async def __aenter__(self) -> LocalBroker:
+        return await asyncio.to_thread(self.start)
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await asyncio.to_thread(self.close)

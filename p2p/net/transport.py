@@ -1,0 +1,566 @@
+"""The only network I/O of ``p2p``: one MQTT connection that survives broker outages.
+
+``Transport`` wraps aiomqtt 2.x (``reference/p2p_mqtt.md`` section 4) and adds what a
+long-lived game client needs on top of it:
+
+* **reconnect** -- aiomqtt 2.x has no built-in reconnect: the connection loop re-enters
+  ``async with Client`` with exponential backoff and jitter.  Every connection gets a
+  new ``Client`` with a new random client id (a reused id kicks the older connection off
+  the broker) and a freshly built Last Will (so a peer can bind it to the session);
+* **resubscribe and re-announce** -- subscriptions are remembered and replayed on every
+  connect, then the ``on_connected`` hook runs (the peer re-publishes presence and asks
+  for the round log it may have missed);
+* **outbox** -- publishing while disconnected raises in aiomqtt, so ``publish`` only
+  enqueues; one sender task drains the queue in order whenever a connection is up and
+  keeps a message until the broker took it (QoS 1: until PUBACK).  Events are idempotent
+  by id, so a resend after a reconnect is harmless;
+* **bounded input** -- payloads above ``max_payload`` bytes are dropped with a log line
+  and the inbound queue is bounded (a flood drops messages, it never eats memory);
+* **connection state** -- ``on_state`` callbacks hear ``connected``, ``lost``,
+  ``reconnected`` and ``closed`` so the shell can show them.
+
+MQTT v5 is used by default (message expiry keeps retained presence self-cleaning);
+a broker that refuses v5 is retried with 3.1.1 and expiry is then simply not sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import enum
+import logging
+import random
+import secrets
+import ssl
+import string
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from types import TracebackType
+from urllib.parse import urlsplit
+
+import aiomqtt
+from aiomqtt.exceptions import MqttConnectError
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+from paho.mqtt.subscribeoptions import SubscribeOptions
+
+__all__ = [
+    "DEFAULT_BROKER_URL",
+    "BrokerAddress",
+    "ConnectionState",
+    "Inbound",
+    "Transport",
+    "WillMessage",
+    "parse_broker_url",
+]
+
+log = logging.getLogger("p2p.net")
+
+DEFAULT_BROKER_URL = "wss://broker.emqx.io:8084/mqtt"
+"""The public EMQX broker, as in the original browser game."""
+
+MAX_PAYLOAD = 8192
+"""Receive cap in bytes: bigger payloads are dropped before any parsing."""
+
+_CLIENT_ID_ALPHABET = string.ascii_letters + string.digits
+
+
+class ConnectionState(enum.Enum):
+    """What the connection is doing; reported through ``Transport.on_state``."""
+
+    CONNECTING = "connecting"
+    CONNECTED = "connected"  # the first connection is up
+    LOST = "lost"  # an established connection dropped; reconnecting
+    RECONNECTED = "reconnected"  # up again after a loss (subscriptions restored)
+    CLOSED = "closed"  # closed by us
+
+
+@dataclass(frozen=True)
+class BrokerAddress:
+    """A parsed broker URL."""
+
+    scheme: str
+    host: str
+    port: int
+    path: str = ""
+    username: str | None = None
+    password: str | None = None
+
+    @property
+    def tls(self) -> bool:
+        return self.scheme in ("mqtts", "wss")
+
+    @property
+    def websockets(self) -> bool:
+        return self.scheme in ("ws", "wss")
+
+    def __str__(self) -> str:
+        return f"{self.scheme}://{self.host}:{self.port}{self.path}"
+
+
+_DEFAULT_PORTS = {"mqtt": 1883, "mqtts": 8883, "ws": 80, "wss": 443}
+
+
+def parse_broker_url(url: str) -> BrokerAddress:
+    """Parse ``mqtt://``, ``mqtts://``, ``ws://`` or ``wss://`` URLs; ``ValueError`` if bad.
+
+    >>> parse_broker_url("wss://broker.emqx.io:8084/mqtt").port
+    8084
+    >>> parse_broker_url("localhost:1883").scheme
+    'mqtt'
+    """
+    text = url.strip()
+    if "://" not in text:
+        text = "mqtt://" + text
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError as err:
+        raise ValueError(f"bad broker URL {url!r}: {err}") from None
+    scheme = parts.scheme.lower()
+    if scheme not in _DEFAULT_PORTS:
+        raise ValueError(f"bad broker URL {url!r}: scheme must be mqtt, mqtts, ws or wss")
+    if not parts.hostname:
+        raise ValueError(f"bad broker URL {url!r}: no host name")
+    path = parts.path
+    if scheme in ("ws", "wss") and not path:
+        path = "/mqtt"
+    return BrokerAddress(
+        scheme=scheme,
+        host=parts.hostname,
+        port=port or _DEFAULT_PORTS[scheme],
+        path=path if scheme in ("ws", "wss") else "",
+        username=parts.username,
+        password=parts.password,
+    )
+
+
+@dataclass(frozen=True)
+class WillMessage:
+    """The Last Will the broker publishes for us if the connection dies unannounced."""
+
+    topic: str
+    payload: bytes
+    qos: int = 0
+    retain: bool = False
+    expiry: int | None = None  # seconds (MQTT v5 message expiry)
+
+
+@dataclass(frozen=True)
+class Inbound:
+    """A message as it arrived: raw bytes, untrusted."""
+
+    topic: str
+    payload: bytes
+    retain: bool = False
+
+
+@dataclass
+class _Outgoing:
+    topic: str
+    payload: bytes
+    qos: int
+    retain: bool
+    expiry: int | None
+    droppable: bool
+    done: asyncio.Future[None] = field(repr=False)
+    attempts: int = 0
+
+
+StateCallback = Callable[[ConnectionState, str], None]
+
+
+def _random_client_id() -> str:
+    """23 characters of ``[0-9a-zA-Z]``: the portable client id every broker accepts."""
+    return "p2p" + "".join(secrets.choice(_CLIENT_ID_ALPHABET) for _ in range(20))
+
+
+class Transport:
+    """One resilient MQTT connection: subscribe, publish through an outbox, receive.
+
+    Typical use (the peer does exactly this)::
+
+        async with Transport(url, on_connected=announce) as transport:
+            await transport.subscribe("ns/lobby/chat")
+            await transport.publish("ns/lobby/chat", b"...")
+            async for message in transport.messages():
+                ...
+
+    ``publish`` never raises for a lost connection: the message waits in the outbox.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        on_connected: Callable[[], Awaitable[None]] | None = None,
+        will: Callable[[], WillMessage | None] | None = None,
+        max_payload: int = MAX_PAYLOAD,
+        inbound_limit: int = 1000,
+        outbox_limit: int = 1000,
+        keepalive: int = 30,
+        min_backoff: float = 0.1,
+        max_backoff: float = 10.0,
+        protocol: str = "5",
+    ) -> None:
+        self.address = parse_broker_url(url)
+        self._on_connected = on_connected
+        self._will = will
+        self.max_payload = max_payload
+        self._keepalive = keepalive
+        self._min_backoff = min_backoff
+        self._max_backoff = max_backoff
+        self._v5 = protocol == "5"
+        self._subscriptions: dict[str, tuple[int, bool]] = {}
+        self._inbound: asyncio.Queue[Inbound | None] = asyncio.Queue(maxsize=inbound_limit)
+        self._outbox: deque[_Outgoing] = deque()
+        self._outbox_limit = outbox_limit
+        self._outbox_wakeup = asyncio.Event()
+        self._up = asyncio.Event()
+        self._client: aiomqtt.Client | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._closing = False
+        self._ever_connected = False
+        self.state = ConnectionState.CONNECTING
+        self._state_callbacks: list[StateCallback] = []
+        self._last_error = "no answer"
+        self.stats = {"published": 0, "published_bytes": 0, "received": 0, "dropped": 0}
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    def on_state(self, callback: StateCallback) -> None:
+        """Call ``callback(state, detail)`` on every connection state change."""
+        self._state_callbacks.append(callback)
+
+    @property
+    def connected(self) -> bool:
+        return self._up.is_set()
+
+    async def start(self, wait: float | None = 10.0) -> None:
+        """Start the connection loop; wait up to ``wait`` seconds for the first connect.
+
+        Raises ``ConnectionError`` with a one-line reason if no connection came up in
+        time (the loop is stopped again, nothing keeps running).
+        """
+        if self._tasks:
+            return
+        self._tasks = [
+            asyncio.create_task(self._connection_loop(), name="p2p-mqtt-connection"),
+            asyncio.create_task(self._sender_loop(), name="p2p-mqtt-sender"),
+        ]
+        if wait is None:
+            return
+        try:
+            await asyncio.wait_for(self._up.wait(), wait)
+        except asyncio.TimeoutError:
+            reason = self._last_error
+            await self.close()
+            raise ConnectionError(f"cannot connect to {self.address}: {reason}") from None
+
+    async def close(self, flush: float = 2.0) -> None:
+        """Send what is still in the outbox (up to ``flush`` seconds), then disconnect."""
+        if self._closing:
+            return
+        if self._outbox and self._up.is_set() and flush > 0:
+            pending = [item.done for item in self._outbox]
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.gather(*pending, return_exceptions=True), flush)
+        self._closing = True
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._tasks = []
+        for item in self._outbox:
+            if not item.done.done():
+                item.done.cancel()
+        self._up.clear()
+        with contextlib.suppress(asyncio.QueueFull):
+            self._inbound.put_nowait(None)  # ends messages()
+        self._set_state(ConnectionState.CLOSED, "")
+
+    async def __aenter__(self) -> Transport:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    def interrupt(self) -> None:
+        """Cut the current connection abruptly, as a network failure would.
+
+        The broker sees no DISCONNECT (so it publishes our Last Will) and the loop
+        reconnects.  Used by tests and the reconnect demo.
+        """
+        client = self._client
+        if client is None:
+            return
+        sock = client._client.socket()  # noqa: SLF001 - paho's socket; no public API for this
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(2)  # socket.SHUT_RDWR
+
+    # -- subscriptions -----------------------------------------------------------------
+
+    async def subscribe(self, topic: str, qos: int = 1, *, retained: bool = False) -> None:
+        """Subscribe now (if connected) and after every reconnect.
+
+        ``retained=False`` asks a v5 broker not to send retained messages on this topic
+        (nothing retained is expected there, so a planted one is never delivered).
+        """
+        self._subscriptions[topic] = (qos, retained)
+        client = self._client
+        if client is not None and self._up.is_set():
+            try:
+                await self._subscribe_one(client, topic, qos, retained)
+            except aiomqtt.MqttError as err:
+                log.info("subscribe %s failed (%s); retried after reconnect", topic, err)
+
+    async def unsubscribe(self, topic: str) -> None:
+        """Forget a subscription."""
+        if self._subscriptions.pop(topic, None) is None:
+            return
+        client = self._client
+        if client is not None and self._up.is_set():
+            with contextlib.suppress(aiomqtt.MqttError):
+                await client.unsubscribe(topic)
+
+    async def _subscribe_one(self, client: aiomqtt.Client, topic: str, qos: int, retained: bool) -> None:
+        if self._v5:
+            options = SubscribeOptions(qos=qos, retainHandling=0 if retained else 2)
+            await client.subscribe(topic, options=options)
+        else:
+            await client.subscribe(topic, qos=qos)
+
+    # -- publishing --------------------------------------------------------------------
+
+    def publish_nowait(
+        self,
+        topic: str,
+        payload: bytes,
+        *,
+        qos: int = 0,
+        retain: bool = False,
+        expiry: int | None = None,
+        droppable: bool = False,
+    ) -> asyncio.Future[None]:
+        """Put a message in the outbox; the future resolves once the broker took it.
+
+        ``droppable`` messages (heartbeats) are discarded rather than queued while
+        disconnected: a stale heartbeat is worthless after a reconnect.
+        """
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        if self._closing:
+            done.cancel()
+            return done
+        if droppable and not self._up.is_set():
+            done.set_result(None)
+            return done
+        if len(self._outbox) >= self._outbox_limit:
+            victim = next((m for m in self._outbox if m.droppable or m.qos == 0), self._outbox[0])
+            self._outbox.remove(victim)
+            victim.done.cancel()
+            log.warning("outbox full: dropped a message for %s", victim.topic)
+        self._outbox.append(_Outgoing(topic, payload, qos, retain, expiry, droppable, done))
+        self._outbox_wakeup.set()
+        return done
+
+    async def publish(
+        self,
+        topic: str,
+        payload: bytes,
+        *,
+        qos: int = 0,
+        retain: bool = False,
+        expiry: int | None = None,
+        wait: bool = False,
+    ) -> None:
+        """Publish through the outbox; with ``wait=True`` return once the broker took it."""
+        done = self.publish_nowait(topic, payload, qos=qos, retain=retain, expiry=expiry)
+        if wait:
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.shield(done)
+
+    @property
+    def outbox_size(self) -> int:
+        return len(self._outbox)
+
+    async def _sender_loop(self) -> None:
+        while True:
+            if not self._outbox:
+                self._outbox_wakeup.clear()
+                await self._outbox_wakeup.wait()
+                continue
+            await self._up.wait()
+            client = self._client
+            item = self._outbox[0]
+            if client is None:
+                await asyncio.sleep(0.01)
+                continue
+            properties = None
+            if self._v5 and item.expiry is not None:
+                properties = Properties(PacketTypes.PUBLISH)
+                properties.MessageExpiryInterval = item.expiry
+            try:
+                await client.publish(
+                    item.topic, item.payload, qos=item.qos, retain=item.retain, properties=properties
+                )
+            except aiomqtt.MqttError as err:
+                item.attempts += 1
+                if item.attempts >= 20:
+                    self._pop(item)
+                    item.done.cancel()
+                    log.warning("gave up publishing to %s after %d attempts: %s", item.topic, item.attempts, err)
+                else:
+                    # Most likely the connection is going down: wait for the next one.
+                    await asyncio.sleep(0.05)
+                continue
+            self._pop(item)
+            self.stats["published"] += 1
+            self.stats["published_bytes"] += len(item.payload)
+            if not item.done.done():
+                item.done.set_result(None)
+
+    def _pop(self, item: _Outgoing) -> None:
+        if self._outbox and self._outbox[0] is item:
+            self._outbox.popleft()
+        else:
+            with contextlib.suppress(ValueError):
+                self._outbox.remove(item)
+
+    # -- receiving ---------------------------------------------------------------------
+
+    async def messages(self) -> AsyncIterator[Inbound]:
+        """Inbound messages in arrival order until ``close()``."""
+        while True:
+            item = await self._inbound.get()
+            if item is None:
+                return
+            yield item
+
+    def _deliver(self, message: aiomqtt.Message) -> None:
+        payload = message.payload
+        if isinstance(payload, str):
+            payload = payload.encode()
+        elif not isinstance(payload, (bytes, bytearray)):
+            payload = b"" if payload is None else str(payload).encode()
+        topic = message.topic.value
+        if len(payload) > self.max_payload:
+            self.stats["dropped"] += 1
+            log.warning("dropped %d-byte message on %s: over the %d-byte cap", len(payload), topic, self.max_payload)
+            return
+        try:
+            self._inbound.put_nowait(Inbound(topic, bytes(payload), bool(message.retain)))
+        except asyncio.QueueFull:
+            self.stats["dropped"] += 1
+            log.warning("inbound queue full: dropped a message on %s", topic)
+            return
+        self.stats["received"] += 1
+
+    # -- the connection loop -------------------------------------------------------------
+
+    def _make_client(self) -> aiomqtt.Client:
+        address = self.address
+        will = self._will() if self._will else None
+        aio_will = None
+        if will is not None:
+            will_props = None
+            if self._v5 and will.expiry is not None:
+                will_props = Properties(PacketTypes.WILLMESSAGE)
+                will_props.MessageExpiryInterval = will.expiry
+            aio_will = aiomqtt.Will(will.topic, will.payload, will.qos, will.retain, will_props)
+        connect_props = None
+        if self._v5:
+            connect_props = Properties(PacketTypes.CONNECT)
+            connect_props.SessionExpiryInterval = 0
+            # Let the broker drop absurd packets for us; the app-level cap is smaller.
+            connect_props.MaximumPacketSize = max(65536, self.max_payload * 4)
+        tls_context = ssl.create_default_context() if address.tls else None
+        return aiomqtt.Client(
+            address.host,
+            address.port,
+            username=address.username,
+            password=address.password,
+            identifier=_random_client_id(),
+            protocol=aiomqtt.ProtocolVersion.V5 if self._v5 else aiomqtt.ProtocolVersion.V311,
+            will=aio_will,
+            clean_session=None if self._v5 else True,
+            clean_start=True if self._v5 else aiomqtt.client.mqtt.MQTT_CLEAN_START_FIRST_ONLY,
+            transport="websockets" if address.websockets else "tcp",
+            websocket_path=address.path or None,
+            tls_context=tls_context,
+            keepalive=self._keepalive,
+            timeout=10,
+            max_queued_incoming_messages=self._inbound.maxsize,
+            properties=connect_props,
+            logger=logging.getLogger("p2p.net.mqtt"),
+        )
+
+    def _set_state(self, state: ConnectionState, detail: str) -> None:
+        self.state = state
+        log.info("connection %s %s", state.value, detail)
+        for callback in list(self._state_callbacks):
+            try:
+                callback(state, detail)
+            except Exception:  # noqa: BLE001 - a listener must not break the connection
+                log.exception("connection state listener failed")
+
+    async def _connection_loop(self) -> None:
+        backoff = self._min_backoff
+        while not self._closing:
+            detail = ""
+            was_up = False
+            try:
+                client = self._make_client()
+                async with client:
+                    self._client = client
+                    for topic, (qos, retained) in list(self._subscriptions.items()):
+                        await self._subscribe_one(client, topic, qos, retained)
+                    was_up = True
+                    backoff = self._min_backoff
+                    self._set_state(
+                        ConnectionState.RECONNECTED if self._ever_connected else ConnectionState.CONNECTED,
+                        str(self.address),
+                    )
+                    self._ever_connected = True
+                    self._up.set()
+                    if self._on_connected is not None:
+                        try:
+                            await self._on_connected()
+                        except aiomqtt.MqttError:
+                            raise
+                        except Exception:  # noqa: BLE001 - the hook must not kill the connection
+                            log.exception("on_connected hook failed")
+                    async for message in client.messages:
+                        self._deliver(message)
+            except MqttConnectError as err:
+                detail = str(err)
+                if self._v5 and err.rc in (1, 132):  # unsupported protocol version
+                    log.info("broker refused MQTT v5; using 3.1.1")
+                    self._v5 = False
+                    continue
+            except aiomqtt.MqttError as err:
+                detail = str(err)
+            except (OSError, asyncio.TimeoutError) as err:
+                detail = str(err) or type(err).__name__
+            except Exception as err:  # noqa: BLE001 - paho can raise odd things on a broken socket
+                detail = f"{type(err).__name__}: {err}"
+                log.debug("connection loop error", exc_info=True)
+            finally:
+                self._up.clear()
+                self._client = None
+            if self._closing:
+                return
+            self._last_error = detail or "connection closed"
+            if was_up:
+                self._set_state(ConnectionState.LOST, self._last_error)
+            delay = backoff * random.uniform(0.8, 1.2)  # jitter: peers do not reconnect in lockstep
+            backoff = min(backoff * 2, self._max_backoff)
+            await asyncio.sleep(delay)
