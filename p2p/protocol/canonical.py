@@ -1,0 +1,124 @@
+"""Canonical bytes for event bodies: one value, one encoding, on every machine.
+
+The encoding is a strict subset of JSON (compare RFC 8785, simplified):
+
+* values: ``None``, ``True``/``False``, integers in ``[-2**63, 2**63 - 1]``, strings,
+  lists, and objects whose keys match ``[a-z][a-z0-9_]{0,31}`` (ASCII, so sorting by
+  code point is the same everywhere);
+* no floats, no NaN, no duplicate keys, nesting at most ``MAX_DEPTH`` deep;
+* objects with keys sorted, separators ``,`` and ``:`` without spaces, UTF-8, strings
+  escaped exactly as Python's ``json.dumps(..., ensure_ascii=False)`` does
+  (``\\"``, ``\\\\``, ``\\b \\f \\n \\r \\t``, other characters below U+0020 as ``\\u00xx``,
+  everything else literal); lone surrogates are not allowed.
+
+``decode`` accepts only bytes that ``encode`` would produce for the same value, so two
+peers can never disagree about the bytes (and hence the id) of an event.
+
+>>> encode({"b": [1, "x"], "a": None})
+b'{"a":null,"b":[1,"x"]}'
+>>> decode(b'{"a": 1}')
+Traceback (most recent call last):
+...
+p2p.protocol.canonical.CanonicalError: not canonical: re-encoding differs
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Union
+
+Value = Union[None, bool, int, str, list["Value"], dict[str, "Value"]]
+
+MAX_DEPTH = 16
+"""Deepest nesting of lists and objects (an event envelope with sealed events needs 6)."""
+
+INT_MIN = -(2**63)
+INT_MAX = 2**63 - 1
+KEY_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,31}\Z")
+
+
+class CanonicalError(ValueError):
+    """Bytes or a value outside the canonical subset; ``str(err)`` is a one-line reason."""
+
+
+def _check(value: object, depth: int) -> None:
+    """Raise ``CanonicalError`` unless ``value`` is inside the canonical subset."""
+    if depth > MAX_DEPTH:
+        raise CanonicalError(f"nested deeper than {MAX_DEPTH}")
+    if value is None or isinstance(value, bool):
+        return
+    if isinstance(value, int):
+        if not INT_MIN <= value <= INT_MAX:
+            raise CanonicalError("integer out of 64-bit range")
+        return
+    if isinstance(value, str):
+        if any(0xD800 <= ord(ch) <= 0xDFFF for ch in value):
+            raise CanonicalError("string holds a lone surrogate")
+        return
+    if isinstance(value, list):
+        for item in value:
+            _check(item, depth + 1)
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str) or not KEY_PATTERN.match(key):
+                raise CanonicalError(f"bad object key {str(key)[:40]!r}")
+            _check(item, depth + 1)
+        return
+    raise CanonicalError(f"type {type(value).__name__} is not allowed")
+
+
+def encode(value: Value) -> bytes:
+    """The canonical UTF-8 bytes of ``value``; raises ``CanonicalError`` outside the subset."""
+    _check(value, 0)
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return text.encode("utf-8")
+
+
+def _no_float(text: str) -> float:
+    raise CanonicalError("floats are not allowed")
+
+
+def _no_constant(text: str) -> float:
+    raise CanonicalError(f"{text} is not allowed")
+
+
+def _pairs(pairs: list[tuple[str, Value]]) -> dict[str, Value]:
+    result: dict[str, Value] = {}
+    for key, item in pairs:
+        if key in result:
+            raise CanonicalError(f"duplicate key {key[:40]!r}")
+        result[key] = item
+    return result
+
+
+def decode(data: bytes, max_size: int | None = None) -> Value:
+    """Parse canonical bytes back into a value; anything else raises ``CanonicalError``.
+
+    ``max_size`` (bytes) is checked before parsing, so oversize input costs nothing.
+    """
+    if not isinstance(data, (bytes, bytearray)):
+        raise CanonicalError("payload is not bytes")
+    if max_size is not None and len(data) > max_size:
+        raise CanonicalError(f"payload of {len(data)} bytes exceeds {max_size}")
+    try:
+        text = bytes(data).decode("utf-8")
+    except UnicodeDecodeError:
+        raise CanonicalError("payload is not valid UTF-8") from None
+    try:
+        value = json.loads(
+            text,
+            object_pairs_hook=_pairs,
+            parse_float=_no_float,
+            parse_constant=_no_constant,
+        )
+    except CanonicalError:
+        raise
+    except RecursionError:
+        raise CanonicalError(f"nested deeper than {MAX_DEPTH}") from None
+    except ValueError as err:  # json.JSONDecodeError and over-long integer literals
+        raise CanonicalError(f"not JSON: {str(err).splitlines()[0][:80]}") from None
+    if encode(value) != bytes(data):
+        raise CanonicalError("not canonical: re-encoding differs")
+    return value

@@ -1,0 +1,389 @@
+"""The signed event envelope: every message on the broker is one of these.
+
+Wire format: the canonical encoding (``p2p.protocol.canonical``) of one object ::
+
+    {"v": 1, "kind": "move", "pk": <64 hex>, "ts": <int ms>,
+     "round": <32 hex> | null, "seq": <int> | null, "prev": <64 hex> | null,
+     "body": {...}, "sig": <128 hex>}
+
+``id = SHA-256(canonical bytes of the object without "sig")`` (64 hex characters) and
+``sig`` is the Ed25519 signature of the 32 raw id bytes by ``pk``.  ``ts`` is whatever
+the sender's clock said, in integer milliseconds; receivers never trust it for order.
+
+Three shapes of event (``KINDS`` says which kind has which):
+
+* lobby events (``presence``, ``hello``, lobby ``chat``): ``round``/``seq``/``prev`` null;
+* chain events (``genesis`` ... ``cancel``): ``round`` set, ``seq`` = position in the
+  round's hash chain (genesis 0), ``prev`` = id of the event at ``seq - 1`` (null for
+  genesis);
+* side events (``accept``, ``commit``, ``reveal``, ``resign`` ...): ``round`` set,
+  ``seq`` null, ``prev`` = id of the chain event they answer.  They enter the chain only
+  when the position owner seals them (embeds the whole signed event in ``body.sealed``).
+
+Use ``make(identity, kind, ts, body, ...)`` to create and sign, ``parse(payload)`` to
+check bytes from the broker.  Both raise ``EventError`` (one line) on anything invalid;
+``parse`` checks, in order: size (``MAX_EVENT_SIZE``), canonical encoding, envelope
+fields, protocol version, the body schema of the kind, sealed events recursively, and the
+signature.  Whether the sender may send this kind *now* is the state machines' business.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from p2p.protocol import canonical
+from p2p.protocol.identity import Identity, sanitize_nickname, strip_controls, verify
+
+PROTOCOL_VERSION = 1
+MAX_EVENT_SIZE = 8192
+"""Largest accepted payload in bytes (checked before anything else)."""
+MAX_TS = 2**53
+MAX_CHAT = 280
+"""Longest chat line in characters."""
+MAX_SEALED = 8
+MAX_MOVE_TEXT = 16
+
+_HEX = re.compile(r"[0-9a-f]*\Z")
+
+
+class EventError(ValueError):
+    """An event that must be dropped; ``str(err)`` is the one-line reason."""
+
+
+# -- body schema ------------------------------------------------------------------------
+
+Check = Callable[[Any], None]
+
+
+def _hex(nbytes: int) -> Check:
+    def check(value: Any) -> None:
+        if not isinstance(value, str) or len(value) != 2 * nbytes or not _HEX.match(value):
+            raise EventError(f"expected {2 * nbytes} lowercase hex characters")
+
+    return check
+
+
+def _int(lo: int, hi: int) -> Check:
+    def check(value: Any) -> None:
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            raise EventError(f"expected a whole number from {lo} to {hi}")
+
+    return check
+
+
+def _bool(value: Any) -> None:
+    if not isinstance(value, bool):
+        raise EventError("expected true or false")
+
+
+def _text(max_len: int, allow_empty: bool = False) -> Check:
+    def check(value: Any) -> None:
+        if not isinstance(value, str) or len(value) > max_len:
+            raise EventError(f"expected text of at most {max_len} characters")
+        if not allow_empty and not value:
+            raise EventError("expected non-empty text")
+
+    return check
+
+
+def _line(max_len: int) -> Check:
+    def check(value: Any) -> None:
+        _text(max_len)(value)
+        if strip_controls(value) != value:
+            raise EventError("text holds control characters")
+
+    return check
+
+
+def _nick(value: Any) -> None:
+    _text(24)(value)
+    if sanitize_nickname(value) != value:
+        raise EventError("nickname is not sanitized")
+
+
+def _choice(*options: str) -> Check:
+    def check(value: Any) -> None:
+        if value not in options:
+            raise EventError(f"expected one of {', '.join(options)}")
+
+    return check
+
+
+def _optional(inner: Check) -> Check:
+    def check(value: Any) -> None:
+        if value is not None:
+            inner(value)
+
+    return check
+
+
+def _options(value: Any) -> None:
+    if not isinstance(value, dict) or len(value) > 16:
+        raise EventError("options must be an object of at most 16 entries")
+    for item in value.values():
+        if not isinstance(item, (bool, int, str)) or isinstance(item, str) and len(item) > 32:
+            raise EventError("option values must be numbers, booleans or short text")
+
+
+def _seats(value: Any) -> None:
+    if not isinstance(value, list) or not 2 <= len(value) <= 4:
+        raise EventError("seats must be a list of 2 to 4 seats")
+    for seat in value:
+        if not isinstance(seat, dict) or set(seat) != {"pk", "level"}:
+            raise EventError("a seat is {pk, level}")
+        _optional(_hex(32))(seat["pk"])
+        _optional(_text(16))(seat["level"])
+        if seat["pk"] is not None and seat["level"] is not None:
+            raise EventError("a seat is human (pk) or computer (level), not both")
+
+
+def _sealed(kinds: tuple[str, ...]) -> Check:
+    def check(value: Any) -> None:
+        if not isinstance(value, list) or len(value) > MAX_SEALED:
+            raise EventError(f"sealed must be a list of at most {MAX_SEALED} events")
+        for item in value:
+            inner = from_value(item, nested=True)
+            if inner.kind not in kinds:
+                raise EventError(f"a {inner.kind} event cannot be sealed here")
+
+    return check
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What an event kind looks like: its shape and its body fields."""
+
+    shape: str  # "lobby", "chain", "side" or "any" (chat: lobby or round)
+    body: dict[str, Check] = field(default_factory=dict)
+
+
+KINDS: dict[str, Kind] = {
+    # lobby
+    "presence": Kind(
+        "lobby",
+        {
+            "nick": _nick,
+            "status": _choice("online", "offline"),
+            "busy": _bool,
+            "session": _hex(16),
+            "ttl": _int(1, 3600),
+        },
+    ),
+    "hello": Kind("lobby", {"nick": _nick}),
+    "chat": Kind("any", {"text": _line(MAX_CHAT)}),
+    # round chain
+    "genesis": Kind(
+        "chain",
+        {
+            "game": _text(16),
+            "options": _options,
+            "seats": _seats,
+            "start": _optional(_int(0, 3)),  # null = drawn by commit-reveal
+            "expires": _int(0, MAX_TS),
+            "private": _bool,
+        },
+    ),
+    "start": Kind("chain", {"sealed": _sealed(("accept", "join"))}),
+    "commit_close": Kind("chain", {"sealed": _sealed(("commit",))}),
+    "draw": Kind(
+        "chain",
+        {"sealed": _sealed(("reveal",)), "seed": _hex(32), "starter": _int(0, 3)},
+    ),
+    "move": Kind("chain", {"ply": _int(0, 100_000), "move": _text(MAX_MOVE_TEXT), "state": _hex(32)}),
+    "seal": Kind("chain", {"sealed": _sealed(("resign", "leave"))}),
+    "cancel": Kind("chain", {"reason": _line(80)}),
+    # round side events
+    "accept": Kind("side", {"seat": _int(0, 3)}),
+    "decline": Kind("side", {"seat": _int(0, 3)}),
+    "join": Kind("side", {"nick": _nick, "proof": _hex(32)}),
+    "commit": Kind("side", {"commit": _hex(32)}),
+    "reveal": Kind("side", {"nonce": _hex(32)}),
+    "resign": Kind("side", {}),
+    "leave": Kind("side", {}),
+    "sync_request": Kind("side", {"from_seq": _int(0, 100_000)}),
+}
+
+CHAIN_KINDS = frozenset(k for k, spec in KINDS.items() if spec.shape == "chain")
+SIDE_KINDS = frozenset(k for k, spec in KINDS.items() if spec.shape == "side")
+
+
+# -- the event -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Event:
+    """A checked, signed event.  Build with ``make``; get from bytes with ``parse``."""
+
+    kind: str
+    pk: bytes
+    ts: int
+    round: str | None
+    seq: int | None
+    prev: str | None
+    body: dict[str, Any]
+    sig: bytes
+    id: str
+    raw: bytes
+    """The canonical wire bytes (what is published and what logs store)."""
+
+    @property
+    def pk_hex(self) -> str:
+        return self.pk.hex()
+
+    def value(self) -> dict[str, Any]:
+        """The envelope as a canonical value (for sealing inside another event)."""
+        return canonical.decode(self.raw)  # type: ignore[return-value]
+
+    def sealed(self) -> list[Event]:
+        """The side events embedded in this chain event's body (already verified)."""
+        return [from_value(item, nested=True) for item in self.body.get("sealed", [])]
+
+    def describe(self) -> str:
+        """A short human-readable line: kind, sender fingerprint, id prefix."""
+        where = "" if self.seq is None else f" #{self.seq}"
+        return f"{self.kind}{where} by {self.pk.hex()[:8]} ({self.id[:12]})"
+
+
+def _unsigned(value: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in value.items() if k != "sig"}
+
+
+def event_id(unsigned: dict[str, Any]) -> str:
+    """The id of an envelope without ``sig``: SHA-256 hex of its canonical bytes."""
+    return hashlib.sha256(canonical.encode(unsigned)).hexdigest()
+
+
+_ENVELOPE_KEYS = {"v", "kind", "pk", "ts", "round", "seq", "prev", "body", "sig"}
+
+
+def _check_envelope(value: Any) -> None:
+    if not isinstance(value, dict) or set(value) != _ENVELOPE_KEYS:
+        raise EventError("not an event envelope")
+    if value["v"] != PROTOCOL_VERSION:
+        raise EventError(f"unsupported protocol version {value['v']!r}")
+    kind = value["kind"]
+    if not isinstance(kind, str) or kind not in KINDS:
+        raise EventError(f"unknown kind {str(kind)[:20]!r}")
+    _hex(32)(value["pk"])
+    try:
+        _int(0, MAX_TS)(value["ts"])
+    except EventError:
+        raise EventError("bad timestamp") from None
+    _hex(64)(value["sig"])
+    spec = KINDS[kind]
+    rnd, seq, prev = value["round"], value["seq"], value["prev"]
+    if spec.shape == "lobby" or spec.shape == "any" and rnd is None:
+        if rnd is not None or seq is not None or prev is not None:
+            raise EventError(f"{kind} carries no round, seq or prev")
+    elif spec.shape == "any":  # round chat
+        _hex(16)(rnd)
+        if seq is not None or prev is not None:
+            raise EventError("round chat carries no seq or prev")
+    elif spec.shape == "chain":
+        _hex(16)(rnd)
+        _int(0, 100_000)(seq)
+        if (seq == 0) != (kind == "genesis"):
+            raise EventError("only genesis has seq 0")
+        if seq == 0:
+            if prev is not None:
+                raise EventError("genesis has no prev")
+        else:
+            _hex(32)(prev)
+    else:  # side
+        _hex(16)(rnd)
+        if seq is not None:
+            raise EventError(f"{kind} carries no seq")
+        if kind == "sync_request":
+            if prev is not None:
+                raise EventError("sync_request carries no prev")
+        else:
+            _hex(32)(prev)
+    body = value["body"]
+    if not isinstance(body, dict) or set(body) != set(spec.body):
+        raise EventError(f"{kind} body must have exactly: {', '.join(sorted(spec.body)) or 'nothing'}")
+    for name, check in spec.body.items():
+        try:
+            check(body[name])
+        except EventError as err:
+            raise EventError(f"{kind}.{name}: {err}") from None
+
+
+def from_value(value: Any, nested: bool = False) -> Event:
+    """Check a decoded envelope (schema, id, signature) and wrap it as an ``Event``."""
+    try:
+        _check_envelope(value)
+        unsigned = _unsigned(value)
+        eid = event_id(unsigned)
+        pk = bytes.fromhex(value["pk"])
+        sig = bytes.fromhex(value["sig"])
+        if not verify(pk, sig, bytes.fromhex(eid)):
+            raise EventError("bad signature")
+        raw = canonical.encode(value)
+    except canonical.CanonicalError as err:
+        raise EventError(str(err)) from None
+    except EventError as err:
+        if nested:
+            raise EventError(f"sealed event: {err}") from None
+        raise
+    return Event(
+        kind=value["kind"],
+        pk=pk,
+        ts=value["ts"],
+        round=value["round"],
+        seq=value["seq"],
+        prev=value["prev"],
+        body=value["body"],
+        sig=sig,
+        id=eid,
+        raw=raw,
+    )
+
+
+def parse(payload: bytes) -> Event:
+    """Check bytes received from the broker and return the event; ``EventError`` if invalid."""
+    if not isinstance(payload, (bytes, bytearray)):
+        raise EventError("payload is not bytes")
+    if len(payload) > MAX_EVENT_SIZE:
+        raise EventError(f"payload of {len(payload)} bytes exceeds {MAX_EVENT_SIZE}")
+    if not payload:
+        raise EventError("empty payload")
+    try:
+        value = canonical.decode(bytes(payload))
+    except canonical.CanonicalError as err:
+        raise EventError(str(err)) from None
+    return from_value(value)
+
+
+def make(
+    identity: Identity,
+    kind: str,
+    ts: int,
+    body: dict[str, Any],
+    round: str | None = None,
+    seq: int | None = None,
+    prev: str | None = None,
+) -> Event:
+    """Create and sign an event; raises ``EventError`` if it would not pass ``parse``."""
+    unsigned = {
+        "v": PROTOCOL_VERSION,
+        "kind": kind,
+        "pk": identity.pk_hex,
+        "ts": ts,
+        "round": round,
+        "seq": seq,
+        "prev": prev,
+        "body": body,
+    }
+    try:
+        eid = event_id(unsigned)
+    except canonical.CanonicalError as err:
+        raise EventError(str(err)) from None
+    value = dict(unsigned, sig=identity.sign(bytes.fromhex(eid)).hex())
+    event = from_value(value)
+    if len(event.raw) > MAX_EVENT_SIZE:
+        raise EventError(f"event of {len(event.raw)} bytes exceeds {MAX_EVENT_SIZE}")
+    return event

@@ -1,0 +1,163 @@
+"""MQTT topic names, with the QoS and retain flag each one is published with.
+
+Everything lives under ``<app>/v<protocol version>/<namespace>`` (default
+``p2p/v1/public``); a different namespace is a separate lobby.  Per topic:
+
+=================================  ======================================  ===  ======
+topic (under the root)             what                                    QoS  retain
+=================================  ======================================  ===  ======
+``lobby/presence/<peer id>``       the peer's latest signed ``presence``   0    yes
+``lobby/hello``                    ``hello``: "everyone, announce now"     0    no
+``lobby/chat``                     lobby ``chat``                          0    no
+``inbox/<peer id>``                invitations (a copy of the genesis)     1    no
+``round/<key>/events``             chain and side events of the round      1    no
+``round/<key>/sync``               ``sync_request`` and the answers        1    no
+``round/<key>/chat``               round ``chat``                          0    no
+=================================  ======================================  ===  ======
+
+``<key>`` is the round id for a public round.  A private round is joined by a 6-character
+code (alphabet ``CODE_ALPHABET``: no 0/O/1/I/L); its key is derived from the code with
+scrypt, so the topic does not show the code and the code cannot be cheaply recovered from
+the topic.  A join carries a proof that the joiner knows the code (``join_proof``).
+
+Note: MQTT brokers let anyone subscribe to ``#``; a private round is hidden from lobby
+browsing, not from a wildcard eavesdropper (who still cannot join without the code).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+from p2p.protocol.events import PROTOCOL_VERSION
+
+CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
+"""31 characters that are easy to read aloud: no 0/O, 1/I/L."""
+CODE_LENGTH = 6
+_NAMESPACE = re.compile(r"[a-z0-9][a-z0-9-]{0,31}\Z")
+_SCRYPT = {"n": 2**14, "r": 8, "p": 1}
+
+
+class TopicError(ValueError):
+    """A namespace or join code that cannot be used; one-line message."""
+
+
+@dataclass(frozen=True)
+class Route:
+    """Where and how to publish: topic, QoS and retain flag."""
+
+    topic: str
+    qos: int
+    retain: bool = False
+
+
+def make_code(random_bytes: bytes) -> str:
+    """A join code from at least 8 random bytes supplied by the caller."""
+    if len(random_bytes) < 8:
+        raise ValueError("a join code needs at least 8 random bytes")
+    number = int.from_bytes(random_bytes[:8], "big")
+    chars = []
+    for _ in range(CODE_LENGTH):
+        number, digit = divmod(number, len(CODE_ALPHABET))
+        chars.append(CODE_ALPHABET[digit])
+    return "".join(chars)
+
+
+def normalize_code(text: str) -> str:
+    """The canonical form of a code typed by a person (case, spaces and dashes ignored)."""
+    code = "".join(ch for ch in text.upper() if ch not in " -")
+    if len(code) != CODE_LENGTH:
+        raise TopicError(f"a join code has {CODE_LENGTH} characters")
+    bad = sorted({ch for ch in code if ch not in CODE_ALPHABET})
+    if bad:
+        raise TopicError(f"a join code never contains {''.join(bad)}")
+    return code
+
+
+def _code_secret(code: str) -> bytes:
+    return hashlib.scrypt(
+        normalize_code(code).encode("ascii"), salt=b"p2p/v1/private-round", dklen=32, **_SCRYPT
+    )
+
+
+def private_key(code: str) -> str:
+    """The topic key of the private round behind ``code`` (32 hex characters)."""
+    return _code_secret(code)[:16].hex()
+
+
+def join_proof(code: str, round_id: str, public_key: bytes) -> str:
+    """Proof that the holder of ``public_key`` knows the code of round ``round_id``."""
+    secret = _code_secret(code)
+    return hashlib.sha256(b"p2p/v1/join\x00" + secret + bytes.fromhex(round_id) + public_key).hexdigest()
+
+
+@dataclass(frozen=True)
+class Topics:
+    """The topic names of one namespace; all methods are pure string building."""
+
+    namespace: str = "public"
+    app: str = "p2p"
+
+    def __post_init__(self) -> None:
+        if not _NAMESPACE.match(self.namespace):
+            raise TopicError("a namespace is 1-32 characters of a-z, 0-9 and '-'")
+        if not _NAMESPACE.match(self.app):
+            raise TopicError("an app prefix is 1-32 characters of a-z, 0-9 and '-'")
+
+    @property
+    def root(self) -> str:
+        return f"{self.app}/v{PROTOCOL_VERSION}/{self.namespace}"
+
+    # lobby
+    def presence(self, peer_id: str) -> Route:
+        return Route(f"{self.root}/lobby/presence/{peer_id}", 0, retain=True)
+
+    def presence_filter(self) -> str:
+        """Subscription filter for everyone's presence."""
+        return f"{self.root}/lobby/presence/+"
+
+    def hello(self) -> Route:
+        return Route(f"{self.root}/lobby/hello", 0)
+
+    def lobby_chat(self) -> Route:
+        return Route(f"{self.root}/lobby/chat", 0)
+
+    def inbox(self, peer_id: str) -> Route:
+        return Route(f"{self.root}/inbox/{peer_id}", 1)
+
+    # rounds
+    def round_events(self, key: str) -> Route:
+        return Route(f"{self.root}/round/{key}/events", 1)
+
+    def round_sync(self, key: str) -> Route:
+        return Route(f"{self.root}/round/{key}/sync", 1)
+
+    def round_chat(self, key: str) -> Route:
+        return Route(f"{self.root}/round/{key}/chat", 0)
+
+    def lobby_subscriptions(self, my_peer_id: str) -> list[tuple[str, int]]:
+        """(filter, QoS) pairs a peer subscribes to while online."""
+        return [
+            (self.presence_filter(), 0),
+            (self.hello().topic, 0),
+            (self.lobby_chat().topic, 0),
+            (self.inbox(my_peer_id).topic, 1),
+        ]
+
+    def round_subscriptions(self, key: str) -> list[tuple[str, int]]:
+        """(filter, QoS) pairs a member subscribes to while in round ``key``."""
+        return [
+            (self.round_events(key).topic, 1),
+            (self.round_sync(key).topic, 1),
+            (self.round_chat(key).topic, 0),
+        ]
+
+    def parse_presence(self, topic: str) -> str | None:
+        """The peer id in a presence topic of this namespace, else ``None``."""
+        prefix = f"{self.root}/lobby/presence/"
+        if topic.startswith(prefix):
+            rest = topic[len(prefix) :]
+            if re.fullmatch(r"[0-9a-f]{32}", rest):
+                return rest
+        return None
