@@ -1,0 +1,181 @@
+"""Connect Four bitboards: the geometry of a W x H board and a position on it.
+
+The layout is Pascal Pons' (blog part 6, see ``shared/reference/connect4.md`` 1.4): column
+``c`` owns bits ``c*(H+1)`` .. ``c*(H+1)+H-1`` (bottom to top) plus one spare bit on top, so
+four-in-a-row tests are plain shifts.  A position is two integers: ``current`` (the stones
+of the side to move) and ``mask`` (all stones).  Python integers are unbounded, so every
+board size works (9 x 7 needs 72 bits); only the position *notation* (one digit per
+move) limits the width to 9.
+
+>>> p = Position.parse("4455")
+>>> p.moves, p.can_win_next()
+(4, True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MAX_WIDTH = 9
+"""Widest board the digit notation can write (columns ``1``..``9``)."""
+
+MAX_HEIGHT = 16
+
+
+class Geometry:
+    """Masks and shifts of one board size; shared by every position of that size."""
+
+    __slots__ = (
+        "width", "height", "size", "h1", "bottom", "board", "columns", "order",
+        "min_score", "max_score",
+    )
+
+    def __init__(self, width: int = 7, height: int = 6) -> None:
+        if not (1 <= width <= MAX_WIDTH and 1 <= height <= MAX_HEIGHT):
+            raise ValueError(f"board size {width}x{height} not supported "
+                             f"(width 1-{MAX_WIDTH}, height 1-{MAX_HEIGHT})")
+        self.width = width
+        self.height = height
+        self.size = width * height
+        self.h1 = height + 1
+        self.bottom = sum(1 << (c * self.h1) for c in range(width))
+        self.board = self.bottom * ((1 << height) - 1)
+        self.columns = tuple(((1 << height) - 1) << (c * self.h1) for c in range(width))
+        # Centre first, then alternating outwards (Pons' columnOrder).
+        self.order = tuple(width // 2 + (1 - 2 * (i % 2)) * (i + 1) // 2 for i in range(width))
+        # Score range of Pons' convention (C integer division written for Python).
+        self.min_score = -(self.size // 2) + 3
+        self.max_score = (self.size + 1) // 2 - 3
+
+    def winning_cells(self, stones: int, mask: int) -> int:
+        """Empty cells that would complete a line of four for ``stones``."""
+        h = self.height
+        h1 = self.h1
+        # vertical
+        r = (stones << 1) & (stones << 2) & (stones << 3)
+        for s in (h1, h, h + 2):  # horizontal, two diagonals
+            p = (stones << s) & (stones << 2 * s)
+            r |= p & (stones << 3 * s)
+            r |= p & (stones >> s)
+            p = (stones >> s) & (stones >> 2 * s)
+            r |= p & (stones << s)
+            r |= p & (stones >> 3 * s)
+        return r & (self.board ^ mask)
+
+    def has_four(self, stones: int) -> bool:
+        """True if ``stones`` contain a line of four."""
+        for s in (1, self.h1, self.height, self.height + 2):
+            m = stones & (stones >> s)
+            if m & (m >> 2 * s):
+                return True
+        return False
+
+    def column_of(self, move_bit: int) -> int:
+        """0-based column of a single-bit move."""
+        return (move_bit.bit_length() - 1) // self.h1
+
+
+_GEOMETRIES: dict[tuple[int, int], Geometry] = {}
+
+
+def geometry(width: int = 7, height: int = 6) -> Geometry:
+    """The shared ``Geometry`` of a board size (built once)."""
+    key = (width, height)
+    geo = _GEOMETRIES.get(key)
+    if geo is None:
+        geo = _GEOMETRIES[key] = Geometry(width, height)
+    return geo
+
+
+@dataclass
+class Position:
+    """A Connect Four position as bitboards, from the side to move's point of view."""
+
+    geo: Geometry
+    current: int = 0
+    mask: int = 0
+    moves: int = 0
+
+    @classmethod
+    def parse(cls, text: str, width: int = 7, height: int = 6) -> Position:
+        """The position after the moves in ``text`` (1-based column digits).
+
+        Raises ``ValueError`` with a one-line reason for a bad character, a column out of
+        range, a full column, or any move that ends the game (a winning move or the last
+        cell): a solver position is always unfinished.
+        """
+        pos = cls(geometry(width, height))
+        for i, ch in enumerate(text.strip(), start=1):
+            if ch not in "123456789":
+                raise ValueError(f"move {i}: {ch!r} is not a column (1-{width})")
+            col = int(ch) - 1
+            if col >= width:
+                raise ValueError(f"move {i}: column {ch} is out of range (1-{width})")
+            if not pos.can_play(col):
+                raise ValueError(f"move {i}: column {ch} is full")
+            if pos.is_winning_move(col):
+                raise ValueError(f"move {i}: column {ch} wins, so the game is over")
+            pos.play_column(col)
+            if pos.moves == pos.geo.size:
+                raise ValueError(f"move {i}: the board is full, so the game is over")
+        return pos
+
+    def copy(self) -> Position:
+        return Position(self.geo, self.current, self.mask, self.moves)
+
+    def can_play(self, col: int) -> bool:
+        """True if column ``col`` (0-based) has room."""
+        return not self.mask & (1 << (col * self.geo.h1 + self.geo.height - 1))
+
+    def move_bit(self, col: int) -> int:
+        """The cell a stone dropped into ``col`` would take."""
+        return (self.mask + self.geo.bottom) & self.geo.columns[col]
+
+    def play(self, move_bit: int) -> None:
+        """Drop a stone on cell ``move_bit`` (must be a playable cell)."""
+        self.current ^= self.mask
+        self.mask |= move_bit
+        self.moves += 1
+
+    def play_column(self, col: int) -> None:
+        self.play(self.move_bit(col))
+
+    def possible(self) -> int:
+        """All playable cells (one per non-full column)."""
+        return (self.mask + self.geo.bottom) & self.geo.board
+
+    def winning_cells(self) -> int:
+        """Cells where the side to move would complete four."""
+        return self.geo.winning_cells(self.current, self.mask)
+
+    def opponent_winning_cells(self) -> int:
+        """Cells where the opponent would complete four."""
+        return self.geo.winning_cells(self.current ^ self.mask, self.mask)
+
+    def can_win_next(self) -> bool:
+        return bool(self.winning_cells() & self.possible())
+
+    def is_winning_move(self, col: int) -> bool:
+        return bool(self.winning_cells() & self.move_bit(col))
+
+    def non_losing_moves(self) -> int:
+        """Playable cells that do not hand the opponent an immediate win (Pons part 9).
+
+        Zero means every move loses at once.  Assumes the side to move cannot win now.
+        """
+        possible = self.possible()
+        threat = self.opponent_winning_cells()
+        forced = possible & threat
+        if forced:
+            if forced & (forced - 1):
+                return 0
+            possible = forced
+        return possible & ~(threat >> 1)
+
+    def key(self) -> int:
+        """A unique integer for this position (Pons: ``current + mask``)."""
+        return self.current + self.mask
+
+    def win_score(self) -> int:
+        """Score of winning with the next stone: (W*H + 1 - moves) // 2."""
+        return (self.geo.size + 1 - self.moves) // 2
