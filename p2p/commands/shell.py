@@ -1,0 +1,61 @@
+"""``p2p shell`` (also a bare ``p2p``): the full-screen chat-and-play shell.
+
+Options override the saved settings for this run; ``--nick`` and ``--lang`` are also
+saved.  Errors and tracebacks go to ``shell.log`` in the config directory, never to the
+screen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import sys
+
+HELP = "Open the chat-and-play shell (the default)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--broker", metavar="URL", help="MQTT broker, e.g. mqtt://host:1883 (default: saved or public)")
+    parser.add_argument("--nick", metavar="NAME", help="your nickname (saved)")
+    parser.add_argument("--lang", choices=("de", "en"), help="language (default: from the locale; saved)")
+    parser.add_argument("--local", action="store_true", help="no broker: local play only")
+    parser.add_argument("--no-color", action="store_true", help="no colours (letters only)")
+
+
+def _setup_logging(path: os.PathLike[str] | str) -> None:
+    handler = logging.FileHandler(path, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.INFO)
+
+
+def run(args: argparse.Namespace) -> int:
+    from p2p.cli import UsageError
+    from p2p.config import config_dir
+    from p2p.shell import settings as settings_mod
+    from p2p.shell.i18n import detect_language
+    from p2p.shell.startup import build_and_run
+
+    if args.nick is not None and not 1 <= len(args.nick) <= 20 or args.nick and " " in args.nick:
+        raise UsageError("a nickname has 1-20 characters without spaces")
+    if not sys.stdin.isatty() or not sys.stdout.isatty():
+        raise UsageError("the shell needs a terminal (try 'p2p demo' for a non-interactive run)")
+    directory = config_dir()
+    _setup_logging(directory / "shell.log")
+    settings, corrupt = settings_mod.load(directory)
+    lang = args.lang or settings.lang or detect_language()
+    if args.lang:
+        settings.lang = args.lang
+    if args.nick:
+        settings.nick = args.nick
+    broker = None if args.local else (args.broker or settings.broker)
+    color = not args.no_color and not os.environ.get("NO_COLOR")
+    return asyncio.run(
+        build_and_run(
+            settings=settings, config_dir=directory, lang=lang, broker=broker,
+            color=color, corrupt_settings=corrupt, broker_from_cli=args.broker is not None,
+        )
+    )

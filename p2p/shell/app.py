@@ -1,0 +1,357 @@
+"""The full-screen application: layout, keys, completion; state lives in the controller.
+
+Layout (prompt_toolkit's calculator/split-screen pattern)::
+
+    ┌ Lobby (n online) ┐┌ Board ───────┐
+    │ alice [3f2a] frei ││  · · ● · · · │
+    └──────────────────┘│  ...          │
+    ┌ Chat ────────────┐│               │
+    │ 12:01 bob: hi    ││               │
+    └──────────────────┘└───────────────┘
+    Runde 1 · Am Zug: Rot · Stand 0:0
+    > _
+
+The board pane takes the width its game needs; the lobby and chat take the rest, so a
+wider terminal gives the chat more room.  Everything shown is computed from state on
+each render; background tasks call ``invalidate()``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Coroutine, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.data_structures import Point
+from prompt_toolkit.document import Document
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import HSplit, Layout, VSplit, Window
+from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.layout.dimension import Dimension
+from prompt_toolkit.output import ColorDepth
+from prompt_toolkit.styles import Style
+from prompt_toolkit.widgets import Frame, TextArea
+
+from p2p.shell import boards
+from p2p.shell import commands as cmds
+from p2p.shell.controller import Controller
+from p2p.shell.i18n import Translator
+from p2p.shell.notify import FOCUS_IN_KEY, FOCUS_OFF, FOCUS_ON, FOCUS_OUT_KEY, Notifier, install_focus_keys
+from p2p.shell.settings import Settings
+from p2p.shell.state import ShellState
+
+log = logging.getLogger("p2p.shell")
+
+STYLE = Style.from_dict(
+    {
+        "status": "reverse",
+        "time": "fg:ansibrightblack",
+        "sender": "bold",
+        "me": "bold fg:ansicyan",
+        "warn": "fg:ansiyellow",
+        "error": "fg:ansired bold",
+        "round": "fg:ansicyan",
+        "invite": "bold reverse",
+        "lobby.busy": "fg:ansibrightblack",
+        "lobby.me": "bold",
+    }
+)
+KIND_STYLE = {"warn": "class:warn", "error": "class:error", "round": "class:round", "invite": "class:invite"}
+
+
+@dataclass
+class ShellOptions:
+    """How the shell was started (command-line options after settings are applied)."""
+
+    nick: str
+    broker: str | None
+    """``None``: local play only."""
+    lang: str
+    color: bool = True
+    config_dir: Path | None = None
+    settings: Settings | None = None
+
+
+class ShellCompleter(Completer):
+    """Completes command names, then nicknames, games, levels and languages."""
+
+    def __init__(self, controller: Controller) -> None:
+        self.controller = controller
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
+        text = document.text_before_cursor
+        word = document.get_word_before_cursor(WORD=True)
+        if text.startswith("/") and " " not in text:
+            for name in cmds.COMMANDS:
+                if name.startswith(text[1:].lower()):
+                    yield Completion("/" + name, start_position=-len(text))
+            return
+        candidates = [e.nick for e in self.controller.state.lobby if not e.me]
+        if text.startswith("/"):
+            head = cmds.canonical(text[1:].split()[0]) or ""
+            if head in ("play", "invite", "rules"):
+                candidates += ["connect4", "cube", "chess4"]
+            if head in ("play", "level"):
+                from p2p.ai import levels
+
+                for game in ("connect4", "cube", "chess4"):
+                    try:
+                        candidates += list(levels(game))
+                    except ImportError:
+                        pass
+            if head == "lang":
+                candidates = ["de", "en"]
+            if head == "notify":
+                candidates = ["on", "off"]
+            if head == "replay":
+                candidates = ["start", "prev", "next", "end", "stop"]
+            if head == "starter":
+                candidates.append("draw")
+        seen: set[str] = set()
+        for cand in candidates:
+            if cand not in seen and cand.lower().startswith(word.lower()) and word:
+                seen.add(cand)
+                yield Completion(cand, start_position=-len(word))
+
+
+class ShellApp:
+    """Builds the application around a controller and runs it."""
+
+    def __init__(self, options: ShellOptions, history: History | None = None) -> None:
+        self.options = options
+        self.settings = options.settings or Settings()
+        self.t = Translator(options.lang)
+        self.state = ShellState()
+        self.chat_scroll = 0
+        self.controller = Controller(
+            state=self.state,
+            settings=self.settings,
+            settings_dir=options.config_dir,
+            translator=self.t,
+            spawn=self._spawn,
+            refresh=self._refresh,
+            quit=self._quit,
+            notify=self._notify,
+        )
+        if options.config_dir is not None:
+            self.controller.log_path = options.config_dir / "shell.log"
+        install_focus_keys()
+        if history is None:
+            history = (
+                FileHistory(str(options.config_dir / "history"))
+                if options.config_dir is not None else InMemoryHistory()
+            )
+        self.input = TextArea(
+            height=1,
+            prompt="> ",
+            multiline=False,
+            wrap_lines=False,
+            history=history,
+            completer=ShellCompleter(self.controller),
+            complete_while_typing=False,
+            accept_handler=self._accept,
+        )
+        self.input.buffer.on_text_changed += self._text_changed
+        self.app: Application[int] = Application(
+            layout=Layout(self._container(), focused_element=self.input),
+            key_bindings=self._keys(),
+            style=STYLE if options.color else Style([]),
+            full_screen=True,
+            mouse_support=True,
+            color_depth=None if options.color else ColorDepth.DEPTH_1_BIT,
+        )
+        self.notifier = Notifier(self._write_raw, lambda: self.settings.notifications)
+        self.tasks: set[asyncio.Task[Any]] = set()
+
+    # -- plumbing for the controller ------------------------------------------------------
+
+    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> object:
+        task = asyncio.get_running_loop().create_task(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return task
+
+    def _refresh(self) -> None:
+        self.app.invalidate()
+
+    def _quit(self) -> None:
+        if self.app.is_running and not self.app.future.done():  # type: ignore[union-attr]
+            self.app.exit(result=0)
+
+    def _notify(self, title: str, body: str) -> None:
+        self.notifier.attention(title, body)
+
+    def _write_raw(self, data: str) -> None:
+        try:
+            self.app.output.write_raw(data)
+            self.app.output.flush()
+        except Exception:  # noqa: BLE001 - a notification must never break the shell
+            log.exception("could not write to the terminal")
+
+    def _accept(self, buffer: Any) -> bool:
+        self.chat_scroll = 0
+        self.controller.handle_line(buffer.text)
+        return False
+
+    def _text_changed(self, _buffer: Any) -> None:
+        self.controller.preview = self.input.text.strip()
+
+    # -- views ----------------------------------------------------------------------------------
+
+    def _lobby_title(self) -> str:
+        if not self.state.online:
+            return self.t.t("pane.lobby.offline")
+        return self.t.t("pane.lobby", count=len(self.state.lobby))
+
+    def _lobby(self) -> StyleAndTextTuples:
+        out: StyleAndTextTuples = []
+        if not self.state.lobby:
+            return [("class:lobby.busy", self.t.t("lobby.empty") if self.state.online else "-")]
+        for entry in self.state.lobby:
+            if entry.me:
+                flag, style = self.t.t("lobby.you"), "class:lobby.me"
+            elif entry.busy:
+                flag, style = self.t.t("lobby.busy"), "class:lobby.busy"
+            else:
+                flag, style = self.t.t("lobby.free"), ""
+            out.append((style, f"{entry.nick} [{entry.fingerprint[:6]}] {flag}\n"))
+        return out
+
+    def _chat(self) -> StyleAndTextTuples:
+        out: StyleAndTextTuples = []
+        for line in self.state.lines:
+            out.append(("class:time", line.clock + " "))
+            if line.sender:
+                out.append(("class:sender", line.sender + ": "))
+            out.append((KIND_STYLE.get(line.kind, ""), line.text + "\n"))
+        if out:
+            out[-1] = (out[-1][0], out[-1][1].rstrip("\n"))
+        return out
+
+    def _chat_cursor(self) -> Point:
+        return Point(0, max(0, len(self.state.lines) - 1 - self.chat_scroll))
+
+    def _board(self) -> StyleAndTextTuples:
+        game = self.controller.current_game()
+        if game is None:
+            return [("", self.t.t("board.none"))]
+        view = boards.BoardView(
+            color=self.options.color,
+            preview=self.controller.preview or None,
+            selected=self.controller.selected,
+            show_legal=self.controller.show_legal(),
+            on_click=self.controller.click,
+        )
+        return boards.render(game, view, self.t)
+
+    def _board_width(self) -> Dimension:
+        game = self.controller.current_game()
+        if game is None:
+            return Dimension(preferred=30, max=34)
+        return Dimension.exact(max(boards.width(game), 24) + 2)
+
+    def _board_title(self) -> str:
+        game = self.controller.current_game()
+        return self.t.game(game.name) if game is not None else self.t.t("pane.board")
+
+    def _status(self) -> StyleAndTextTuples:
+        return [("class:status", " " + self.controller.status_text())]
+
+    def _container(self) -> HSplit:
+        lobby = Frame(
+            Window(FormattedTextControl(self._lobby), wrap_lines=False),
+            title=self._lobby_title,
+            height=Dimension(min=3, max=8, preferred=6),
+        )
+        chat = Frame(
+            Window(
+                FormattedTextControl(self._chat, get_cursor_position=self._chat_cursor),
+                wrap_lines=True,
+            ),
+            title=self.t.t("pane.chat"),
+        )
+        board = Frame(
+            Window(FormattedTextControl(self._board), wrap_lines=False),
+            title=self._board_title,
+            width=self._board_width,
+        )
+        return HSplit(
+            [
+                VSplit([HSplit([lobby, chat]), board]),
+                Window(FormattedTextControl(self._status), height=1, style="class:status"),
+                self.input,
+            ]
+        )
+
+    # -- keys ---------------------------------------------------------------------------------
+
+    def _keys(self) -> KeyBindings:
+        kb = KeyBindings()
+
+        @kb.add("c-q")
+        @kb.add("c-c")
+        def _exit(event: KeyPressEvent) -> None:
+            self._quit()
+
+        @kb.add(FOCUS_IN_KEY)
+        def _focus_in(event: KeyPressEvent) -> None:
+            self.notifier.set_focus(True)
+
+        @kb.add(FOCUS_OUT_KEY)
+        def _focus_out(event: KeyPressEvent) -> None:
+            self.notifier.set_focus(False)
+
+        @kb.add("pageup")
+        def _up(event: KeyPressEvent) -> None:
+            self.chat_scroll = min(len(self.state.lines) - 1, self.chat_scroll + 5)
+
+        @kb.add("pagedown")
+        def _down(event: KeyPressEvent) -> None:
+            self.chat_scroll = max(0, self.chat_scroll - 5)
+
+        single = Condition(lambda: self.input.text == "" and self.controller.single_key_moves())
+        for digit in "123456789":
+
+            @kb.add(digit, filter=single)
+            def _column(event: KeyPressEvent, digit: str = digit) -> None:
+                self.controller.handle_line(digit)
+
+        return kb
+
+    # -- running ------------------------------------------------------------------------------
+
+    async def run(self, startup: Callable[[ShellApp], Coroutine[Any, Any, None]] | None = None) -> int:
+        """Run until the user quits; ``startup`` runs as a background task once started."""
+
+        def started() -> None:
+            self._write_raw(FOCUS_ON)
+            if startup is not None:
+                self._spawn(self._guarded_startup(startup))
+
+        self.app.pre_run_callables.append(started)
+        try:
+            result = await self.app.run_async()
+        finally:
+            self._write_raw(FOCUS_OFF)
+            for task in list(self.tasks):
+                task.cancel()
+            if self.tasks:
+                await asyncio.gather(*self.tasks, return_exceptions=True)
+        return int(result or 0)
+
+    async def _guarded_startup(self, startup: Callable[[ShellApp], Coroutine[Any, Any, None]]) -> None:
+        try:
+            await startup(self)
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:  # noqa: BLE001
+            self.controller.internal_error(err)
+        self._refresh()

@@ -1,0 +1,228 @@
+"""Every text the shell shows, in German and English.
+
+The catalogue maps a key to ``(german, english)``; ``Translator.t(key, **fields)`` formats
+it in the current language.  Code, comments and docs stay English; only this table speaks
+to the user.  A missing key shows as the key itself (visible in tests, never a crash).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+LANGUAGES: tuple[str, ...] = ("de", "en")
+
+CATALOGUE: dict[str, tuple[str, str]] = {
+    # -- frame titles and status -----------------------------------------------------
+    "pane.lobby": ("Lobby ({count} online)", "Lobby ({count} online)"),
+    "pane.lobby.offline": ("Lobby (offline)", "Lobby (offline)"),
+    "pane.chat": ("Chat", "Chat"),
+    "pane.board": ("Brett", "Board"),
+    "status.idle": ("Kein Spiel · /help für Befehle", "No game · /help for commands"),
+    "status.round": ("Runde {round} · Am Zug: {seat}", "Round {round} · To move: {seat}"),
+    "status.you": ("Runde {round} · Am Zug: {seat} (du)", "Round {round} · To move: {seat} (you)"),
+    "status.thinking": ("Runde {round} · {seat} denkt nach …", "Round {round} · {seat} is thinking …"),
+    "status.over": ("Runde {round} · vorbei: {result}", "Round {round} · over: {result}"),
+    "status.score": ("Stand {score}", "Score {score}"),
+    "status.replay": ("Wiedergabe Zug {ply}/{total}", "Replay move {ply}/{total}"),
+    "status.offline": ("offline", "offline"),
+    "status.online": ("verbunden mit {broker}", "connected to {broker}"),
+    "status.connecting": ("verbinde mit {broker} …", "connecting to {broker} …"),
+    "status.reconnecting": ("Verbindung verloren, verbinde neu …", "connection lost, reconnecting …"),
+    "result.win": ("{seat} gewinnt", "{seat} wins"),
+    "result.wins": ("{seats} gewinnen", "{seats} win"),
+    "result.draw": ("unentschieden", "a draw"),
+    "lobby.empty": ("(niemand sonst da)", "(nobody else here)"),
+    "lobby.busy": ("spielt", "busy"),
+    "lobby.free": ("frei", "free"),
+    "lobby.you": ("du", "you"),
+    "board.none": (
+        "Kein Spiel.\n\nLokal spielen:\n /play connect4\n /play connect4 ai\n /play cube\n /play chess4\n\nOnline:\n /invite NICK SPIEL",
+        "No game.\n\nPlay locally:\n /play connect4\n /play connect4 ai\n /play cube\n /play chess4\n\nOnline:\n /invite NICK GAME",
+    ),
+    "board.preview": ("Vorschau {pillar}: Ebene {level}", "Preview {pillar}: level {level}"),
+    "board.level": ("Ebene {level}", "level {level}"),
+    "board.last": ("Letzter Zug: {move}", "Last move: {move}"),
+    "board.out": ("raus: {seats}", "out: {seats}"),
+    "board.points": ("Punkte: {points}", "Points: {points}"),
+    # -- seats ---------------------------------------------------------------------------
+    "seat.Red": ("Rot", "Red"),
+    "seat.Yellow": ("Gelb", "Yellow"),
+    "seat.Blue": ("Blau", "Blue"),
+    "seat.Green": ("Grün", "Green"),
+    "seat.White": ("Weiß", "White"),
+    "seat.Black": ("Schwarz", "Black"),
+    "seat.Player 1": ("Spieler 1", "Player 1"),
+    "seat.Player 2": ("Spieler 2", "Player 2"),
+    "seat.Player 3": ("Spieler 3", "Player 3"),
+    "seat.Player 4": ("Spieler 4", "Player 4"),
+    "seat.computer": ("{seat} (Computer {level})", "{seat} (computer {level})"),
+    "game.connect4": ("Vier in einer Reihe", "Connect Four"),
+    "game.cube": ("Viergewinnt 3D", "3D Connect Four"),
+    "game.chess4": ("Schach zu viert", "Four-player chess"),
+    # -- messages ------------------------------------------------------------------------
+    "msg.welcome": (
+        "Willkommen bei p2p. /help zeigt die Befehle, /play connect4 startet ein Spiel.",
+        "Welcome to p2p. /help lists the commands, /play connect4 starts a game.",
+    ),
+    "msg.local_mode": (
+        "Ohne Broker: nur lokales Spiel. /play connect4 · /play cube · /play chess4",
+        "No broker: local play only. /play connect4 · /play cube · /play chess4",
+    ),
+    "msg.unknown_command": ("Unbekannter Befehl: {name} (/help)", "Unknown command: {name} (/help)"),
+    "msg.usage": ("Aufruf: {usage}", "Usage: {usage}"),
+    "msg.no_game": ("Es läuft kein Spiel.", "No game is running."),
+    "msg.not_your_turn": ("Du bist nicht am Zug.", "It is not your turn."),
+    "msg.computer_thinking": ("Der Computer denkt noch nach.", "The computer is still thinking."),
+    "msg.too_fast": ("Zu schnell – Eingabe kurz gesperrt.", "Too fast – input briefly locked."),
+    "msg.bad_move": ("Ungültiger Zug {move}: {reason}", "Invalid move {move}: {reason}"),
+    "msg.game_over": ("Die Runde ist vorbei. /again für eine neue Runde.", "The round is over. /again for another round."),
+    "msg.round_over": ("Runde {round} vorbei: {result}. Stand {score}. /again · /replay · /analyze", "Round {round} over: {result}. Score {score}. /again · /replay · /analyze"),
+    "msg.new_round": ("Runde {round}: {game}, es beginnt {seat}.", "Round {round}: {game}, {seat} starts."),
+    "msg.unknown_game": ("Unbekanntes Spiel {name} (connect4, cube, chess4).", "Unknown game {name} (connect4, cube, chess4)."),
+    "msg.bad_option": ("Ungültige Option: {reason}", "Invalid option: {reason}"),
+    "msg.unknown_level": ("Unbekannte Stufe {level} (möglich: {levels}).", "Unknown level {level} (possible: {levels})."),
+    "msg.no_computer": ("Für {game} gibt es (noch) keinen Computerspieler.", "There is no computer player for {game} (yet)."),
+    "msg.level_set": ("Computerstufe für {game}: {level}", "Computer level for {game}: {level}"),
+    "msg.levels": ("Stufen für {game}: {levels} (jetzt: {level})", "Levels for {game}: {levels} (now: {level})"),
+    "msg.undo": ("Zurückgenommen: {moves}", "Taken back: {moves}"),
+    "msg.nothing_to_undo": ("Nichts zurückzunehmen.", "Nothing to take back."),
+    "msg.undo_decided": ("Die Runde ist entschieden; kein Zurücknehmen mehr. /again", "The round is decided; no more take-backs. /again"),
+    "msg.undo_online": ("Online kann kein Zug zurückgenommen werden.", "Moves cannot be taken back online."),
+    "msg.replay_needs_end": ("Wiedergabe erst nach dem Ende der Runde.", "Replay only after the round has ended."),
+    "msg.replay_help": ("Wiedergabe: /replay next · prev · start · end · stop", "Replay: /replay next · prev · start · end · stop"),
+    "msg.replay_stopped": ("Wiedergabe beendet.", "Replay finished."),
+    "msg.analysis_unavailable": ("Analyse gibt es nur für beendete Runden Vier in einer Reihe.", "Analysis exists only for finished Connect Four rounds."),
+    "msg.analysis_missing": ("Die Analyse ist noch nicht eingebaut (p2p.ai.connect4_ai fehlt).", "Analysis is not available (p2p.ai.connect4_ai missing)."),
+    "msg.analysis_running": ("Analysiere die Runde …", "Analysing the round …"),
+    "msg.analysis_line": ("Zug {ply} {seat} {move}: {verdict}", "Move {ply} {seat} {move}: {verdict}"),
+    "msg.analysis_failed": ("Analyse fehlgeschlagen: {reason}", "Analysis failed: {reason}"),
+    "msg.hint": ("Tipp: {move}", "Hint: {move}"),
+    "msg.rules_none": ("Kein Spiel gewählt: /rules connect4 · cube · chess4", "No game chosen: /rules connect4 · cube · chess4"),
+    "msg.nick_set": ("Dein Name ist jetzt {nick}.", "Your name is now {nick}."),
+    "msg.nick_bad": ("Ein Name hat 1–20 Zeichen ohne Leerzeichen.", "A name has 1–20 characters without spaces."),
+    "msg.lang_set": ("Sprache: Deutsch", "Language: English"),
+    "msg.lang_bad": ("Sprachen: de, en", "Languages: de, en"),
+    "msg.notify_on": ("Benachrichtigungen an.", "Notifications on."),
+    "msg.notify_off": ("Benachrichtigungen aus.", "Notifications off."),
+    "msg.broker_set": ("Broker gespeichert: {broker}. Wirkt beim nächsten Start (oder /connect).", "Broker saved: {broker}. Takes effect on next start (or /connect)."),
+    "msg.broker_bad": ("Broker-Adresse wie mqtt://host:1883", "Broker address like mqtt://host:1883"),
+    "msg.settings_corrupt": ("Einstellungen unlesbar ({path}), nutze Standardwerte.", "Settings unreadable ({path}), using defaults."),
+    "msg.settings_unsaved": ("Einstellungen nicht gespeichert: {reason}", "Settings not saved: {reason}"),
+    "msg.chat_offline": ("(nicht verbunden – niemand liest mit)", "(not connected – nobody is reading)"),
+    "msg.offline_command": ("Dafür braucht es eine Verbindung zum Broker.", "This needs a connection to a broker."),
+    "msg.internal_error": ("Interner Fehler (Details im Log {path}).", "Internal error (details in the log {path})."),
+    "msg.you": ("du", "you"),
+    "msg.computer": ("Computer", "computer"),
+    "msg.stats": ("Statistik {game} gegen Computer {level}: {won} gewonnen, {lost} verloren, {drawn} unentschieden", "Stats {game} vs computer {level}: {won} won, {lost} lost, {drawn} drawn"),
+    "msg.quit_hint": ("/quit oder Strg-Q beendet.", "/quit or Ctrl-Q quits."),
+    # -- online ------------------------------------------------------------------------
+    "net.privacy": (
+        "Hinweis: Der Broker {broker} ist öffentlich. Gesendet werden dein Name, deine Züge und dein Chat; "
+        "der Betreiber sieht deine IP-Adresse und jeder kann die Lobby lesen. Nichts Vertrauliches hierher.",
+        "Note: the broker {broker} is public. Your nickname, your moves and your chat are sent; "
+        "its operator sees your IP address and anyone can read the lobby. Nothing confidential belongs here.",
+    ),
+    "net.unreachable": (
+        "Broker {broker} nicht erreichbar ({reason}). /local startet einen lokalen Broker mit Computergegner; sonst nur lokales Spiel.",
+        "Broker {broker} cannot be reached ({reason}). /local starts a local broker with a computer opponent; otherwise local play only.",
+    ),
+    "net.connected": ("Verbunden mit {broker} als {nick} [{fp}].", "Connected to {broker} as {nick} [{fp}]."),
+    "net.disconnected": ("Verbindung verloren – verbinde neu …", "Connection lost – reconnecting …"),
+    "net.reconnected": ("Wieder verbunden.", "Reconnected."),
+    "net.resynced": ("Runde abgeglichen ({count} Ereignisse).", "Round resynchronised ({count} events)."),
+    "net.local_starting": ("Starte lokalen Broker …", "Starting a local broker …"),
+    "net.local_started": ("Lokaler Broker läuft auf {broker}; Computerspieler {bot} ist in der Lobby: /invite {bot} connect4", "Local broker running at {broker}; computer player {bot} is in the lobby: /invite {bot} connect4"),
+    "net.local_failed": ("Lokaler Broker startet nicht: {reason}", "Local broker does not start: {reason}"),
+    "net.unavailable": ("Online-Spiel ist in dieser Version noch nicht verfügbar (p2p.peer fehlt).", "Online play is not available in this build (p2p.peer missing)."),
+    "net.joined": ("{nick} ist da.", "{nick} joined."),
+    "net.left": ("{nick} ist weg.", "{nick} left."),
+    "net.invite_sent": ("Einladung an {nicks} zu {game} gesendet (Code {code}).", "Invitation to {nicks} for {game} sent (code {code})."),
+    "net.invited": (">>> {nick} lädt dich zu {game} ein. /accept oder /decline <<<", ">>> {nick} invites you to {game}. /accept or /decline <<<"),
+    "net.accepted": ("{nick} hat angenommen.", "{nick} accepted."),
+    "net.declined": ("{nick} hat abgelehnt.", "{nick} declined."),
+    "net.cancelled": ("Einladung zurückgezogen.", "Invitation cancelled."),
+    "net.no_invite": ("Keine offene Einladung.", "No open invitation."),
+    "net.unknown_nick": ("Niemand namens {nick} in der Lobby.", "Nobody called {nick} in the lobby."),
+    "net.commit": ("Festlegung von {nick}: {commit}", "Commitment from {nick}: {commit}"),
+    "net.reveal": ("Aufdeckung von {nick}: {reveal}", "Reveal from {nick}: {reveal}"),
+    "net.starter": ("Es beginnt {nick} ({how}).", "{nick} starts ({how})."),
+    "net.starter.drawn": ("ausgelost", "drawn"),
+    "net.starter.chosen": ("gewählt", "chosen"),
+    "net.round_started": ("Runde {code} beginnt: {game}.", "Round {code} starts: {game}."),
+    "net.moved": ("{nick}: {move}", "{nick}: {move}"),
+    "net.resigned": ("{nick} gibt auf.", "{nick} resigns."),
+    "net.left_round": ("{nick} hat die Runde verlassen.", "{nick} left the round."),
+    "net.rejected": ("Warnung: Ereignis von {who} verworfen ({reason}).", "Warning: event from {who} rejected ({reason})."),
+    "net.error": ("Fehler: {reason}", "Error: {reason}"),
+    "net.only_admin": ("Das darf nur, wer eingeladen hat.", "Only the inviting player may do that."),
+    # -- notifications ---------------------------------------------------------------------
+    "notify.turn": ("Du bist am Zug", "Your turn"),
+    "notify.invite": ("Einladung von {nick}", "Invitation from {nick}"),
+}
+
+HELP_LINES: dict[str, tuple[str, str]] = {
+    "/play GAME [ai|2p] [LEVEL]": ("lokal spielen (connect4, cube, chess4)", "play locally (connect4, cube, chess4)"),
+    "1..7 · a1..d4 · h2-h4": ("ein Zug (Ziffer allein spielt sofort)", "a move (a lone digit plays at once)"),
+    "/undo · /again · /resign": ("zurücknehmen · neue Runde · aufgeben", "take back · another round · resign"),
+    "/replay [next|prev|end] · /analyze · /hint": ("Wiedergabe · Analyse · Tipp", "replay · analysis · hint"),
+    "/level [LEVEL] · /stats · /rules [GAME]": ("Computerstufe · Statistik · Regeln", "computer level · stats · rules"),
+    "/invite NICK GAME · /accept · /decline · /cancel": ("Einladungen", "invitations"),
+    "/start · /starter NICK|draw · /join CODE · /leave": ("Runde starten · Beginner · beitreten · verlassen", "start round · starter · join · leave"),
+    "/local · /connect": ("lokaler Broker mit Computer · neu verbinden", "local broker with computer · reconnect"),
+    "/nick NAME · /broker URL · /lang de|en · /notify on|off": ("Einstellungen", "settings"),
+    "/help · /quit (Strg-Q)": ("Hilfe · beenden", "help · quit (Ctrl-Q)"),
+    "TEXT": ("Chat", "chat"),
+}
+
+
+def detect_language(environ: Mapping[str, str] | None = None) -> str:
+    """``"de"`` when the locale says German, else ``"en"`` (LC_ALL, LC_MESSAGES, LANG, LANGUAGE)."""
+    env = os.environ if environ is None else environ
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
+        value = env.get(var, "")
+        if value:
+            return "de" if value.lower().startswith("de") else "en"
+    return "en"
+
+
+class Translator:
+    """Looks up catalogue texts in the current, switchable language."""
+
+    def __init__(self, lang: str = "en") -> None:
+        self.lang = lang if lang in LANGUAGES else "en"
+
+    def set_language(self, lang: str) -> bool:
+        """Switch language; False (and no change) for an unknown code."""
+        if lang not in LANGUAGES:
+            return False
+        self.lang = lang
+        return True
+
+    def t(self, key: str, **fields: object) -> str:
+        """The text for ``key`` in the current language, formatted with ``fields``."""
+        pair = CATALOGUE.get(key)
+        if pair is None:
+            return key
+        text = pair[0] if self.lang == "de" else pair[1]
+        if fields:
+            try:
+                return text.format(**fields)
+            except (KeyError, IndexError, ValueError):
+                return text
+        return text
+
+    def seat(self, english_name: str) -> str:
+        """A seat name from an engine (English) in the current language."""
+        key = f"seat.{english_name}"
+        return self.t(key) if key in CATALOGUE else english_name
+
+    def game(self, name: str) -> str:
+        """The name people use for a game."""
+        key = f"game.{name}"
+        return self.t(key) if key in CATALOGUE else name
+
+    def help_lines(self) -> list[str]:
+        """The /help text, one line per command group."""
+        width = max(len(k) for k in HELP_LINES)
+        return [f"{k.ljust(width)}  {v[0] if self.lang == 'de' else v[1]}" for k, v in HELP_LINES.items()]

@@ -1,0 +1,70 @@
+"""Putting the shell together: settings, first messages, the online connection.
+
+``build_and_run`` is what ``p2p shell`` calls inside ``asyncio.run``; tests build a
+``ShellApp`` the same way through ``make_shell``.
+"""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+from p2p.shell.app import ShellApp, ShellOptions
+from p2p.shell.settings import Settings
+
+
+def default_nick() -> str:
+    """A nickname for someone who gave none: ``gast-`` plus four hex digits."""
+    return "gast-" + secrets.token_hex(2)
+
+
+def make_shell(
+    *,
+    settings: Settings,
+    config_dir: Path | None,
+    lang: str,
+    broker: str | None,
+    color: bool = True,
+    corrupt_settings: str | None = None,
+) -> ShellApp:
+    """A ready shell with its first lines written (not running yet)."""
+    if not settings.nick:
+        settings.nick = default_nick()
+    shell = ShellApp(
+        ShellOptions(nick=settings.nick, broker=broker, lang=lang, color=color, config_dir=config_dir, settings=settings)
+    )
+    ctl = shell.controller
+    if corrupt_settings:
+        ctl.say("msg.settings_corrupt", "warn", path=corrupt_settings)
+    ctl.say("msg.welcome")
+    if broker is None:
+        ctl.say("msg.local_mode")
+    ctl.save_settings()
+    return shell
+
+
+async def build_and_run(
+    *,
+    settings: Settings,
+    config_dir: Path | None,
+    lang: str,
+    broker: str | None,
+    color: bool = True,
+    corrupt_settings: str | None = None,
+    broker_from_cli: bool = False,
+) -> int:
+    """Build the shell, connect in the background when a broker is given, run to the end."""
+    shell = make_shell(
+        settings=settings, config_dir=config_dir, lang=lang, broker=broker,
+        color=color, corrupt_settings=corrupt_settings,
+    )
+    startup = None
+    if broker is not None:
+        from p2p.shell.online import attach
+
+        startup = attach(broker)
+    else:
+        from p2p.shell.online import attach_hooks_only
+
+        attach_hooks_only(shell)
+    return await shell.run(startup)
