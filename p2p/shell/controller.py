@@ -438,7 +438,7 @@ class Controller:
         if mode == "ai" and not known_levels:
             self.say("msg.no_computer", "warn", game=self.t.game(name))
             return
-        if mode == "2p" and name == "connect4":
+        if mode == "2p":
             seats = tuple(Seat() for _ in range(players))
         else:
             seats = (Seat(),) + tuple(Seat(level) for _ in range(players - 1))

@@ -41,7 +41,9 @@ class HeadlessShell:
         settings: Settings | None = None,
         broker: str | None = None,
         startup: Callable[[ShellApp], Any] | None = None,
+        corrupt_settings: str | None = None,
     ) -> None:
+        self.corrupt_settings = corrupt_settings
         self.config_dir = config_dir
         self.lang = lang
         self.color = color
@@ -61,7 +63,7 @@ class HeadlessShell:
         self._session_cm.__enter__()
         self.shell = make_shell(
             settings=self.settings, config_dir=self.config_dir, lang=self.lang,
-            broker=self.broker, color=self.color,
+            broker=self.broker, color=self.color, corrupt_settings=self.corrupt_settings,
         )
         self._task = asyncio.create_task(self.shell.run(self.startup))
         await self.wait_for(lambda: self.app.is_running and self.screen().strip() != "", 5)
