@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-MAX_WIDTH = 9
-"""Widest board the digit notation can write (columns ``1``..``9``)."""
-
+MAX_WIDTH = 16
 MAX_HEIGHT = 16
+NOTATION_WIDTH = 9
+"""Widest board the one-digit-per-move position notation can write (columns 1-9)."""
 
 
 class Geometry:
@@ -47,13 +47,20 @@ class Geometry:
         self.min_score = -(self.size // 2) + 3
         self.max_score = (self.size + 1) // 2 - 3
 
-    def winning_cells(self, stones: int, mask: int) -> int:
-        """Empty cells that would complete a line of four for ``stones``."""
+    def winning_cells(self, stones: int, mask: int, diagonal_only: bool = False) -> int:
+        """Empty cells that would complete a line of four for ``stones``.
+
+        With ``diagonal_only`` only the two diagonal directions count.
+        """
         h = self.height
         h1 = self.h1
-        # vertical
-        r = (stones << 1) & (stones << 2) & (stones << 3)
-        for s in (h1, h, h + 2):  # horizontal, two diagonals
+        if diagonal_only:
+            r = 0
+            shifts: tuple[int, ...] = (h, h + 2)
+        else:
+            r = (stones << 1) & (stones << 2) & (stones << 3)  # vertical
+            shifts = (h1, h, h + 2)  # horizontal, two diagonals
+        for s in shifts:
             p = (stones << s) & (stones << 2 * s)
             r |= p & (stones << 3 * s)
             r |= p & (stones >> s)
@@ -61,6 +68,28 @@ class Geometry:
             r |= p & (stones << s)
             r |= p & (stones >> 3 * s)
         return r & (self.board ^ mask)
+
+    def line_weights(self) -> dict[int, int]:
+        """Cells grouped by how many lines of four pass through them: {weight: mask}."""
+        groups: dict[int, int] = {}
+        for c in range(self.width):
+            for r in range(self.height):
+                n = 0
+                for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):
+                    for k in range(4):  # the cell is the k-th of the line
+                        c0, r0 = c - k * dc, r - k * dr
+                        c3, r3 = c0 + 3 * dc, r0 + 3 * dr
+                        if (0 <= c0 < self.width and 0 <= r0 < self.height
+                                and 0 <= c3 < self.width and 0 <= r3 < self.height):
+                            n += 1
+                bit = 1 << (c * self.h1 + r)
+                groups[n] = groups.get(n, 0) | bit
+        return dict(sorted(groups.items()))
+
+    def row_parity_mask(self, odd: bool) -> int:
+        """Cells on odd rows (1st, 3rd, ... counted from the bottom) or on even rows."""
+        rows = sum(1 << r for r in range(0 if odd else 1, self.height, 2))
+        return sum(rows << (c * self.h1) for c in range(self.width))
 
     def has_four(self, stones: int) -> bool:
         """True if ``stones`` contain a line of four."""
@@ -104,6 +133,8 @@ class Position:
         range, a full column, or any move that ends the game (a winning move or the last
         cell): a solver position is always unfinished.
         """
+        if width > NOTATION_WIDTH:
+            raise ValueError(f"positions can be written for widths up to {NOTATION_WIDTH} only")
         pos = cls(geometry(width, height))
         for i, ch in enumerate(text.strip(), start=1):
             if ch not in "123456789":
@@ -118,6 +149,20 @@ class Position:
             pos.play_column(col)
             if pos.moves == pos.geo.size:
                 raise ValueError(f"move {i}: the board is full, so the game is over")
+        return pos
+
+    @classmethod
+    def from_columns(cls, columns: list[list[int]], to_move: int, height: int) -> Position:
+        """The position of a board given as stones per column (bottom first, seat numbers)."""
+        geo = geometry(len(columns), height)
+        pos = cls(geo)
+        for c, stones in enumerate(columns):
+            for r, seat in enumerate(stones):
+                bit = 1 << (c * geo.h1 + r)
+                pos.mask |= bit
+                if seat == to_move:
+                    pos.current |= bit
+            pos.moves += len(stones)
         return pos
 
     def copy(self) -> Position:
