@@ -74,11 +74,12 @@ def test_connect4_against_the_computer_records_stats(tmp_path: Path) -> None:
             await h.wait_screen("To move: Red")
             game = h.controller.match.game
             while not game.is_over():
-                await h.wait_for(lambda: game.is_over() or game.to_move() == 0, 20)
+                await h.wait_for(lambda: game.is_over() or (game.to_move() == 0 and not h.controller._thinking), 20)
                 if game.is_over():
                     break
+                plies = len(game.history())
                 h.send(game.legal_moves()[0])
-                await h.wait_for(lambda: game.is_over() or game.to_move() == 1 or h.controller._thinking, 5)
+                await h.wait_for(lambda: len(game.history()) > plies, 5)
             await h.wait_screen("over:", 20)
         stats = json.loads((tmp_path / "shell.json").read_text())["connect4_stats"]
         assert sum(stats[level].values()) == 1
@@ -173,5 +174,62 @@ def test_quit_command_ends_the_shell(tmp_path: Path) -> None:
         async with HeadlessShell(config_dir=tmp_path) as h:
             await h.type_line("/quit", settle=0.0)
             await h.wait_for(lambda: h.exit_code == 0)
+
+    run(scenario())
+
+
+def test_chess4_against_computer_players_to_its_end(tmp_path: Path) -> None:
+    pytest.importorskip("p2p.games.chess4")
+    pytest.importorskip("p2p.ai.chess4_ai")
+
+    async def scenario() -> None:
+        async with HeadlessShell(config_dir=tmp_path, lang="de", columns=100, rows=30) as h:
+            fast_clock(h)
+            await h.type_line("/play chess4 ai einfach move_limit=12")
+            screen = await h.wait_screen("Runde 1 · Am Zug: Rot")
+            assert "rK" in screen and "yK" in screen
+            # Selecting a piece shows its legal targets (show_legal is on by default).
+            await h.type_line("/select h2")
+            assert " *" in h.screen()
+            game = h.controller.match.game
+            while not game.is_over():
+                await h.wait_for(lambda: game.is_over() or not h.controller.match.computer_to_move(), 20)
+                if game.is_over():
+                    break
+                await h.type_line(game.legal_moves()[0], settle=0.0)
+            screen = await h.wait_screen("vorbei", 20)
+            assert "Punkte: Rot" in screen
+            assert "Letzter Zug:" in screen
+
+    run(scenario())
+
+
+def test_turn_notification_only_when_unfocused(tmp_path: Path) -> None:
+    pytest.importorskip("p2p.games.chess4")
+
+    async def scenario() -> None:
+        async with HeadlessShell(config_dir=tmp_path, lang="en", columns=100, rows=30) as h:
+            fast_clock(h)
+            notifier = h.shell.notifier
+            assert "\x1b[?1004h" in h.raw.getvalue()  # focus reporting switched on
+            h.send("\x1b[I")  # the terminal reports: focused
+            await h.wait_for(lambda: notifier.focused is True)
+            await h.type_line("/play chess4 ai einfach")
+            await h.wait_screen("To move: Red")
+            await h.type_line("h2-h3")
+            await h.wait_for(lambda: h.controller.match.game.to_move() == 0 and not h.controller._thinking, 20)
+            assert notifier.sent == []  # focused: nothing
+            h.send("\x1b[O")  # focus lost
+            await h.wait_for(lambda: notifier.focused is False)
+            assert h.shell.input.text == ""  # the report did not leak into the input line
+            await h.type_line("g2-g3")
+            await h.wait_for(lambda: "desktop" in notifier.sent, 20)
+            assert notifier.sent[:2] == ["bell", "desktop"]
+            assert "\x1b]777;notify;Your turn;" in h.raw.getvalue()
+            await h.type_line("/notify off")
+            notifier.sent.clear()
+            await h.type_line("f2-f3")
+            await h.wait_for(lambda: h.controller.match.game.to_move() == 0 and not h.controller._thinking, 20)
+            assert notifier.sent == []
 
     run(scenario())

@@ -186,7 +186,9 @@ def render_chess4(game: Game, view: BoardView, t: Translator) -> StyleAndTextTup
 
 
 def chess4_width(game: Game) -> int:
-    return 33
+    from p2p.shell.chess4_view import BOARD_WIDTH
+
+    return BOARD_WIDTH
 
 
 RENDERERS: dict[str, Callable[[Game, BoardView, Translator], StyleAndTextTuples]] = {

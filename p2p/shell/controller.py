@@ -622,7 +622,11 @@ class Controller:
         from p2p.shell.analysis_text import describe
 
         try:
-            result = await asyncio.to_thread(analyze_round, game)
+            options = game.options()
+            result = await asyncio.to_thread(
+                analyze_round, [m for m in game.history() if not m.startswith("resign:")],
+                int(options["width"]), int(options["height"]),
+            )
             for line in describe(result, game, self.t, self.seat_label):
                 self.state.add(line, "info")
         except Exception as err:  # noqa: BLE001
