@@ -11,6 +11,7 @@ topic (under the root)             what                                    QoS  
 ``lobby/chat``                     lobby ``chat``                          0    no
 ``inbox/<peer id>``                invitations (a copy of the genesis)     1    no
 ``round/<key>/events``             chain and side events of the round      1    no
+``round/<key>/genesis``            private rounds: the genesis, for joiners  1    yes
 ``round/<key>/sync``               ``sync_request`` and the answers        1    no
 ``round/<key>/chat``               round ``chat``                          0    no
 =================================  ======================================  ===  ======
@@ -130,6 +131,9 @@ class Topics:
     def round_events(self, key: str) -> Route:
         return Route(f"{self.root}/round/{key}/events", 1)
 
+    def round_genesis(self, key: str) -> Route:
+        return Route(f"{self.root}/round/{key}/genesis", 1, retain=True)
+
     def round_sync(self, key: str) -> Route:
         return Route(f"{self.root}/round/{key}/sync", 1)
 
@@ -148,6 +152,7 @@ class Topics:
     def round_subscriptions(self, key: str) -> list[tuple[str, int]]:
         """(filter, QoS) pairs a member subscribes to while in round ``key``."""
         return [
+            (self.round_genesis(key).topic, 1),
             (self.round_events(key).topic, 1),
             (self.round_sync(key).topic, 1),
             (self.round_chat(key).topic, 0),

@@ -1,0 +1,64 @@
+"""The commit-reveal draw of the starting seat, and the round's only randomness.
+
+1. every human member picks a 32-byte nonce (random bytes from the edge) and publishes
+   ``commitment(round_id, own public key, nonce)``;
+2. the admin closes the commit set (a signed ``commit_close`` sealing the commits);
+3. members reveal their nonces; each reveal is checked against its commitment;
+4. the admin's signed ``draw`` seals the reveals; every peer recomputes
+   ``seed = SHA-256(SEED_TAG || round id || nonces of the revealed seats in seat order)``
+   and ``starter = eligible[int(seed) mod len(eligible)]`` where ``eligible`` is the
+   revealed human seats plus the computer seats, ascending.  A member who does not reveal
+   is not eligible, so withholding a reveal can never make the withholder start.
+
+When the admin names the starting seat instead, the seed is ``fixed_seed(round_id)``.
+Computer moves use ``ply_seed(seed, ply)`` so every peer can recompute them.
+
+>>> rid = "00" * 16
+>>> c = commitment(rid, bytes(32), bytes(32))
+>>> len(c)
+64
+>>> starter(draw_seed(rid, [bytes(32)]), [0, 1]) in (0, 1)
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+COMMIT_TAG = b"p2p/v1/draw-commit\x00"
+SEED_TAG = b"p2p/v1/draw-seed\x00"
+FIXED_TAG = b"p2p/v1/fixed-seed\x00"
+PLY_TAG = b"p2p/v1/ai-ply\x00"
+NONCE_SIZE = 32
+
+
+def commitment(round_id: str, public_key: bytes, nonce: bytes) -> str:
+    """The hex commitment of ``nonce`` by ``public_key`` in round ``round_id``."""
+    if len(nonce) != NONCE_SIZE:
+        raise ValueError(f"a draw nonce has {NONCE_SIZE} bytes")
+    return hashlib.sha256(COMMIT_TAG + bytes.fromhex(round_id) + public_key + nonce).hexdigest()
+
+
+def draw_seed(round_id: str, nonces_in_seat_order: list[bytes]) -> bytes:
+    """The 32-byte seed from the revealed nonces, listed in seat order."""
+    digest = hashlib.sha256(SEED_TAG + bytes.fromhex(round_id))
+    for nonce in nonces_in_seat_order:
+        digest.update(nonce)
+    return digest.digest()
+
+
+def fixed_seed(round_id: str) -> bytes:
+    """The seed of a round whose starting seat the admin named (no draw)."""
+    return hashlib.sha256(FIXED_TAG + bytes.fromhex(round_id)).digest()
+
+
+def starter(seed: bytes, eligible: list[int]) -> int:
+    """The starting seat: ``eligible[int(seed) mod len(eligible)]`` (``eligible`` ascending)."""
+    if not eligible:
+        raise ValueError("nobody is eligible to start")
+    return sorted(eligible)[int.from_bytes(seed, "big") % len(eligible)]
+
+
+def ply_seed(seed: bytes, ply: int) -> bytes:
+    """The seed a computer player uses for the move at ``ply`` (0-based)."""
+    return hashlib.sha256(PLY_TAG + seed + ply.to_bytes(4, "big")).digest()

@@ -1,0 +1,81 @@
+"""What the pure state machines ask their driver to do or to show.
+
+The lobby and round machines never do I/O; their methods return lists of these and the
+driver (``p2p.peer``) carries them out in order:
+
+* ``Publish``: publish ``event.raw`` to ``route.topic`` with ``route.qos``/``route.retain``;
+* ``Applied``: a chain event became part of the round (append ``event.raw`` to the log);
+* ``Dropped``: an incoming event was refused; log ``describe()`` (who, what, why);
+* ``Equivocation``: one sender signed two conflicting events; both are the evidence;
+* ``ChatLine``: show a chat line (already sanitized and rate-limited);
+* ``Notice``: anything else worth telling the user (round started, starter drawn ...).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from p2p.protocol.events import Event
+from p2p.protocol.topics import Route
+
+
+@dataclass(frozen=True)
+class Publish:
+    route: Route
+    event: Event
+
+    @property
+    def payload(self) -> bytes:
+        return self.event.raw
+
+
+@dataclass(frozen=True)
+class Applied:
+    event: Event
+
+
+@dataclass(frozen=True)
+class Dropped:
+    event_id: str | None
+    sender: str
+    """Short fingerprint of the sender, or ``"?"`` when the bytes did not even parse."""
+    kind: str
+    reason: str
+
+    def describe(self) -> str:
+        ident = f" {self.event_id[:12]}" if self.event_id else ""
+        return f"dropped {self.kind}{ident} from {self.sender}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class Equivocation:
+    first: Event
+    second: Event
+
+    def describe(self) -> str:
+        return (
+            f"equivocation by {self.first.pk.hex()[:8]}: {self.first.kind} {self.first.id[:12]}"
+            f" and {self.second.kind} {self.second.id[:12]} claim the same place"
+        )
+
+
+@dataclass(frozen=True)
+class ChatLine:
+    sender: bytes
+    nick: str
+    text: str
+    round: str | None
+    ts: int
+
+
+@dataclass(frozen=True)
+class Notice:
+    text: str
+
+
+Effect = Publish | Applied | Dropped | Equivocation | ChatLine | Notice
+
+
+def dropped(event: Event, reason: str) -> Dropped:
+    """A ``Dropped`` effect for a parsed event."""
+    return Dropped(event.id, event.pk.hex()[:8], event.kind, reason)

@@ -1,0 +1,455 @@
+"""A round as a hash chain of signed events, and the rules for appending to it.
+
+``RoundState`` is the state every member derives from the same chain; it knows nothing of
+networks, clocks or pools of pending events (that is ``p2p.protocol.round_machine``).
+``RoundState.from_genesis(g)`` starts a chain, ``state.apply(e)`` appends one chain event
+or raises ``RoundError`` and changes nothing; ``verify_chain(events)`` replays a whole log.
+
+The chain, position by position (``seq``), each event naming the id of the one before:
+
+====  ================  ==================================================================
+seq   kind              sent by, and what it does
+====  ================  ==================================================================
+0     ``genesis``       the admin: game, options, seats (public key / computer level /
+                        open), named starting seat or ``null`` for a draw, expiry
+1     ``start``         the admin: seals every other human's ``accept`` (invited seat)
+                        or ``join`` (open seat of a private round, filled in listed order)
+..    ``commit_close``  the admin (draw only): seals the commitments; closes the set
+..    ``draw``          the admin (draw only): seals the reveals, states seed and starter
+..    ``move``          the position owner: ``ply``, ``move`` text, ``state`` hash after it
+..    ``seal``          the position owner: seals ``resign``/``leave`` side events
+..    ``cancel``        the admin, before play only
+====  ================  ==================================================================
+
+Every position has exactly one owner, so honest members never race for a position: the
+admin before play; in play the human at the seat to move, or the admin for a computer
+seat.  Everything members may send at any time (accept, commit, reveal, resign, leave) is
+a *side event* that enters the chain only when the owner seals it, so the owner's signed
+event is the tie-breaker (two joins for the last open seat: the admin's ``start`` lists the
+winner; start and leave at once: a leave not sealed in ``start`` is sealed later, in play,
+as a resignation).  A second, different event by the owner at a filled position is
+equivocation (detected by ``round_machine``).
+
+In play, ``resign`` and ``leave`` both give up the seat: the engine's ``resign`` ends the
+game (Connect Four); for an engine without resignation the round ends at once, and the
+winners are the seats still in with the top score.  If the admin leaves, the admin role
+passes to the next human seat after it in seat order that has not left (fixed at start,
+recomputed by every peer), who then also plays the computer seats.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from p2p.games import Game, MoveError, OptionError, game_class
+from p2p.protocol import draw
+from p2p.protocol.events import Event
+
+
+class RoundError(ValueError):
+    """A chain event that cannot be appended here; ``str(err)`` says why in one line."""
+
+
+class Phase(enum.Enum):
+    FORMING = "forming"
+    COMMIT = "commit"
+    REVEAL = "reveal"
+    PLAY = "play"
+    OVER = "over"
+    CANCELLED = "cancelled"
+
+
+PRE_PLAY = (Phase.FORMING, Phase.COMMIT, Phase.REVEAL)
+
+
+@dataclass
+class Seat:
+    """One seat: a human (public key, possibly still open) or a computer (level)."""
+
+    index: int
+    pk: bytes | None
+    level: str | None
+    nick: str = ""
+
+    @property
+    def is_computer(self) -> bool:
+        return self.level is not None
+
+
+@dataclass
+class RoundState:
+    """Everything a member knows about a round after replaying its chain."""
+
+    round_id: str
+    genesis: Event
+    game_name: str
+    options: dict
+    seats: list[Seat]
+    start_seat: int | None
+    expires: int
+    private: bool
+    admin: bytes
+    phase: Phase = Phase.FORMING
+    chain: list[Event] = field(default_factory=list)
+    commits: dict[int, str] = field(default_factory=dict)
+    revealed: dict[int, bytes] = field(default_factory=dict)
+    seed: bytes | None = None
+    starter: int | None = None
+    game: Game | None = None
+    ply: int = 0
+    resigned: list[int] = field(default_factory=list)
+    left: list[int] = field(default_factory=list)
+    end_reason: str = ""
+
+    # -- construction ------------------------------------------------------------------
+
+    @classmethod
+    def from_genesis(cls, genesis: Event) -> RoundState:
+        """The state after the genesis event; ``RoundError`` if the genesis is unusable."""
+        if genesis.kind != "genesis" or genesis.seq != 0:
+            raise RoundError("a round starts with its genesis event")
+        body = genesis.body
+        try:
+            engine = game_class(body["game"])
+        except KeyError as err:
+            raise RoundError(str(err.args[0])) from None
+        options = dict(body["options"])
+        if "first" in options:
+            raise RoundError("the starting seat is chosen by 'start', not by the 'first' option")
+        try:
+            probe = engine.create(options)
+        except OptionError as err:
+            raise RoundError(f"bad options: {err}") from None
+        if "first" not in probe.options():
+            raise RoundError(f"game {body['game']} has no 'first' option")
+        raw_seats = body["seats"]
+        if len(raw_seats) != probe.players:
+            raise RoundError(f"{body['game']} with these options needs {probe.players} seats")
+        seats = [
+            Seat(i, None if s["pk"] is None else bytes.fromhex(s["pk"]), s["level"])
+            for i, s in enumerate(raw_seats)
+        ]
+        keys = [s.pk for s in seats if s.pk is not None]
+        if len(set(keys)) != len(keys):
+            raise RoundError("a public key holds two seats")
+        if genesis.pk not in keys:
+            raise RoundError("the admin must hold a seat")
+        open_seats = [s for s in seats if s.pk is None and s.level is None]
+        if open_seats and not body["private"]:
+            raise RoundError("only a private round has open seats")
+        start = body["start"]
+        if start is not None and start >= len(seats):
+            raise RoundError(f"there is no seat {start}")
+        state = cls(
+            round_id=genesis.round or "",
+            genesis=genesis,
+            game_name=body["game"],
+            options=options,
+            seats=seats,
+            start_seat=start,
+            expires=body["expires"],
+            private=body["private"],
+            admin=genesis.pk,
+        )
+        state.chain.append(genesis)
+        return state
+
+    # -- queries -------------------------------------------------------------------------
+
+    @property
+    def head(self) -> Event:
+        return self.chain[-1]
+
+    def seat_of(self, pk: bytes) -> int | None:
+        """The seat held by ``pk``, or ``None``."""
+        for seat in self.seats:
+            if seat.pk == pk:
+                return seat.index
+        return None
+
+    def is_member(self, pk: bytes) -> bool:
+        return self.seat_of(pk) is not None
+
+    def human_seats(self) -> list[int]:
+        return [s.index for s in self.seats if not s.is_computer]
+
+    def owner(self) -> bytes | None:
+        """The public key that may append the next chain event (``None``: nobody)."""
+        if self.phase in PRE_PLAY:
+            return self.admin
+        if self.phase is Phase.PLAY and self.game is not None:
+            seat = self.game.to_move()
+            if seat is None:
+                return None
+            return self.admin if self.seats[seat].is_computer else self.seats[seat].pk
+        return None
+
+    def successor(self) -> bytes | None:
+        """Who becomes admin if the admin leaves: the next human seat after it not gone."""
+        start = self.seat_of(self.admin)
+        if start is None:
+            return None
+        n = len(self.seats)
+        for step in range(1, n):
+            seat = self.seats[(start + step) % n]
+            if not seat.is_computer and seat.pk is not None and seat.index not in self.left:
+                return seat.pk
+        return None
+
+    def winners(self) -> tuple[int, ...]:
+        """Winning seats once the round is over (empty while running or cancelled)."""
+        if self.phase is not Phase.OVER or self.game is None:
+            return ()
+        if self.game.is_over():
+            return self.game.winners()
+        scores = self.game.scores()
+        still_in = [i for i in range(len(self.seats)) if i not in self.resigned]
+        if not still_in:
+            return ()
+        top = max(scores[i] for i in still_in)
+        return tuple(i for i in still_in if scores[i] == top)
+
+    def state_hash(self) -> str:
+        """The game's state hash (the genesis id before play): equal on every member."""
+        return self.game.state_hash() if self.game is not None else self.genesis.id
+
+    # -- appending -----------------------------------------------------------------------
+
+    def apply(self, event: Event) -> None:
+        """Append one chain event; ``RoundError`` (state unchanged) if it does not fit."""
+        if event.round != self.round_id:
+            raise RoundError("event of another round")
+        if event.kind == "genesis" or event.seq is None:
+            raise RoundError(f"{event.kind} is not a chain event here")
+        if event.seq != len(self.chain):
+            raise RoundError(f"expected position {len(self.chain)}, got {event.seq}")
+        if event.prev != self.head.id:
+            raise RoundError("prev is not the id of the chain head")
+        owner = self.owner()
+        if owner is None:
+            raise RoundError(f"the round is {self.phase.value}")
+        if event.pk != owner:
+            raise RoundError(f"{event.kind} by a key that does not own position {event.seq}")
+        handler = getattr(self, f"_apply_{event.kind}", None)
+        if handler is None:
+            raise RoundError(f"{event.kind} is not a chain event")
+        handler(event)  # each handler validates fully before it changes anything
+        self.chain.append(event)
+
+    def _sealed_side(self, event: Event, prev: str, kind_names: tuple[str, ...]) -> list[Event]:
+        sealed = event.sealed()
+        for inner in sealed:
+            if inner.kind not in kind_names:
+                raise RoundError(f"{event.kind} cannot seal {inner.kind}")
+            if inner.round != self.round_id:
+                raise RoundError(f"sealed {inner.kind} belongs to another round")
+            if inner.prev != prev:
+                raise RoundError(f"sealed {inner.kind} answers another event")
+        signers = [inner.pk for inner in sealed]
+        if len(set(signers)) != len(signers):
+            raise RoundError(f"{event.kind} seals two events of one member")
+        return sealed
+
+    def _apply_start(self, event: Event) -> None:
+        if self.phase is not Phase.FORMING:
+            raise RoundError("start only while forming")
+        if event.ts > self.expires:
+            raise RoundError("the invitation had expired")
+        sealed = self._sealed_side(event, self.genesis.id, ("accept", "join"))
+        seats = [Seat(s.index, s.pk, s.level) for s in self.seats]
+        open_seats = [s for s in seats if s.pk is None and not s.is_computer]
+        accepted = {self.seat_of(self.admin)}
+        for inner in sealed:
+            if inner.kind == "accept":
+                seat = inner.body["seat"]
+                if seat >= len(seats) or seats[seat].pk != inner.pk:
+                    raise RoundError(f"accept for seat {seat} by a key not invited to it")
+                accepted.add(seat)
+            else:  # join
+                if any(s.pk == inner.pk for s in seats):
+                    raise RoundError("join by a key that already holds a seat")
+                if not open_seats:
+                    raise RoundError("more joins than open seats")
+                seat_obj = open_seats.pop(0)
+                seat_obj.pk = inner.pk
+                seat_obj.nick = inner.body["nick"]
+                accepted.add(seat_obj.index)
+        for seat in seats:
+            if not seat.is_computer and seat.index not in accepted:
+                raise RoundError(f"seat {seat.index} has not accepted")
+        self.seats = seats
+        if self.start_seat is None:
+            self.phase = Phase.COMMIT
+        else:
+            self._begin_play(draw.fixed_seed(self.round_id), self.start_seat)
+
+    def _apply_commit_close(self, event: Event) -> None:
+        if self.phase is not Phase.COMMIT:
+            raise RoundError("commit_close only while collecting commitments")
+        sealed = self._sealed_side(event, self.chain[1].id, ("commit",))
+        commits: dict[int, str] = {}
+        for inner in sealed:
+            seat = self.seat_of(inner.pk)
+            if seat is None:
+                raise RoundError("commitment by a non-member")
+            commits[seat] = inner.body["commit"]
+        if self.seat_of(self.admin) not in commits:
+            raise RoundError("the admin's own commitment is missing")
+        self.commits = commits
+        self.phase = Phase.REVEAL
+
+    def _apply_draw(self, event: Event) -> None:
+        if self.phase is not Phase.REVEAL:
+            raise RoundError("draw only while collecting reveals")
+        sealed = self._sealed_side(event, self.chain[-1].id, ("reveal",))
+        revealed: dict[int, bytes] = {}
+        for inner in sealed:
+            seat = self.seat_of(inner.pk)
+            if seat is None or seat not in self.commits:
+                raise RoundError("reveal by a member without commitment")
+            nonce = bytes.fromhex(inner.body["nonce"])
+            if draw.commitment(self.round_id, inner.pk, nonce) != self.commits[seat]:
+                raise RoundError(f"the reveal of seat {seat} does not match its commitment")
+            revealed[seat] = nonce
+        if self.seat_of(self.admin) not in revealed:
+            raise RoundError("the admin's own reveal is missing")
+        seed = draw.draw_seed(self.round_id, [revealed[s] for s in sorted(revealed)])
+        eligible = sorted(set(revealed) | {s.index for s in self.seats if s.is_computer})
+        starter = draw.starter(seed, eligible)
+        if event.body["seed"] != seed.hex() or event.body["starter"] != starter:
+            raise RoundError(f"the draw states a wrong result (seed {seed.hex()[:12]}, starter {starter})")
+        self.revealed = revealed
+        self._begin_play(seed, starter)
+
+    def _begin_play(self, seed: bytes, starter: int) -> None:
+        self.seed = seed
+        self.starter = starter
+        self.game = game_class(self.game_name).create({**self.options, "first": starter})
+        self.phase = Phase.PLAY
+
+    def computer_move(self) -> str:
+        """The move the computer seat to move must play (every peer gets the same)."""
+        from p2p.ai import choose_move
+
+        assert self.game is not None and self.seed is not None
+        seat = self.game.to_move()
+        assert seat is not None and self.seats[seat].level is not None
+        return choose_move(self.game, self.seats[seat].level, draw.ply_seed(self.seed, self.ply))
+
+    def _apply_move(self, event: Event) -> None:
+        if self.phase is not Phase.PLAY or self.game is None:
+            raise RoundError("no move outside play")
+        body = event.body
+        if body["ply"] != self.ply:
+            raise RoundError(f"expected ply {self.ply}, got {body['ply']}")
+        text = body["move"]
+        try:
+            if self.game.normalize(text) != text:
+                raise RoundError(f"move {text!r} is not in canonical form")
+        except MoveError as err:
+            raise RoundError(f"move {text!r}: {err}") from None
+        seat = self.game.to_move()
+        assert seat is not None
+        if self.seats[seat].is_computer:
+            expected = self.computer_move()
+            if text != expected:
+                raise RoundError(f"the computer at seat {seat} plays {expected}, not {text}")
+        try:
+            self.game.push(text)
+        except MoveError as err:
+            raise RoundError(f"illegal move {text!r}: {err}") from None
+        if self.game.state_hash() != body["state"]:
+            self.game.pop()
+            raise RoundError(f"state hash after {text!r} does not match")
+        self.ply += 1
+        if self.game.is_over():
+            self.phase = Phase.OVER
+            self.end_reason = "game over"
+
+    def _apply_seal(self, event: Event) -> None:
+        if self.phase is not Phase.PLAY or self.game is None:
+            raise RoundError("seal only in play")
+        known = {e.id for e in self.chain}
+        sealed = event.sealed()
+        if not sealed:
+            raise RoundError("seal of nothing")
+        seats: list[int] = []
+        for inner in sealed:
+            if inner.kind not in ("resign", "leave") or inner.round != self.round_id:
+                raise RoundError(f"cannot seal {inner.kind} here")
+            if inner.prev not in known:
+                raise RoundError(f"sealed {inner.kind} answers an event not in this round")
+            seat = self.seat_of(inner.pk)
+            if seat is None or seat in self.resigned or seat in seats:
+                raise RoundError(f"sealed {inner.kind} by a non-member or twice")
+            seats.append(seat)
+        trial = self.game.copy()
+        for seat in seats:
+            if trial.is_over():
+                break
+            try:
+                trial.resign(seat)
+            except MoveError:
+                break  # this engine has no resignation: the round ends below
+        for inner, seat in zip(sealed, seats):
+            self.resigned.append(seat)
+            if inner.kind == "leave":
+                self.left.append(seat)
+                if inner.pk == self.admin:
+                    successor = self.successor()
+                    if successor is not None:
+                        self.admin = successor
+        self.game = trial
+        if trial.is_over():
+            self.end_reason = "resignation"
+            self.phase = Phase.OVER
+        elif len(self.resigned) > 0:
+            # the engine kept going without the seat: only possible if it skips it itself;
+            # otherwise (no resignation support) the round ends with the others ranked.
+            seat = trial.to_move()
+            if seat is None or seat in self.resigned or not self._engine_resigns():
+                self.end_reason = "resignation"
+                self.phase = Phase.OVER
+
+    def _engine_resigns(self) -> bool:
+        assert self.game is not None
+        probe = self.game.copy()
+        try:
+            probe.resign(probe.to_move() or 0)
+        except MoveError:
+            return False
+        return True
+
+    def _apply_cancel(self, event: Event) -> None:
+        if self.phase not in PRE_PLAY:
+            raise RoundError("a round in play cannot be cancelled")
+        self.phase = Phase.CANCELLED
+        self.end_reason = f"cancelled: {event.body['reason']}"
+
+
+def verify_chain(chain: list[Event]) -> RoundState:
+    """Replay a complete chain from its genesis; ``ChainError`` names the first bad event."""
+    if not chain:
+        raise ChainError(0, None, "the log is empty")
+    try:
+        state = RoundState.from_genesis(chain[0])
+    except RoundError as err:
+        raise ChainError(0, chain[0], str(err)) from None
+    for index, event in enumerate(chain[1:], start=1):
+        try:
+            state.apply(event)
+        except RoundError as err:
+            raise ChainError(index, event, str(err)) from None
+    return state
+
+
+class ChainError(ValueError):
+    """A log that does not verify; names the first bad event."""
+
+    def __init__(self, index: int, event: Event | None, reason: str) -> None:
+        where = f"event {index}" + (f" ({event.kind} {event.id[:12]})" if event else "")
+        super().__init__(f"{where}: {reason}")
+        self.index = index
+        self.event = event
+        self.reason = reason

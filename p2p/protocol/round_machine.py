@@ -1,0 +1,586 @@
+"""One member's view of a round, as a sans-I/O state machine.
+
+How to drive it (``p2p.peer`` does exactly this):
+
+* create it with ``RoundMachine.open(...)`` (the admin opens a round) or
+  ``RoundMachine(me, genesis, nonce=..., topics=...)`` (an invitee or code-joiner that got
+  the genesis); ``nonce`` is 32 random bytes from the edge, used for the draw;
+* feed every event that arrives on the round's topics (events, sync, chat) to
+  ``receive(event, now)`` (or raw bytes to ``receive_bytes``), call ``tick(now)`` every
+  second or so, and call the user actions (``accept``, ``decline``, ``join``, ``move``,
+  ``resign``, ``leave``, ``chat``, ``cancel``, ``request_sync``);
+* every call returns a list of effects (``p2p.protocol.effects``): publish what it says,
+  append ``Applied`` events to the round log, log ``Dropped``/``Equivocation``, show
+  ``ChatLine``/``Notice``.  User actions raise ``ActionError`` (one line) on bad input.
+
+``now`` is the caller's clock in integer milliseconds; it only drives local timers
+(invitation expiry, commit and reveal timeouts, chat and sync rate limits) and the ``ts``
+of our own events.  Nothing in the chain depends on it.
+
+The machine acts by itself where the protocol says so: members commit and reveal as soon
+as the phase opens; the admin starts when every seat has accepted, closes the commit set
+when all commitments are in (or at ``COMMIT_TIMEOUT_MS``), draws when all reveals are in
+(or at ``REVEAL_TIMEOUT_MS``), cancels when an invitee declines or the invitation expires,
+and plays the computer seats; the owner of the next position seals pending resignations.
+Computer moves are computed inside ``receive``/``tick`` (``p2p.ai.choose_move``); a slow
+level blocks the caller for that long.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from p2p.protocol import draw, events
+from p2p.protocol.chat import RateLimiter, clean_line
+from p2p.protocol.effects import (
+    Applied,
+    ChatLine,
+    Dropped,
+    Effect,
+    Equivocation,
+    Notice,
+    Publish,
+    dropped,
+)
+from p2p.protocol.events import Event, EventError
+from p2p.protocol.identity import Identity, peer_id, sanitize_nickname
+from p2p.protocol.round import PRE_PLAY, Phase, RoundError, RoundState
+from p2p.protocol.topics import Topics, join_proof, private_key
+
+COMMIT_TIMEOUT_MS = 20_000
+"""The admin closes the commit set this long after start even if some are missing."""
+REVEAL_TIMEOUT_MS = 20_000
+"""The admin draws this long after closing the commit set; missing reveals are excluded."""
+INVITE_TTL_MS = 60_000
+"""An invitation (genesis) expires this long after it was made."""
+SYNC_INTERVAL_MS = 5_000
+"""We answer one sync request per member at most this often."""
+MAX_PENDING = 256
+"""Events waiting for an earlier event we have not seen; the oldest are dropped beyond."""
+
+
+class ActionError(ValueError):
+    """A user action that cannot be done now; one-line reason for the user."""
+
+
+class RoundMachine:
+    """A member's round: the verified chain plus pools of side events and local timers."""
+
+    def __init__(
+        self,
+        me: Identity,
+        genesis: Event,
+        nonce: bytes,
+        topics: Topics | None = None,
+        code: str | None = None,
+        now: int = 0,
+    ) -> None:
+        if len(nonce) != draw.NONCE_SIZE:
+            raise ValueError("the draw nonce has 32 bytes")
+        self.me = me
+        self.state = RoundState.from_genesis(genesis)
+        self.topics = topics or Topics()
+        self.code = code
+        self.key = private_key(code) if code else self.state.round_id
+        """The topic key: the round id, or the code-derived key of a private round."""
+        self.nonce = nonce
+        self.seen: set[str] = {genesis.id}
+        self.pending: dict[str, Event] = {}
+        self.side: dict[tuple[str, bytes], Event] = {}
+        self.phase_since = now
+        self.expired = False
+        self._chat_limit = RateLimiter()
+        self._sync_answered: dict[bytes, int] = {}
+
+    # -- construction -----------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        me: Identity,
+        now: int,
+        round_id: str,
+        game: str,
+        options: dict,
+        seats: Sequence[dict],
+        start: int | None,
+        nonce: bytes,
+        topics: Topics | None = None,
+        code: str | None = None,
+        ttl_ms: int = INVITE_TTL_MS,
+    ) -> tuple[RoundMachine, list[Effect]]:
+        """The admin opens a round: signs the genesis, publishes it and invites the seats.
+
+        ``seats``: one ``{"pk": hex | None, "level": str | None}`` per seat in seat order
+        (the admin's own key in one of them; ``pk`` and ``level`` both ``None`` is an open
+        seat of a private round, which needs ``code``).  ``start``: the starting seat, or
+        ``None`` to draw it.  Raises ``ActionError`` if the round is not possible.
+        """
+        body = {
+            "game": game,
+            "options": dict(options),
+            "seats": [dict(s) for s in seats],
+            "start": start,
+            "expires": now + ttl_ms,
+            "private": code is not None,
+        }
+        try:
+            genesis = events.make(me, "genesis", now, body, round=round_id, seq=0)
+            machine = cls(me, genesis, nonce, topics, code, now)
+        except (EventError, RoundError) as err:
+            raise ActionError(str(err)) from None
+        effects: list[Effect] = [Applied(genesis), Publish(machine.route(), genesis)]
+        if code is not None:  # code joiners subscribe later: they find the genesis retained
+            effects.append(Publish(machine.topics.round_genesis(machine.key), genesis))
+        for seat in machine.state.seats:
+            if seat.pk is not None and seat.pk != me.public_key:
+                effects.append(Publish(machine.topics.inbox(peer_id(seat.pk)), genesis))
+        effects += machine._react(now)
+        return machine, effects
+
+    # -- queries -------------------------------------------------------------------------
+
+    @property
+    def phase(self) -> Phase:
+        return self.state.phase
+
+    @property
+    def my_seat(self) -> int | None:
+        return self.state.seat_of(self.me.public_key)
+
+    @property
+    def is_admin(self) -> bool:
+        return self.state.admin == self.me.public_key
+
+    def route(self):
+        return self.topics.round_events(self.key)
+
+    def log(self) -> list[Event]:
+        """The verified chain (what a log file and a sync answer hold)."""
+        return list(self.state.chain)
+
+    # -- incoming ------------------------------------------------------------------------
+
+    def receive_bytes(self, payload: bytes, now: int) -> list[Effect]:
+        """Parse and receive raw bytes from the broker."""
+        try:
+            event = events.parse(payload)
+        except EventError as err:
+            return [Dropped(None, "?", "payload", str(err))]
+        return self.receive(event, now)
+
+    def receive(self, event: Event, now: int) -> list[Effect]:
+        """Handle one incoming, already parsed event; never raises."""
+        if event.round != self.state.round_id:
+            return [dropped(event, "event of another round")]
+        if event.id in self.seen:
+            return [dropped(event, "duplicate")]
+        if event.kind == "chat":
+            return self._receive_chat(event, now)
+        if event.kind == "sync_request":
+            self.seen.add(event.id)
+            return self._answer_sync(event, now)
+        self._accepted_side = False
+        effects: list[Effect] = []
+        if event.seq is not None:
+            effects += self._receive_chain(event, now)
+        else:
+            effects += self._receive_side(event, now)
+        if any(isinstance(e, Applied) for e in effects) or self._accepted_side:
+            effects += self._react(now)
+        return effects
+
+    _accepted_side = False
+    """Set when a side event entered the pool (so ``receive`` knows to react)."""
+
+    def _receive_chain(self, event: Event, now: int) -> list[Effect]:
+        chain = self.state.chain
+        if event.seq < len(chain):  # type: ignore[operator]
+            there = chain[event.seq]  # type: ignore[index]
+            if there.pk == event.pk:
+                self.seen.add(event.id)
+                return [Equivocation(there, event)]
+            return [dropped(event, f"position {event.seq} is already taken")]
+        if event.seq > len(chain) or event.prev != self.state.head.id:  # type: ignore[operator]
+            return self._park(event)
+        before = self.state.phase
+        try:
+            self.state.apply(event)
+        except RoundError as err:
+            return [dropped(event, str(err))]
+        self.seen.add(event.id)
+        self.seen.update(inner.id for inner in event.sealed())  # late copies are duplicates
+        effects: list[Effect] = [Applied(event)]
+        if self.state.phase is not before:
+            self.phase_since = now
+            effects += self._phase_notices(before)
+        return effects
+
+    def _phase_notices(self, before: Phase) -> list[Effect]:
+        st = self.state
+        if st.phase is Phase.PLAY:
+            how = "drawn" if st.start_seat is None else "named by the admin"
+            return [Notice(f"the round starts; seat {st.starter} moves first ({how})")]
+        if st.phase is Phase.COMMIT:
+            return [Notice("all seats taken; drawing the starting seat")]
+        if st.phase is Phase.OVER:
+            return [Notice(f"the round is over ({st.end_reason}); winners: {list(st.winners())}")]
+        if st.phase is Phase.CANCELLED:
+            return [Notice(f"the round was {st.end_reason}")]
+        return []
+
+    def _park(self, event: Event) -> list[Effect]:
+        if not self.state.is_member(event.pk):
+            return [dropped(event, "answers an event we do not know, from a non-member")]
+        if event.id not in self.pending:
+            if len(self.pending) >= MAX_PENDING:
+                self.pending.pop(next(iter(self.pending)))
+            self.pending[event.id] = event
+        return []
+
+    def _drain_pending(self, now: int) -> list[Effect]:
+        effects: list[Effect] = []
+        progress = True
+        while progress and self.pending:
+            progress = False
+            known = {e.id for e in self.state.chain}
+            for eid, event in list(self.pending.items()):
+                ready = event.prev in known if event.seq is None else event.prev == self.state.head.id
+                if ready:
+                    del self.pending[eid]
+                    if event.seq is None:
+                        effects += self._receive_side(event, now)
+                    else:
+                        effects += self._receive_chain(event, now)
+                    progress = True
+                    break
+        return effects
+
+    def _receive_side(self, event: Event, now: int) -> list[Effect]:
+        st = self.state
+        known = {e.id for e in st.chain}
+        if event.prev not in known:
+            return self._park(event)
+        reason = self._side_problem(event)
+        if reason:
+            return [dropped(event, reason)]
+        key = (event.kind, event.pk)
+        first = self.side.get(key)
+        self.seen.add(event.id)
+        if first is not None:
+            return [Equivocation(first, event)]
+        self.side[key] = event
+        self._accepted_side = True
+        return []
+
+    def _side_problem(self, event: Event) -> str:
+        """Why a side event is useless or hostile here ('' if it may go into the pool)."""
+        st = self.state
+        seat = st.seat_of(event.pk)
+        kind = event.kind
+        if kind in ("accept", "decline"):
+            if st.phase is not Phase.FORMING:
+                return f"{kind} after the round was formed"
+            if event.prev != st.genesis.id:
+                return f"{kind} does not answer the genesis"
+            target = event.body["seat"]
+            if target >= len(st.seats) or st.seats[target].pk != event.pk:
+                return f"{kind} for seat {target} by a key not invited to it"
+            return ""
+        if kind == "join":
+            if event.prev != st.genesis.id:
+                return "join does not answer the genesis"
+            if not st.private:
+                return "join in a public round"
+            if seat is not None:
+                return "join by a key that already holds a seat"
+            if self.is_admin and self.code is not None:
+                expected = join_proof(self.code, st.round_id, event.pk)
+                if event.body["proof"] != expected:
+                    return "join without the right code"
+            return ""
+        if seat is None:
+            return f"{kind} by a non-member"
+        if kind == "commit":
+            if st.phase is not Phase.COMMIT:
+                return "commit outside the commit phase"
+            if event.prev != st.chain[1].id:
+                return "commit does not answer the start"
+            return ""
+        if kind == "reveal":
+            if st.phase is not Phase.REVEAL:
+                return "reveal outside the reveal phase"
+            if event.prev != st.head.id:
+                return "reveal does not answer the commit set"
+            commit = st.commits.get(seat)
+            nonce = bytes.fromhex(event.body["nonce"])
+            if commit is None or draw.commitment(st.round_id, event.pk, nonce) != commit:
+                return "reveal does not match a commitment in the closed set"
+            return ""
+        if kind in ("resign", "leave"):
+            if seat in st.resigned:
+                return "already resigned"
+            return ""
+        return f"{kind} is not a side event"
+
+    def _receive_chat(self, event: Event, now: int) -> list[Effect]:
+        seat = self.state.seat_of(event.pk)
+        if seat is None:
+            return [dropped(event, "round chat by a non-member")]
+        if not self._chat_limit.allow(event.pk, now):
+            return [dropped(event, "chat rate limit")]
+        self.seen.add(event.id)
+        nick = self.state.seats[seat].nick
+        return [ChatLine(event.pk, nick, event.body["text"], self.state.round_id, event.ts)]
+
+    def _answer_sync(self, event: Event, now: int) -> list[Effect]:
+        if not self.state.is_member(event.pk) or event.pk == self.me.public_key:
+            return [dropped(event, "sync request by a non-member")]
+        last = self._sync_answered.get(event.pk)
+        if last is not None and now - last < SYNC_INTERVAL_MS:
+            return [dropped(event, "sync request too soon")]
+        self._sync_answered[event.pk] = now
+        route = self.topics.round_sync(self.key)
+        start = min(event.body["from_seq"], len(self.state.chain))
+        answer: list[Effect] = [Publish(route, e) for e in self.state.chain[start:]]
+        sealed = {inner.id for e in self.state.chain for inner in e.sealed()}
+        answer += [Publish(route, e) for e in self.side.values() if e.id not in sealed]
+        return answer
+
+    # -- timers ----------------------------------------------------------------------
+
+    def tick(self, now: int) -> list[Effect]:
+        """Local timers: invitation expiry, commit and reveal timeouts (admin only)."""
+        st = self.state
+        effects: list[Effect] = []
+        if st.phase is Phase.FORMING and now >= st.expires:
+            if self.is_admin:
+                return self._append("cancel", {"reason": "the invitation expired"}, now)
+            if not self.expired:
+                self.expired = True
+                effects.append(Notice("the invitation expired"))
+        if not self.is_admin:
+            return effects
+        if st.phase is Phase.COMMIT and now - self.phase_since >= COMMIT_TIMEOUT_MS:
+            if self.my_seat in self._pooled_seats("commit"):
+                effects += self._close_commits(now)
+        elif st.phase is Phase.REVEAL and now - self.phase_since >= REVEAL_TIMEOUT_MS:
+            if self.my_seat in self._pooled_seats("reveal"):
+                effects += self._draw(now)
+        return effects
+
+    # -- acting on our own -------------------------------------------------------------
+
+    def _pooled(self, kind: str) -> list[Event]:
+        """Pooled side events of ``kind``, in seat order."""
+        found = [e for (k, _), e in self.side.items() if k == kind]
+        return sorted(found, key=lambda e: (self.state.seat_of(e.pk) is None, self.state.seat_of(e.pk) or 0))
+
+    def _pooled_seats(self, kind: str) -> set[int | None]:
+        return {self.state.seat_of(e.pk) for e in self._pooled(kind)}
+
+    def _append(self, kind: str, body: dict, now: int) -> list[Effect]:
+        """Sign a chain event at the head, apply it locally and publish it."""
+        head = self.state.head
+        event = events.make(self.me, kind, now, body, round=self.state.round_id, seq=head.seq + 1, prev=head.id)  # type: ignore[operator]
+        effects = self._receive_chain(event, now)
+        if effects and isinstance(effects[0], Applied):
+            return [Publish(self.route(), event), *effects]
+        return effects  # a bug of ours: surfaces as Dropped, nothing published
+
+    def _side_event(self, kind: str, body: dict, now: int, prev: str | None = None) -> list[Effect]:
+        """Sign a side event, pool it locally and publish it."""
+        prev = self.state.head.id if prev is None else prev
+        event = events.make(self.me, kind, now, body, round=self.state.round_id, prev=prev)
+        self.seen.add(event.id)
+        self.side.setdefault((kind, self.me.public_key), event)
+        return [Publish(self.route(), event)]
+
+    def _react(self, now: int) -> list[Effect]:
+        """Do whatever the protocol says we do now; repeat until nothing changes."""
+        effects: list[Effect] = []
+        for _ in range(64):
+            effects += self._drain_pending(now)
+            step = self._react_once(now)
+            if not step:
+                break
+            effects += step
+        self._accepted_side = False
+        return effects
+
+    def _react_once(self, now: int) -> list[Effect]:
+        st = self.state
+        mine = self.me.public_key
+        seat = self.my_seat
+        if st.phase in PRE_PLAY and self.is_admin:
+            gone = self._pooled("leave") + self._pooled("resign")
+            if gone:
+                return self._append("cancel", {"reason": f"seat {st.seat_of(gone[0].pk)} left"}, now)
+        if st.phase is Phase.FORMING and self.is_admin:
+            declined = self._pooled("decline")
+            if declined:
+                return self._append("cancel", {"reason": f"seat {st.seat_of(declined[0].pk)} declined"}, now)
+            return self._try_start(now)
+        if st.phase is Phase.COMMIT:
+            if seat is not None and ("commit", mine) not in self.side:
+                commit = draw.commitment(st.round_id, mine, self.nonce)
+                return self._side_event("commit", {"commit": commit}, now, prev=st.chain[1].id)
+            if self.is_admin and self._pooled_seats("commit") >= set(st.human_seats()):
+                return self._close_commits(now)
+        if st.phase is Phase.REVEAL:
+            if seat in st.commits and ("reveal", mine) not in self.side:
+                return self._side_event("reveal", {"nonce": self.nonce.hex()}, now, prev=st.head.id)
+            if self.is_admin and self._pooled_seats("reveal") >= set(st.commits):
+                return self._draw(now)
+        if st.phase is Phase.PLAY and st.owner() == mine:
+            to_seal = [
+                e
+                for (k, _), e in self.side.items()
+                if k in ("resign", "leave") and st.seat_of(e.pk) not in st.resigned
+            ]
+            if to_seal:
+                return self._append("seal", {"sealed": [e.value() for e in to_seal]}, now)
+            assert st.game is not None
+            to_move = st.game.to_move()
+            if to_move is not None and st.seats[to_move].is_computer:
+                text = st.computer_move()
+                return self._append_move(text, now)
+        return []
+
+    def _try_start(self, now: int) -> list[Effect]:
+        st = self.state
+        sealed: list[Event] = []
+        for s in st.seats:
+            if s.is_computer or s.pk == self.me.public_key or s.pk is None:
+                continue
+            accept = self.side.get(("accept", s.pk))
+            if accept is None:
+                return []
+            sealed.append(accept)
+        open_count = sum(1 for s in st.seats if s.pk is None and not s.is_computer)
+        if open_count:
+            joins = [e for (k, _), e in self.side.items() if k == "join"]  # arrival order
+            if len(joins) < open_count:
+                return []
+            sealed += joins[:open_count]
+        return self._append("start", {"sealed": [e.value() for e in sealed]}, now)
+
+    def _close_commits(self, now: int) -> list[Effect]:
+        commits = self._pooled("commit")
+        return self._append("commit_close", {"sealed": [e.value() for e in commits]}, now)
+
+    def _draw(self, now: int) -> list[Effect]:
+        st = self.state
+        reveals = [e for e in self._pooled("reveal") if st.seat_of(e.pk) in st.commits]
+        by_seat = {st.seat_of(e.pk): bytes.fromhex(e.body["nonce"]) for e in reveals}
+        seed = draw.draw_seed(st.round_id, [by_seat[s] for s in sorted(by_seat)])  # type: ignore[type-var]
+        eligible = sorted(set(by_seat) | {s.index for s in st.seats if s.is_computer})  # type: ignore[arg-type]
+        body = {"sealed": [e.value() for e in reveals], "seed": seed.hex(), "starter": draw.starter(seed, eligible)}
+        return self._append("draw", body, now)
+
+    def _append_move(self, text: str, now: int) -> list[Effect]:
+        st = self.state
+        assert st.game is not None
+        trial = st.game.copy()
+        trial.push(text)
+        return self._append("move", {"ply": st.ply, "move": text, "state": trial.state_hash()}, now)
+
+    # -- user actions -----------------------------------------------------------------
+
+    def accept(self, now: int) -> list[Effect]:
+        """Accept the invitation to our seat."""
+        seat = self.my_seat
+        if self.state.phase is not Phase.FORMING or seat is None or self.expired:
+            raise ActionError("there is no open invitation to accept")
+        return self._side_event("accept", {"seat": seat}, now, prev=self.state.genesis.id)
+
+    def decline(self, now: int) -> list[Effect]:
+        """Decline the invitation (also what a busy peer answers automatically)."""
+        seat = self.my_seat
+        if self.state.phase is not Phase.FORMING or seat is None:
+            raise ActionError("there is no open invitation to decline")
+        return self._side_event("decline", {"seat": seat}, now, prev=self.state.genesis.id)
+
+    def join(self, nick: str, now: int) -> list[Effect]:
+        """Ask for an open seat of a private round (needs the code)."""
+        if not self.state.private or self.code is None:
+            raise ActionError("only a private round can be joined with its code")
+        if self.state.phase is not Phase.FORMING:
+            raise ActionError("the round has already started")
+        body = {
+            "nick": sanitize_nickname(nick) or "?",
+            "proof": join_proof(self.code, self.state.round_id, self.me.public_key),
+        }
+        return self._side_event("join", body, now, prev=self.state.genesis.id)
+
+    def move(self, text: str, now: int) -> list[Effect]:
+        """Play ``text`` for our seat; ``ActionError`` if it is not our turn or illegal."""
+        st = self.state
+        if st.phase is not Phase.PLAY or st.game is None:
+            raise ActionError("the round is not in play")
+        if st.owner() != self.me.public_key or st.seats[st.game.to_move() or 0].is_computer:
+            raise ActionError("it is not your turn")
+        from p2p.games import MoveError
+
+        try:
+            text = st.game.normalize(text)
+            if text not in st.game.legal_moves():
+                raise ActionError(f"{text} is not a legal move here")
+            effects = self._append_move(text, now)
+        except MoveError as err:
+            raise ActionError(str(err)) from None
+        return effects + self._react(now)
+
+    def resign(self, now: int) -> list[Effect]:
+        """Give up our seat (sealed by the owner of the next position)."""
+        return self._give_up("resign", now)
+
+    def leave(self, now: int) -> list[Effect]:
+        """Leave the round; in play this resigns the seat (and hands on the admin role)."""
+        if self.state.phase in PRE_PLAY:
+            if self.is_admin:
+                return self.cancel("the admin left", now)
+            if self.state.phase is Phase.FORMING and ("accept", self.me.public_key) not in self.side:
+                return self.decline(now)
+        return self._give_up("leave", now)
+
+    def _give_up(self, kind: str, now: int) -> list[Effect]:
+        st = self.state
+        if self.my_seat is None:
+            raise ActionError("you hold no seat in this round")
+        if st.phase in (Phase.OVER, Phase.CANCELLED):
+            raise ActionError(f"the round is already {st.phase.value}")
+        if (kind, self.me.public_key) in self.side:
+            raise ActionError(f"you already sent {kind}")
+        return self._side_event(kind, {}, now) + self._react(now)
+
+    def cancel(self, reason: str, now: int) -> list[Effect]:
+        """The admin calls the round off before play."""
+        if not self.is_admin:
+            raise ActionError("only the admin can cancel the round")
+        if self.state.phase not in PRE_PLAY:
+            raise ActionError("a round in play cannot be cancelled; resign instead")
+        return self._append("cancel", {"reason": clean_line(reason)[:80] or "cancelled"}, now)
+
+    def chat(self, text: str, now: int) -> list[Effect]:
+        """A round chat line from us."""
+        line = clean_line(text)
+        if not line:
+            raise ActionError("an empty chat line")
+        event = events.make(self.me, "chat", now, {"text": line}, round=self.state.round_id)
+        self.seen.add(event.id)
+        return [Publish(self.topics.round_chat(self.key), event)]
+
+    def request_sync(self, now: int) -> list[Effect]:
+        """Ask the members for the chain from our head on (after a reconnect)."""
+        body = {"from_seq": len(self.state.chain)}
+        event = events.make(self.me, "sync_request", now, body, round=self.state.round_id)
+        self.seen.add(event.id)
+        return [Publish(self.topics.round_sync(self.key), event)]
+
+    def receive_all(self, items: Iterable[Event], now: int) -> list[Effect]:
+        """Receive several events in the given order (e.g. a sync answer)."""
+        effects: list[Effect] = []
+        for event in items:
+            effects += self.receive(event, now)
+        return effects
