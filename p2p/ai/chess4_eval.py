@@ -154,26 +154,36 @@ def cheapest_attacker(cells: Sequence[int], sq: int, seats: int) -> int:
     return 0 if best == 99 else best
 
 
-def evaluate(cells: Sequence[int], live: int, scores: Sequence[int], root: int, to_move: int | None) -> int:
-    """Centipawn value of the position for seat ``root`` (see the module docstring).
+def evaluate(
+    cells: Sequence[int],
+    plist: Sequence[set[int]],
+    live: int,
+    scores: Sequence[int],
+    root: int,
+    to_move: int | None,
+) -> int:
+    """Centipawn value of a running game for seat ``root`` (see the module docstring).
 
-    ``cells`` is the engine's padded mailbox, ``live`` a bitmask of seats still playing,
-    ``to_move`` the seat whose turn it is (``None`` when the game is over is not handled here).
+    ``cells`` is the engine's padded mailbox, ``plist[seat]`` the squares of a seat's
+    pieces, ``live`` the bit mask of seats still playing, ``to_move`` the seat to move.
     """
     worth = [100 * s for s in scores]
     mine: list[int] = []
     kings = [0, 0, 0, 0]
-    for sq in SQUARES:
-        p = cells[sq]
-        if p:
-            seat = p >> 3
-            if seat < 4 and (live >> seat) & 1:
-                worth[seat] += TABLE[p][sq]
-                kind = p & 7
-                if kind == KING:
-                    kings[seat] = sq
-                elif seat == root and kind != PAWN:
-                    mine.append(sq)
+    table = TABLE
+    for seat in range(4):
+        if not (live >> seat) & 1:
+            continue
+        w = 0
+        for sq in plist[seat]:
+            p = cells[sq]
+            w += table[p][sq]
+            kind = p & 7
+            if kind == KING:
+                kings[seat] = sq
+            elif seat == root and kind != PAWN:
+                mine.append(sq)
+        worth[seat] += w
     for seat in range(4):
         k = kings[seat]
         if k:

@@ -1,0 +1,102 @@
+"""Computer players for four-player chess (free-for-all).
+
+Levels, weakest first:
+
+* ``einfach`` - one ply, greedy: every legal move is played on a scratch board and
+  judged by the static evaluation (points, material, pieces left hanging), plus seeded
+  noise of up to about a pawn and a half.  It grabs loose material and usually sees
+  that a move leaves a piece hanging, but it never looks at an answer.
+* ``normal`` - paranoid alpha-beta (``p2p.ai.chess4_search``) to a full round of
+  plies where the node budget allows, with capture quiescence.  It takes undefended
+  pieces, does not leave its queen hanging and always plays a mate in one.
+* ``stark`` - the same search with a larger node budget and one more ply.
+
+The move is a pure function of the position (with its history), the level and the
+seed: the seeded random generator only orders the root moves (ties go to the earlier
+one) and makes Einfach's noise; no clock, no ``hash()``.  Every peer of an online round
+can recompute the admin's computer move and check it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass
+
+from p2p.ai.chess4_board import SearchAdapter
+from p2p.ai.chess4_search import Limits, ParanoidSearch
+from p2p.games.base import Game
+
+LEVELS: tuple[str, ...] = ("einfach", "normal", "stark")
+
+SEARCH_LIMITS: dict[str, Limits] = {
+    "normal": Limits(depth=4, nodes=6_000, quiescence=3),
+    "stark": Limits(depth=5, nodes=25_000, quiescence=4),
+}
+"""Counted limits of the searching levels (plies, nodes, capture plies)."""
+
+EINFACH_NOISE = 150
+"""Einfach's seeded noise: uniform in [-EINFACH_NOISE, +EINFACH_NOISE] centipawns."""
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """A computer move and how it was found (for benchmarks and the curious)."""
+
+    move: str
+    value: int
+    depth: int
+    nodes: int
+
+
+def _rng(game: Game, level: str, seed: bytes) -> random.Random:
+    """The seeded generator of one decision: depends on seed, level and position only."""
+    digest = hashlib.sha256(
+        b"p2p/chess4-ai\x00" + level.encode() + b"\x00" + seed + b"\x00" + game.state_hash().encode()
+    ).digest()
+    return random.Random(int.from_bytes(digest, "big"))
+
+
+def analyse(game: Game, level: str, seed: bytes = b"") -> Analysis:
+    """The computer's move for the seat to move, with value, depth and node count.
+
+    ``game`` is not changed (the search works on a copy).
+    """
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r} (known: {', '.join(LEVELS)})")
+    if game.is_over():
+        raise ValueError("the game is over")
+    root = game.to_move()
+    assert root is not None
+    board = SearchAdapter(game.copy())
+    rng = _rng(game, level, seed)
+    moves = board.moves()
+    if not moves:
+        raise ValueError("no legal move")
+    if level == "einfach":
+        return _greedy(board, root, moves, rng)
+    rng.shuffle(moves)
+    result = ParanoidSearch(board, root, SEARCH_LIMITS[level]).run(moves)
+    return Analysis(board.text(result.move), result.value, result.depth, result.nodes)
+
+
+def choose_move(game: Game, level: str, seed: bytes = b"") -> str:
+    """The computer's move (canonical text) for the seat to move in ``game``."""
+    return analyse(game, level, seed).move
+
+
+def _greedy(board: SearchAdapter, root: int, moves: list, rng: random.Random) -> Analysis:
+    """One ply: the move whose resulting position evaluates best, plus seeded noise."""
+    best_move = moves[0]
+    best = None
+    for move in moves:
+        board.make(move)
+        try:
+            value = board.evaluate(root)
+        finally:
+            board.unmake()
+        value += rng.randint(-EINFACH_NOISE, EINFACH_NOISE)
+        if best is None or value > best:
+            best, best_move = value, move
+    assert best is not None
+    return Analysis(board.text(best_move), best, 1, len(moves))
