@@ -233,3 +233,34 @@ def test_turn_notification_only_when_unfocused(tmp_path: Path) -> None:
             assert notifier.sent == []
 
     run(scenario())
+
+
+def test_replay_analysis_rules_and_click(tmp_path: Path) -> None:
+    pytest.importorskip("p2p.ai.connect4_ai")
+
+    async def scenario() -> None:
+        async with HeadlessShell(config_dir=tmp_path, lang="en") as h:
+            fast_clock(h)
+            await h.type_line("/rules connect4")
+            await h.wait_screen("four own stones in a row")
+            await h.type_line("/play connect4")
+            await h.wait_screen("To move: Red")
+            # A mouse click on a column plays it (SGR mouse: press and release at x, y).
+            h.send("\x1b[<0;60;4M\x1b[<0;60;4m")
+            await h.wait_for(lambda: len(h.controller.match.game.history()) == 1)
+            clicked = h.controller.match.game.history()[0]
+            other = "7" if clicked != "7" else "6"
+            for col in (other, clicked) * 3:
+                await h.type_line(col, settle=0.0)
+            await h.wait_screen("over: Red wins")
+            await h.type_line("/replay start")
+            await h.wait_screen("Replay move 0/")
+            await h.type_line("/replay next")
+            await h.wait_screen("Replay move 1/")
+            await h.type_line("/replay stop")
+            h.controller.analysis_nodes = 5_000  # keep the test short; the real default is larger
+            await h.type_line("/analyze")
+            screen = await h.wait_screen("Analysis done", 30)
+            assert "decisive move" in screen or "mistake" in screen or "keeps a win" in screen
+
+    run(scenario())

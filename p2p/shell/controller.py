@@ -81,6 +81,8 @@ class Controller:
         self.preview: str = ""
         self._thinking = False
         self.log_path: Path | None = None
+        self.analysis_nodes: int | None = None
+        """Node budget per position for /analyze; ``None``: the analyser's default."""
 
     # -- the game being shown ----------------------------------------------------------
 
@@ -623,9 +625,10 @@ class Controller:
 
         try:
             options = game.options()
+            extra = {} if self.analysis_nodes is None else {"node_limit": self.analysis_nodes}
             result = await asyncio.to_thread(
                 analyze_round, [m for m in game.history() if not m.startswith("resign:")],
-                int(options["width"]), int(options["height"]),
+                int(options["width"]), int(options["height"]), **extra,
             )
             for line in describe(result, game, self.t, self.seat_label):
                 self.state.add(line, "info")
