@@ -44,16 +44,21 @@ STARK_NODES = 25_000
 STARK_SOLVE_CELLS = 16
 """Stark asks the exact solver once at most this many cells are empty."""
 STARK_SOLVER_NODES = 20_000
-MEISTER_SOLVER_NODES = 70_000
-MEISTER_SOLVE_FROM = 0.30
+MEISTER_SOLVER_NODES = 50_000
+MEISTER_SOLVE_FROM = 0.40
 """Meister tries the solver once this share of the board is filled (before: hopeless)."""
 MEISTER_DEPTH = 16
-MEISTER_NODES = 40_000
+MEISTER_NODES = 30_000
 MEISTER_SECOND_BEST = 0.06
 HINT_SOLVER_NODES = 150_000
 ANALYSIS_NODES = 200_000
 POPOUT_DEPTH = {"neuling": 1, "normal": 2, "stark": 3, "meister": 4}
 POPOUT_NODES = 6_000
+
+
+def _scaled(nodes: int, width: int) -> int:
+    """Node budgets are set for 7 columns; wider boards cost more per node."""
+    return nodes * 7 // max(width, 7)
 
 
 def _rng(game: Game, level: str, seed: bytes) -> random.Random:
@@ -123,7 +128,7 @@ def _normal(pos: Position, rng: random.Random) -> int:
             # It does not see the diagonal: play as if the threat were not there.
             others = _playable(pos, possible & ~threats) or _playable(pos, possible)
             return _pick_noisy(_static_scores(pos, others), rng, NORMAL_NOISE)
-    search = HeuristicSearch(geo, node_limit=20_000)
+    search = HeuristicSearch(geo, node_limit=_scaled(20_000, geo.width))
     scores = search.root_scores(pos, NORMAL_DEPTH, exact_all=True)
     return _pick_noisy(scores, rng, NORMAL_NOISE)
 
@@ -171,10 +176,10 @@ def _solver_scores(pos: Position, node_limit: int) -> dict[int, int] | None:
 def _stark(pos: Position, rng: random.Random) -> int:
     geo = pos.geo
     if geo.size - pos.moves <= STARK_SOLVE_CELLS:
-        exact = _solver_scores(pos, STARK_SOLVER_NODES)
+        exact = _solver_scores(pos, _scaled(STARK_SOLVER_NODES, geo.width))
         if exact is not None:
             return _pick_best(exact, rng)
-    scores = HeuristicSearch(geo, STARK_NODES).root_scores(pos, STARK_DEPTH)
+    scores = HeuristicSearch(geo, _scaled(STARK_NODES, geo.width)).root_scores(pos, STARK_DEPTH)
     return _pick_best(scores, rng)
 
 
@@ -182,9 +187,9 @@ def _meister(pos: Position, rng: random.Random) -> int:
     geo = pos.geo
     exact = None
     if pos.moves >= MEISTER_SOLVE_FROM * geo.size:
-        exact = _solver_scores(pos, MEISTER_SOLVER_NODES)
+        exact = _solver_scores(pos, _scaled(MEISTER_SOLVER_NODES, geo.width))
     if exact is None:
-        scores = HeuristicSearch(geo, MEISTER_NODES).root_scores(pos, MEISTER_DEPTH)
+        scores = HeuristicSearch(geo, _scaled(MEISTER_NODES, geo.width)).root_scores(pos, MEISTER_DEPTH)
         return _pick_best(scores, rng)
     if rng.random() < MEISTER_SECOND_BEST:
         values = sorted(set(exact.values()), reverse=True)
