@@ -130,6 +130,17 @@ class RoundState:
             Seat(i, None if s["pk"] is None else bytes.fromhex(s["pk"]), s["level"])
             for i, s in enumerate(raw_seats)
         ]
+        computer_levels = {s.level for s in seats if s.level is not None}
+        if computer_levels:
+            try:
+                from p2p.ai import levels
+
+                known = levels(body["game"])
+            except (ImportError, KeyError):
+                raise RoundError(f"there is no computer player for {body['game']}") from None
+            unknown = sorted(computer_levels - set(known))
+            if unknown:
+                raise RoundError(f"unknown computer level {unknown[0]!r} (known: {', '.join(known)})")
         keys = [s.pk for s in seats if s.pk is not None]
         if len(set(keys)) != len(keys):
             raise RoundError("a public key holds two seats")

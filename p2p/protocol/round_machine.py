@@ -209,7 +209,9 @@ class RoundMachine:
         except RoundError as err:
             return [dropped(event, str(err))]
         self.seen.add(event.id)
-        self.seen.update(inner.id for inner in event.sealed())  # late copies are duplicates
+        for inner in event.sealed():  # late copies are duplicates; the sealed one counts
+            self.seen.add(inner.id)
+            self.side[(inner.kind, inner.pk)] = inner
         effects: list[Effect] = [Applied(event)]
         if self.state.phase is not before:
             self.phase_since = now
@@ -261,14 +263,15 @@ class RoundMachine:
         known = {e.id for e in st.chain}
         if event.prev not in known:
             return self._park(event)
+        key = (event.kind, event.pk)
+        first = self.side.get(key)
+        if first is not None:  # one accept, commit, reveal, resign ... per member and round
+            self.seen.add(event.id)
+            return [Equivocation(first, event)]
         reason = self._side_problem(event)
         if reason:
             return [dropped(event, reason)]
-        key = (event.kind, event.pk)
-        first = self.side.get(key)
         self.seen.add(event.id)
-        if first is not None:
-            return [Equivocation(first, event)]
         self.side[key] = event
         self._accepted_side = True
         return []
