@@ -212,7 +212,7 @@ class Transport:
         self._min_backoff = min_backoff
         self._max_backoff = max_backoff
         self._v5 = protocol == "5"
-        self._subscriptions: dict[str, tuple[int, bool]] = {}
+        self._subscriptions: dict[str, tuple[int, bool, bool]] = {}
         self._inbound: asyncio.Queue[Inbound | None] = asyncio.Queue(maxsize=inbound_limit)
         self._outbox: deque[_Outgoing] = deque()
         self._outbox_limit = outbox_limit
@@ -309,17 +309,21 @@ class Transport:
 
     # -- subscriptions -----------------------------------------------------------------
 
-    async def subscribe(self, topic: str, qos: int = 1, *, retained: bool = False) -> None:
+    async def subscribe(
+        self, topic: str, qos: int = 1, *, retained: bool = False, no_local: bool = False
+    ) -> None:
         """Subscribe now (if connected) and after every reconnect.
 
         ``retained=False`` asks a v5 broker not to send retained messages on this topic
-        (nothing retained is expected there, so a planted one is never delivered).
+        (nothing retained is expected there, so a planted one is never delivered);
+        ``no_local=True`` asks it not to echo our own publishes back (v5 only; over 3.1.1
+        the echo arrives and is dropped as a duplicate by id).
         """
-        self._subscriptions[topic] = (qos, retained)
+        self._subscriptions[topic] = (qos, retained, no_local)
         client = self._client
         if client is not None and self._up.is_set():
             try:
-                await self._subscribe_one(client, topic, qos, retained)
+                await self._subscribe_one(client, topic, qos, retained, no_local)
             except aiomqtt.MqttError as err:
                 log.info("subscribe %s failed (%s); retried after reconnect", topic, err)
 
@@ -332,9 +336,11 @@ class Transport:
             with contextlib.suppress(aiomqtt.MqttError):
                 await client.unsubscribe(topic)
 
-    async def _subscribe_one(self, client: aiomqtt.Client, topic: str, qos: int, retained: bool) -> None:
+    async def _subscribe_one(
+        self, client: aiomqtt.Client, topic: str, qos: int, retained: bool, no_local: bool
+    ) -> None:
         if self._v5:
-            options = SubscribeOptions(qos=qos, retainHandling=0 if retained else 2)
+            options = SubscribeOptions(qos=qos, noLocal=no_local, retainHandling=0 if retained else 2)
             await client.subscribe(topic, options=options)
         else:
             await client.subscribe(topic, qos=qos)
@@ -521,8 +527,8 @@ class Transport:
                 client = self._make_client()
                 async with client:
                     self._client = client
-                    for topic, (qos, retained) in list(self._subscriptions.items()):
-                        await self._subscribe_one(client, topic, qos, retained)
+                    for topic, (qos, retained, no_local) in list(self._subscriptions.items()):
+                        await self._subscribe_one(client, topic, qos, retained, no_local)
                     was_up = True
                     backoff = self._min_backoff
                     self._set_state(

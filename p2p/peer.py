@@ -1,0 +1,1066 @@
+"""The public async API of ``p2p``: one ``Peer`` per identity on one broker.
+
+Scripted bots, the tests, the demo and the shell all use this module; it is the driver
+of the pure state machines in ``p2p.protocol`` (it feeds them what arrives, runs their
+timers with the real clock and carries out the effects they return) on top of the one
+network connection of ``p2p.net.transport``.  A bot in a few lines::
+
+    async with Peer(url, nick="bot") as peer:
+        async for note in peer.events():
+            if isinstance(note, InvitationReceived):
+                await note.round.accept()
+            elif isinstance(note, YourTurn):
+                await note.round.play(choose_move(note.round.game, "stark"))
+
+Everything a user can get wrong (an illegal move, not your turn, an unknown peer) raises
+``ActionError`` with a one-line reason and changes nothing.  Everything a stranger sends
+is checked by the protocol layer; what fails is dropped with a log line and reported as a
+``Warning`` notification, never as an exception.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import time
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from p2p.games import Game, game_class
+from p2p.net.transport import ConnectionState, Inbound, Transport, WillMessage
+from p2p.protocol import events as ev
+from p2p.protocol.chat import RateLimiter, clean_line
+from p2p.protocol.effects import Applied, ChatLine, Dropped, Effect, Equivocation, Notice, Publish
+from p2p.protocol.events import Event, EventError
+from p2p.protocol.identity import Identity, label, peer_id, sanitize_nickname
+from p2p.protocol.round import Phase, RoundState
+from p2p.protocol.round_machine import ActionError, RoundMachine
+from p2p.protocol.topics import Topics, TopicError
+
+__all__ = [
+    "ActionError",
+    "ChatMessage",
+    "ConnectionChanged",
+    "Equivocated",
+    "InvitationReceived",
+    "Notification",
+    "Peer",
+    "PeerInfo",
+    "PresenceChanged",
+    "Resynced",
+    "Round",
+    "RoundNotice",
+    "RoundOver",
+    "RoundUpdate",
+    "Rejected",
+    "YourTurn",
+]
+
+log = logging.getLogger("p2p.peer")
+
+HEARTBEAT_S = 20.0
+"""Presence is re-published this often."""
+PRESENCE_TTL_S = 60
+"""A peer not heard from for this long is dropped from the lobby (also the retained expiry)."""
+TICK_S = 0.25
+"""How often the round machines' timers run."""
+RESYNC_AFTER_S = 2.0
+"""A round with events parked (an earlier one is missing) asks for a sync after this long."""
+
+
+def now_ms() -> int:
+    """The wall clock in integer milliseconds: the only clock the machines ever see."""
+    return time.time_ns() // 1_000_000
+
+
+# -- notifications --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PeerInfo:
+    """What the lobby knows about one peer."""
+
+    peer_id: str
+    public_key: bytes
+    nick: str
+    busy: bool = False
+    online: bool = True
+    last_seen: int = 0  # ms
+
+    @property
+    def short_id(self) -> str:
+        return self.peer_id[:8]
+
+    @property
+    def label(self) -> str:
+        """``alice (1a2b3c4d)``: a nickname is only ever shown with its fingerprint."""
+        return label(self.nick, self.public_key)
+
+
+@dataclass(frozen=True)
+class Notification:
+    """Base class of everything ``Peer.events()`` yields."""
+
+
+@dataclass(frozen=True)
+class ChatMessage(Notification):
+    sender: bytes
+    nick: str
+    text: str
+    round_id: str | None  # None: lobby chat
+    ts: int
+
+    @property
+    def label(self) -> str:
+        return label(self.nick, self.sender)
+
+
+@dataclass(frozen=True)
+class PresenceChanged(Notification):
+    peer: PeerInfo
+    online: bool
+
+
+@dataclass(frozen=True)
+class InvitationReceived(Notification):
+    round: Round
+
+
+@dataclass(frozen=True)
+class RoundUpdate(Notification):
+    """A chain event became part of a round (``kind``: start, draw, move, seal ...)."""
+
+    round: Round
+    kind: str
+    seq: int
+    text: str
+
+
+@dataclass(frozen=True)
+class YourTurn(Notification):
+    round: Round
+
+
+@dataclass(frozen=True)
+class RoundOver(Notification):
+    round: Round
+    winners: tuple[int, ...]
+    reason: str
+
+
+@dataclass(frozen=True)
+class RoundNotice(Notification):
+    round: Round | None
+    text: str
+
+
+@dataclass(frozen=True)
+class Rejected(Notification):
+    """An incoming event was refused (who sent what, and why)."""
+
+    text: str
+    round_id: str | None = None
+    reason: str = ""
+    kind: str = ""
+
+
+@dataclass(frozen=True)
+class Equivocated(Notification):
+    """One key signed two conflicting events; both are the evidence."""
+
+    round: Round | None
+    first: Event
+    second: Event
+
+    @property
+    def text(self) -> str:
+        return (
+            f"equivocation by {self.first.pk.hex()[:8]}: {self.first.kind} {self.first.id[:12]}"
+            f" and {self.second.kind} {self.second.id[:12]}"
+        )
+
+
+@dataclass(frozen=True)
+class ConnectionChanged(Notification):
+    state: str  # "connected", "lost", "reconnected", "closed"
+    detail: str
+
+
+@dataclass(frozen=True)
+class Resynced(Notification):
+    round: Round
+    applied: int
+    head: int
+
+
+class Notifications:
+    """An async iterator over notifications, registered the moment it is created.
+
+    Bounded: if the consumer falls far behind, the oldest notifications are dropped.
+    """
+
+    def __init__(
+        self,
+        owner: Peer,
+        accept: Callable[[Notification], bool] | None = None,
+        maxsize: int = 10_000,
+    ) -> None:
+        self._owner = owner
+        self._accept = accept
+        self._queue: asyncio.Queue[Notification | None] = asyncio.Queue(maxsize)
+        owner._listeners.append(self)
+
+    def _push(self, note: Notification | None) -> None:
+        if note is not None and self._accept is not None and not self._accept(note):
+            return
+        if self._queue.full():
+            with contextlib.suppress(asyncio.QueueEmpty):
+                self._queue.get_nowait()
+        self._queue.put_nowait(note)
+
+    def close(self) -> None:
+        """Stop listening (the iteration ends)."""
+        with contextlib.suppress(ValueError):
+            self._owner._listeners.remove(self)
+        self._push(None)
+
+    def __aiter__(self) -> Notifications:
+        return self
+
+    async def __anext__(self) -> Notification:
+        note = await self._queue.get()
+        if note is None:
+            raise StopAsyncIteration
+        return note
+
+    async def next(self, timeout: float | None = None) -> Notification:
+        """The next notification; ``asyncio.TimeoutError`` after ``timeout`` seconds."""
+        return await asyncio.wait_for(self.__anext__(), timeout)
+
+
+# -- rounds ---------------------------------------------------------------------------
+
+
+class Round:
+    """One round this peer takes part in (or was invited to).
+
+    ``round.game`` is the rules engine of the round (``None`` until play starts), equal on
+    every member; ``round.phase`` says where the round is; the action methods sign and
+    publish our part and raise ``ActionError`` when the action is not possible now.
+    """
+
+    def __init__(self, peer: Peer, machine: RoundMachine) -> None:
+        self._peer = peer
+        self.machine = machine
+        self.invited_by: bytes = machine.state.genesis.pk
+        self._changed = asyncio.Condition()
+        self._resync_count = 0
+        self._resync_flush: asyncio.Handle | None = None
+        self._parked_since: float | None = None
+        self._last_sync_request = 0.0
+        self.log_path: Path | None = None
+        self.code: str | None = machine.code
+
+    # -- queries ---------------------------------------------------------------------
+
+    @property
+    def id(self) -> str:
+        return self.machine.state.round_id
+
+    @property
+    def chain_state(self) -> RoundState:
+        """The verified chain and everything derived from it."""
+        return self.machine.state
+
+    @property
+    def game(self) -> Game | None:
+        """The rules engine after the moves so far (``None`` before play)."""
+        return self.machine.state.game
+
+    state = game  # the brief's name for it: ``round.state`` is the engine
+
+    @property
+    def game_name(self) -> str:
+        return self.machine.state.game_name
+
+    @property
+    def phase(self) -> Phase:
+        return self.machine.state.phase
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase in (Phase.OVER, Phase.CANCELLED)
+
+    @property
+    def my_seat(self) -> int | None:
+        return self.machine.my_seat
+
+    @property
+    def is_admin(self) -> bool:
+        return self.machine.is_admin
+
+    @property
+    def admin(self) -> bytes:
+        return self.machine.state.admin
+
+    @property
+    def seats(self) -> list[str]:
+        """A label per seat: nickname with fingerprint, computer level, or ``open``."""
+        out = []
+        for seat in self.machine.state.seats:
+            if seat.is_computer:
+                out.append(f"computer ({seat.level})")
+            elif seat.pk is None:
+                out.append("open")
+            else:
+                out.append(self._peer.label_of(seat.pk, seat.nick))
+        return out
+
+    @property
+    def is_my_turn(self) -> bool:
+        st = self.machine.state
+        if st.phase is not Phase.PLAY or st.game is None:
+            return False
+        seat = st.game.to_move()
+        return seat is not None and seat == self.my_seat and not st.seats[seat].is_computer
+
+    @property
+    def state_hash(self) -> str:
+        return self.machine.state.state_hash()
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        return self.machine.state.winners()
+
+    @property
+    def seed(self) -> bytes | None:
+        return self.machine.state.seed
+
+    @property
+    def starter(self) -> int | None:
+        return self.machine.state.starter
+
+    def log(self) -> list[Event]:
+        """The verified chain, genesis first."""
+        return self.machine.log()
+
+    def __repr__(self) -> str:
+        return f"Round({self.id[:8]} {self.game_name} {self.phase.value})"
+
+    # -- actions ---------------------------------------------------------------------
+
+    async def accept(self) -> None:
+        """Accept the invitation (our seat)."""
+        await self._peer._act(self, lambda m, now: m.accept(now))
+
+    async def decline(self) -> None:
+        """Decline the invitation."""
+        await self._peer._act(self, lambda m, now: m.decline(now))
+        await self._peer._forget(self)
+
+    async def play(self, move: str) -> None:
+        """Play ``move`` (canonical or as a person types it) for our seat."""
+        await self._peer._act(self, lambda m, now: m.move(move, now))
+
+    async def resign(self) -> None:
+        """Give up our seat."""
+        await self._peer._act(self, lambda m, now: m.resign(now))
+
+    async def leave(self) -> None:
+        """Leave the round (in play: resigns; the admin role passes on)."""
+        await self._peer._act(self, lambda m, now: m.leave(now))
+
+    async def cancel(self, reason: str = "cancelled by the admin") -> None:
+        """The admin calls the round off before play."""
+        await self._peer._act(self, lambda m, now: m.cancel(reason, now))
+
+    async def say(self, text: str) -> None:
+        """A round chat line."""
+        line = clean_line(text)
+        await self._peer._act(self, lambda m, now: m.chat(text, now))
+        me = self._peer.identity
+        self._peer._notify(ChatMessage(me.public_key, self._peer.nick, line, self.id, now_ms()))
+
+    async def request_sync(self) -> None:
+        """Ask the other members for the chain from our head on."""
+        self._last_sync_request = time.monotonic()
+        await self._peer._act(self, lambda m, now: m.request_sync(now))
+
+    # -- waiting ---------------------------------------------------------------------
+
+    async def _signal(self) -> None:
+        async with self._changed:
+            self._changed.notify_all()
+
+    async def wait_until(self, predicate: Callable[[Round], bool], timeout: float | None = None) -> None:
+        """Wait until ``predicate(round)`` holds; ``asyncio.TimeoutError`` after ``timeout``."""
+
+        async def waiter() -> None:
+            async with self._changed:
+                await self._changed.wait_for(lambda: predicate(self))
+
+        await asyncio.wait_for(waiter(), timeout)
+
+    async def wait_started(self, timeout: float | None = 60) -> None:
+        """Wait until play begins (or the round is cancelled)."""
+        await self.wait_until(lambda r: r.phase in (Phase.PLAY, Phase.OVER, Phase.CANCELLED), timeout)
+
+    async def wait_over(self, timeout: float | None = None) -> None:
+        """Wait until the round is over or cancelled."""
+        await self.wait_until(lambda r: r.is_over, timeout)
+
+    async def wait_turn(self, timeout: float | None = None) -> bool:
+        """Wait until it is our turn (``True``) or the round is over (``False``)."""
+        await self.wait_until(lambda r: r.is_my_turn or r.is_over, timeout)
+        return self.is_my_turn
+
+    def events(self) -> Notifications:
+        """Notifications about this round only."""
+        return Notifications(self._peer, lambda n: getattr(n, "round", None) is self)
+
+
+# -- the lobby ------------------------------------------------------------------------
+
+
+class Lobby:
+    """Who is online in our namespace, from their signed presence events.
+
+    Rules (the receiving side of ``docs/protocol.md``'s presence):
+
+    * a presence must arrive on the topic of its signer's own peer id;
+    * ``online``: adopted if newer (``ts``) than what we hold for that key; a new
+      ``session`` replaces the old one (a reconnect);
+    * ``offline`` (a clean exit or the broker-published Last Will): accepted only for the
+      session we currently hold, so a replayed Last Will of an earlier session, or one
+      injected by anyone else, changes nothing;
+    * a peer not heard from for ``ttl`` seconds (at most ``PRESENCE_TTL_S``) is dropped.
+    """
+
+    def __init__(self, me: bytes) -> None:
+        self._me = me
+        self._peers: dict[bytes, PeerInfo] = {}
+        self._sessions: dict[bytes, tuple[str, int, int]] = {}  # pk -> (session, ts, ttl ms)
+
+    def __iter__(self) -> Iterable[PeerInfo]:  # type: ignore[override]
+        return iter(sorted(self._peers.values(), key=lambda p: (p.nick.lower(), p.peer_id)))
+
+    def __len__(self) -> int:
+        return len(self._peers)
+
+    def __contains__(self, key: object) -> bool:
+        return self.find(str(key)) is not None
+
+    @property
+    def online(self) -> list[PeerInfo]:
+        """Everyone online but us, sorted by nickname."""
+        return list(self)  # type: ignore[arg-type]
+
+    def get(self, public_key: bytes) -> PeerInfo | None:
+        return self._peers.get(public_key)
+
+    def find(self, who: str) -> PeerInfo | None:
+        """A peer by peer id, id prefix (at least 4), public key hex or exact nickname."""
+        text = who.strip().lower()
+        if not text:
+            return None
+        matches = [
+            p
+            for p in self._peers.values()
+            if p.peer_id == text or p.public_key.hex() == text or (len(text) >= 4 and p.peer_id.startswith(text))
+        ]
+        if not matches:
+            matches = [p for p in self._peers.values() if p.nick.lower() == text]
+        return matches[0] if len(matches) == 1 else None
+
+    def receive(self, event: Event, topic_peer: str | None, now: int) -> tuple[str, PeerInfo | None]:
+        """Apply a presence event; returns (``"online"``/``"offline"``/``"refresh"``/reason, info)."""
+        if event.kind != "presence":
+            return f"{event.kind} on the presence topic", None
+        if topic_peer != peer_id(event.pk):
+            return "presence on another peer's topic", None
+        if event.pk == self._me:
+            return "own", None
+        body = event.body
+        held = self._sessions.get(event.pk)
+        if body["status"] == "offline":
+            if held is None or held[0] != body["session"]:
+                return "offline for a session that is not the current one (stale or replayed Last Will)", None
+            info = self._peers.pop(event.pk, None)
+            del self._sessions[event.pk]
+            return ("offline", info) if info else ("ignored", None)
+        if held is not None and event.ts < held[1]:
+            return "presence older than the one we hold", None
+        ttl = min(int(body["ttl"]), PRESENCE_TTL_S) * 1000
+        self._sessions[event.pk] = (body["session"], event.ts, ttl)
+        was = self._peers.get(event.pk)
+        info = PeerInfo(peer_id(event.pk), event.pk, body["nick"], bool(body["busy"]), True, now)
+        self._peers[event.pk] = info
+        if was is None:
+            return "online", info
+        return ("refresh", info) if (was.nick, was.busy) == (info.nick, info.busy) else ("changed", info)
+
+    def expire(self, now: int) -> list[PeerInfo]:
+        """Forget peers silent for longer than their ttl; returns them."""
+        gone = []
+        for pk, info in list(self._peers.items()):
+            ttl = self._sessions.get(pk, ("", 0, PRESENCE_TTL_S * 1000))[2]
+            if now - info.last_seen > ttl:
+                gone.append(info)
+                del self._peers[pk]
+                self._sessions.pop(pk, None)
+        return gone
+
+
+# -- the peer -------------------------------------------------------------------------
+
+
+@dataclass
+class PeerStats:
+    """Counters for tests, the bench and the shell's status line."""
+
+    dropped: dict[str, int] = field(default_factory=dict)
+    received: int = 0
+    applied: int = 0
+
+    def count_drop(self, reason: str) -> None:
+        key = reason.split(":")[0][:60]
+        self.dropped[key] = self.dropped.get(key, 0) + 1
+
+
+class Peer:
+    """One identity on one broker: lobby, chat, invitations and rounds.
+
+    ``async with Peer(url, nick="alice") as peer`` connects (raises ``ConnectionError``
+    with one line if the broker cannot be reached), announces us in the lobby and keeps
+    the connection alive until the block ends.  ``identity`` defaults to a fresh random
+    key; the shell passes the one from ``p2p.keystore``.  ``log_dir`` (optional) gets one
+    file per round with its signed chain, one event per line, as it grows.
+    """
+
+    def __init__(
+        self,
+        broker_url: str,
+        *,
+        nick: str,
+        identity: Identity | None = None,
+        namespace: str = "public",
+        log_dir: Path | str | None = None,
+        connect_timeout: float = 10.0,
+        heartbeat: float = HEARTBEAT_S,
+    ) -> None:
+        try:
+            self.topics = Topics(namespace)
+        except TopicError as err:
+            raise ActionError(str(err)) from None
+        self.identity = identity or Identity.from_seed(os.urandom(32))
+        self.nick = sanitize_nickname(nick) or "anonymous"
+        self.broker_url = broker_url
+        self.log_dir = Path(log_dir) if log_dir is not None else None
+        self._connect_timeout = connect_timeout
+        self._heartbeat = heartbeat
+        self.transport = Transport(broker_url, on_connected=self._on_connected, will=self._make_will)
+        self.transport.on_state(self._on_connection_state)
+        self.lobby = Lobby(self.identity.public_key)
+        self.rounds: dict[str, Round] = {}  # by round id
+        self._by_key: dict[str, Round] = {}  # by topic key
+        self._listeners: list[Notifications] = []
+        self._tasks: list[asyncio.Task[None]] = []
+        self._session = os.urandom(16).hex()
+        self._lobby_chat_limit = RateLimiter()
+        self._last_hello_answer = 0.0
+        self._seen_lobby: set[str] = set()
+        self.stats = PeerStats()
+        self._closed = False
+
+    # -- identity --------------------------------------------------------------------
+
+    @property
+    def public_key(self) -> bytes:
+        return self.identity.public_key
+
+    @property
+    def peer_id(self) -> str:
+        return self.identity.peer_id
+
+    @property
+    def short_id(self) -> str:
+        return self.identity.short_id
+
+    @property
+    def label(self) -> str:
+        return label(self.nick, self.public_key)
+
+    def label_of(self, public_key: bytes, nick: str = "") -> str:
+        """How to show a key: its lobby nickname (or ``nick``) with its fingerprint."""
+        if public_key == self.public_key:
+            return self.label
+        info = self.lobby.get(public_key)
+        return label(info.nick if info else nick or "?", public_key)
+
+    @property
+    def busy(self) -> bool:
+        """True while we hold a seat in a round that is not over."""
+        for rnd in self.rounds.values():
+            st = rnd.machine.state
+            seat = rnd.my_seat
+            if seat is None or rnd.is_over or seat in st.resigned:
+                continue
+            if st.phase is Phase.FORMING and ("accept", self.public_key) not in rnd.machine.side and not rnd.is_admin:
+                continue  # an unanswered invitation does not make us busy
+            return True
+        return False
+
+    @property
+    def connected(self) -> bool:
+        return self.transport.connected
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    async def __aenter__(self) -> Peer:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def start(self) -> None:
+        """Connect, subscribe to the lobby and announce ourselves."""
+        for topic, qos in self.topics.lobby_subscriptions(self.peer_id):
+            retained = topic == self.topics.presence_filter()
+            await self.transport.subscribe(topic, qos, retained=retained, no_local=not retained)
+        await self.transport.start(wait=self._connect_timeout)
+        self._tasks = [
+            asyncio.create_task(self._receive_loop(), name=f"p2p-peer-{self.short_id}-receive"),
+            asyncio.create_task(self._timer_loop(), name=f"p2p-peer-{self.short_id}-timers"),
+        ]
+
+    async def close(self) -> None:
+        """Say goodbye (offline presence), send what is pending and disconnect."""
+        if self._closed:
+            return
+        self._closed = True
+        if self.transport.connected:
+            self._publish_presence("offline")
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        await self.transport.close()
+        for listener in list(self._listeners):
+            listener.close()
+
+    def events(self) -> Notifications:
+        """All notifications from now on (chat, presence, invitations, rounds, warnings)."""
+        return Notifications(self)
+
+    def _notify(self, note: Notification) -> None:
+        for listener in list(self._listeners):
+            listener._push(note)
+
+    # -- connection --------------------------------------------------------------------
+
+    def _make_will(self) -> WillMessage:
+        """A fresh session per connection, and its pre-signed offline presence as the Will."""
+        self._session = os.urandom(16).hex()
+        event = self._presence_event("offline")
+        route = self.topics.presence(self.peer_id)
+        return WillMessage(route.topic, event.raw, route.qos, route.retain, PRESENCE_TTL_S)
+
+    def _presence_event(self, status: str) -> Event:
+        body = {
+            "nick": self.nick,
+            "status": status,
+            "busy": self.busy,
+            "session": self._session,
+            "ttl": PRESENCE_TTL_S,
+        }
+        return ev.make(self.identity, "presence", now_ms(), body)
+
+    def _publish_presence(self, status: str = "online") -> None:
+        event = self._presence_event(status)
+        route = self.topics.presence(self.peer_id)
+        self.transport.publish_nowait(route.topic, event.raw, qos=route.qos, retain=route.retain, expiry=PRESENCE_TTL_S)
+
+    async def _on_connected(self) -> None:
+        """After every (re)connect: announce, ask the lobby to answer, catch up on rounds."""
+        self._publish_presence("online")
+        hello = ev.make(self.identity, "hello", now_ms(), {"nick": self.nick})
+        self.transport.publish_nowait(self.topics.hello().topic, hello.raw, qos=0)
+        if self.transport.state is ConnectionState.RECONNECTED:
+            for rnd in list(self.rounds.values()):
+                if not rnd.is_over:
+                    await rnd.request_sync()
+
+    def _on_connection_state(self, state: ConnectionState, detail: str) -> None:
+        self._notify(ConnectionChanged(state.value, detail))
+
+    def interrupt_connection(self) -> None:
+        """Cut the network connection as a failure would (tests, demo); it comes back."""
+        self.transport.interrupt()
+
+    # -- lobby actions -------------------------------------------------------------------
+
+    async def say(self, text: str) -> None:
+        """A lobby chat line to everyone online; ``ActionError`` if it is empty."""
+        line = clean_line(text)
+        if not line:
+            raise ActionError("an empty chat line")
+        event = ev.make(self.identity, "chat", now_ms(), {"text": line})
+        route = self.topics.lobby_chat()
+        self.transport.publish_nowait(route.topic, event.raw, qos=route.qos)
+        self._notify(ChatMessage(self.public_key, self.nick, line, None, event.ts))
+
+    def _resolve(self, who: str | PeerInfo | bytes) -> bytes:
+        if isinstance(who, PeerInfo):
+            return who.public_key
+        if isinstance(who, bytes) and len(who) == 32:
+            return who
+        text = str(who)
+        info = self.lobby.find(text)
+        if info is not None:
+            return info.public_key
+        if len(text) == 64:
+            with contextlib.suppress(ValueError):
+                return bytes.fromhex(text)
+        raise ActionError(f"no peer {text!r} online (use a fingerprint from the lobby)")
+
+    async def invite(
+        self,
+        peers: Sequence[str | PeerInfo | bytes],
+        game: str,
+        options: Mapping[str, Any] | None = None,
+        *,
+        computers: Sequence[str] = (),
+        start: int | None = None,
+        seats: Sequence[str] | None = None,
+    ) -> Round:
+        """Open a round as its admin and invite ``peers`` to it.
+
+        Seats are: us, the invited peers in the given order, then one computer seat per
+        level in ``computers`` -- or ``seats``, a list naming each seat as ``"me"``, a
+        peer (id, fingerprint or nickname) or ``"computer:LEVEL"``.  ``start`` names the
+        starting seat; ``None`` draws it by commit-reveal.  For games with a ``players``
+        option it defaults to the number of seats.
+        """
+        if seats is None:
+            layout: list[dict[str, Any]] = [{"pk": self.public_key.hex(), "level": None}]
+            layout += [{"pk": self._resolve(p).hex(), "level": None} for p in peers]
+            layout += [{"pk": None, "level": level} for level in computers]
+        else:
+            layout = []
+            for spec in seats:
+                if spec == "me":
+                    layout.append({"pk": self.public_key.hex(), "level": None})
+                elif isinstance(spec, str) and spec.startswith("computer:"):
+                    layout.append({"pk": None, "level": spec.split(":", 1)[1]})
+                else:
+                    layout.append({"pk": self._resolve(spec).hex(), "level": None})
+        return await self._open(game, options, layout, start, code=None)
+
+    async def _open(
+        self,
+        game: str,
+        options: Mapping[str, Any] | None,
+        layout: list[dict[str, Any]],
+        start: int | None,
+        code: str | None,
+    ) -> Round:
+        try:
+            engine = game_class(game)
+        except KeyError as err:
+            raise ActionError(str(err.args[0])) from None
+        opts = dict(options or {})
+        try:
+            defaults = engine.create().options()
+        except Exception as err:  # noqa: BLE001 - an engine that cannot even start
+            raise ActionError(f"cannot create {game}: {err}") from None
+        if "players" in defaults and "players" not in opts:
+            opts["players"] = len(layout)
+        for seat in layout:
+            if seat["level"] is not None:
+                from p2p import ai
+
+                try:
+                    known = ai.levels(game)
+                except Exception:  # noqa: BLE001 - no computer player for this game yet
+                    known = ()
+                if seat["level"] not in known:
+                    raise ActionError(f"unknown computer level {seat['level']!r} for {game} (known: {', '.join(known) or 'none'})")
+        if self.busy:
+            raise ActionError("you are already in a round; leave it first")
+        now = now_ms()
+        machine, effects = RoundMachine.open(
+            self.identity,
+            now,
+            os.urandom(16).hex(),
+            game,
+            opts,
+            layout,
+            start,
+            os.urandom(32),
+            topics=self.topics,
+            code=code,
+        )
+        rnd = await self._adopt(machine)
+        await self._run_effects(rnd, effects)
+        return rnd
+
+    async def _adopt(self, machine: RoundMachine) -> Round:
+        """Track a round and subscribe to its topics (before we send anything in it)."""
+        rnd = Round(self, machine)
+        self.rounds[rnd.id] = rnd
+        self._by_key[machine.key] = rnd
+        if self.log_dir is not None:
+            self.log_dir.mkdir(parents=True, exist_ok=True)
+            rnd.log_path = self.log_dir / f"round-{rnd.id}.log"
+        for topic, qos in self.topics.round_subscriptions(machine.key):
+            await self.transport.subscribe(topic, qos, no_local=True)
+        return rnd
+
+    async def _forget(self, rnd: Round) -> None:
+        """Stop following a round we declined."""
+        self.rounds.pop(rnd.id, None)
+        self._by_key.pop(rnd.machine.key, None)
+        for topic, _ in self.topics.round_subscriptions(rnd.machine.key):
+            await self.transport.unsubscribe(topic)
+
+    @property
+    def invitations(self) -> list[Round]:
+        """Rounds we are invited to and have not answered yet."""
+        return [
+            r
+            for r in self.rounds.values()
+            if r.phase is Phase.FORMING
+            and not r.is_admin
+            and ("accept", self.public_key) not in r.machine.side
+            and not r.machine.expired
+        ]
+
+    # -- driving the machines -----------------------------------------------------------
+
+    async def _act(self, rnd: Round, action: Callable[[RoundMachine, int], list[Effect]]) -> None:
+        """Run a user action on a round's machine (``ActionError`` passes to the caller)."""
+        if self._closed:
+            raise ActionError("this peer is closed")
+        effects = action(rnd.machine, now_ms())
+        await self._run_effects(rnd, effects)
+
+    async def _run_effects(self, rnd: Round | None, effects: list[Effect], source: str = "") -> None:
+        """Carry out what a machine asked for, in order."""
+        changed = False
+        applied_from_sync = 0
+        for effect in effects:
+            if isinstance(effect, Publish):
+                route = effect.route
+                self.transport.publish_nowait(route.topic, effect.payload, qos=route.qos, retain=route.retain)
+            elif isinstance(effect, Applied):
+                changed = True
+                self.stats.applied += 1
+                if rnd is not None:
+                    self._on_applied(rnd, effect.event)
+                    if source == "sync":
+                        applied_from_sync += 1
+            elif isinstance(effect, Dropped):
+                self._warn(effect.describe(), rnd.id if rnd else None, effect.reason, effect.kind)
+            elif isinstance(effect, Equivocation):
+                log.warning("%s", effect.describe())
+                self.stats.count_drop("equivocation")
+                self._notify(Equivocated(rnd, effect.first, effect.second))
+            elif isinstance(effect, ChatLine):
+                nick = effect.nick or (self.lobby.get(effect.sender).nick if self.lobby.get(effect.sender) else "?")
+                self._notify(ChatMessage(effect.sender, nick, effect.text, effect.round, effect.ts))
+            elif isinstance(effect, Notice):
+                self._notify(RoundNotice(rnd, effect.text))
+        if rnd is not None and changed:
+            if applied_from_sync:
+                self._note_resync(rnd, applied_from_sync)
+            await rnd._signal()
+            if rnd.is_my_turn:
+                self._notify(YourTurn(rnd))
+
+    def _warn(self, text: str, round_id: str | None, reason: str, kind: str) -> None:
+        self.stats.count_drop(reason)
+        if reason == "duplicate":
+            log.debug("%s", text)  # QoS 1 redelivery: normal, not worth a warning
+            return
+        log.warning("%s", text)
+        self._notify(Rejected(text, round_id, reason, kind))
+
+    def _on_applied(self, rnd: Round, event: Event) -> None:
+        if rnd.log_path is not None:
+            try:
+                with rnd.log_path.open("ab") as handle:
+                    handle.write(event.raw + b"\n")
+            except OSError as err:
+                log.warning("cannot write the round log %s: %s", rnd.log_path, err)
+        st = rnd.machine.state
+        text = event.kind
+        if event.kind == "move":
+            game = st.game
+            seat = "?"
+            if game is not None:
+                # the seat that just moved: replay order is in the chain; show the mover
+                mover = st.seat_of(event.pk)
+                seat = str(mover) if mover is not None and not st.seats[mover].is_computer else "computer"
+            text = f"ply {event.body['ply']}: {event.body['move']} (seat {seat})"
+        elif event.kind == "draw":
+            text = f"starter seat {event.body['starter']} (seed {event.body['seed'][:12]})"
+        self._notify(RoundUpdate(rnd, event.kind, event.seq or 0, text))
+        if rnd.is_over:
+            self._notify(RoundOver(rnd, st.winners(), st.end_reason))
+
+    def _note_resync(self, rnd: Round, applied: int) -> None:
+        rnd._resync_count += applied
+        if rnd._resync_flush is not None:
+            return
+
+        def flush() -> None:
+            rnd._resync_flush = None
+            count, rnd._resync_count = rnd._resync_count, 0
+            self._notify(Resynced(rnd, count, len(rnd.machine.state.chain) - 1))
+
+        rnd._resync_flush = asyncio.get_running_loop().call_later(0.2, flush)
+
+    # -- incoming ------------------------------------------------------------------------
+
+    async def _receive_loop(self) -> None:
+        async for message in self.transport.messages():
+            self.stats.received += 1
+            try:
+                await self._dispatch(message)
+            except Exception:  # noqa: BLE001 - nothing a stranger sends may stop the peer
+                log.exception("internal error while handling a message on %s", message.topic)
+
+    async def _dispatch(self, message: Inbound) -> None:
+        topic = message.topic
+        root = self.topics.root + "/"
+        if not topic.startswith(root):
+            return
+        rest = topic[len(root) :]
+        if not message.payload:
+            return  # an emptied retained message: harmless by design
+        try:
+            event = ev.parse(message.payload)
+        except EventError as err:
+            self._warn(f"dropped payload on {rest} from ?: {err}", None, str(err), "payload")
+            return
+        if rest.startswith("round/"):
+            parts = rest.split("/")
+            rnd = self._by_key.get(parts[1]) if len(parts) == 3 else None
+            if rnd is None:
+                return
+            effects = rnd.machine.receive(event, now_ms())
+            await self._run_effects(rnd, effects, source=parts[2])
+            return
+        if rest.startswith("lobby/presence/"):
+            self._receive_presence(event, rest.rsplit("/", 1)[1])
+        elif rest == "lobby/hello":
+            self._receive_hello(event)
+        elif rest == "lobby/chat":
+            self._receive_lobby_chat(event)
+        elif rest == f"inbox/{self.peer_id}":
+            await self._receive_invitation(event)
+
+    def _receive_presence(self, event: Event, topic_peer: str) -> None:
+        outcome, info = self.lobby.receive(event, topic_peer, now_ms())
+        if outcome in ("own", "refresh", "ignored"):
+            return
+        if info is None:
+            self._warn(f"dropped presence {event.id[:12]} from {event.pk.hex()[:8]}: {outcome}", None, outcome, "presence")
+            return
+        self._notify(PresenceChanged(info, outcome != "offline"))
+
+    def _receive_hello(self, event: Event) -> None:
+        if event.kind != "hello" or event.pk == self.public_key:
+            return
+        if time.monotonic() - self._last_hello_answer < 1.0:
+            return  # answer a burst of hellos once
+        self._last_hello_answer = time.monotonic()
+        self._publish_presence("online")
+
+    def _receive_lobby_chat(self, event: Event) -> None:
+        if event.kind != "chat" or event.round is not None:
+            self._warn(f"dropped {event.kind} on the lobby chat topic", None, "wrong kind", event.kind)
+            return
+        if event.id in self._seen_lobby:
+            return
+        if not self._lobby_chat_limit.allow(event.pk, now_ms()):
+            self._warn(f"dropped chat from {event.pk.hex()[:8]}: rate limit", None, "chat rate limit", "chat")
+            return
+        self._seen_lobby.add(event.id)
+        if len(self._seen_lobby) > 4096:
+            self._seen_lobby.clear()
+        info = self.lobby.get(event.pk)
+        text = clean_line(event.body["text"])
+        self._notify(ChatMessage(event.pk, info.nick if info else "?", text, None, event.ts))
+
+    async def _receive_invitation(self, event: Event) -> None:
+        if event.kind != "genesis":
+            self._warn(f"dropped {event.kind} in our inbox", None, "not an invitation", event.kind)
+            return
+        if event.round in self.rounds:
+            return  # a copy of an invitation we already have
+        try:
+            machine = RoundMachine(self.identity, event, os.urandom(32), self.topics, now=now_ms())
+        except Exception as err:  # noqa: BLE001 - RoundError, bad options from a stranger ...
+            self._warn(f"dropped invitation {event.id[:12]} from {event.pk.hex()[:8]}: {err}", None, str(err), "genesis")
+            return
+        if machine.my_seat is None:
+            self._warn(f"dropped invitation {event.id[:12]}: no seat for us", None, "no seat for us", "genesis")
+            return
+        if event.body["expires"] <= now_ms():
+            self._warn(f"dropped invitation {event.id[:12]}: expired", None, "expired", "genesis")
+            return
+        busy = self.busy
+        rnd = await self._adopt(machine)
+        if busy:
+            await self._run_effects(rnd, machine.decline(now_ms()))
+            self._notify(RoundNotice(rnd, f"declined {self.label_of(event.pk)}'s invitation: already in a round"))
+            await self._forget(rnd)
+            return
+        self._notify(InvitationReceived(rnd))
+
+    # -- timers --------------------------------------------------------------------------
+
+    async def _timer_loop(self) -> None:
+        last_beat = time.monotonic()
+        while True:
+            await asyncio.sleep(TICK_S)
+            try:
+                now = now_ms()
+                for rnd in list(self.rounds.values()):
+                    if rnd.is_over:
+                        continue
+                    await self._run_effects(rnd, rnd.machine.tick(now))
+                    await self._maybe_resync(rnd)
+                for info in self.lobby.expire(now):
+                    self._notify(PresenceChanged(info, False))
+                if time.monotonic() - last_beat >= self._heartbeat:
+                    last_beat = time.monotonic()
+                    if self.transport.connected:
+                        self._publish_presence("online")
+            except Exception:  # noqa: BLE001 - a timer bug must not stop the peer
+                log.exception("internal error in the timer loop")
+
+    async def _maybe_resync(self, rnd: Round) -> None:
+        """Events parked for long mean we missed one: ask the members for the chain."""
+        if not rnd.machine.pending:
+            rnd._parked_since = None
+            return
+        if rnd._parked_since is None:
+            rnd._parked_since = time.monotonic()
+            return
+        quiet = time.monotonic() - rnd._last_sync_request
+        if time.monotonic() - rnd._parked_since >= RESYNC_AFTER_S and quiet >= RESYNC_AFTER_S:
+            await rnd.request_sync()
