@@ -387,9 +387,14 @@ class RoundMachine:
         head = self.state.head
         event = events.make(self.me, kind, now, body, round=self.state.round_id, seq=head.seq + 1, prev=head.id)  # type: ignore[operator]
         effects = self._receive_chain(event, now)
-        if effects and isinstance(effects[0], Applied):
-            return [Publish(self.route(), event), *effects]
-        return effects  # a bug of ours: surfaces as Dropped, nothing published
+        if not (effects and isinstance(effects[0], Applied)):
+            return effects  # a bug of ours: surfaces as Dropped, nothing published
+        published: list[Effect] = [Publish(self.route(), event)]
+        if kind == "cancel":  # invitees who have not subscribed yet learn it in their inbox
+            for seat in self.state.seats:
+                if seat.pk is not None and seat.pk != self.me.public_key:
+                    published.append(Publish(self.topics.inbox(peer_id(seat.pk)), event))
+        return published + effects
 
     def _side_event(self, kind: str, body: dict, now: int, prev: str | None = None) -> list[Effect]:
         """Sign a side event, pool it locally and publish it."""
