@@ -170,6 +170,8 @@ class ShellApp:
         )
         self.notifier = Notifier(self._write_raw, lambda: self.settings.notifications)
         self.tasks: set[asyncio.Task[Any]] = set()
+        self.on_exit: list[Callable[[], Coroutine[Any, Any, None]]] = []
+        """Clean-up coroutines run after the screen closes, newest first (peer, broker)."""
 
     # -- plumbing for the controller ------------------------------------------------------
 
@@ -341,6 +343,11 @@ class ShellApp:
             result = await self.app.run_async()
         finally:
             self._write_raw(FOCUS_OFF)
+            for cleanup in reversed(self.on_exit):
+                try:
+                    await asyncio.wait_for(cleanup(), 5)
+                except Exception:  # noqa: BLE001 - leaving must always work
+                    log.exception("clean-up failed")
             for task in list(self.tasks):
                 task.cancel()
             if self.tasks:

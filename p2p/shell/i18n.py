@@ -162,6 +162,16 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "net.left_round": ("{nick} hat die Runde verlassen.", "{nick} left the round."),
     "net.rejected": ("Warnung: Ereignis von {who} verworfen ({reason}).", "Warning: event from {who} rejected ({reason})."),
     "net.error": ("Fehler: {reason}", "Error: {reason}"),
+    "net.autostart": (
+        "Die Runde beginnt von selbst, sobald alle angenommen haben (Phase {phase}; Plätze: {seats}; offen: {waiting}).",
+        "The round starts by itself once everyone has accepted (phase {phase}; seats: {seats}; open: {waiting}).",
+    ),
+    "net.starter_set": ("Beginner der nächsten Einladung: {who} (me/NICK/draw).", "Starter of the next invitation: {who} (me/NICK/draw)."),
+    "net.join_unavailable": ("Beitreten per Code kann diese Version noch nicht.", "Joining by code is not available in this build."),
+    "net.seed": ("Zufallswert der Runde (aus allen Aufdeckungen): {seed}", "Round seed (from all reveals): {seed}"),
+    "net.sealed": ("Aufgabe/Verlassen ist jetzt Teil der Runde.", "A resignation/leave is now part of the round."),
+    "net.round_over": ("Runde {round} vorbei: {result} ({reason}). /again für eine neue Runde.", "Round {round} over: {result} ({reason}). /again for another round."),
+    "chat.round_tag": ("[Runde]", "[round]"),
     "net.only_admin": ("Das darf nur, wer eingeladen hat.", "Only the inviting player may do that."),
     # -- notifications ---------------------------------------------------------------------
     "notify.turn": ("Du bist am Zug", "Your turn"),

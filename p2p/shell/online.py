@@ -1,30 +1,552 @@
-"""The shell's online side: connects a ``p2p.peer.Peer`` and mirrors its events into state.
+"""The shell's online side: one ``p2p.peer.Peer``, its notifications mirrored into state.
 
-Placeholder until ``p2p.peer`` exists: ``attach`` reports that online play is not
-available in this build, and the shell stays in local mode.
+``attach(broker)`` returns the start-up coroutine: it shows the privacy note on the
+first connection to a public broker, connects in the background (the first screen is
+already drawn), and on failure says so and offers ``/local``: a local Mosquitto with a
+computer player (``p2p.shell.bot``) in the lobby.  ``OnlineSession`` answers the
+controller's questions about the current online round and turns commands into ``Peer``
+and ``Round`` calls; every ``ActionError`` becomes one warning line.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import time
 from collections.abc import Callable, Coroutine
 from typing import Any
+from urllib.parse import urlsplit
 
+from p2p.games import GAME_NAMES, Game
+from p2p.shell import commands as cmds
 from p2p.shell.app import ShellApp
+from p2p.shell.state import LobbyEntry
+
+log = logging.getLogger("p2p.shell")
+
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+BOT_NICK = "computer"
+
+
+def is_local(url: str) -> bool:
+    """True for a broker on this machine (no privacy note needed)."""
+    host = urlsplit(url if "://" in url else "mqtt://" + url).hostname or ""
+    return host in LOCAL_HOSTS
+
+
+class OnlineSession:
+    """The connected peer as the controller sees it: lobby, rounds, chat, commands."""
+
+    def __init__(self, shell: ShellApp, peer: Any) -> None:
+        self.shell = shell
+        self.ctl = shell.controller
+        self.t = shell.t
+        self.state = shell.state
+        self.peer = peer
+        self.round: Any = None
+        """The round shown on the board: the one we play in (or the last one)."""
+        self.round_no = 0
+        self.wins: dict[bytes, int] = {}
+        self.next_start: str = "draw"
+        self.last_group: tuple[str, dict[str, Any], list[bytes]] | None = None
+        self._counted: set[str] = set()
+        self._seen_starts: set[str] = set()
+
+    # -- questions from the controller ------------------------------------------------------
+
+    def connected(self) -> bool:
+        return bool(self.peer.connected)
+
+    def game(self) -> Game | None:
+        return self.round.game if self.round is not None else None
+
+    def shown_game(self) -> Game | None:
+        return self.game()
+
+    def round_active(self) -> bool:
+        return self.round is not None and not self.round.is_over
+
+    def my_turn(self) -> bool:
+        return self.round is not None and bool(self.round.is_my_turn)
+
+    def _member_nick(self, seat: int) -> str:
+        labels = self.round.seats if self.round is not None else []
+        return labels[seat] if seat < len(labels) else "?"
+
+    def seat_label(self, seat: int, name: str) -> str:
+        """``Rot (bob (1a2b3c4d))``; our own seat says "du"/"you"."""
+        if self.round is not None and seat == self.round.my_seat:
+            return f"{name} ({self.t.t('msg.you')})"
+        return f"{name} ({self._member_nick(seat)})"
+
+    def status_text(self) -> str:
+        rnd = self.round
+        game = rnd.game
+        if game.is_over():
+            text = self.t.t("status.over", round=self.round_no, result=self.ctl.result_text(game))
+        else:
+            seat = game.to_move()
+            label = self.ctl.seat_label(game, seat)
+            key = "status.you" if rnd.is_my_turn else "status.round"
+            text = self.t.t(key, round=self.round_no, seat=self.t.seat(game.seat_names()[seat]) if rnd.is_my_turn else label)
+        score = self.score_text()
+        return f"{text} · {self.t.t('status.score', score=score)}" if score else text
+
+    def score_text(self) -> str:
+        if self.round is None:
+            return ""
+        parts = []
+        for seat in self.round.chain_state.seats:
+            if seat.pk is not None:
+                nick = self.t.t("msg.you") if seat.pk == self.peer.public_key else (seat.nick or "?")
+                parts.append(f"{nick} {self.wins.get(seat.pk, 0)}")
+        return " · ".join(parts)
+
+    # -- lobby ---------------------------------------------------------------------------------
+
+    def refresh_lobby(self) -> None:
+        entries = [LobbyEntry(self.peer.nick, self.peer.short_id, self.peer.busy, me=True)]
+        for info in self.peer.lobby.online:
+            entries.append(LobbyEntry(info.nick, info.short_id, info.busy))
+        self.state.lobby = entries
+        self.state.online = self.connected()
+
+    # -- actions -----------------------------------------------------------------------------
+
+    def _run(self, coro: Coroutine[Any, Any, Any]) -> None:
+        self.ctl.spawn(self._guarded(coro))
+
+    async def _guarded(self, coro: Coroutine[Any, Any, Any]) -> None:
+        from p2p.peer import ActionError
+
+        try:
+            await coro
+        except ActionError as err:
+            self.state.add(self.t.t("net.error", reason=err), "warn")
+        except Exception as err:  # noqa: BLE001
+            self.ctl.internal_error(err)
+        self.ctl.refresh()
+
+    def play(self, text: str) -> None:
+        rnd = self.round
+        if rnd is None or rnd.game is None or rnd.is_over:
+            self.ctl.say("msg.game_over", "warn")
+            return
+        if not rnd.is_my_turn:
+            self.ctl.say("msg.not_your_turn", "warn")
+            return
+        try:
+            move = rnd.game.normalize(text)
+        except ValueError as err:
+            self.ctl.say("msg.bad_move", "warn", move=text, reason=err)
+            return
+        if move not in rnd.game.legal_moves():
+            probe = rnd.game.copy()
+            try:
+                probe.push(move)
+            except ValueError as err:
+                self.ctl.say("msg.bad_move", "warn", move=text, reason=err)
+                return
+        self._run(rnd.play(move))
+
+    async def send_chat(self, text: str) -> None:
+        if self.round_active():
+            await self.round.say(text)
+        else:
+            await self.peer.say(text)
+
+    async def resign(self) -> None:
+        if not self.round_active():
+            self.ctl.say("msg.no_game", "warn")
+            return
+        await self.round.resign()
+
+    async def leave(self) -> None:
+        if self.round is None:
+            self.ctl.say("msg.no_game", "warn")
+            return
+        if not self.round.is_over:
+            await self.round.leave()
+        self.round = None
+
+    async def set_nick(self, nick: str) -> None:
+        # The peer announces the new name with its next presence heartbeat.
+        self.peer.nick = nick
+        self.refresh_lobby()
+
+    async def again(self) -> None:
+        """Another round with the same people and game; the next seat starts."""
+        if self.last_group is None or self.round is None:
+            self.ctl.say("net.no_invite", "warn")
+            return
+        if not self.round.is_over:
+            self.ctl.say("msg.game_over", "warn")
+            return
+        game_name, options, others = self.last_group
+        starter = self.round.starter
+        seats = self.round.chain_state.seats
+        # Seat order in the new round: us first, then the others in their old order.
+        order = [self.peer.public_key] + others
+        start = None
+        if starter is not None:
+            next_old = (starter + 1) % len(seats)
+            next_pk = seats[next_old].pk
+            start = order.index(next_pk) if next_pk in order else None
+        levels = [s.level for s in seats if s.is_computer]
+        rnd = await self.peer.invite(others, game_name, options, computers=levels, start=start)
+        self._adopt_round(rnd, game_name, options, others)
+        self.state.add(self.t.t("net.invite_sent", nicks=", ".join(self._nick(pk) for pk in others),
+                                game=self.t.game(game_name), code=rnd.id[:8]), "round")
+
+    def _nick(self, pk: bytes) -> str:
+        info = self.peer.lobby.get(pk)
+        return info.nick if info else pk.hex()[:8]
+
+    def _adopt_round(self, rnd: Any, game_name: str, options: dict[str, Any], others: list[bytes]) -> None:
+        self.round = rnd
+        self.last_group = (game_name, options, others)
+
+    def command(self, name: str, args: list[str]) -> None:
+        """``/invite``, ``/accept``, ``/decline``, ``/cancel``, ``/start``, ``/starter``, ``/join``."""
+        getattr(self, f"_cmd_{name}")(args)
+
+    def _cmd_invite(self, args: list[str]) -> None:
+        options, words = cmds.parse_options(tuple(args))
+        games = [w for w in words if w.lower() in GAME_NAMES]
+        if len(games) != 1:
+            self.ctl.usage("invite")
+            return
+        game_name = games[0].lower()
+        nicks = [w for w in words if w.lower() not in GAME_NAMES]
+        start_spec = str(options.pop("start", self.next_start))
+        ai_count = options.pop("ai", 0)
+        level = options.pop("level", None)
+        others: list[bytes] = []
+        for nick in nicks:
+            info = self.peer.lobby.find(nick)
+            if info is None:
+                self.ctl.say("net.unknown_nick", "warn", nick=nick)
+                return
+            others.append(info.public_key)
+        from p2p.shell.controller import available_levels, default_level
+
+        known = available_levels(game_name)
+        if level is not None and level not in known:
+            self.ctl.say("msg.unknown_level", "warn", level=level, levels=", ".join(known))
+            return
+        level = level or self.ctl.settings.levels.get(game_name) or default_level(game_name)
+        computers = [level] * int(ai_count) if isinstance(ai_count, int) else []
+        if game_name == "chess4":
+            computers += [level] * max(0, 3 - len(others) - len(computers))
+        seat_pks = [self.peer.public_key] + others
+        if start_spec.lower() in ("draw", "los", "auslosen"):
+            start = None
+        elif start_spec.lower() in ("me", "ich"):
+            start = 0
+        else:
+            info = self.peer.lobby.find(start_spec)
+            if info is None or info.public_key not in seat_pks:
+                self.ctl.say("net.unknown_nick", "warn", nick=start_spec)
+                return
+            start = seat_pks.index(info.public_key)
+
+        async def go() -> None:
+            rnd = await self.peer.invite(others, game_name, options, computers=computers, start=start)
+            self._adopt_round(rnd, game_name, dict(options), others)
+            self.state.add(self.t.t("net.invite_sent", nicks=", ".join(nicks), game=self.t.game(game_name),
+                                    code=rnd.id[:8]), "round")
+
+        self._run(go())
+
+    def _pending(self) -> Any:
+        invitations = self.peer.invitations
+        return invitations[-1] if invitations else None
+
+    def _cmd_accept(self, args: list[str]) -> None:
+        rnd = self._pending()
+        if rnd is None:
+            self.ctl.say("net.no_invite", "warn")
+            return
+
+        async def go() -> None:
+            await rnd.accept()
+            others = [s.pk for s in rnd.chain_state.seats if s.pk is not None and s.pk != self.peer.public_key]
+            self._adopt_round(rnd, rnd.game_name, dict(rnd.chain_state.options), others)
+
+        self._run(go())
+
+    def _cmd_decline(self, args: list[str]) -> None:
+        rnd = self._pending()
+        if rnd is None:
+            self.ctl.say("net.no_invite", "warn")
+            return
+        self._run(rnd.decline())
+
+    def _cmd_cancel(self, args: list[str]) -> None:
+        rnd = self.round
+        if rnd is None or rnd.is_over:
+            self.ctl.say("net.no_invite", "warn")
+            return
+        if not rnd.is_admin:
+            self.ctl.say("net.only_admin", "warn")
+            return
+        self._run(rnd.cancel())
+
+    def _cmd_start(self, args: list[str]) -> None:
+        rnd = self.round
+        if rnd is None or rnd.is_over:
+            self.ctl.say("net.no_invite", "warn")
+            return
+        waiting = [label for label in rnd.seats if label == "open"]
+        self.ctl.say("net.autostart", phase=rnd.phase.value, seats=", ".join(rnd.seats), waiting=len(waiting))
+
+    def _cmd_starter(self, args: list[str]) -> None:
+        self.next_start = args[0]
+        self.ctl.say("net.starter_set", who=args[0])
+
+    def _cmd_join(self, args: list[str]) -> None:
+        join = getattr(self.peer, "join", None)
+        if join is None:
+            self.ctl.say("net.join_unavailable", "warn")
+            return
+
+        async def go() -> None:
+            rnd = await join(args[0])
+            self._adopt_round(rnd, rnd.game_name, dict(rnd.chain_state.options), [])
+
+        self._run(go())
+
+    # -- notifications from the peer -------------------------------------------------------------
+
+    async def pump(self) -> None:
+        """Mirror the peer's notifications into the shell until it closes."""
+        events = self.peer.events()
+        self.refresh_lobby()
+        self.ctl.refresh()
+        async for note in events:
+            try:
+                self.handle(note)
+            except Exception as err:  # noqa: BLE001 - a display bug must not stop the pump
+                self.ctl.internal_error(err)
+            self.ctl.refresh()
+
+    def handle(self, note: Any) -> None:
+        from p2p import peer as p
+
+        t = self.t
+        if isinstance(note, p.ChatMessage):
+            clock = time.strftime("%H:%M", time.localtime(note.ts / 1000))
+            tag = t.t("chat.round_tag") + " " if note.round_id is not None else ""
+            sender = note.nick if note.sender != self.peer.public_key else note.nick
+            self.state.add(tag + note.text, "chat", sender=sender, clock=clock)
+        elif isinstance(note, p.PresenceChanged):
+            self.refresh_lobby()
+            key = "net.joined" if note.online else "net.left"
+            self.state.add(t.t(key, nick=note.peer.label))
+        elif isinstance(note, p.InvitationReceived):
+            rnd = note.round
+            inviter = self.peer.label_of(rnd.invited_by)
+            self.state.add(t.t("net.invited", nick=inviter, game=t.game(rnd.game_name)), "invite")
+            self.ctl.notify(t.t("notify.invite", nick=inviter), t.game(rnd.game_name))
+        elif isinstance(note, p.RoundUpdate):
+            self._round_update(note)
+        elif isinstance(note, p.YourTurn):
+            if note.round is self.round:
+                self.ctl.notify(t.t("notify.turn"), t.game(note.round.game_name))
+        elif isinstance(note, p.RoundOver):
+            self._round_over(note)
+        elif isinstance(note, p.RoundNotice):
+            log.info("notice: %s", note.text)
+            self.state.add(note.text, "info")
+        elif isinstance(note, p.Rejected):
+            self.state.add(t.t("net.rejected", who=note.kind or "?", reason=note.reason or note.text), "warn")
+        elif isinstance(note, p.Equivocated):
+            self.state.add(t.t("net.rejected", who="equivocation", reason=note.text), "warn")
+        elif isinstance(note, p.ConnectionChanged):
+            self._connection(note.state)
+        elif isinstance(note, p.Resynced):
+            self.state.add(t.t("net.resynced", count=note.applied), "round")
+
+    def _connection(self, state: str) -> None:
+        t = self.t
+        if state == "lost":
+            self.state.connection = t.t("status.reconnecting")
+            self.state.online = False
+            self.state.add(t.t("net.disconnected"), "warn")
+        elif state in ("reconnected", "connected"):
+            self.state.connection = ""
+            self.state.online = True
+            if state == "reconnected":
+                self.state.add(t.t("net.reconnected"), "round")
+            self.refresh_lobby()
+        elif state == "closed":
+            self.state.online = False
+
+    def _round_update(self, note: Any) -> None:
+        t = self.t
+        rnd = note.round
+        if rnd is not self.round:
+            return
+        st = rnd.chain_state
+        if note.kind == "start" and rnd.id not in self._seen_starts:
+            self._seen_starts.add(rnd.id)
+            self.round_no += 1
+            self.ctl.match = None
+            self.state.add(t.t("net.round_started", code=rnd.id[:8], game=t.game(rnd.game_name)), "round")
+        elif note.kind == "commit_close":
+            for seat, commit in sorted(st.commits.items()):
+                self.state.add(t.t("net.commit", nick=self._member_nick(seat), commit=commit[:16]), "round")
+        elif note.kind == "draw":
+            for seat, nonce in sorted(st.revealed.items()):
+                self.state.add(t.t("net.reveal", nick=self._member_nick(seat), reveal=nonce.hex()[:16]), "round")
+            self.state.add(t.t("net.seed", seed=st.seed.hex()[:16] if st.seed else "-"), "round")
+        elif note.kind == "move":
+            game = rnd.game
+            history = game.history() if game is not None else []
+            if history:
+                mover = self._mover_of_last(game)
+                self.state.add(t.t("net.moved", nick=mover, move=history[-1]), "round")
+        elif note.kind == "seal":
+            self.state.add(t.t("net.sealed"), "round")
+        elif note.kind == "cancel":
+            self.state.add(t.t("net.cancelled"), "warn")
+        if note.kind in ("start", "draw") and st.starter is not None and rnd.game is not None and not rnd.game.history():
+            name = t.seat(rnd.game.seat_names()[st.starter])
+            how = t.t("net.starter.drawn") if st.commits else t.t("net.starter.chosen")
+            self.state.add(t.t("net.starter", nick=self.seat_label(st.starter, name), how=how), "round")
+            if rnd.is_my_turn:
+                self.ctl.notify(t.t("notify.turn"), t.game(rnd.game_name))
+
+    def _mover_of_last(self, game: Game) -> str:
+        probe = game.copy()
+        try:
+            probe.pop()
+        except (IndexError, ValueError):
+            return "?"
+        seat = probe.to_move()
+        if seat is None:
+            return "?"
+        return self.ctl.seat_label(game, seat)
+
+    def _round_over(self, note: Any) -> None:
+        rnd = note.round
+        if rnd is not self.round or rnd.id in self._counted:
+            return
+        self._counted.add(rnd.id)
+        seats = rnd.chain_state.seats
+        if len(note.winners) == 1:
+            pk = seats[note.winners[0]].pk
+            if pk is not None:
+                self.wins[pk] = self.wins.get(pk, 0) + 1
+        game = rnd.game
+        result = self.ctl.result_text(game) if game is not None else note.reason
+        self.state.add(self.t.t("net.round_over", round=self.round_no, result=result, reason=note.reason or "-"), "round")
+
+
+# -- connecting --------------------------------------------------------------------------------
 
 
 def attach_hooks_only(shell: ShellApp) -> None:
-    """Local mode: no hooks for /connect and /local beyond a clear message."""
+    """Local mode: ``/local`` and ``/connect`` still work (they connect on demand)."""
+    shell.controller.connect_hook = lambda url: shell.controller.spawn(connect(shell, url or shell.settings.broker))
+    shell.controller.local_broker_hook = lambda: shell.controller.spawn(start_local(shell))
 
 
 def attach(broker: str) -> Callable[[ShellApp], Coroutine[Any, Any, None]]:
-    """The startup coroutine that connects to ``broker`` in the background."""
+    """The start-up coroutine that connects to ``broker`` in the background."""
 
     async def startup(shell: ShellApp) -> None:
-        try:
-            import p2p.peer  # noqa: F401
-        except ImportError:
-            shell.controller.say("net.unavailable", "warn")
-            shell.controller.refresh()
-            return
+        attach_hooks_only(shell)
+        await connect(shell, broker)
 
     return startup
+
+
+async def connect(shell: ShellApp, broker: str, timeout: float = 6.0) -> OnlineSession | None:
+    """Connect a peer to ``broker``; on failure say so and offer ``/local``."""
+    ctl = shell.controller
+    t = shell.t
+    try:
+        from p2p import keystore
+        from p2p.peer import Peer
+    except ImportError:
+        ctl.say("net.unavailable", "warn")
+        return None
+    if ctl.online is not None:
+        await disconnect(shell)
+    if not is_local(broker) and broker not in shell.settings.public_broker_ok:
+        ctl.say("net.privacy", "warn", broker=broker)
+        shell.settings.public_broker_ok.append(broker)
+        ctl.save_settings()
+    shell.state.connection = t.t("status.connecting", broker=broker)
+    ctl.refresh()
+    try:
+        identity = keystore.load_or_create(shell.options.config_dir / keystore.KEY_FILE_NAME) \
+            if shell.options.config_dir is not None else None
+        peer = Peer(
+            broker, nick=shell.settings.nick, identity=identity, connect_timeout=timeout,
+            log_dir=(shell.options.config_dir / "rounds") if shell.options.config_dir is not None else None,
+        )
+        await peer.start()
+    except Exception as err:  # noqa: BLE001 - ConnectionError, bad URL, key file ...
+        log.info("cannot connect to %s: %s", broker, err)
+        try:
+            await peer.close()  # type: ignore[possibly-undefined]
+        except Exception:  # noqa: BLE001
+            pass
+        shell.state.connection = t.t("status.offline")
+        reason = str(err).splitlines()[0] if str(err) else type(err).__name__
+        ctl.say("net.unreachable", "warn", broker=broker, reason=reason[:120])
+        ctl.refresh()
+        return None
+    session = OnlineSession(shell, peer)
+    ctl.online = session
+    shell.state.connection = ""
+    shell.state.online = True
+    ctl.say("net.connected", broker=broker, nick=peer.nick, fp=peer.short_id)
+    shell.on_exit.append(peer.close)
+    ctl.spawn(session.pump())
+    ctl.refresh()
+    return session
+
+
+async def disconnect(shell: ShellApp) -> None:
+    """Close the current peer (before connecting elsewhere)."""
+    session = shell.controller.online
+    shell.controller.online = None
+    shell.state.lobby = []
+    shell.state.online = False
+    if session is not None:
+        try:
+            await session.peer.close()
+        except Exception:  # noqa: BLE001
+            log.exception("closing the peer failed")
+
+
+async def start_local(shell: ShellApp) -> None:
+    """A Mosquitto on loopback, a computer player in its lobby, and us connected to it."""
+    from p2p.net.broker import LocalBroker
+    from p2p.shell.bot import run_bot
+
+    ctl = shell.controller
+    ctl.say("net.local_starting")
+    ctl.refresh()
+    broker = LocalBroker()
+    try:
+        await asyncio.to_thread(broker.start)
+    except Exception as err:  # noqa: BLE001 - BrokerError (mosquitto missing) and friends
+        ctl.say("net.local_failed", "warn", reason=str(err).splitlines()[0] if str(err) else type(err).__name__)
+        ctl.refresh()
+        return
+
+    async def stop_broker() -> None:
+        await asyncio.to_thread(broker.close)
+
+    shell.on_exit.append(stop_broker)
+    ready = asyncio.Event()
+    ctl.spawn(run_bot(broker.url, BOT_NICK, ready=ready))
+    await asyncio.wait_for(ready.wait(), 10)
+    session = await connect(shell, broker.url)
+    if session is not None:
+        ctl.say("net.local_started", broker=broker.url, bot=BOT_NICK)
+        ctl.refresh()

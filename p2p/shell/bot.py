@@ -1,0 +1,42 @@
+"""A computer player in the lobby: a ``Peer`` that accepts every invitation and plays.
+
+Started by ``/local`` next to a local broker so there is always someone to play
+against; the tests use it as the scripted opponent too.  Its moves come from
+``p2p.ai.choose_move`` at the weakest level (or ``level``), computed in a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+
+log = logging.getLogger("p2p.shell.bot")
+
+
+async def run_bot(url: str, nick: str = "computer", *, level: str | None = None,
+                  ready: asyncio.Event | None = None) -> None:
+    """Serve invitations on ``url`` until cancelled."""
+    from p2p.ai import choose_move, levels
+    from p2p.peer import ActionError, InvitationReceived, Peer, YourTurn
+
+    async with Peer(url, nick=nick) as peer:
+        events = peer.events()
+        if ready is not None:
+            ready.set()
+        async for note in events:
+            try:
+                if isinstance(note, InvitationReceived):
+                    await note.round.accept()
+                elif isinstance(note, YourTurn):
+                    game = note.round.game
+                    if game is None or game.is_over():
+                        continue
+                    chosen = level if level in levels(game.name) else levels(game.name)[0]
+                    move = await asyncio.to_thread(choose_move, game.copy(), chosen, os.urandom(8))
+                    if note.round.is_my_turn:
+                        await note.round.play(move)
+            except ActionError as err:
+                log.info("bot action refused: %s", err)
+            except Exception:  # noqa: BLE001 - the bot must keep serving
+                log.exception("bot failed on %r", note)

@@ -1,0 +1,107 @@
+"""The shell online, headless, against scripted peers on a real Mosquitto (conftest fixture)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+
+import pytest
+
+from p2p.shell.online import attach
+from p2p.shell.testing import HeadlessShell
+
+peer_mod = pytest.importorskip("p2p.peer")
+
+
+def run(coro):  # noqa: ANN001, ANN201
+    return asyncio.run(asyncio.wait_for(coro, 90))
+
+
+async def _play_until_over(h: HeadlessShell, timeout: float = 60) -> None:
+    """Type our moves (the first legal one) whenever it is our turn, until the round ends."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while loop.time() < deadline:
+        online = h.controller.online
+        rnd = online.round if online is not None else None
+        if rnd is not None and rnd.game is not None and rnd.is_over:
+            return
+        if rnd is not None and rnd.is_my_turn:
+            plies = len(rnd.game.history())
+            await h.type_line(rnd.game.legal_moves()[0], settle=0.0)
+            await h.wait_for(lambda: rnd.is_over or len(rnd.game.history()) > plies, 10)
+        await asyncio.sleep(0.02)
+    raise TimeoutError("round did not end:\n" + h.screen())
+
+
+def test_invite_the_computer_in_the_lobby_and_play_a_round(tmp_path: Path, broker_url: str) -> None:
+    from p2p.shell.bot import run_bot
+
+    async def scenario() -> None:
+        ready = asyncio.Event()
+        bot = asyncio.create_task(run_bot(broker_url, "robo", ready=ready))
+        await asyncio.wait_for(ready.wait(), 10)
+        try:
+            async with HeadlessShell(
+                config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url)
+            ) as h:
+                await h.wait_screen("Connected to", 10)
+                await h.wait_screen("robo [", 10)  # the lobby lists the computer with its fingerprint
+                assert "Lobby (2 online)" in h.screen()
+                await h.type_line("hello lobby")
+                await h.wait_screen("tester: hello lobby")
+                await h.type_line("/invite robo connect4 start=me")
+                await h.wait_screen("To move: Red", 10)
+                await h.type_line("gl hf")
+                await h.wait_screen("[round] gl hf")
+                await _play_until_over(h)
+                screen = await h.wait_screen("Round 1 over", 10)
+                assert "Score" in screen
+                # Bad input online: one line, nothing sent.
+                await h.type_line("/accept")
+                await h.wait_screen("No open invitation.")
+        finally:
+            bot.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await bot
+
+    run(scenario())
+
+
+def test_an_invitation_accepted_with_the_starter_drawn(tmp_path: Path, broker_url: str) -> None:
+    from p2p.ai import choose_move
+
+    async def scenario() -> None:
+        async with HeadlessShell(
+            config_dir=tmp_path, lang="de", broker=broker_url, startup=attach(broker_url),
+            columns=100, rows=40,
+        ) as h:
+            await h.wait_screen("Verbunden mit", 10)
+            my_id = h.controller.online.peer.peer_id
+            async with peer_mod.Peer(broker_url, nick="bob") as bob:
+                # Wait until bob sees us in the lobby, then invite us; the starter is drawn.
+                for _ in range(200):
+                    if bob.lobby.find(my_id[:8]) is not None:
+                        break
+                    await asyncio.sleep(0.05)
+                rnd = await bob.invite([my_id[:8]], "connect4")
+                await h.wait_screen("lädt dich zu Vier in einer Reihe ein", 10)
+                assert any("/accept oder /decline" in line for line in h.controller.state.text_lines())
+                await h.type_line("/accept")
+                screen = await h.wait_screen("Es beginnt", 30)
+                assert "Festlegung von" in screen and "Aufdeckung von" in screen  # commit-reveal shown
+                assert "Zufallswert der Runde" in screen
+
+                async def bob_plays() -> None:
+                    while not rnd.is_over:
+                        if await rnd.wait_turn(30):
+                            await rnd.play(choose_move(rnd.game, "neuling", b"bob"))
+
+                bob_task = asyncio.create_task(bob_plays())
+                await _play_until_over(h)
+                await asyncio.wait_for(bob_task, 10)
+                screen = await h.wait_screen("Runde 1 vorbei", 10)
+                assert rnd.state_hash == h.controller.online.round.state_hash
+
+    run(scenario())
