@@ -265,3 +265,21 @@ def test_keystore_rejects_corrupt_file(tmp_path) -> None:
     path.write_text("p2p-ed25519-seed-v1 abcd\n")
     with pytest.raises(keystore.KeyFileError, match="wrong size"):
         keystore.load(path)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(st.characters(blacklist_categories=("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")), min_size=1, max_size=280))
+def test_chat_events_round_trip(text: str) -> None:
+    event = events.make(ALICE, "chat", 5, {"text": text})
+    assert events.parse(event.raw) == event
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_any_single_byte_change_is_rejected(data: st.DataObject) -> None:
+    raw = bytearray(presence().raw)
+    index = data.draw(st.integers(0, len(raw) - 1))
+    new = data.draw(st.integers(0, 255).filter(lambda b: b != raw[index]))
+    raw[index] = new
+    with pytest.raises(events.EventError):
+        events.parse(bytes(raw))

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from p2p.protocol import draw, events
-from p2p.protocol.effects import Applied, Dropped, Equivocation, Publish
+from p2p.protocol.effects import Applied, Dropped, Equivocation, Notice, Publish
 from p2p.protocol.identity import Identity
 from p2p.protocol.loopback import Loopback
 from p2p.protocol.round import ChainError, Phase, RoundState, verify_chain
@@ -321,3 +321,35 @@ def test_verify_chain_names_the_first_bad_event() -> None:
         verify_chain(log[1:])
     with pytest.raises(ChainError, match="empty"):
         verify_chain([])
+
+
+def test_resume_from_a_saved_log_and_catch_up_by_sync() -> None:
+    rng = random.Random(21)
+    net = Loopback(pick=rng.randrange)
+    machines = open_round(net, "connect4", {}, [human(0), human(1)], start=0)
+    for _ in range(4):
+        mover = machines[0] if machines[0].state.owner() == PEOPLE[0].public_key else machines[1]
+        net.post("x", mover.move(rng.choice(mover.state.game.legal_moves()), net.now))
+        net.run()
+    saved = machines[1].log()[:3]  # bob's log file is behind (he crashed)
+    resumed = RoundMachine.from_log(PEOPLE[1], saved, nonce(1))
+    assert len(resumed.state.chain) == 3
+    net.machines["p1"] = resumed
+    machines[1] = resumed
+    net.post("p1", resumed.request_sync(net.now))
+    net.run()
+    assert_agree(machines)
+    with pytest.raises(ChainError):
+        RoundMachine.from_log(PEOPLE[1], saved[1:], nonce(1))
+
+
+def test_a_reveal_left_out_by_the_admin_is_reported_by_members_who_saw_it() -> None:
+    net = Loopback(drop=lambda src, dst, e: e.kind == "reveal" and src == "p2" and dst == "p0")
+    machines = open_round(net, "cube", {"players": 3}, [human(0), human(1), human(2)])
+    admin = machines[0]
+    net.post("p0", admin.tick(admin.phase_since + REVEAL_TIMEOUT_MS))
+    net.run()
+    assert_agree(machines)
+    assert sorted(machines[1].state.revealed) == [0, 1]
+    notices = [e.text for e in net.effects_of(Notice, "p1")]
+    assert any("left out the reveal of seat 2" in t for t in notices)

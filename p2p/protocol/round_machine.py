@@ -138,6 +138,33 @@ class RoundMachine:
         effects += machine._react(now)
         return machine, effects
 
+    @classmethod
+    def from_log(
+        cls,
+        me: Identity,
+        chain: Sequence[Event],
+        nonce: bytes,
+        topics: Topics | None = None,
+        code: str | None = None,
+        now: int = 0,
+    ) -> RoundMachine:
+        """Resume a round from its chain (a saved log or a sync answer), fully verified.
+
+        Raises ``p2p.protocol.round.ChainError`` naming the first bad event.  The draw
+        nonce only matters if the draw is still open; pass the one used before.
+        """
+        from p2p.protocol.round import verify_chain
+
+        state = verify_chain(list(chain))
+        machine = cls(me, chain[0], nonce, topics, code, now)
+        machine.state = state
+        for event in chain:
+            machine.seen.add(event.id)
+            for inner in event.sealed():
+                machine.seen.add(inner.id)
+                machine.side[(inner.kind, inner.pk)] = inner
+        return machine
+
     # -- queries -------------------------------------------------------------------------
 
     @property
@@ -222,7 +249,13 @@ class RoundMachine:
         st = self.state
         if st.phase is Phase.PLAY:
             how = "drawn" if st.start_seat is None else "named by the admin"
-            return [Notice(f"the round starts; seat {st.starter} moves first ({how})")]
+            notices: list[Effect] = [Notice(f"the round starts; seat {st.starter} moves first ({how})")]
+            if before is Phase.REVEAL:
+                for (kind, pk), reveal in self.side.items():
+                    seat = st.seat_of(pk)
+                    if kind == "reveal" and seat in st.commits and seat not in st.revealed:
+                        notices.append(Notice(f"the admin's draw left out the reveal of seat {seat} that we received"))
+            return notices
         if st.phase is Phase.COMMIT:
             return [Notice("all seats taken; drawing the starting seat")]
         if st.phase is Phase.OVER:
@@ -269,6 +302,8 @@ class RoundMachine:
             self.seen.add(event.id)
             return [Equivocation(first, event)]
         reason = self._side_problem(event)
+        if reason == "join is for the admin to decide":
+            return []  # other members ignore joins silently: the admin's start decides
         if reason:
             return [dropped(event, reason)]
         self.seen.add(event.id)
@@ -291,6 +326,8 @@ class RoundMachine:
                 return f"{kind} for seat {target} by a key not invited to it"
             return ""
         if kind == "join":
+            if not self.is_admin:
+                return "join is for the admin to decide"
             if event.prev != st.genesis.id:
                 return "join does not answer the genesis"
             if not st.private:
