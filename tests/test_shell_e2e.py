@@ -98,3 +98,39 @@ def test_cli_without_a_terminal_says_so_in_one_line(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "needs a terminal" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_online_round_against_a_scripted_peer_in_a_real_terminal(tmp_path: Path, broker_url: str) -> None:
+    env = _env(tmp_path)
+    bot = subprocess.Popen(
+        [sys.executable, "-m", "p2p.shell.bot", broker_url, "robo", "neuling"],
+        env={**os.environ, **env, "P2P_CONFIG_DIR": str(tmp_path / "bot")},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    tmux = Tmux([sys.executable, "-m", "p2p", "--broker", broker_url, "--nick", "anna", "--lang", "en"], env)
+    try:
+        tmux.wait("Connected to", 15)
+        tmux.wait("robo [", 15)
+        tmux.type("hi robo")
+        tmux.wait("anna: hi robo")
+        tmux.type("/invite robo connect4 start=me")
+        tmux.wait("To move: Red (you)", 15)
+        column = 0
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            screen = tmux.screen()
+            status = screen.splitlines()[-2] if len(screen.splitlines()) >= 2 else ""
+            if "over" in status:
+                break
+            if "(you)" in status:
+                tmux.keys(str(column % 7 + 1))  # a full column is refused with one line: next one
+                column += 1
+            time.sleep(0.3)
+        screen = tmux.wait("Round 1 over", 10)
+        assert "Score" in screen
+        tmux.keys("C-q")
+        tmux.wait("EXITED 0", 10)
+    finally:
+        tmux.close()
+        bot.terminate()
+        bot.wait(10)

@@ -58,6 +58,13 @@ def test_invite_the_computer_in_the_lobby_and_play_a_round(tmp_path: Path, broke
                 await _play_until_over(h)
                 screen = await h.wait_screen("Round 1 over", 10)
                 assert "Score" in screen
+                # Another round: the other side starts, the score runs on.
+                await h.type_line("/again")
+                await h.wait_screen("Round 2 · To move: Yellow (robo)", 10)
+                await h.wait_screen("Round 2 · To move: Red (you)", 10)
+                await h.type_line("/resign")
+                screen = await h.wait_screen("Round 2 over", 10)
+                assert "robo 1" in screen or "robo 2" in screen
                 # Bad input online: one line, nothing sent.
                 await h.type_line("/accept")
                 await h.wait_screen("No open invitation.")

@@ -40,3 +40,27 @@ async def run_bot(url: str, nick: str = "computer", *, level: str | None = None,
                 log.info("bot action refused: %s", err)
             except Exception:  # noqa: BLE001 - the bot must keep serving
                 log.exception("bot failed on %r", note)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m p2p.shell.bot URL [NICK] [LEVEL]``: a computer player for a broker."""
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    if not args:
+        print("usage: python -m p2p.shell.bot URL [NICK] [LEVEL]", file=sys.stderr)
+        return 2
+    nick = args[1] if len(args) > 1 else "computer"
+    level = args[2] if len(args) > 2 else None
+    try:
+        asyncio.run(run_bot(args[0], nick, level=level))
+    except KeyboardInterrupt:
+        return 0
+    except Exception as err:  # noqa: BLE001 - one line, no traceback
+        print(f"bot: {err}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -460,7 +460,7 @@ class Controller:
             self._start_computer()
 
     def cmd_again(self, args: list[str]) -> None:
-        if self.online is not None and self.online.round_active():
+        if self.online is not None and self.online.game() is not None:
             self.spawn(self._guard(self.online.again()))
             return
         if self.match is None:

@@ -171,6 +171,9 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "net.seed": ("Zufallswert der Runde (aus allen Aufdeckungen): {seed}", "Round seed (from all reveals): {seed}"),
     "net.sealed": ("Aufgabe/Verlassen ist jetzt Teil der Runde.", "A resignation/leave is now part of the round."),
     "net.round_over": ("Runde {round} vorbei: {result} ({reason}). /again für eine neue Runde.", "Round {round} over: {result} ({reason}). /again for another round."),
+    "net.drawing": ("Alle Plätze besetzt; der Beginner wird ausgelost.", "All seats taken; drawing the starting player."),
+    "net.expired": ("Die Einladung ist abgelaufen.", "The invitation expired."),
+    "net.auto_declined": ("Einladung automatisch abgelehnt: du bist schon in einer Runde.", "Invitation declined automatically: you are already in a round."),
     "chat.round_tag": ("[Runde]", "[round]"),
     "net.only_admin": ("Das darf nur, wer eingeladen hat.", "Only the inviting player may do that."),
     # -- notifications ---------------------------------------------------------------------

@@ -69,15 +69,27 @@ class OnlineSession:
     def my_turn(self) -> bool:
         return self.round is not None and bool(self.round.is_my_turn)
 
-    def _member_nick(self, seat: int) -> str:
-        labels = self.round.seats if self.round is not None else []
-        return labels[seat] if seat < len(labels) else "?"
+    def _member_nick(self, seat: int, with_fingerprint: bool = True) -> str:
+        """Who holds ``seat``: nickname (with fingerprint), or the computer and its level."""
+        if self.round is None:
+            return "?"
+        seats = self.round.chain_state.seats
+        if seat >= len(seats):
+            return "?"
+        s = seats[seat]
+        if s.is_computer:
+            return f"{self.t.t('msg.computer')} {s.level}"
+        if s.pk is None:
+            return "?"
+        if with_fingerprint:
+            return self.peer.label_of(s.pk, s.nick)
+        return self._nick(s.pk, s.nick)
 
     def seat_label(self, seat: int, name: str) -> str:
         """``Rot (bob (1a2b3c4d))``; our own seat says "du"/"you"."""
         if self.round is not None and seat == self.round.my_seat:
             return f"{name} ({self.t.t('msg.you')})"
-        return f"{name} ({self._member_nick(seat)})"
+        return f"{name} ({self._member_nick(seat, with_fingerprint=False)})"
 
     def status_text(self) -> str:
         rnd = self.round
@@ -98,7 +110,7 @@ class OnlineSession:
         parts = []
         for seat in self.round.chain_state.seats:
             if seat.pk is not None:
-                nick = self.t.t("msg.you") if seat.pk == self.peer.public_key else (seat.nick or "?")
+                nick = self.t.t("msg.you") if seat.pk == self.peer.public_key else self._nick(seat.pk, seat.nick)
                 parts.append(f"{nick} {self.wins.get(seat.pk, 0)}")
         return " · ".join(parts)
 
@@ -198,9 +210,11 @@ class OnlineSession:
         self.state.add(self.t.t("net.invite_sent", nicks=", ".join(self._nick(pk) for pk in others),
                                 game=self.t.game(game_name), code=rnd.id[:8]), "round")
 
-    def _nick(self, pk: bytes) -> str:
+    def _nick(self, pk: bytes, fallback: str = "") -> str:
+        if pk == self.peer.public_key:
+            return self.peer.nick
         info = self.peer.lobby.get(pk)
-        return info.nick if info else pk.hex()[:8]
+        return info.nick if info else (fallback or pk.hex()[:8])
 
     def _adopt_round(self, rnd: Any, game_name: str, options: dict[str, Any], others: list[bytes]) -> None:
         self.round = rnd
@@ -356,8 +370,7 @@ class OnlineSession:
         elif isinstance(note, p.RoundOver):
             self._round_over(note)
         elif isinstance(note, p.RoundNotice):
-            log.info("notice: %s", note.text)
-            self.state.add(note.text, "info")
+            self._notice(note.text)
         elif isinstance(note, p.Rejected):
             self.state.add(t.t("net.rejected", who=note.kind or "?", reason=note.reason or note.text), "warn")
         elif isinstance(note, p.Equivocated):
@@ -366,6 +379,20 @@ class OnlineSession:
             self._connection(note.state)
         elif isinstance(note, p.Resynced):
             self.state.add(t.t("net.resynced", count=note.applied), "round")
+
+    def _notice(self, text: str) -> None:
+        """Protocol notices in the user's language; those shown otherwise are only logged."""
+        log.info("notice: %s", text)
+        if text.startswith(("the round starts", "the round is over", "the round was")):
+            return  # shown from the round's own updates
+        if text.startswith("all seats taken"):
+            self.state.add(self.t.t("net.drawing"), "round")
+        elif text.startswith("the invitation expired"):
+            self.state.add(self.t.t("net.expired"), "warn")
+        elif text.startswith("declined") and "already in a round" in text:
+            self.state.add(self.t.t("net.auto_declined"), "warn")
+        else:
+            self.state.add(text, "info")
 
     def _connection(self, state: str) -> None:
         t = self.t
