@@ -329,13 +329,13 @@ class Position:
             if e is None or not live >> s & 1 or b[e[1]] != (s << 3) | PAWN:
                 continue
             sk = e[0]
+            target = b[sk]
             for t in SEATS:
-                if t == s or not live >> t & 1:
+                if t == s or not live >> t & 1 or (target and target >> 3 == t):
                     continue
-                target = b[sk]
-                if target and target >> 3 == t:
-                    continue
-                if any(b[sk - c] == (t << 3) | PAWN for c in PAWN_CAPTURES[t]):
+                pawn = (t << 3) | PAWN
+                c1, c2 = PAWN_CAPTURES[t]
+                if b[sk - c1] == pawn or b[sk - c2] == pawn:
                     out.append((s, sk, e[1]))
                     break
         return tuple(out)
@@ -405,6 +405,12 @@ class Position:
         for fr in sorted(self.plist[me]):
             p = b[fr]
             k = p & 7
+            if pins is not None and fr in pins:
+                first = len(moves)
+                self._gen_piece(fr, me, moves, ept)
+                ray = pins[fr]
+                moves[first:] = [m for m in moves[first:] if (m >> 9) & 511 in ray or self._takes_king_safely(m, me)]
+                continue
             if k == PAWN:
                 to = fr + push
                 if b[to] == 0:
@@ -421,12 +427,16 @@ class Position:
                         if q in enemy:
                             fl = PROMO if to in promo else 0
                             if ept is not None and to in ept:
-                                app(fr | to << 9 | (fl | EP) << 18 | ept[to] << 22)
+                                m = fr | to << 9 | (fl | EP) << 18 | ept[to] << 22
+                                if self._safe(m, me):
+                                    app(m)
                             else:
                                 app(fr | to << 9 | fl << 18)
                     elif ept is not None and to in ept:
                         fl = (PROMO | EP) if to in promo else EP
-                        app(fr | to << 9 | fl << 18 | ept[to] << 22)
+                        m = fr | to << 9 | fl << 18 | ept[to] << 22
+                        if self._safe(m, me):
+                            app(m)
             elif k == KNIGHT:
                 for o in KNIGHT_STEPS:
                     to = fr + o
@@ -447,8 +457,6 @@ class Position:
 
         if check:
             moves = [m for m in moves if self._safe(m, me)]
-        elif pins is not None or ept is not None:
-            moves = [m for m in moves if self._fast_ok(m, me, pins)]
 
         # King moves (the king is generated last so the filters above skip it).
         if ksq >= 0 and b[ksq] == (me << 3) | KING:
@@ -481,20 +489,51 @@ class Position:
                 moves = _merge_king(moves, kmoves, ksq)
         return moves
 
-    def _fast_ok(self, m: int, me: int, pins) -> bool:
-        """Legality of a non-king move when not in check: pins and en passant."""
-        if m & (EP << 18):
-            return self._safe(m, me)
-        if pins is not None:
-            fr = m & 511
-            ray = pins.get(fr)
-            if ray is not None and ((m >> 9) & 511) not in ray:
-                q = self.board[(m >> 9) & 511]
-                # Decision 1: taking a live king removes its owner's attacks at once.
-                if q & 7 == KING and self.live >> (q >> 3) & 1 and q >> 3 < 4:
-                    return self._safe(m, me)
-                return False
-        return True
+    def _takes_king_safely(self, m: int, me: int) -> bool:
+        """A pinned piece leaving its ray is legal only if it takes a live king and
+        the victim's pieces, gone at once (decision 1), were all that attacked."""
+        q = self.board[(m >> 9) & 511]
+        return q & 7 == KING and q >> 3 < 4 and bool(self.live >> (q >> 3) & 1) and self._safe(m, me)
+
+    def _gen_piece(self, fr: int, me: int, moves: list[int], ept) -> None:
+        """Pseudo-legal moves of the (non-king) piece on ``fr`` (used for pinned pieces)."""
+        b = self.board
+        app = moves.append
+        k = b[fr] & 7
+        if k == PAWN:
+            push = PAWN_PUSH[me]
+            promo = PROMOTION[me]
+            to = fr + push
+            if b[to] == 0:
+                app(fr | to << 9 | (PROMO << 18 if to in promo else 0))
+                if to not in promo and fr in PAWN_START[me] and b[to + push] == 0:
+                    app(fr | (to + push) << 9 | DOUBLE << 18)
+            for c in PAWN_CAPTURES[me]:
+                to = fr + c
+                q = b[to]
+                fl = PROMO if to in promo else 0
+                if ept is not None and to in ept and (q == 0 or q in _ENEMY[me]):
+                    m = fr | to << 9 | (fl | EP) << 18 | ept[to] << 22
+                    if self._safe(m, me):
+                        app(m)
+                elif q and q in _ENEMY[me]:
+                    app(fr | to << 9 | fl << 18)
+        elif k == KNIGHT:
+            land = _LAND[me]
+            for o in KNIGHT_STEPS:
+                if b[fr + o] in land:
+                    app(fr | (fr + o) << 9)
+        else:
+            enemy = _ENEMY[me]
+            for d in SLIDES[k]:
+                to = fr + d
+                q = b[to]
+                while q == 0:
+                    app(fr | to << 9)
+                    to += d
+                    q = b[to]
+                if q in enemy:
+                    app(fr | to << 9)
 
     def _safe(self, m: int, me: int) -> bool:
         """Full legality test: play ``m`` on the board, test the king, take it back."""
@@ -608,18 +647,15 @@ class Position:
         mated = 0
         checked_by_me = []
         others = live & ~(1 << me)
-        mybit = 1 << me
         for x in SEATS:
             if not others >> x & 1:
                 continue
             ksq = kings[x]
-            if attacked(b, ksq, mybit):
-                checked_by_me.append(ksq)
-                in_check = True
-            else:
-                in_check = attacked(b, ksq, others & ~(1 << x))
-            if in_check and not self.legal_moves_of(x):
-                mated |= 1 << x
+            if attacked(b, ksq, live & ~(1 << x)):
+                if full and attacked(b, ksq, 1 << me):
+                    checked_by_me.append(ksq)
+                if not self.legal_moves_of(x):
+                    mated |= 1 << x
         if mated:
             scores[me] += rules.MATE_POINTS * POPCOUNT[mated]
         if full and len(checked_by_me) >= 2:
