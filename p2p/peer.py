@@ -34,10 +34,12 @@ from typing import Any
 from p2p.games import Game, game_class
 from p2p.net.transport import ConnectionState, Inbound, Transport, WillMessage
 from p2p.protocol import events as ev
-from p2p.protocol.chat import RateLimiter, clean_line
+from p2p.protocol.chat import clean_line
 from p2p.protocol.effects import Applied, ChatLine, Dropped, Effect, Equivocation, Notice, Publish
 from p2p.protocol.events import Event, EventError
-from p2p.protocol.identity import Identity, label, peer_id, sanitize_nickname
+from p2p.protocol.identity import Identity, label, sanitize_nickname
+from p2p.protocol.lobby import PRESENCE_TTL_S, Lobby, PeerInfo
+from p2p.protocol.lobby import Invitation as LobbyInvitation
 from p2p.protocol.round import Phase, RoundState
 from p2p.protocol.round_machine import ActionError, RoundMachine
 from p2p.protocol.topics import Topics, TopicError
@@ -47,6 +49,7 @@ __all__ = [
     "ChatMessage",
     "ConnectionChanged",
     "Equivocated",
+    "Invitation",
     "InvitationReceived",
     "Notification",
     "Peer",
@@ -63,10 +66,6 @@ __all__ = [
 
 log = logging.getLogger("p2p.peer")
 
-HEARTBEAT_S = 20.0
-"""Presence is re-published this often."""
-PRESENCE_TTL_S = 60
-"""A peer not heard from for this long is dropped from the lobby (also the retained expiry)."""
 TICK_S = 0.25
 """How often the round machines' timers run."""
 RESYNC_AFTER_S = 2.0
@@ -79,27 +78,6 @@ def now_ms() -> int:
 
 
 # -- notifications --------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PeerInfo:
-    """What the lobby knows about one peer."""
-
-    peer_id: str
-    public_key: bytes
-    nick: str
-    busy: bool = False
-    online: bool = True
-    last_seen: int = 0  # ms
-
-    @property
-    def short_id(self) -> str:
-        return self.peer_id[:8]
-
-    @property
-    def label(self) -> str:
-        """``alice (1a2b3c4d)``: a nickname is only ever shown with its fingerprint."""
-        return label(self.nick, self.public_key)
 
 
 @dataclass(frozen=True)
@@ -128,7 +106,7 @@ class PresenceChanged(Notification):
 
 @dataclass(frozen=True)
 class InvitationReceived(Notification):
-    round: Round
+    invitation: Invitation
 
 
 @dataclass(frozen=True)
@@ -354,15 +332,6 @@ class Round:
 
     # -- actions ---------------------------------------------------------------------
 
-    async def accept(self) -> None:
-        """Accept the invitation (our seat)."""
-        await self._peer._act(self, lambda m, now: m.accept(now))
-
-    async def decline(self) -> None:
-        """Decline the invitation."""
-        await self._peer._act(self, lambda m, now: m.decline(now))
-        await self._peer._forget(self)
-
     async def play(self, move: str) -> None:
         """Play ``move`` (canonical or as a person types it) for our seat."""
         await self._peer._act(self, lambda m, now: m.move(move, now))
@@ -424,96 +393,37 @@ class Round:
         return Notifications(self._peer, lambda n: getattr(n, "round", None) is self)
 
 
-# -- the lobby ------------------------------------------------------------------------
+# -- invitations ----------------------------------------------------------------------
 
 
-class Lobby:
-    """Who is online in our namespace, from their signed presence events.
+class Invitation:
+    """A round someone invited us to, not answered yet: ``accept()`` or ``decline()``."""
 
-    Rules (the receiving side of ``docs/protocol.md``'s presence):
-
-    * a presence must arrive on the topic of its signer's own peer id;
-    * ``online``: adopted if newer (``ts``) than what we hold for that key; a new
-      ``session`` replaces the old one (a reconnect);
-    * ``offline`` (a clean exit or the broker-published Last Will): accepted only for the
-      session we currently hold, so a replayed Last Will of an earlier session, or one
-      injected by anyone else, changes nothing;
-    * a peer not heard from for ``ttl`` seconds (at most ``PRESENCE_TTL_S``) is dropped.
-    """
-
-    def __init__(self, me: bytes) -> None:
-        self._me = me
-        self._peers: dict[bytes, PeerInfo] = {}
-        self._sessions: dict[bytes, tuple[str, int, int]] = {}  # pk -> (session, ts, ttl ms)
-
-    def __iter__(self) -> Iterable[PeerInfo]:  # type: ignore[override]
-        return iter(sorted(self._peers.values(), key=lambda p: (p.nick.lower(), p.peer_id)))
-
-    def __len__(self) -> int:
-        return len(self._peers)
-
-    def __contains__(self, key: object) -> bool:
-        return self.find(str(key)) is not None
+    def __init__(self, peer: Peer, pending: LobbyInvitation) -> None:
+        self._peer = peer
+        self.genesis = pending.genesis
+        body = pending.genesis.body
+        self.round_id: str = pending.round_id
+        self.admin: bytes = pending.admin
+        self.game: str = body["game"]
+        self.options: dict[str, Any] = dict(body["options"])
+        self.expires: int = body["expires"]
+        self.drawn: bool = body["start"] is None
 
     @property
-    def online(self) -> list[PeerInfo]:
-        """Everyone online but us, sorted by nickname."""
-        return list(self)  # type: ignore[arg-type]
+    def admin_label(self) -> str:
+        return self._peer.label_of(self.admin)
 
-    def get(self, public_key: bytes) -> PeerInfo | None:
-        return self._peers.get(public_key)
+    async def accept(self) -> Round:
+        """Take our seat; returns the round (play starts once every seat accepted)."""
+        return await self._peer._accept_invitation(self.round_id)
 
-    def find(self, who: str) -> PeerInfo | None:
-        """A peer by peer id, id prefix (at least 4), public key hex or exact nickname."""
-        text = who.strip().lower()
-        if not text:
-            return None
-        matches = [
-            p
-            for p in self._peers.values()
-            if p.peer_id == text or p.public_key.hex() == text or (len(text) >= 4 and p.peer_id.startswith(text))
-        ]
-        if not matches:
-            matches = [p for p in self._peers.values() if p.nick.lower() == text]
-        return matches[0] if len(matches) == 1 else None
+    async def decline(self) -> None:
+        """Say no; the admin then calls the round off."""
+        await self._peer._decline_invitation(self.round_id)
 
-    def receive(self, event: Event, topic_peer: str | None, now: int) -> tuple[str, PeerInfo | None]:
-        """Apply a presence event; returns (``"online"``/``"offline"``/``"refresh"``/reason, info)."""
-        if event.kind != "presence":
-            return f"{event.kind} on the presence topic", None
-        if topic_peer != peer_id(event.pk):
-            return "presence on another peer's topic", None
-        if event.pk == self._me:
-            return "own", None
-        body = event.body
-        held = self._sessions.get(event.pk)
-        if body["status"] == "offline":
-            if held is None or held[0] != body["session"]:
-                return "offline for a session that is not the current one (stale or replayed Last Will)", None
-            info = self._peers.pop(event.pk, None)
-            del self._sessions[event.pk]
-            return ("offline", info) if info else ("ignored", None)
-        if held is not None and event.ts < held[1]:
-            return "presence older than the one we hold", None
-        ttl = min(int(body["ttl"]), PRESENCE_TTL_S) * 1000
-        self._sessions[event.pk] = (body["session"], event.ts, ttl)
-        was = self._peers.get(event.pk)
-        info = PeerInfo(peer_id(event.pk), event.pk, body["nick"], bool(body["busy"]), True, now)
-        self._peers[event.pk] = info
-        if was is None:
-            return "online", info
-        return ("refresh", info) if (was.nick, was.busy) == (info.nick, info.busy) else ("changed", info)
-
-    def expire(self, now: int) -> list[PeerInfo]:
-        """Forget peers silent for longer than their ttl; returns them."""
-        gone = []
-        for pk, info in list(self._peers.items()):
-            ttl = self._sessions.get(pk, ("", 0, PRESENCE_TTL_S * 1000))[2]
-            if now - info.last_seen > ttl:
-                gone.append(info)
-                del self._peers[pk]
-                self._sessions.pop(pk, None)
-        return gone
+    def __repr__(self) -> str:
+        return f"Invitation({self.round_id[:8]} {self.game} from {self.admin_label})"
 
 
 # -- the peer -------------------------------------------------------------------------
@@ -539,7 +449,11 @@ class Peer:
     with one line if the broker cannot be reached), announces us in the lobby and keeps
     the connection alive until the block ends.  ``identity`` defaults to a fresh random
     key; the shell passes the one from ``p2p.keystore``.  ``log_dir`` (optional) gets one
-    file per round with its signed chain, one event per line, as it grows.
+    file per round with its signed chain, one event per line, as it grows (the format
+    ``p2p replay FILE`` reads).
+
+    ``peer.lobby`` is the pure lobby machine (``p2p.protocol.lobby.Lobby``): who is
+    online (``peer.lobby.online()``), their fingerprints and busy flags.
     """
 
     def __init__(
@@ -551,33 +465,33 @@ class Peer:
         namespace: str = "public",
         log_dir: Path | str | None = None,
         connect_timeout: float = 10.0,
-        heartbeat: float = HEARTBEAT_S,
     ) -> None:
         try:
             self.topics = Topics(namespace)
         except TopicError as err:
             raise ActionError(str(err)) from None
         self.identity = identity or Identity.from_seed(os.urandom(32))
-        self.nick = sanitize_nickname(nick) or "anonymous"
+        self.lobby = Lobby(self.identity, sanitize_nickname(nick), os.urandom(16), self.topics)
         self.broker_url = broker_url
         self.log_dir = Path(log_dir) if log_dir is not None else None
         self._connect_timeout = connect_timeout
-        self._heartbeat = heartbeat
-        self.transport = Transport(broker_url, on_connected=self._on_connected, will=self._make_will)
+        try:
+            self.transport = Transport(broker_url, on_connected=self._on_connected, will=self._make_will)
+        except ValueError as err:
+            raise ActionError(str(err)) from None
         self.transport.on_state(self._on_connection_state)
-        self.lobby = Lobby(self.identity.public_key)
         self.rounds: dict[str, Round] = {}  # by round id
         self._by_key: dict[str, Round] = {}  # by topic key
         self._listeners: list[Notifications] = []
         self._tasks: list[asyncio.Task[None]] = []
-        self._session = os.urandom(16).hex()
-        self._lobby_chat_limit = RateLimiter()
-        self._last_hello_answer = 0.0
-        self._seen_lobby: set[str] = set()
         self.stats = PeerStats()
         self._closed = False
 
     # -- identity --------------------------------------------------------------------
+
+    @property
+    def nick(self) -> str:
+        return self.lobby.nick
 
     @property
     def public_key(self) -> bytes:
@@ -599,20 +513,41 @@ class Peer:
         """How to show a key: its lobby nickname (or ``nick``) with its fingerprint."""
         if public_key == self.public_key:
             return self.label
-        info = self.lobby.get(public_key)
+        info = self.lobby.peers.get(public_key)
         return label(info.nick if info else nick or "?", public_key)
+
+    def online(self) -> list[PeerInfo]:
+        """Everyone else online in our namespace, by nickname."""
+        return self.lobby.online()
+
+    def find_peer(self, who: str) -> PeerInfo | None:
+        """An online peer by peer id, fingerprint prefix (4+), public key hex or nickname."""
+        text = who.strip().lower()
+        if not text:
+            return None
+        peers = list(self.lobby.peers.values())
+        matches = [
+            p
+            for p in peers
+            if p.pk.hex() == text or (len(text) >= 4 and p.pk.hex() != text and self._pid(p).startswith(text))
+        ]
+        if not matches:
+            matches = [p for p in peers if p.nick.casefold() == text]
+        return matches[0] if len(matches) == 1 else None
+
+    @staticmethod
+    def _pid(info: PeerInfo) -> str:
+        from p2p.protocol.identity import peer_id
+
+        return peer_id(info.pk)
 
     @property
     def busy(self) -> bool:
         """True while we hold a seat in a round that is not over."""
         for rnd in self.rounds.values():
-            st = rnd.machine.state
             seat = rnd.my_seat
-            if seat is None or rnd.is_over or seat in st.resigned:
-                continue
-            if st.phase is Phase.FORMING and ("accept", self.public_key) not in rnd.machine.side and not rnd.is_admin:
-                continue  # an unanswered invitation does not make us busy
-            return True
+            if seat is not None and not rnd.is_over and seat not in rnd.chain_state.resigned:
+                return True
         return False
 
     @property
@@ -650,7 +585,7 @@ class Peer:
             return
         self._closed = True
         if self.transport.connected:
-            self._publish_presence("offline")
+            await self._run_effects(None, self.lobby.disconnect(now_ms()))
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -672,31 +607,13 @@ class Peer:
 
     def _make_will(self) -> WillMessage:
         """A fresh session per connection, and its pre-signed offline presence as the Will."""
-        self._session = os.urandom(16).hex()
-        event = self._presence_event("offline")
-        route = self.topics.presence(self.peer_id)
+        event = self.lobby.will(now_ms(), session=os.urandom(16))
+        route = self.lobby.will_route()
         return WillMessage(route.topic, event.raw, route.qos, route.retain, PRESENCE_TTL_S)
-
-    def _presence_event(self, status: str) -> Event:
-        body = {
-            "nick": self.nick,
-            "status": status,
-            "busy": self.busy,
-            "session": self._session,
-            "ttl": PRESENCE_TTL_S,
-        }
-        return ev.make(self.identity, "presence", now_ms(), body)
-
-    def _publish_presence(self, status: str = "online") -> None:
-        event = self._presence_event(status)
-        route = self.topics.presence(self.peer_id)
-        self.transport.publish_nowait(route.topic, event.raw, qos=route.qos, retain=route.retain, expiry=PRESENCE_TTL_S)
 
     async def _on_connected(self) -> None:
         """After every (re)connect: announce, ask the lobby to answer, catch up on rounds."""
-        self._publish_presence("online")
-        hello = ev.make(self.identity, "hello", now_ms(), {"nick": self.nick})
-        self.transport.publish_nowait(self.topics.hello().topic, hello.raw, qos=0)
+        await self._run_effects(None, self.lobby.connect(now_ms()))
         if self.transport.state is ConnectionState.RECONNECTED:
             for rnd in list(self.rounds.values()):
                 if not rnd.is_over:
@@ -705,31 +622,42 @@ class Peer:
     def _on_connection_state(self, state: ConnectionState, detail: str) -> None:
         self._notify(ConnectionChanged(state.value, detail))
 
-    def interrupt_connection(self) -> None:
+    def interrupt_connection(self, hold: float = 0.0) -> None:
         """Cut the network connection as a failure would (tests, demo); it comes back."""
-        self.transport.interrupt()
+        self.transport.interrupt(hold)
 
     # -- lobby actions -------------------------------------------------------------------
 
     async def say(self, text: str) -> None:
         """A lobby chat line to everyone online; ``ActionError`` if it is empty."""
-        line = clean_line(text)
-        if not line:
-            raise ActionError("an empty chat line")
-        event = ev.make(self.identity, "chat", now_ms(), {"text": line})
-        route = self.topics.lobby_chat()
-        self.transport.publish_nowait(route.topic, event.raw, qos=route.qos)
-        self._notify(ChatMessage(self.public_key, self.nick, line, None, event.ts))
+        try:
+            effects = self.lobby.chat(text, now_ms())
+        except ValueError as err:
+            raise ActionError(str(err)) from None
+        await self._run_effects(None, effects)
+        for effect in effects:
+            if isinstance(effect, Publish):
+                event = effect.event
+                self._notify(ChatMessage(self.public_key, self.nick, event.body["text"], None, event.ts))
+
+    @property
+    def invitations(self) -> list[Invitation]:
+        """Invitations waiting for our answer, oldest first."""
+        return [Invitation(self, pending) for pending in self.lobby.invitations.values()]
+
+    def invitation(self, round_id: str) -> Invitation | None:
+        pending = self.lobby.invitations.get(round_id)
+        return Invitation(self, pending) if pending else None
 
     def _resolve(self, who: str | PeerInfo | bytes) -> bytes:
         if isinstance(who, PeerInfo):
-            return who.public_key
+            return who.pk
         if isinstance(who, bytes) and len(who) == 32:
             return who
         text = str(who)
-        info = self.lobby.find(text)
+        info = self.find_peer(text)
         if info is not None:
-            return info.public_key
+            return info.pk
         if len(text) == 64:
             with contextlib.suppress(ValueError):
                 return bytes.fromhex(text)
@@ -796,13 +724,14 @@ class Peer:
                 except Exception:  # noqa: BLE001 - no computer player for this game yet
                     known = ()
                 if seat["level"] not in known:
-                    raise ActionError(f"unknown computer level {seat['level']!r} for {game} (known: {', '.join(known) or 'none'})")
+                    raise ActionError(
+                        f"unknown computer level {seat['level']!r} for {game} (known: {', '.join(known) or 'none'})"
+                    )
         if self.busy:
             raise ActionError("you are already in a round; leave it first")
-        now = now_ms()
         machine, effects = RoundMachine.open(
             self.identity,
-            now,
+            now_ms(),
             os.urandom(16).hex(),
             game,
             opts,
@@ -816,6 +745,27 @@ class Peer:
         await self._run_effects(rnd, effects)
         return rnd
 
+    async def _accept_invitation(self, round_id: str) -> Round:
+        if self.busy:
+            raise ActionError("you are already in a round; leave it first")
+        try:
+            pending = self.lobby.take_invitation(round_id)
+        except ValueError:
+            raise ActionError("no such invitation (it expired or was cancelled)") from None
+        if pending.genesis.body["expires"] <= now_ms():
+            raise ActionError("the invitation has expired")
+        machine = RoundMachine(self.identity, pending.genesis, os.urandom(32), self.topics, now=now_ms())
+        rnd = await self._adopt(machine)  # subscribed before our accept goes out
+        await self._act(rnd, lambda m, now: m.accept(now))
+        return rnd
+
+    async def _decline_invitation(self, round_id: str) -> None:
+        try:
+            effects = self.lobby.decline_invitation(round_id, now_ms())
+        except ValueError:
+            raise ActionError("no such invitation (it expired or was cancelled)") from None
+        await self._run_effects(None, effects)
+
     async def _adopt(self, machine: RoundMachine) -> Round:
         """Track a round and subscribe to its topics (before we send anything in it)."""
         rnd = Round(self, machine)
@@ -824,28 +774,19 @@ class Peer:
         if self.log_dir is not None:
             self.log_dir.mkdir(parents=True, exist_ok=True)
             rnd.log_path = self.log_dir / f"round-{rnd.id}.log"
+            with contextlib.suppress(OSError):
+                with rnd.log_path.open("ab") as handle:
+                    handle.write(machine.state.genesis.raw + b"\n")
         for topic, qos in self.topics.round_subscriptions(machine.key):
             await self.transport.subscribe(topic, qos, no_local=True)
         return rnd
 
     async def _forget(self, rnd: Round) -> None:
-        """Stop following a round we declined."""
+        """Stop following a round."""
         self.rounds.pop(rnd.id, None)
         self._by_key.pop(rnd.machine.key, None)
         for topic, _ in self.topics.round_subscriptions(rnd.machine.key):
             await self.transport.unsubscribe(topic)
-
-    @property
-    def invitations(self) -> list[Round]:
-        """Rounds we are invited to and have not answered yet."""
-        return [
-            r
-            for r in self.rounds.values()
-            if r.phase is Phase.FORMING
-            and not r.is_admin
-            and ("accept", self.public_key) not in r.machine.side
-            and not r.machine.expired
-        ]
 
     # -- driving the machines -----------------------------------------------------------
 
@@ -863,11 +804,14 @@ class Peer:
         for effect in effects:
             if isinstance(effect, Publish):
                 route = effect.route
-                self.transport.publish_nowait(route.topic, effect.payload, qos=route.qos, retain=route.retain)
+                expiry = PRESENCE_TTL_S if effect.event.kind == "presence" else None
+                self.transport.publish_nowait(
+                    route.topic, effect.payload, qos=route.qos, retain=route.retain, expiry=expiry
+                )
             elif isinstance(effect, Applied):
-                changed = True
-                self.stats.applied += 1
                 if rnd is not None:
+                    changed = True
+                    self.stats.applied += 1
                     self._on_applied(rnd, effect.event)
                     if source == "sync":
                         applied_from_sync += 1
@@ -878,10 +822,14 @@ class Peer:
                 self.stats.count_drop("equivocation")
                 self._notify(Equivocated(rnd, effect.first, effect.second))
             elif isinstance(effect, ChatLine):
-                nick = effect.nick or (self.lobby.get(effect.sender).nick if self.lobby.get(effect.sender) else "?")
+                info = self.lobby.peers.get(effect.sender)
+                nick = effect.nick or (info.nick if info else "?")
                 self._notify(ChatMessage(effect.sender, nick, effect.text, effect.round, effect.ts))
             elif isinstance(effect, Notice):
+                log.info("%s", effect.text)
                 self._notify(RoundNotice(rnd, effect.text))
+        if self.busy != self.lobby.busy and self.transport.connected:
+            await self._run_effects(None, self.lobby.set_busy(self.busy, now_ms()))
         if rnd is not None and changed:
             if applied_from_sync:
                 self._note_resync(rnd, applied_from_sync)
@@ -898,7 +846,7 @@ class Peer:
         self._notify(Rejected(text, round_id, reason, kind))
 
     def _on_applied(self, rnd: Round, event: Event) -> None:
-        if rnd.log_path is not None:
+        if rnd.log_path is not None and event.seq:
             try:
                 with rnd.log_path.open("ab") as handle:
                     handle.write(event.raw + b"\n")
@@ -907,13 +855,7 @@ class Peer:
         st = rnd.machine.state
         text = event.kind
         if event.kind == "move":
-            game = st.game
-            seat = "?"
-            if game is not None:
-                # the seat that just moved: replay order is in the chain; show the mover
-                mover = st.seat_of(event.pk)
-                seat = str(mover) if mover is not None and not st.seats[mover].is_computer else "computer"
-            text = f"ply {event.body['ply']}: {event.body['move']} (seat {seat})"
+            text = f"ply {event.body['ply']}: {event.body['move']} (signed by {self.label_of(event.pk)})"
         elif event.kind == "draw":
             text = f"starter seat {event.body['starter']} (seed {event.body['seed'][:12]})"
         self._notify(RoundUpdate(rnd, event.kind, event.seq or 0, text))
@@ -958,83 +900,43 @@ class Peer:
         if rest.startswith("round/"):
             parts = rest.split("/")
             rnd = self._by_key.get(parts[1]) if len(parts) == 3 else None
-            if rnd is None:
-                return
+            if rnd is not None:
+                effects = rnd.machine.receive(event, now_ms())
+                await self._run_effects(rnd, effects, source=parts[2])
+            return
+        if rest == f"inbox/{self.peer_id}" and event.kind != "genesis" and event.round in self.rounds:
+            rnd = self.rounds[event.round]  # e.g. a cancel copied to our inbox
             effects = rnd.machine.receive(event, now_ms())
-            await self._run_effects(rnd, effects, source=parts[2])
+            await self._run_effects(rnd, [e for e in effects if not _is_duplicate(e)])
             return
-        if rest.startswith("lobby/presence/"):
-            self._receive_presence(event, rest.rsplit("/", 1)[1])
-        elif rest == "lobby/hello":
-            self._receive_hello(event)
-        elif rest == "lobby/chat":
-            self._receive_lobby_chat(event)
-        elif rest == f"inbox/{self.peer_id}":
-            await self._receive_invitation(event)
+        await self._lobby_receive(event, topic)
 
-    def _receive_presence(self, event: Event, topic_peer: str) -> None:
-        outcome, info = self.lobby.receive(event, topic_peer, now_ms())
-        if outcome in ("own", "refresh", "ignored"):
-            return
-        if info is None:
-            self._warn(f"dropped presence {event.id[:12]} from {event.pk.hex()[:8]}: {outcome}", None, outcome, "presence")
-            return
-        self._notify(PresenceChanged(info, outcome != "offline"))
+    async def _lobby_receive(self, event: Event, topic: str) -> None:
+        before = {pk: _copy(info) for pk, info in self.lobby.peers.items()}
+        pending_before = set(self.lobby.invitations)
+        effects = self.lobby.receive(event, now_ms(), topic)
+        await self._run_lobby_effects(effects, before)
+        for round_id in self.lobby.invitations.keys() - pending_before:
+            self._notify(InvitationReceived(Invitation(self, self.lobby.invitations[round_id])))
 
-    def _receive_hello(self, event: Event) -> None:
-        if event.kind != "hello" or event.pk == self.public_key:
-            return
-        if time.monotonic() - self._last_hello_answer < 1.0:
-            return  # answer a burst of hellos once
-        self._last_hello_answer = time.monotonic()
-        self._publish_presence("online")
-
-    def _receive_lobby_chat(self, event: Event) -> None:
-        if event.kind != "chat" or event.round is not None:
-            self._warn(f"dropped {event.kind} on the lobby chat topic", None, "wrong kind", event.kind)
-            return
-        if event.id in self._seen_lobby:
-            return
-        if not self._lobby_chat_limit.allow(event.pk, now_ms()):
-            self._warn(f"dropped chat from {event.pk.hex()[:8]}: rate limit", None, "chat rate limit", "chat")
-            return
-        self._seen_lobby.add(event.id)
-        if len(self._seen_lobby) > 4096:
-            self._seen_lobby.clear()
-        info = self.lobby.get(event.pk)
-        text = clean_line(event.body["text"])
-        self._notify(ChatMessage(event.pk, info.nick if info else "?", text, None, event.ts))
-
-    async def _receive_invitation(self, event: Event) -> None:
-        if event.kind != "genesis":
-            self._warn(f"dropped {event.kind} in our inbox", None, "not an invitation", event.kind)
-            return
-        if event.round in self.rounds:
-            return  # a copy of an invitation we already have
-        try:
-            machine = RoundMachine(self.identity, event, os.urandom(32), self.topics, now=now_ms())
-        except Exception as err:  # noqa: BLE001 - RoundError, bad options from a stranger ...
-            self._warn(f"dropped invitation {event.id[:12]} from {event.pk.hex()[:8]}: {err}", None, str(err), "genesis")
-            return
-        if machine.my_seat is None:
-            self._warn(f"dropped invitation {event.id[:12]}: no seat for us", None, "no seat for us", "genesis")
-            return
-        if event.body["expires"] <= now_ms():
-            self._warn(f"dropped invitation {event.id[:12]}: expired", None, "expired", "genesis")
-            return
-        busy = self.busy
-        rnd = await self._adopt(machine)
-        if busy:
-            await self._run_effects(rnd, machine.decline(now_ms()))
-            self._notify(RoundNotice(rnd, f"declined {self.label_of(event.pk)}'s invitation: already in a round"))
-            await self._forget(rnd)
-            return
-        self._notify(InvitationReceived(rnd))
+    async def _run_lobby_effects(self, effects: list[Effect], before: dict[bytes, PeerInfo]) -> None:
+        """Run lobby effects and turn the change of the online list into notifications."""
+        await self._run_effects(None, [e for e in effects if not isinstance(e, Notice)])
+        for note in effects:
+            if isinstance(note, Notice) and not note.text.endswith((" is online", " left", " went silent")):
+                self._notify(RoundNotice(None, note.text))
+        after = self.lobby.peers
+        for pk in before.keys() - after.keys():
+            self._notify(PresenceChanged(before[pk], False))
+        for pk in after.keys() - before.keys():
+            self._notify(PresenceChanged(after[pk], True))
+        for pk in after.keys() & before.keys():
+            if after[pk].busy != before[pk].busy or after[pk].nick != before[pk].nick:
+                self._notify(PresenceChanged(after[pk], True))
 
     # -- timers --------------------------------------------------------------------------
 
     async def _timer_loop(self) -> None:
-        last_beat = time.monotonic()
         while True:
             await asyncio.sleep(TICK_S)
             try:
@@ -1044,12 +946,11 @@ class Peer:
                         continue
                     await self._run_effects(rnd, rnd.machine.tick(now))
                     await self._maybe_resync(rnd)
-                for info in self.lobby.expire(now):
-                    self._notify(PresenceChanged(info, False))
-                if time.monotonic() - last_beat >= self._heartbeat:
-                    last_beat = time.monotonic()
-                    if self.transport.connected:
-                        self._publish_presence("online")
+                before = {pk: _copy(info) for pk, info in self.lobby.peers.items()}
+                effects = self.lobby.tick(now)
+                if not self.transport.connected:
+                    effects = [e for e in effects if not isinstance(e, Publish)]
+                await self._run_lobby_effects(effects, before)
             except Exception:  # noqa: BLE001 - a timer bug must not stop the peer
                 log.exception("internal error in the timer loop")
 
@@ -1064,3 +965,11 @@ class Peer:
         quiet = time.monotonic() - rnd._last_sync_request
         if time.monotonic() - rnd._parked_since >= RESYNC_AFTER_S and quiet >= RESYNC_AFTER_S:
             await rnd.request_sync()
+
+
+def _copy(info: PeerInfo) -> PeerInfo:
+    return PeerInfo(info.pk, info.nick, info.busy, info.session, info.ts, info.last_heard)
+
+
+def _is_duplicate(effect: Effect) -> bool:
+    return isinstance(effect, Dropped) and effect.reason == "duplicate"

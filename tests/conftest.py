@@ -54,3 +54,76 @@ def private_mosquitto() -> Iterator[LocalBroker]:
 def broker_url(mosquitto: LocalBroker) -> str:
     """URL of the shared session broker."""
     return mosquitto.url
+
+
+# -- helpers for the integration tests (import them: ``from conftest import ...``) -------
+
+import asyncio  # noqa: E402
+from collections.abc import Callable, Coroutine  # noqa: E402
+from typing import Any  # noqa: E402
+
+
+def run(coro: Coroutine[Any, Any, Any], timeout: float = 60.0) -> Any:
+    """Run one async test body on a fresh event loop, with an overall time limit."""
+    return asyncio.run(asyncio.wait_for(coro, timeout))
+
+
+async def eventually(check: Callable[[], bool], timeout: float = 10.0, what: str = "condition") -> None:
+    """Poll ``check`` until it holds; fail the test with ``what`` after ``timeout`` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not check():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.01)
+
+
+async def meet(*peers: Any, timeout: float = 10.0) -> None:
+    """Wait until every peer sees every other one in its lobby."""
+    for peer in peers:
+        for other in peers:
+            if other is not peer:
+                await eventually(
+                    lambda p=peer, o=other: o.public_key in p.lobby.peers,
+                    timeout,
+                    f"{peer.nick} to see {other.nick}",
+                )
+
+
+async def invitation(peer: Any, round_id: str, timeout: float = 10.0) -> Any:
+    """The ``Invitation`` that ``peer`` is expected to receive for round ``round_id``."""
+    await eventually(lambda: peer.invitation(round_id) is not None, timeout, f"{peer.nick} to get the invitation")
+    return peer.invitation(round_id)
+
+
+async def autoplay(rnd: Any, choose: Callable[[Any], str], timeout: float = 30.0) -> None:
+    """Play every turn of ``rnd`` with ``choose(game)`` until the round is over."""
+    while await rnd.wait_turn(timeout):
+        await rnd.play(choose(rnd.game))
+
+
+def first_legal(game: Any) -> str:
+    return game.legal_moves()[0]
+
+
+def computer(level: str) -> Callable[[Any], str]:
+    """A scripted human that plays like the computer at ``level`` (seeded by the ply)."""
+    from p2p.ai import choose_move
+
+    def choose(game: Any) -> str:
+        return choose_move(game, level, len(game.history()).to_bytes(4, "big"))
+
+    return choose
+
+
+async def start_round(admin: Any, guests: list[Any], game: str, options: dict | None = None, **kw: Any) -> list[Any]:
+    """Admin invites ``guests``; each accepts; returns every member's ``Round`` (admin first)."""
+    rnd = await admin.invite([g.peer_id for g in guests], game, options, **kw)
+    rounds = [rnd]
+    for guest in guests:
+        pending = await invitation(guest, rnd.id)
+        rounds.append(await pending.accept())
+    for r in rounds:
+        await r.wait_started(30)
+    return rounds
+

@@ -33,6 +33,7 @@ import random
 import secrets
 import ssl
 import string
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -225,6 +226,7 @@ class Transport:
         self.state = ConnectionState.CONNECTING
         self._state_callbacks: list[StateCallback] = []
         self._last_error = "no answer"
+        self._hold_until = 0.0
         self.stats = {"published": 0, "published_bytes": 0, "received": 0, "dropped": 0}
 
     # -- lifecycle ---------------------------------------------------------------------
@@ -293,12 +295,14 @@ class Transport:
     ) -> None:
         await self.close()
 
-    def interrupt(self) -> None:
+    def interrupt(self, hold: float = 0.0) -> None:
         """Cut the current connection abruptly, as a network failure would.
 
         The broker sees no DISCONNECT (so it publishes our Last Will) and the loop
-        reconnects.  Used by tests and the reconnect demo.
+        reconnects, after ``hold`` seconds at the earliest (an outage that lasts).
+        Used by tests and the demo.
         """
+        self._hold_until = time.monotonic() + hold
         client = self._client
         if client is None:
             return
@@ -523,6 +527,9 @@ class Transport:
         while not self._closing:
             detail = ""
             was_up = False
+            outage = self._hold_until - time.monotonic()
+            if outage > 0:
+                await asyncio.sleep(outage)
             try:
                 client = self._make_client()
                 async with client:

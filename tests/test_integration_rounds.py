@@ -1,0 +1,254 @@
+"""Whole rounds between real peers over a real Mosquitto (started by ``conftest.py``).
+
+Every test plays through the public ``p2p.peer`` API only, and checks what every member
+derived on its own: identical chains, identical final state hashes, the same draw.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from conftest import autoplay, computer, eventually, first_legal, meet, run, start_round
+
+from p2p.net.broker import LocalBroker
+from p2p.peer import ChatMessage, Peer, PresenceChanged, Resynced, RoundOver
+from p2p.protocol import draw, round_machine
+from p2p.protocol.round import Phase, verify_chain
+
+
+def assert_same_outcome(rounds: list) -> None:
+    """Every member holds the same verified chain and the same final position."""
+    hashes = {r.state_hash for r in rounds}
+    assert len(hashes) == 1, f"state hashes differ: {hashes}"
+    chains = {tuple(e.id for e in r.log()) for r in rounds}
+    assert len(chains) == 1, "members hold different chains"
+    for r in rounds:
+        replayed = verify_chain(r.log())  # an independent replay of the chain
+        assert replayed.state_hash() == r.state_hash
+        assert replayed.phase is Phase.OVER
+        assert r.phase is Phase.OVER
+    assert len({r.winners for r in rounds}) == 1
+
+
+def assert_draw_verified(rnd) -> None:
+    """Recompute the starter from the revealed nonces and the commitments in the chain."""
+    st = rnd.chain_state
+    assert st.start_seat is None, "this round was meant to draw its starter"
+    for seat, nonce in st.revealed.items():
+        assert draw.commitment(st.round_id, st.seats[seat].pk, nonce) == st.commits[seat]
+    seed = draw.draw_seed(st.round_id, [st.revealed[s] for s in sorted(st.revealed)])
+    eligible = sorted(set(st.revealed) | {s.index for s in st.seats if s.is_computer})
+    assert seed == st.seed
+    assert draw.starter(seed, eligible) == st.starter
+
+
+def test_two_peers_connect4_to_the_end(broker_url: str) -> None:
+    async def body() -> None:
+        async with Peer(broker_url, nick="alice") as alice, Peer(broker_url, nick="bob") as bob:
+            notes = bob.events()
+            await meet(alice, bob)
+            await alice.say("hello bob")
+            ra, rb = await start_round(alice, [bob], "connect4")
+            assert ra.id == rb.id and ra.seed == rb.seed and ra.starter == rb.starter
+            for r in (ra, rb):
+                assert_draw_verified(r)
+            await asyncio.gather(autoplay(ra, computer("normal")), autoplay(rb, computer("neuling")))
+            await rb.wait_over(10)
+            assert_same_outcome([ra, rb])
+            seen = []
+            while True:
+                note = await notes.next(5)
+                seen.append(note)
+                if isinstance(note, RoundOver):
+                    break
+            chat = [n for n in seen if isinstance(n, ChatMessage)]
+            assert chat and chat[0].text == "hello bob" and chat[0].sender == alice.public_key
+
+    run(body())
+
+
+def test_three_peers_cube_to_the_end(broker_url: str) -> None:
+    async def body() -> None:
+        async with (
+            Peer(broker_url, nick="ann") as ann,
+            Peer(broker_url, nick="ben") as ben,
+            Peer(broker_url, nick="cid") as cid,
+        ):
+            await meet(ann, ben, cid)
+            rounds = await start_round(ann, [ben, cid], "cube", {"players": 3})
+            for r in rounds:
+                assert_draw_verified(r)
+            assert len({(r.seed, r.starter) for r in rounds}) == 1
+            await asyncio.gather(*(autoplay(r, computer("neuling")) for r in rounds))
+            for r in rounds:
+                await r.wait_over(10)
+            assert_same_outcome(rounds)
+            assert len(rounds[0].game.history()) == 64  # the cube is played until it is full
+
+    run(body())
+
+
+def test_computer_seat_played_by_the_admin_and_checked_by_the_guest(broker_url: str) -> None:
+    async def body() -> None:
+        async with Peer(broker_url, nick="host") as host, Peer(broker_url, nick="guest") as guest:
+            await meet(host, guest)
+            rounds = await start_round(host, [guest], "cube", computers=["neuling"])
+            await asyncio.gather(*(autoplay(r, first_legal) for r in rounds))
+            for r in rounds:
+                await r.wait_over(10)
+            assert_same_outcome(rounds)
+            chain = rounds[1].log()
+            computer_moves = [
+                e for e in chain if e.kind == "move" and e.pk == host.public_key
+            ]
+            # the host signs both its own and the computer's moves; the guest replayed the
+            # computer's choice itself (RoundState refuses a move the AI would not make).
+            assert len(computer_moves) > len([m for m in chain if m.kind == "move"]) // 3
+
+    run(body())
+
+
+def test_withheld_reveal_cannot_make_the_withholder_start(broker_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(round_machine, "REVEAL_TIMEOUT_MS", 1500)
+
+    async def body() -> None:
+        async with (
+            Peer(broker_url, nick="fair1") as p1,
+            Peer(broker_url, nick="fair2") as p2,
+            Peer(broker_url, nick="cheat") as cheat,
+        ):
+            await meet(p1, p2, cheat)
+            # The cheater commits, then never publishes its reveal.
+            original = cheat.transport.publish_nowait
+
+            def withhold(topic, payload, **kw):  # type: ignore[no-untyped-def]
+                if b'"kind":"reveal"' in payload:
+                    return asyncio.get_running_loop().create_future()
+                return original(topic, payload, **kw)
+
+            cheat.transport.publish_nowait = withhold  # type: ignore[method-assign]
+            rounds = await start_round(p1, [p2, cheat], "cube", {"players": 3})
+            cheat_seat = rounds[2].my_seat
+            for r in rounds:
+                st = r.chain_state
+                assert cheat_seat in st.commits, "the cheater did commit"
+                assert cheat_seat not in st.revealed, "its reveal never arrived"
+                assert st.starter != cheat_seat
+                assert_draw_verified(r)
+            assert len({(r.seed, r.starter) for r in rounds}) == 1
+            await asyncio.gather(*(autoplay(r, first_legal) for r in rounds))
+            for r in rounds:
+                await r.wait_over(10)
+            assert_same_outcome(rounds)
+
+    run(body())
+
+
+def test_reconnecting_peer_resyncs(broker_url: str) -> None:
+    async def body() -> None:
+        async with Peer(broker_url, nick="steady") as steady, Peer(broker_url, nick="flaky") as flaky:
+            await meet(steady, flaky)
+            rs, rf = await start_round(steady, [flaky], "connect4", start=0)
+            notes = rf.events()
+            await rs.play("4")
+            await rf.wait_turn(10)
+            await rf.play("4")
+            await rs.wait_turn(10)
+            # flaky drops off the network; steady moves while it is away
+            flaky.transport.interrupt(hold=1.0)
+            await eventually(lambda: not flaky.connected, 5, "flaky to notice the loss")
+            await rs.play("3")
+            assert rf.game is not None and len(rf.game.history()) == 2, "flaky cannot have seen it"
+            assert await rf.wait_turn(15)  # reconnect, sync, and it is flaky's turn
+            assert rf.game.history() == ["4", "4", "3"]
+            resync = None
+            while resync is None:
+                note = await notes.next(5)
+                if isinstance(note, Resynced):
+                    resync = note
+            assert resync.applied >= 1
+            await asyncio.gather(autoplay(rs, first_legal), autoplay(rf, first_legal))
+            await rs.wait_over(10)
+            await rf.wait_over(10)
+            assert_same_outcome([rs, rf])
+
+    run(body())
+
+
+def test_broker_restart_mid_round(private_mosquitto: LocalBroker) -> None:
+    async def body() -> None:
+        url = private_mosquitto.url
+        async with Peer(url, nick="one") as one, Peer(url, nick="two") as two:
+            await meet(one, two)
+            r1, r2 = await start_round(one, [two], "connect4", start=0)
+            await r1.play("1")
+            await r2.wait_turn(10)
+            await asyncio.to_thread(private_mosquitto.restart, 0.5)
+            await r2.play("2")  # published while the broker may still be down: the outbox keeps it
+            assert await r1.wait_turn(20)
+            assert r1.game.history() == ["1", "2"]
+            await asyncio.gather(autoplay(r1, first_legal), autoplay(r2, first_legal))
+            await r1.wait_over(10)
+            await r2.wait_over(10)
+            assert_same_outcome([r1, r2])
+
+    run(body())
+
+
+def test_admin_leaving_mid_round_ends_it_the_same_for_everyone(broker_url: str) -> None:
+    async def body() -> None:
+        async with (
+            Peer(broker_url, nick="boss") as boss,
+            Peer(broker_url, nick="x") as x,
+            Peer(broker_url, nick="y") as y,
+        ):
+            await meet(boss, x, y)
+            rounds = await start_round(boss, [x, y], "cube", {"players": 3}, start=0)
+            rb, rx, ry = rounds
+            for _ in range(2):  # two full turns
+                for r in rounds:
+                    if await r.wait_turn(10):
+                        await r.play(first_legal(r.game))
+            await boss.rounds[rb.id].leave()
+            for r in (rx, ry):
+                await r.wait_over(10)
+            # the cube has no resignation: the round ends, the others ranked by points
+            assert_same_outcome([rb, rx, ry])
+            for r in (rb, rx, ry):
+                assert 0 in r.chain_state.left
+                assert r.chain_state.admin == x.public_key, "the admin role passed to the next seat"
+                assert 0 not in r.winners
+
+    run(body())
+
+
+def test_lobby_presence_last_will_and_busy(broker_url: str) -> None:
+    async def body() -> None:
+        async with Peer(broker_url, nick="watcher") as watcher, Peer(broker_url, nick="drops") as drops:
+            notes = watcher.events()
+            await meet(watcher, drops)
+            assert watcher.lobby.peers[drops.public_key].label.startswith("drops (")
+            drops.transport.interrupt(hold=0.5)  # the broker publishes its Last Will
+            went, came = False, False
+            while not (went and came):
+                note = await notes.next(10)
+                if isinstance(note, PresenceChanged) and note.peer.pk == drops.public_key:
+                    went = went or not note.online
+                    came = came or (went and note.online)
+            assert drops.public_key in watcher.lobby.peers
+            # a busy peer declines a second invitation by itself
+            async with Peer(broker_url, nick="third") as third:
+                await meet(watcher, drops, third)
+                await start_round(watcher, [drops], "connect4")
+                await eventually(
+                    lambda: (info := third.lobby.peers.get(drops.public_key)) is not None and info.busy,
+                    25,
+                    "drops to be shown busy",
+                )
+                second = await third.invite([drops.peer_id], "connect4")
+                await second.wait_over(10)
+                assert second.phase is Phase.CANCELLED
+                assert "declined" in second.chain_state.end_reason
+
+    run(body(), timeout=90)
