@@ -392,11 +392,14 @@ class RoundState:
             if inner.prev not in known:
                 raise RoundError(f"sealed {inner.kind} answers an event not in this round")
             seat = self.seat_of(inner.pk)
-            if seat is None or seat in self.resigned or seat in seats:
+            if seat is None or seat in seats:
                 raise RoundError(f"sealed {inner.kind} by a non-member or twice")
+            if seat in self.left or inner.kind == "resign" and seat in self.resigned:
+                raise RoundError(f"seat {seat} has already {'left' if seat in self.left else 'resigned'}")
             seats.append(seat)
+        newly_out = [seat for seat in seats if seat not in self.resigned]
         trial = self.game.copy()
-        for seat in seats:
+        for seat in newly_out:
             if trial.is_over():
                 break
             try:
@@ -404,8 +407,9 @@ class RoundState:
             except MoveError:
                 break  # this engine has no resignation: the round ends below
         for inner, seat in zip(sealed, seats):
-            self.resigned.append(seat)
-            if inner.kind == "leave":
+            if seat not in self.resigned:
+                self.resigned.append(seat)
+            if inner.kind == "leave":  # a resigned admin may still leave to hand on the role
                 self.left.append(seat)
                 if inner.pk == self.admin:
                     successor = self.successor()
@@ -415,7 +419,7 @@ class RoundState:
         if trial.is_over():
             self.end_reason = "resignation"
             self.phase = Phase.OVER
-        elif len(self.resigned) > 0:
+        elif newly_out:
             # the engine kept going without the seat: only possible if it skips it itself;
             # otherwise (no resignation support) the round ends with the others ranked.
             seat = trial.to_move()
@@ -437,6 +441,12 @@ class RoundState:
             raise RoundError("a round in play cannot be cancelled")
         self.phase = Phase.CANCELLED
         self.end_reason = f"cancelled: {event.body['reason']}"
+
+
+def next_start(state: RoundState) -> int:
+    """The named starting seat of "another round" with the same seats: the next seat."""
+    starter = 0 if state.starter is None else state.starter
+    return (starter + 1) % len(state.seats)
 
 
 def verify_chain(chain: list[Event]) -> RoundState:

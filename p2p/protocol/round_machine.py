@@ -358,8 +358,8 @@ class RoundMachine:
                 return "reveal does not match a commitment in the closed set"
             return ""
         if kind in ("resign", "leave"):
-            if seat in st.resigned:
-                return "already resigned"
+            if seat in st.left or kind == "resign" and seat in st.resigned:
+                return f"seat {seat} is already out"
             return ""
         return f"{kind} is not a side event"
 
@@ -481,7 +481,8 @@ class RoundMachine:
             to_seal = [
                 e
                 for (k, _), e in self.side.items()
-                if k in ("resign", "leave") and st.seat_of(e.pk) not in st.resigned
+                if k == "resign" and st.seat_of(e.pk) not in st.resigned
+                or k == "leave" and st.seat_of(e.pk) not in st.left
             ]
             if to_seal:
                 return self._append("seal", {"sealed": [e.value() for e in to_seal]}, now)
