@@ -839,8 +839,8 @@ class Peer:
 
     def _warn(self, text: str, round_id: str | None, reason: str, kind: str) -> None:
         self.stats.count_drop(reason)
-        if reason == "duplicate":
-            log.debug("%s", text)  # QoS 1 redelivery: normal, not worth a warning
+        if reason in _BENIGN:
+            log.debug("%s", text)  # QoS 1 redelivery, a retained copy again: normal
             return
         log.warning("%s", text)
         self._notify(Rejected(text, round_id, reason, kind))
@@ -965,6 +965,10 @@ class Peer:
         quiet = time.monotonic() - rnd._last_sync_request
         if time.monotonic() - rnd._parked_since >= RESYNC_AFTER_S and quiet >= RESYNC_AFTER_S:
             await rnd.request_sync()
+
+
+_BENIGN = frozenset({"duplicate", "older than the presence we hold"})
+"""Drop reasons that honest traffic produces too: logged at debug level, not reported."""
 
 
 def _copy(info: PeerInfo) -> PeerInfo:

@@ -1,0 +1,159 @@
+"""Hostile input injected through the real broker while a round is being played.
+
+A raw aiomqtt client ("mallory") publishes each attack on the round's real topics; every
+attack must be refused by every peer with a reason, change nothing, and the round must
+still be played to an identical end.  Attacks that need a member's key (a move for the
+wrong seat, equivocation) are signed with that member's identity, as a malicious member
+or a buggy client would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import aiomqtt
+import pytest
+from conftest import autoplay, eventually, first_legal, meet, run, start_round
+from test_integration_rounds import assert_same_outcome
+
+from p2p.peer import Equivocated, Notifications, Peer, Rejected
+from p2p.protocol import canonical
+from p2p.protocol import events as ev
+from p2p.protocol.identity import Identity
+
+
+async def expect_rejected(notes: Notifications, reason: str, timeout: float = 5.0) -> Rejected:
+    """The next ``Rejected`` notification whose reason contains ``reason``."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        note = await notes.next(max(0.01, deadline - loop.time()))
+        if isinstance(note, Rejected) and reason in note.reason:
+            return note
+
+
+def move_event(identity: Identity, rnd, move: str, *, state: str | None = None, ply: int | None = None) -> ev.Event:
+    """A move event signed by ``identity`` at the head of ``rnd``'s chain."""
+    head = rnd.log()[-1]
+    if state is None:
+        trial = rnd.game.copy()
+        trial.push(move)
+        state = trial.state_hash()
+    body = {"ply": rnd.chain_state.ply if ply is None else ply, "move": move, "state": state}
+    return ev.make(identity, "move", ev.MAX_TS // 2, body, round=rnd.id, seq=head.seq + 1, prev=head.id)
+
+
+def test_hostile_events_are_refused_while_the_round_goes_on(
+    broker_url: str, mosquitto, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="p2p")
+
+    async def body() -> None:
+        async with (
+            Peer(broker_url, nick="alice") as alice,
+            Peer(broker_url, nick="bob") as bob,
+            aiomqtt.Client("127.0.0.1", mosquitto.port, identifier="mallory") as mallory,
+        ):
+            await meet(alice, bob)
+            topics = alice.topics
+            await mallory.subscribe(topics.presence_filter())
+
+            # Round 1: two moves, then alice resigns; its events are replayed later.
+            r1a, r1b = await start_round(alice, [bob], "connect4", start=0)
+            await r1a.play("1")
+            await r1b.wait_turn(10)
+            await r1b.play("1")
+            await r1a.wait_turn(10)
+            old_move = r1a.log()[-1]
+            await r1a.resign()
+            await r1b.wait_over(10)
+
+            # Round 2: fill column 1, then attack.
+            ra, rb = await start_round(alice, [bob], "connect4", start=0)
+            for _ in range(3):
+                await ra.play("1")
+                await rb.wait_turn(10)
+                await rb.play("1")
+                await ra.wait_turn(10)
+            assert rb.game.history() == ["1"] * 6
+            events_topic = topics.round_events(rb.machine.key).topic
+            notes_b, notes_a = bob.events(), alice.events()
+            length = len(rb.log())
+
+            async def inject(payload: bytes, reason: str) -> None:
+                await mallory.publish(events_topic, payload, qos=1)
+                await expect_rejected(notes_b, reason)
+                await expect_rejected(notes_a, reason)
+                assert len(rb.log()) == length and len(ra.log()) == length
+
+            # a forged signature: mallory signs, but claims alice's key
+            forged = canonical.decode(move_event(Identity.from_seed(bytes(range(32))), rb, "2").raw)
+            forged["pk"] = alice.identity.pk_hex
+            await inject(canonical.encode(forged), "bad signature")
+            # a move by the wrong seat: bob moves although alice is to move
+            await inject(move_event(bob.identity, rb, "2").raw, "does not own position")
+            # an illegal move: column 1 is full
+            await inject(move_event(alice.identity, rb, "1", state="0" * 64).raw, "illegal move")
+            # an event replayed from another round
+            await inject(old_move.raw, "another round")
+            # a malformed payload, twice
+            await inject(b"{not json", "not JSON")
+            await inject(b'{"v":1}', "not an event envelope")
+            # a duplicate: a real event of this round, sent again
+            duplicates = bob.stats.dropped.get("duplicate", 0)
+            await mallory.publish(events_topic, rb.log()[-1].raw, qos=1)
+            await eventually(lambda: bob.stats.dropped.get("duplicate", 0) > duplicates, 5, "the duplicate to be dropped")
+            # an oversize payload never reaches the parser
+            dropped = bob.transport.stats["dropped"]
+            await mallory.publish(events_topic, b"x" * 9000, qos=1)
+            await eventually(lambda: bob.transport.stats["dropped"] > dropped, 5, "the oversize payload to be dropped")
+            assert len(rb.log()) == length
+
+            # a fake Last Will: signed by someone else, on bob's presence topic
+            fake = ev.make(
+                Identity.from_seed(bytes(range(1, 33))),
+                "presence",
+                ev.MAX_TS // 2,
+                {"nick": "bob", "status": "offline", "busy": False, "session": "00" * 16, "ttl": 60},
+            )
+            await mallory.publish(topics.presence(bob.peer_id).topic, fake.raw, qos=0)
+            await expect_rejected(notes_a, "another peer's topic")
+            # bob's own, real Last Will of an earlier connection, replayed
+            bob.interrupt_connection(hold=0.3)
+            will = None
+            async for message in mallory.messages:
+                if message.topic.value == topics.presence(bob.peer_id).topic:
+                    event = ev.parse(bytes(message.payload))
+                    if event.pk == bob.public_key and event.body["status"] == "offline":
+                        will = event.raw
+                        break
+            assert will is not None
+            await eventually(lambda: bob.connected and bob.public_key in alice.lobby.peers, 10, "bob to come back")
+            await mallory.publish(topics.presence(bob.peer_id).topic, will, qos=0, retain=True)
+            await expect_rejected(notes_a, "another session")
+            assert bob.public_key in alice.lobby.peers
+
+            # equivocation: two different moves signed by alice for the same ply
+            first, second = move_event(alice.identity, rb, "2"), move_event(alice.identity, rb, "3")
+            await mallory.publish(events_topic, first.raw, qos=1)
+            await mallory.publish(events_topic, second.raw, qos=1)
+            proof = None
+            while proof is None:
+                note = await notes_b.next(5)
+                if isinstance(note, Equivocated):
+                    proof = note
+            assert {proof.first.id, proof.second.id} == {first.id, second.id}
+            assert rb.log()[-1].id == first.id
+            await eventually(lambda: ra.log()[-1].id == first.id, 5, "alice to apply the first move too")
+
+            # the round goes on to an identical end
+            await asyncio.gather(autoplay(ra, first_legal), autoplay(rb, first_legal))
+            await ra.wait_over(10)
+            await rb.wait_over(10)
+            assert_same_outcome([ra, rb])
+
+    run(body(), timeout=90)
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    for reason in ("bad signature", "does not own position", "illegal move", "another round", "not JSON", "over the"):
+        assert reason in logged, f"no log line for {reason!r}"
