@@ -89,7 +89,7 @@ def test_an_invitation_accepted_with_the_starter_drawn(tmp_path: Path, broker_ur
             async with peer_mod.Peer(broker_url, nick="bob") as bob:
                 # Wait until bob sees us in the lobby, then invite us; the starter is drawn.
                 for _ in range(200):
-                    if bob.lobby.find(my_id[:8]) is not None:
+                    if bob.find_peer(my_id[:8]) is not None:
                         break
                     await asyncio.sleep(0.05)
                 rnd = await bob.invite([my_id[:8]], "connect4")

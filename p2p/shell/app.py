@@ -339,8 +339,11 @@ class ShellApp:
                 self._spawn(self._guarded_startup(startup))
 
         self.app.pre_run_callables.append(started)
+        loop = asyncio.get_running_loop()
+        previous = loop.get_exception_handler()
+        loop.set_exception_handler(self._loop_exception)
         try:
-            result = await self.app.run_async()
+            result = await self.app.run_async(set_exception_handler=False)
         finally:
             self._write_raw(FOCUS_OFF)
             for cleanup in reversed(self.on_exit):
@@ -352,7 +355,16 @@ class ShellApp:
                 task.cancel()
             if self.tasks:
                 await asyncio.gather(*self.tasks, return_exceptions=True)
+            loop.set_exception_handler(previous)
         return int(result or 0)
+
+    def _loop_exception(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        """Errors of background tasks go to the log file and one line, never the screen."""
+        err = context.get("exception")
+        log.error("unhandled in the event loop: %s", context.get("message"), exc_info=err)
+        if isinstance(err, BaseException):
+            self.controller.internal_error(err)
+        self._refresh()
 
     async def _guarded_startup(self, startup: Callable[[ShellApp], Coroutine[Any, Any, None]]) -> None:
         try:

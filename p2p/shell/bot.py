@@ -27,7 +27,7 @@ async def run_bot(url: str, nick: str = "computer", *, level: str | None = None,
         async for note in events:
             try:
                 if isinstance(note, InvitationReceived):
-                    await note.round.accept()
+                    await note.invitation.accept()
                 elif isinstance(note, YourTurn):
                     game = note.round.game
                     if game is None or game.is_over():

@@ -146,6 +146,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "net.left": ("{nick} ist weg.", "{nick} left."),
     "net.invite_sent": ("Einladung an {nicks} zu {game} gesendet (Code {code}).", "Invitation to {nicks} for {game} sent (code {code})."),
     "net.invited": (">>> {nick} lädt dich zu {game} ein. /accept oder /decline <<<", ">>> {nick} invites you to {game}. /accept or /decline <<<"),
+    "net.invite_details": ("    Optionen: {options} · Beginner: {how}", "    options: {options} · starter: {how}"),
     "net.accepted": ("{nick} hat angenommen.", "{nick} accepted."),
     "net.declined": ("{nick} hat abgelehnt.", "{nick} declined."),
     "net.cancelled": ("Einladung zurückgezogen.", "Invitation cancelled."),

@@ -117,9 +117,11 @@ class OnlineSession:
     # -- lobby ---------------------------------------------------------------------------------
 
     def refresh_lobby(self) -> None:
+        from p2p.protocol.identity import short_id
+
         entries = [LobbyEntry(self.peer.nick, self.peer.short_id, self.peer.busy, me=True)]
-        for info in self.peer.lobby.online:
-            entries.append(LobbyEntry(info.nick, info.short_id, info.busy))
+        for info in self.peer.online():
+            entries.append(LobbyEntry(info.nick, short_id(info.pk), info.busy))
         self.state.lobby = entries
         self.state.online = self.connected()
 
@@ -182,8 +184,8 @@ class OnlineSession:
         self.round = None
 
     async def set_nick(self, nick: str) -> None:
-        # The peer announces the new name with its next presence heartbeat.
-        self.peer.nick = nick
+        # The lobby machine announces the new name with its next presence heartbeat.
+        self.peer.lobby.nick = nick
         self.refresh_lobby()
 
     async def again(self) -> None:
@@ -213,7 +215,7 @@ class OnlineSession:
     def _nick(self, pk: bytes, fallback: str = "") -> str:
         if pk == self.peer.public_key:
             return self.peer.nick
-        info = self.peer.lobby.get(pk)
+        info = self.peer.lobby.peers.get(pk)
         return info.nick if info else (fallback or pk.hex()[:8])
 
     def _adopt_round(self, rnd: Any, game_name: str, options: dict[str, Any], others: list[bytes]) -> None:
@@ -237,11 +239,11 @@ class OnlineSession:
         level = options.pop("level", None)
         others: list[bytes] = []
         for nick in nicks:
-            info = self.peer.lobby.find(nick)
+            info = self.peer.find_peer(nick)
             if info is None:
                 self.ctl.say("net.unknown_nick", "warn", nick=nick)
                 return
-            others.append(info.public_key)
+            others.append(info.pk)
         from p2p.shell.controller import available_levels, default_level
 
         known = available_levels(game_name)
@@ -258,11 +260,11 @@ class OnlineSession:
         elif start_spec.lower() in ("me", "ich"):
             start = 0
         else:
-            info = self.peer.lobby.find(start_spec)
-            if info is None or info.public_key not in seat_pks:
+            info = self.peer.find_peer(start_spec)
+            if info is None or info.pk not in seat_pks:
                 self.ctl.say("net.unknown_nick", "warn", nick=start_spec)
                 return
-            start = seat_pks.index(info.public_key)
+            start = seat_pks.index(info.pk)
 
         async def go() -> None:
             rnd = await self.peer.invite(others, game_name, options, computers=computers, start=start)
@@ -277,13 +279,13 @@ class OnlineSession:
         return invitations[-1] if invitations else None
 
     def _cmd_accept(self, args: list[str]) -> None:
-        rnd = self._pending()
-        if rnd is None:
+        invitation = self._pending()
+        if invitation is None:
             self.ctl.say("net.no_invite", "warn")
             return
 
         async def go() -> None:
-            await rnd.accept()
+            rnd = await invitation.accept()
             others = [s.pk for s in rnd.chain_state.seats if s.pk is not None and s.pk != self.peer.public_key]
             self._adopt_round(rnd, rnd.game_name, dict(rnd.chain_state.options), others)
 
@@ -358,10 +360,12 @@ class OnlineSession:
             key = "net.joined" if note.online else "net.left"
             self.state.add(t.t(key, nick=note.peer.label))
         elif isinstance(note, p.InvitationReceived):
-            rnd = note.round
-            inviter = self.peer.label_of(rnd.invited_by)
-            self.state.add(t.t("net.invited", nick=inviter, game=t.game(rnd.game_name)), "invite")
-            self.ctl.notify(t.t("notify.invite", nick=inviter), t.game(rnd.game_name))
+            invitation = note.invitation
+            inviter = invitation.admin_label
+            self.state.add(t.t("net.invited", nick=inviter, game=t.game(invitation.game)), "invite")
+            how = t.t("net.starter.drawn") if invitation.drawn else t.t("net.starter.chosen")
+            self.state.add(t.t("net.invite_details", options=_options_text(invitation.options), how=how), "invite")
+            self.ctl.notify(t.t("notify.invite", nick=inviter), t.game(invitation.game))
         elif isinstance(note, p.RoundUpdate):
             self._round_update(note)
         elif isinstance(note, p.YourTurn):
@@ -468,6 +472,11 @@ class OnlineSession:
         game = rnd.game
         result = self.ctl.result_text(game) if game is not None else note.reason
         self.state.add(self.t.t("net.round_over", round=self.round_no, result=result, reason=note.reason or "-"), "round")
+
+
+def _options_text(options: dict[str, Any]) -> str:
+    """Game options as ``key=value`` words (``first`` is decided by the round)."""
+    return " ".join(f"{k}={v}" for k, v in sorted(options.items()) if k != "first") or "-"
 
 
 # -- connecting --------------------------------------------------------------------------------
