@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from pathlib import Path
 
 import pytest
@@ -110,5 +111,32 @@ def test_an_invitation_accepted_with_the_starter_drawn(tmp_path: Path, broker_ur
                 await asyncio.wait_for(bob_task, 10)
                 screen = await h.wait_screen("Runde 1 vorbei", 10)
                 assert rnd.state_hash == h.controller.online.round.state_hash
+
+    run(scenario())
+
+
+def test_unreachable_broker_offers_a_local_broker_with_a_computer_player(tmp_path: Path) -> None:
+    from p2p.net.broker import mosquitto_path
+
+    if mosquitto_path() is None:
+        pytest.skip("mosquitto is not installed")
+    url = "mqtt://example.invalid:1883"  # a public-looking broker that cannot be reached
+
+    async def scenario() -> None:
+        async with HeadlessShell(
+            config_dir=tmp_path, lang="en", broker=url, startup=attach(url, timeout=1.0), rows=30, columns=100
+        ) as h:
+            await h.wait_for(lambda: any("operator sees your IP address" in line for line in h.controller.state.text_lines()))
+            await h.wait_for(lambda: any("cannot be reached" in line and "/local" in line
+                                         for line in h.controller.state.text_lines()), 10)
+            assert h.controller.online is None
+            await h.type_line("/local")
+            await h.wait_screen("computer [", 20)
+            await h.type_line("/invite computer connect4 start=me")
+            await h.wait_screen("To move: Red (you)", 10)
+            await _play_until_over(h)
+            await h.wait_screen("Round 1 over", 10)
+        # The privacy note is shown once per broker: remembered in the settings.
+        assert url in json.loads((tmp_path / "shell.json").read_text())["public_broker_ok"]
 
     run(scenario())

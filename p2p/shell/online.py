@@ -488,12 +488,12 @@ def attach_hooks_only(shell: ShellApp) -> None:
     shell.controller.local_broker_hook = lambda: shell.controller.spawn(start_local(shell))
 
 
-def attach(broker: str) -> Callable[[ShellApp], Coroutine[Any, Any, None]]:
+def attach(broker: str, timeout: float = 6.0) -> Callable[[ShellApp], Coroutine[Any, Any, None]]:
     """The start-up coroutine that connects to ``broker`` in the background."""
 
     async def startup(shell: ShellApp) -> None:
         attach_hooks_only(shell)
-        await connect(shell, broker)
+        await connect(shell, broker, timeout)
 
     return startup
 
