@@ -140,3 +140,32 @@ def test_unreachable_broker_offers_a_local_broker_with_a_computer_player(tmp_pat
         assert url in json.loads((tmp_path / "shell.json").read_text())["public_broker_ok"]
 
     run(scenario())
+
+
+@pytest.mark.parametrize(
+    ("invite", "board_text"),
+    [("/invite robo cube start=me", "level 4"), ("/invite robo chess4 start=me move_limit=8", "Points: Red")],
+)
+def test_online_rounds_of_the_other_games(tmp_path: Path, broker_url: str, invite: str, board_text: str) -> None:
+    from p2p.shell.bot import run_bot
+
+    async def scenario() -> None:
+        ready = asyncio.Event()
+        bot = asyncio.create_task(run_bot(broker_url, "robo", ready=ready))
+        await asyncio.wait_for(ready.wait(), 10)
+        try:
+            async with HeadlessShell(
+                config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100
+            ) as h:
+                await h.wait_screen("robo [", 10)
+                await h.type_line(invite)
+                await h.wait_screen("To move: Red (you)", 15)
+                assert board_text in h.screen()
+                await _play_until_over(h)
+                await h.wait_screen("Round 1 over", 10)
+        finally:
+            bot.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await bot
+
+    run(scenario())
