@@ -4,7 +4,7 @@ Runs the real ``python -m p2p --local`` in a pseudo-terminal (80x24) several tim
 measures until the first full screen has been written (the status line and the input
 prompt, the last rows drawn, have arrived), then quits with Ctrl-Q.  Prints each run and the median.
 
-    python bench/bench_shell_startup.py [--runs 7]
+    python bench/bench_shell_startup.py [--runs 7] [--broker URL]
 
 Target (issue 6): median under 0.5 s on the development machine.
 """
@@ -29,14 +29,14 @@ MARKERS = (b"/help for commands", b">")
 """The status line and the prompt are the last rows drawn on the first screen."""
 
 
-def one_run(config_dir: str, timeout: float = 10.0) -> float:
+def one_run(config_dir: str, extra: list[str], timeout: float = 10.0) -> float:
     """Seconds from spawning the process to the first complete screen."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
     env = dict(os.environ, P2P_CONFIG_DIR=config_dir, TERM="xterm-256color", LANG="en_US.UTF-8")
     start = time.perf_counter()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "p2p", "--local"], stdin=slave, stdout=slave, stderr=slave,
+        [sys.executable, "-m", "p2p", *extra], stdin=slave, stdout=slave, stderr=slave,
         env=env, close_fds=True, start_new_session=True,
     )
     os.close(slave)
@@ -69,12 +69,18 @@ def one_run(config_dir: str, timeout: float = 10.0) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument(
+        "--broker", metavar="URL",
+        help="start with this broker instead of --local (the connection is made after the first screen)",
+    )
     args = parser.parse_args()
+    extra = ["--broker", args.broker] if args.broker else ["--local"]
+    print("command: p2p " + " ".join(extra))
     with tempfile.TemporaryDirectory() as config_dir:
-        one_run(config_dir)  # warm-up: byte-compiles, fills the OS cache
+        one_run(config_dir, extra)  # warm-up: byte-compiles, fills the OS cache
         times = []
         for i in range(args.runs):
-            t = one_run(config_dir)
+            t = one_run(config_dir, extra)
             times.append(t)
             print(f"run {i + 1}: {t * 1000:.0f} ms")
     median = statistics.median(times)

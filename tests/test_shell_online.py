@@ -169,3 +169,23 @@ def test_online_rounds_of_the_other_games(tmp_path: Path, broker_url: str, invit
                 await bot
 
     run(scenario())
+
+
+def test_reconnect_and_hostile_input_are_shown_as_one_line_each(tmp_path: Path, broker_url: str) -> None:
+    async def scenario() -> None:
+        async with HeadlessShell(
+            config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100
+        ) as h:
+            await h.wait_screen("Connected to", 10)
+            h.controller.online.peer.interrupt_connection(0.5)
+            await h.wait_screen("Connection lost", 10)
+            await h.wait_screen("Reconnected.", 15)
+            async with peer_mod.Peer(broker_url, nick="mallory") as mallory:
+                before = len(h.controller.state.lines)
+                route = mallory.topics.lobby_chat()
+                mallory.transport.publish_nowait(route.topic, b"\x00not an event", qos=0)
+                await h.wait_screen("Warning: event from", 10)
+                warnings = [line for line in list(h.controller.state.lines)[before:] if line.kind == "warn"]
+                assert len(warnings) >= 1 and "Traceback" not in h.screen()
+
+    run(scenario())
