@@ -117,6 +117,7 @@ class RoundUpdate(Notification):
     kind: str
     seq: int
     text: str
+    seat: int | None = None  # for a move: the seat that made it
 
 
 @dataclass(frozen=True)
@@ -243,6 +244,7 @@ class Round:
         self._last_sync_request = 0.0
         self.log_path: Path | None = None
         self.code: str | None = machine.code
+        self._shadow: Game | None = None  # follows the moves to tell who made each one
 
     # -- queries ---------------------------------------------------------------------
 
@@ -854,11 +856,18 @@ class Peer:
                 log.warning("cannot write the round log %s: %s", rnd.log_path, err)
         st = rnd.machine.state
         text = event.kind
+        seat = None
         if event.kind == "move":
-            text = f"ply {event.body['ply']}: {event.body['move']} (signed by {self.label_of(event.pk)})"
+            seat = _mover(rnd, event)
+            text = f"ply {event.body['ply']}: {event.body['move']} (seat {seat}, signed by {self.label_of(event.pk)})"
+        elif event.kind == "seal" and rnd._shadow is not None:
+            for inner in event.sealed():
+                index = st.seat_of(inner.pk)
+                with contextlib.suppress(Exception):
+                    rnd._shadow.resign(index)  # type: ignore[arg-type]
         elif event.kind == "draw":
             text = f"starter seat {event.body['starter']} (seed {event.body['seed'][:12]})"
-        self._notify(RoundUpdate(rnd, event.kind, event.seq or 0, text))
+        self._notify(RoundUpdate(rnd, event.kind, event.seq or 0, text, seat))
         if rnd.is_over:
             self._notify(RoundOver(rnd, st.winners(), st.end_reason))
 
@@ -965,6 +974,25 @@ class Peer:
         quiet = time.monotonic() - rnd._last_sync_request
         if time.monotonic() - rnd._parked_since >= RESYNC_AFTER_S and quiet >= RESYNC_AFTER_S:
             await rnd.request_sync()
+
+
+def _mover(rnd: Round, event: Event) -> int | None:
+    """The seat that made ``event`` (a move), from a shadow engine that follows the chain."""
+    st = rnd.machine.state
+    try:
+        if rnd._shadow is None:
+            if st.starter is None:
+                return None
+            rnd._shadow = game_class(st.game_name).create({**st.options, "first": st.starter})
+            for index in st.resigned:  # seals before our shadow existed (rare: a late sync)
+                with contextlib.suppress(Exception):
+                    rnd._shadow.resign(index)
+        seat = rnd._shadow.to_move()
+        rnd._shadow.push(event.body["move"])
+        return seat
+    except Exception:  # noqa: BLE001 - only a label for display; the chain itself is verified
+        rnd._shadow = None
+        return None
 
 
 _BENIGN = frozenset({"duplicate", "older than the presence we hold"})

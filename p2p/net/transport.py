@@ -31,6 +31,7 @@ import enum
 import logging
 import random
 import secrets
+import socket
 import ssl
 import string
 import time
@@ -65,6 +66,11 @@ MAX_PAYLOAD = 8192
 """Receive cap in bytes: bigger payloads are dropped before any parsing."""
 
 _CLIENT_ID_ALPHABET = string.ascii_letters + string.digits
+
+NODELAY = (socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+"""Small game messages must not wait for Nagle's algorithm: with it, a PUBACK followed by
+a PUBLISH stalls for the peer's delayed ACK (about 40 ms per hop, measured in
+``bench/bench_latency.py``)."""
 
 
 class ConnectionState(enum.Enum):
@@ -511,6 +517,7 @@ class Transport:
             max_queued_incoming_messages=self._inbound.maxsize,
             properties=connect_props,
             logger=logging.getLogger("p2p.net.mqtt"),
+            socket_options=[NODELAY] if not address.websockets else (),
         )
 
     def _set_state(self, state: ConnectionState, detail: str) -> None:
