@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from p2p.games.chess4.movegen import Position, perft  # noqa: E402
+from p2p.games.chess4.movegen import Position, perft
 
 START, END = "<!-- bench:perft:start -->", "<!-- bench:perft:end -->"
 
@@ -116,7 +116,12 @@ def main() -> int:
         doc = args.markdown.read_text()
         block = f"{START}\n{text}\n{END}"
         if START in doc and END in doc:
-            doc = re.sub(re.escape(START) + ".*?" + re.escape(END), lambda _m: block, doc, flags=re.S)
+            doc = re.sub(
+                re.escape(START) + ".*?" + re.escape(END),
+                lambda _m: block,
+                doc,
+                flags=re.DOTALL,
+            )
         else:
             doc = doc.rstrip() + "\n\n" + block + "\n"
         args.markdown.write_text(doc)

@@ -14,8 +14,26 @@ from p2p.games.chess4 import RULES_TEXT, Chess4, rules
 from p2p.games.chess4.board import SEAT_NAMES
 
 START_MOVES = [
-    "e1-f3", "e1-d3", "j1-k3", "j1-i3", "d2-d3", "d2-d4", "e2-e3", "e2-e4", "f2-f3", "f2-f4",
-    "g2-g3", "g2-g4", "h2-h3", "h2-h4", "i2-i3", "i2-i4", "j2-j3", "j2-j4", "k2-k3", "k2-k4",
+    "e1-f3",
+    "e1-d3",
+    "j1-k3",
+    "j1-i3",
+    "d2-d3",
+    "d2-d4",
+    "e2-e3",
+    "e2-e4",
+    "f2-f3",
+    "f2-f4",
+    "g2-g3",
+    "g2-g4",
+    "h2-h3",
+    "h2-h4",
+    "i2-i3",
+    "i2-i4",
+    "j2-j3",
+    "j2-j4",
+    "k2-k3",
+    "k2-k4",
 ]
 
 
@@ -23,16 +41,32 @@ def test_registry_and_metadata() -> None:
     g = create_game("chess4")
     assert isinstance(g, Game) and game_class("chess4") is Chess4
     assert g.name == "chess4" and g.title == "Vierschach (Einzel)"
-    assert g.players == 4 and g.seat_names() == ("Red", "Blue", "Yellow", "Green") == SEAT_NAMES
+    assert (
+        g.players == 4
+        and g.seat_names() == ("Red", "Blue", "Yellow", "Green") == SEAT_NAMES
+    )
     assert g.to_move() == 0 and not g.is_over()
     assert g.scores() == (0, 0, 0, 0) and g.winners() == () and g.eliminated() == ()
-    assert g.options() == {"first": 0, "move_limit": 0, "show_legal": True, "rotate_start": True}
+    assert g.options() == {
+        "first": 0,
+        "move_limit": 0,
+        "show_legal": True,
+        "rotate_start": True,
+    }
     assert g.legal_moves() == START_MOVES
 
 
 def test_options_are_checked() -> None:
-    for bad in ({"first": 4}, {"first": "1"}, {"move_limit": -1}, {"show_legal": 1}, {"colour": 2},
-                {"rotate_start": "yes"}, {"fen4": 3}, {"fen4": "nonsense"}):
+    for bad in (
+        {"first": 4},
+        {"first": "1"},
+        {"move_limit": -1},
+        {"show_legal": 1},
+        {"colour": 2},
+        {"rotate_start": "yes"},
+        {"fen4": 3},
+        {"fen4": "nonsense"},
+    ):
         with pytest.raises(OptionError):
             Chess4.create(bad)
     g = Chess4.create({"first": 3, "show_legal": False, "rotate_start": False})
@@ -108,7 +142,9 @@ def test_malformed_reason_is_one_line() -> None:
         (["h2-h3", "b9-c9"], "f13-f12", "leave your king in check"),
     ],
 )
-def test_illegal_moves_leave_the_state_unchanged(moves: list[str], bad: str, reason: str) -> None:
+def test_illegal_moves_leave_the_state_unchanged(
+    moves: list[str], bad: str, reason: str
+) -> None:
     g = Chess4.create()
     for m in moves:
         g.push(m)
@@ -172,9 +208,21 @@ def test_encode_covers_the_position() -> None:
     assert scored.encode() != b.encode()  # scores
     clocked = Chess4.from_fen4(start.replace("-0,0,0,0-0-", "-0,0,0,0-7-"))
     assert clocked.encode() != b.encode()  # quiet-move clock
-    for m in ["e1-f3", "a5-c6", "j14-i12", "n5-l6", "f3-e1", "c6-a5", "i12-j14", "l6-n5"]:
+    for m in [
+        "e1-f3",
+        "a5-c6",
+        "j14-i12",
+        "n5-l6",
+        "f3-e1",
+        "c6-a5",
+        "i12-j14",
+        "l6-n5",
+    ]:
         b.push(m)
-    assert b.fen4().split("-")[-1] == start.split("-")[-1] and b.encode() != Chess4.create().encode()  # ply counter
+    assert (
+        b.fen4().split("-")[-1] == start.split("-")[-1]
+        and b.encode() != Chess4.create().encode()
+    )  # ply counter
 
 
 def test_render_marks_grey_pieces_and_blank_corners() -> None:
@@ -183,7 +231,16 @@ def test_render_marks_grey_pieces_and_blank_corners() -> None:
     lines = text.splitlines()
     assert len(lines) == 16
     assert lines[0].split() == list("abcdefghijklmn")
-    assert lines[1].startswith("14") and lines[1].split()[1:9] == ["yR", "yN", "yB", "yK", "yQ", "yB", "yN", "yR"]
+    assert lines[1].startswith("14") and lines[1].split()[1:9] == [
+        "yR",
+        "yN",
+        "yB",
+        "yK",
+        "yQ",
+        "yB",
+        "yN",
+        "yR",
+    ]
     assert lines[14].split()[1:9] == ["rR", "rN", "rB", "rQ", "rK", "rB", "rN", "rR"]
     assert lines[14][3:11].strip() == ""  # cut-off corner a1-c1
     g.resign(1)
@@ -212,8 +269,13 @@ def test_perft_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out.splitlines()[-1] == "343"
     assert main(["perft", "cube", "1"]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "16"
-    for bad in (["perft", "chess4", "x"], ["perft", "chess4", "-1"], ["perft", "chess", "1"],
-                ["perft", "connect4", "1", "--fen4", "x"], ["perft", "chess4", "1", "--fen4", "R-0"]):
+    for bad in (
+        ["perft", "chess4", "x"],
+        ["perft", "chess4", "-1"],
+        ["perft", "chess", "1"],
+        ["perft", "connect4", "1", "--fen4", "x"],
+        ["perft", "chess4", "1", "--fen4", "R-0"],
+    ):
         assert main(bad) == 2
         err = capsys.readouterr().err
         assert err.startswith("p2p perft: ") and err.count("\n") == 1

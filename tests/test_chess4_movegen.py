@@ -212,10 +212,28 @@ def test_generator_matches_reference_on_random_games(seed: int) -> None:
 def test_order_is_independent_of_history() -> None:
     # The same position reached by different paths (and via FEN4) lists moves in the same order.
     a = Chess4.create()
-    for m in ["h2-h3", "b7-c7", "h13-h12", "m10-l10", "e1-f3", "b6-c6", "h12-h11", "l10-k10"]:
+    for m in [
+        "h2-h3",
+        "b7-c7",
+        "h13-h12",
+        "m10-l10",
+        "e1-f3",
+        "b6-c6",
+        "h12-h11",
+        "l10-k10",
+    ]:
         a.push(m)
     b = Chess4.create()
-    for m in ["e1-f3", "b6-c6", "h13-h12", "m10-l10", "h2-h3", "b7-c7", "h12-h11", "l10-k10"]:
+    for m in [
+        "e1-f3",
+        "b6-c6",
+        "h13-h12",
+        "m10-l10",
+        "h2-h3",
+        "b7-c7",
+        "h12-h11",
+        "l10-k10",
+    ]:
         b.push(m)
         b.push(b.legal_moves()[-1])
         b.pop()

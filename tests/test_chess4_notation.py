@@ -14,7 +14,9 @@ X_DIALECT = (
     "bR,bP,10,gP,gR/x,x,x,8,x,x,x/x,x,x,rP,rP,rP,rP,rP,rP,rP,rP,x,x,x/"
     "x,x,x,rR,rN,rB,rQ,rK,rB,rN,rR,x,x,x"
 )
-CLASSIC = START_FEN4.replace("bQ,bP,10,gP,gK/bK,bP,10,gP,gQ", "bK,bP,10,gP,gQ/bQ,bP,10,gP,gK")
+CLASSIC = START_FEN4.replace(
+    "bQ,bP,10,gP,gK/bK,bP,10,gP,gQ", "bK,bP,10,gP,gQ/bQ,bP,10,gP,gK"
+)
 
 
 def test_start_position_in_both_corner_dialects() -> None:
@@ -77,9 +79,18 @@ def test_grey_and_promoted_pieces() -> None:
         (START_FEN4.replace("bQ", "wQ"), "unknown cell"),
         (START_FEN4.replace("bQ", "dbQ"), "grey piece on a8 belongs to Blue"),
         (START_FEN4.replace("R-0,0,0,0", "R-1,0,0,0"), "side to move, Red, is out"),
-        (START_FEN4.replace("bQ,bP,10,gP,gK", "bQ,bP,3,rP,6,gP,gK"), "Red pawn on its promotion line at f8"),
-        (START_FEN4.replace("-0-3,", "-0-{'enPassant':('','x9:d5','','')}-3,"), "skipped:landing"),
-        (START_FEN4.replace("-0-3,", "-0-{'enPassant':('','c5:e5','','')}-3,"), "double step"),
+        (
+            START_FEN4.replace("bQ,bP,10,gP,gK", "bQ,bP,3,rP,6,gP,gK"),
+            "Red pawn on its promotion line at f8",
+        ),
+        (
+            START_FEN4.replace("-0-3,", "-0-{'enPassant':('','x9:d5','','')}-3,"),
+            "skipped:landing",
+        ),
+        (
+            START_FEN4.replace("-0-3,", "-0-{'enPassant':('','c5:e5','','')}-3,"),
+            "double step",
+        ),
         (START_FEN4.replace("-0-3,", "-0-{broken-3,"), "unbalanced|fields|extras"),
     ],
 )
@@ -110,11 +121,19 @@ def test_pgn4_export() -> None:
         g.apply(m) if m.startswith("resign") else g.push(m)
     text = g.pgn4({"Red": "alice"})
     lines = text.splitlines()
-    assert '[Variant "FFA"]' in lines and '[StartFen4 "4PC"]' in lines and '[Red "alice"]' in lines
+    assert (
+        '[Variant "FFA"]' in lines
+        and '[StartFen4 "4PC"]' in lines
+        and '[Red "alice"]' in lines
+    )
     assert '[Result "*"]' in lines
     # Yellow resigned during Blue's turn: its R follows Red's move, and Blue's move
     # opens the next round.
-    assert lines[-3:] == ["1. h2-h4 .. b9-d9 .. Nj14-i12 .. m8-l8", "2. Qg1-i3 .. R", "3. d9-e9"]
+    assert lines[-3:] == [
+        "1. h2-h4 .. b9-d9 .. Nj14-i12 .. m8-l8",
+        "2. Qg1-i3 .. R",
+        "3. d9-e9",
+    ]
     other = Chess4.create({"first": 1})
     assert f'[StartFen4 "{other.fen4()}"]' in other.pgn4()
 

@@ -49,14 +49,17 @@ def fen(
 def game(pieces: dict[str, str | None], **kw) -> Chess4:
     """A game from ``pieces`` plus the four kings on their home squares (``None`` removes)."""
     merged = {**HOME_KINGS, **pieces}
-    return Chess4.from_fen4(fen({k: v for k, v in merged.items() if v is not None}, **kw))
+    return Chess4.from_fen4(
+        fen({k: v for k, v in merged.items() if v is not None}, **kw)
+    )
 
 
 # -- captures and points ----------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
-    ("victim", "points"), [("bP", 1), ("bN", 3), ("bB", 5), ("bR", 5), ("bQ", 9), ("bD", 1)]
+    ("victim", "points"),
+    [("bP", 1), ("bN", 3), ("bB", 5), ("bR", 5), ("bQ", 9), ("bD", 1)],
 )
 def test_capture_points(victim: str, points: int) -> None:
     g = game({"e4": "rR", "e9": victim})
@@ -93,7 +96,11 @@ def test_promotion_by_capture_and_for_every_seat() -> None:
     g.push("e7xf8")
     assert g.scores() == (3, 0, 0, 0)
     assert g.position.board[g.position.kings[RED]] and "rD" in g.render()
-    for turn, pawn, move in (("B", "bP", "g5-h5"), ("Y", "yP", "e8-e7"), ("G", "gP", "h6-g6")):
+    for turn, pawn, move in (
+        ("B", "bP", "g5-h5"),
+        ("Y", "yP", "e8-e7"),
+        ("G", "gP", "h6-g6"),
+    ):
         sq = move.split("-")[0]
         h = game({sq: pawn}, turn=turn)
         h.push(move)
@@ -134,12 +141,16 @@ def test_pinned_piece_may_take_the_pinners_king() -> None:
         g.push("h5-c5")
 
 
-def test_discovered_check_by_a_third_player_lets_the_next_player_take_the_king() -> None:
+def test_discovered_check_by_a_third_player_lets_the_next_player_take_the_king() -> (
+    None
+):
     # Red's knight leaves c10 and opens Blue's rook a10 onto Yellow's king e10.
     pieces = {"h1": "rK", "a7": "bK", "e10": "yK", "n8": "gK", "a10": "bR", "c10": "rN"}
     g = Chess4.from_fen4(fen(pieces))
     g.push("c10-d8")
-    assert g.in_check(YELLOW) and g.eliminated() == ()  # Yellow can still step away: no mate
+    assert (
+        g.in_check(YELLOW) and g.eliminated() == ()
+    )  # Yellow can still step away: no mate
     assert g.to_move() == BLUE and "a10-e10" in g.legal_moves()
     g.push("a10xe10")
     assert g.scores() == (0, 20, 0, 0)
@@ -151,7 +162,10 @@ def test_no_move_may_leave_the_king_to_any_live_opponent() -> None:
     # Red's bishop on i2 shields the king h1 from Green's queen on l5 (diagonal l5-k4-j3-i2-h1).
     pieces = {"h1": "rK", "a7": "bK", "g14": "yK", "n8": "gK", "i2": "rB", "l5": "gQ"}
     g = Chess4.from_fen4(fen(pieces))
-    assert all(not m.startswith("i2-") or m in ("i2-j3", "i2-k4", "i2-l5") for m in g.legal_moves())
+    assert all(
+        not m.startswith("i2-") or m in ("i2-j3", "i2-k4", "i2-l5")
+        for m in g.legal_moves()
+    )
     # Once Green is out, its queen is grey and pins nothing.
     g = Chess4.from_fen4(fen(pieces, dead="0,0,0,1"))
     assert "i2-h3" in g.legal_moves()
@@ -162,7 +176,15 @@ def test_no_move_may_leave_the_king_to_any_live_opponent() -> None:
 
 def test_mate_gives_20_and_greys_the_army() -> None:
     # Blue king a4 (a3, b3 are cut corners): Qe5-b5, guarded by the knight d6, mates.
-    pieces = {"h1": "rK", "a4": "bK", "b8": "bN", "g14": "yK", "n8": "gK", "e5": "rQ", "d6": "rN"}
+    pieces = {
+        "h1": "rK",
+        "a4": "bK",
+        "b8": "bN",
+        "g14": "yK",
+        "n8": "gK",
+        "e5": "rQ",
+        "d6": "rN",
+    }
     g = Chess4.from_fen4(fen(pieces))
     g.push("e5-b5")
     assert g.eliminated() == (BLUE,)
@@ -175,8 +197,16 @@ def test_mate_gives_20_and_greys_the_army() -> None:
 def test_mate_by_another_players_piece_scores_for_the_mover() -> None:
     # Red's knight f14 leaves rank 14: Blue's rook k14 then mates Yellow's king d14
     # (d13, e13 are Yellow's own pawns); the +20 goes to Red, who moved.
-    pieces = {"h1": "rK", "a7": "bK", "n8": "gK", "d14": "yK", "d13": "yP", "e13": "yP",
-              "k14": "bR", "f14": "rN"}
+    pieces = {
+        "h1": "rK",
+        "a7": "bK",
+        "n8": "gK",
+        "d14": "yK",
+        "d13": "yP",
+        "e13": "yP",
+        "k14": "bR",
+        "f14": "rN",
+    }
     g = Chess4.from_fen4(fen(pieces))
     g.push("f14-g12")
     assert g.eliminated() == (YELLOW,)
@@ -223,7 +253,15 @@ def test_check_bonus(mover: str, extra: dict[str, str], bonus: int) -> None:
 def test_check_bonus_counts_only_the_movers_pieces_and_live_kings() -> None:
     # Knight g5-e6 uncovers the rook g3 on Yellow's king g14: one king by Red's pieces,
     # no bonus, although Blue's rook b8 checks Green's king too.
-    pieces = {"h1": "rK", "a6": "bK", "n8": "gK", "g14": "yK", "g3": "rR", "g5": "rN", "b8": "bR"}
+    pieces = {
+        "h1": "rK",
+        "a6": "bK",
+        "n8": "gK",
+        "g14": "yK",
+        "g3": "rR",
+        "g5": "rN",
+        "b8": "bR",
+    }
     g = Chess4.from_fen4(fen(pieces))
     g.push("g5-e6")
     assert g.in_check(YELLOW) and g.in_check(GREEN)
@@ -273,10 +311,18 @@ def test_grey_pieces_never_move_nor_give_check() -> None:
 
 
 CASTLE_SETUP = {
-    "h1": "rK", "d1": "rR", "k1": "rR",
-    "a7": "bK", "a4": "bR", "a11": "bR",
-    "g14": "yK", "d14": "yR", "k14": "yR",
-    "n8": "gK", "n4": "gR", "n11": "gR",
+    "h1": "rK",
+    "d1": "rR",
+    "k1": "rR",
+    "a7": "bK",
+    "a4": "bR",
+    "a11": "bR",
+    "g14": "yK",
+    "d14": "yR",
+    "k14": "yR",
+    "n8": "gK",
+    "n4": "gR",
+    "n11": "gR",
 }
 CASTLE_MOVES = {
     RED: (("h1-j1", "k1", "i1"), ("h1-f1", "d1", "g1")),
@@ -289,7 +335,14 @@ CASTLE_MOVES = {
 @pytest.mark.parametrize("seat", range(4))
 @pytest.mark.parametrize("side", [0, 1])
 def test_castling_every_seat_both_sides(seat: int, side: int) -> None:
-    g = Chess4.from_fen4(fen(CASTLE_SETUP, turn="RBYG"[seat], castle_short="1,1,1,1", castle_long="1,1,1,1"))
+    g = Chess4.from_fen4(
+        fen(
+            CASTLE_SETUP,
+            turn="RBYG"[seat],
+            castle_short="1,1,1,1",
+            castle_long="1,1,1,1",
+        )
+    )
     move, rook_from, rook_to = CASTLE_MOVES[seat][side]
     assert move in g.legal_moves()
     g.push("O-O" if side == 0 else "O-O-O")
@@ -301,32 +354,53 @@ def test_castling_every_seat_both_sides(seat: int, side: int) -> None:
 
     assert board[square(rook_to)] == (seat << 3) | 4 and board[square(rook_from)] == 0
     g.pop()
-    assert g.fen4() == Chess4.from_fen4(fen(CASTLE_SETUP, turn="RBYG"[seat], castle_short="1,1,1,1", castle_long="1,1,1,1")).fen4()
+    assert (
+        g.fen4()
+        == Chess4.from_fen4(
+            fen(
+                CASTLE_SETUP,
+                turn="RBYG"[seat],
+                castle_short="1,1,1,1",
+                castle_long="1,1,1,1",
+            )
+        ).fen4()
+    )
 
 
 def test_castling_blocked_by_attacks_of_any_live_opponent() -> None:
-    setup = {**CASTLE_SETUP, "i5": "yR"}  # Yellow's rook covers i1, Red's short transit square
+    setup = {
+        **CASTLE_SETUP,
+        "i5": "yR",
+    }  # Yellow's rook covers i1, Red's short transit square
     g = Chess4.from_fen4(fen(setup, castle_short="1,1,1,1", castle_long="1,1,1,1"))
     assert "h1-j1" not in g.legal_moves() and "h1-f1" in g.legal_moves()
     with pytest.raises(IllegalMove, match="castle"):
         g.push("h1-j1")
     # Grey attackers do not count.
-    g = Chess4.from_fen4(fen(setup, castle_short="1,1,1,1", castle_long="1,1,1,1", dead="0,0,1,0"))
+    g = Chess4.from_fen4(
+        fen(setup, castle_short="1,1,1,1", castle_long="1,1,1,1", dead="0,0,1,0")
+    )
     assert "h1-j1" in g.legal_moves()
     # In check: no castling.
-    g = Chess4.from_fen4(fen({**CASTLE_SETUP, "h6": "gR"}, castle_short="1,1,1,1", castle_long="1,1,1,1"))
+    g = Chess4.from_fen4(
+        fen({**CASTLE_SETUP, "h6": "gR"}, castle_short="1,1,1,1", castle_long="1,1,1,1")
+    )
     assert "h1-j1" not in g.legal_moves() and "h1-f1" not in g.legal_moves()
     with pytest.raises(IllegalMove, match="out of check"):
         g.push("h1-j1")
 
 
 def test_castling_rights_lost_by_king_or_rook_moves_and_rook_capture() -> None:
-    g = Chess4.from_fen4(fen({**CASTLE_SETUP, "k9": "bR"}, castle_short="1,1,1,1", castle_long="1,1,1,1"))
+    g = Chess4.from_fen4(
+        fen({**CASTLE_SETUP, "k9": "bR"}, castle_short="1,1,1,1", castle_long="1,1,1,1")
+    )
     g.push("h1-h2")
     g.push("k9xk1")  # Blue takes Red's short rook... Red lost both rights anyway
     fields = g.fen4().split("-")
     assert fields[2].split(",")[RED] == "0" and fields[3].split(",")[RED] == "0"
-    g = Chess4.from_fen4(fen(CASTLE_SETUP, castle_short="1,1,1,1", castle_long="1,1,1,1"))
+    g = Chess4.from_fen4(
+        fen(CASTLE_SETUP, castle_short="1,1,1,1", castle_long="1,1,1,1")
+    )
     g.push("d1-d2")
     fields = g.fen4().split("-")
     assert fields[2].split(",")[RED] == "1" and fields[3].split(",")[RED] == "0"
@@ -427,7 +501,15 @@ def test_game_ends_when_one_player_is_left() -> None:
 
 
 def test_two_players_21_apart_end_the_game() -> None:
-    pieces = {"h1": "rK", "a7": "bK", "g14": "yK", "n8": "gK", "e4": "rR", "e9": "gQ", "e10": "gR"}
+    pieces = {
+        "h1": "rK",
+        "a7": "bK",
+        "g14": "yK",
+        "n8": "gK",
+        "e4": "rR",
+        "e9": "gQ",
+        "e10": "gR",
+    }
     g = Chess4.from_fen4(fen(pieces, dead="0,1,1,0", points="0,0,0,0"))
     g = Chess4.from_fen4(fen(pieces, dead="0,1,1,0", points="12,0,0,0"))
     g.push("e4-e9")  # +9 -> 21 points ahead
@@ -477,12 +559,20 @@ def test_threefold_repetition_draw() -> None:
 def test_move_limit_and_first_options() -> None:
     g = Chess4.create({"move_limit": 3, "first": 2})
     assert g.to_move() == YELLOW
-    assert all(m[0] in "defghijk" and m.split("-")[0][1:] in ("13", "14") for m in g.legal_moves())
+    assert all(
+        m[0] in "defghijk" and m.split("-")[0][1:] in ("13", "14")
+        for m in g.legal_moves()
+    )
     for m in ["h13-h12", "m8-l8", "h2-h3"]:
         g.push(m)
     assert g.is_over() and g.end_reason() == "move limit"
     assert g.winners() == (0, 1, 2, 3)
-    assert g.options() == {"first": 2, "move_limit": 3, "show_legal": True, "rotate_start": True}
+    assert g.options() == {
+        "first": 2,
+        "move_limit": 3,
+        "show_legal": True,
+        "rotate_start": True,
+    }
     assert next_first(g.options()) == 3
     assert next_first({"first": 3}) == 0
     assert next_first({"first": 2, "rotate_start": False}) == 2
@@ -495,7 +585,11 @@ def test_resign_any_seat_any_time_and_replay() -> None:
     g = Chess4.create()
     g.push("h2-h3")
     g.resign(YELLOW)  # not Yellow's turn
-    assert g.eliminated() == (YELLOW,) and g.to_move() == BLUE and g.scores() == (0, 0, 0, 0)
+    assert (
+        g.eliminated() == (YELLOW,)
+        and g.to_move() == BLUE
+        and g.scores() == (0, 0, 0, 0)
+    )
     g.push("b7-c7")
     assert g.to_move() == GREEN  # Yellow skipped
     g.resign(GREEN)  # the side to move resigns: the turn passes
@@ -512,7 +606,9 @@ def test_resign_any_seat_any_time_and_replay() -> None:
     with pytest.raises(IllegalMove, match="already out"):
         g.resign(YELLOW)
     g.resign(RED)
-    assert g.is_over() and g.winners() == (0, 1, 2, 3) and g.end_reason() == "last player"
+    assert (
+        g.is_over() and g.winners() == (0, 1, 2, 3) and g.end_reason() == "last player"
+    )
     with pytest.raises(IllegalMove):
         g.resign(BLUE)
     assert g.pop() == "resign:0"
@@ -533,7 +629,9 @@ def test_resign_pieces_turn_grey_and_two_left_21_apart_ends() -> None:
 
 def test_perft_counts_eliminations_but_not_points() -> None:
     # Red can take Blue's king at once; perft goes on with three players.
-    g = Chess4.from_fen4(fen({"h1": "rK", "a7": "bK", "g14": "yK", "n8": "gK", "d7": "rR"}))
+    g = Chess4.from_fen4(
+        fen({"h1": "rK", "a7": "bK", "g14": "yK", "n8": "gK", "d7": "rR"})
+    )
     total = 0
     for move in g.legal_moves():
         g.push(move)
@@ -541,6 +639,12 @@ def test_perft_counts_eliminations_but_not_points() -> None:
         g.pop()
     assert perft(g, 2) == total
     # A finished game (two players 21 apart) still counts for perft (decision 5).
-    h = Chess4.from_fen4(fen({"h1": "rK", "a7": "bK", "g14": "yK", "n8": "gK", "e4": "rR", "e9": "gQ"}, dead="0,1,1,0", points="12,0,0,0"))
+    h = Chess4.from_fen4(
+        fen(
+            {"h1": "rK", "a7": "bK", "g14": "yK", "n8": "gK", "e4": "rR", "e9": "gQ"},
+            dead="0,1,1,0",
+            points="12,0,0,0",
+        )
+    )
     h.push("e4-e9")
     assert h.is_over() and perft(h, 1) > 0

@@ -25,9 +25,13 @@ MAX_DEPTH = 12
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", metavar="GAME", help=f"one of: {', '.join(GAME_NAMES)}")
     parser.add_argument("depth", metavar="DEPTH", help="number of plies (0 or more)")
-    parser.add_argument("--fen4", metavar="FEN4", help="chess4: count from this FEN4 position")
     parser.add_argument(
-        "--divide", action="store_true", help="also print the count below each legal move"
+        "--fen4", metavar="FEN4", help="chess4: count from this FEN4 position"
+    )
+    parser.add_argument(
+        "--divide",
+        action="store_true",
+        help="also print the count below each legal move",
     )
 
 
@@ -50,7 +54,7 @@ def generic_perft(game: Game, depth: int) -> int:
 
 def generic_divide(game: Game, depth: int) -> list[tuple[str, int]]:
     out = []
-    for move in ([] if game.is_over() else game.legal_moves()):
+    for move in [] if game.is_over() else game.legal_moves():
         game.push(move)
         out.append((move, generic_perft(game, depth - 1)))
         game.pop()
@@ -77,7 +81,11 @@ def run(args: argparse.Namespace) -> int:
         from p2p.games.chess4 import Chess4, divide, perft
 
         try:
-            game = Chess4.from_fen4(args.fen4) if args.fen4 is not None else Chess4.create()
+            game = (
+                Chess4.from_fen4(args.fen4)
+                if args.fen4 is not None
+                else Chess4.create()
+            )
         except (OptionError, ValueError) as err:
             raise UsageError(str(err)) from None
         if args.divide and depth > 0:

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 from p2p.games.chess4 import rules
 from p2p.games.chess4.game import OPTION_DEFAULTS, Chess4, next_first
-from p2p.games.chess4.movegen import Position, divide as _divide, perft as _perft
+from p2p.games.chess4.movegen import Position
+from p2p.games.chess4.movegen import divide as _divide
+from p2p.games.chess4.movegen import perft as _perft
 from p2p.games.chess4.rules import RULES_TEXT
 
 
 def _perft_position(game: Chess4) -> Position:
     """A copy of the game's position for counting: decision 5, no end by points or draws."""
     pos = game.position.copy()
-    if pos.over and bin(pos.live).count("1") >= 2:
+    if pos.over and pos.live.bit_count() >= 2:
         pos.over = False
         pos.end_reason = ""
         pos._moves = None
@@ -44,4 +46,13 @@ def divide(game: Chess4, depth: int) -> list[tuple[str, int]]:
     return [(move_text(m), n) for m, n in _divide(_perft_position(game), depth)]
 
 
-__all__ = ["Chess4", "OPTION_DEFAULTS", "Position", "RULES_TEXT", "divide", "next_first", "perft", "rules"]
+__all__ = [
+    "OPTION_DEFAULTS",
+    "RULES_TEXT",
+    "Chess4",
+    "Position",
+    "divide",
+    "next_first",
+    "perft",
+    "rules",
+]

@@ -43,8 +43,14 @@ ORTHO = (N_, S_, E_, W_)
 DIAG = (N_ + E_, N_ + W_, S_ + E_, S_ + W_)
 KING_STEPS = ORTHO + DIAG
 KNIGHT_STEPS = (
-    2 * N_ + E_, 2 * N_ + W_, 2 * S_ + E_, 2 * S_ + W_,
-    2 * E_ + N_, 2 * E_ + S_, 2 * W_ + N_, 2 * W_ + S_,
+    2 * N_ + E_,
+    2 * N_ + W_,
+    2 * S_ + E_,
+    2 * S_ + W_,
+    2 * E_ + N_,
+    2 * E_ + S_,
+    2 * W_ + N_,
+    2 * W_ + S_,
 )
 SLIDES = {BISHOP: DIAG, ROOK: ORTHO, QUEEN: KING_STEPS, DQUEEN: KING_STEPS}
 
@@ -90,7 +96,9 @@ SQUARES: tuple[int, ...] = tuple(
 SQUARE_INDEX: dict[int, int] = {sq: i for i, sq in enumerate(SQUARES)}
 """Position of a square in ``SQUARES`` (0..159), used by the byte encoding."""
 
-_NAMES: dict[int, str] = {sq: FILES[file_of(sq)] + str(rank_of(sq) + 1) for sq in SQUARES}
+_NAMES: dict[int, str] = {
+    sq: FILES[file_of(sq)] + str(rank_of(sq) + 1) for sq in SQUARES
+}
 _BY_NAME: dict[str, int] = {n: sq for sq, n in _NAMES.items()}
 
 

@@ -57,11 +57,15 @@ START_FEN4 = (
 def _four(field: str, what: str, allowed: tuple[str, ...] | None = None) -> list[str]:
     parts = [p.strip() for p in field.split(",")]
     if len(parts) != 4:
-        raise ValueError(f"bad FEN4: {what} needs 4 comma-separated values, got {field!r}")
+        raise ValueError(
+            f"bad FEN4: {what} needs 4 comma-separated values, got {field!r}"
+        )
     if allowed is not None:
         for p in parts:
             if p not in allowed:
-                raise ValueError(f"bad FEN4: {what} value {p!r} is not one of {', '.join(allowed)}")
+                raise ValueError(
+                    f"bad FEN4: {what} value {p!r} is not one of {', '.join(allowed)}"
+                )
     return parts
 
 
@@ -102,7 +106,9 @@ def parse(text: str) -> Position:
         points = [int(p) for p in _four(pts_s, "points")]
         clock = int(clock_s)
     except ValueError:
-        raise ValueError("bad FEN4: points and the halfmove clock must be whole numbers") from None
+        raise ValueError(
+            "bad FEN4: points and the halfmove clock must be whole numbers"
+        ) from None
     if clock < 0:
         raise ValueError("bad FEN4: the halfmove clock cannot be negative")
 
@@ -111,9 +117,7 @@ def parse(text: str) -> Position:
     pos.live = sum(1 << s for s in SEATS if not dead[s])
     pos.scores = points
     pos.halfmove = clock
-    pos.castling = sum(
-        (short[s] << (2 * s)) | (long_[s] << (2 * s + 1)) for s in SEATS
-    )
+    pos.castling = sum((short[s] << (2 * s)) | (long_[s] << (2 * s + 1)) for s in SEATS)
     greys = _parse_board(pos, board_s)
     _parse_extras(pos, extras)
     _validate(pos, greys)
@@ -125,7 +129,9 @@ def _parse_board(pos: Position, board_s: str) -> list[int]:
     greys = []
     rows = board_s.split("/")
     if len(rows) != 14:
-        raise ValueError(f"bad FEN4: the board needs 14 ranks separated by '/', got {len(rows)}")
+        raise ValueError(
+            f"bad FEN4: the board needs 14 ranks separated by '/', got {len(rows)}"
+        )
     for i, row in enumerate(rows):
         rank = 13 - i
         file = 0
@@ -143,12 +149,16 @@ def _parse_board(pos: Position, board_s: str) -> list[int]:
                 raise ValueError(f"bad FEN4: rank {rank + 1} has more than 14 cells")
             if cell == "x":
                 if on_board(file, rank):
-                    raise ValueError(f"bad FEN4: 'x' on the playing square {FILES[file]}{rank + 1}")
+                    raise ValueError(
+                        f"bad FEN4: 'x' on the playing square {FILES[file]}{rank + 1}"
+                    )
                 file += 1
                 continue
             p, grey = _piece(cell, rank, file)
             if not on_board(file, rank):
-                raise ValueError(f"bad FEN4: piece {cell} on a cut-off corner cell (rank {rank + 1})")
+                raise ValueError(
+                    f"bad FEN4: piece {cell} on a cut-off corner cell (rank {rank + 1})"
+                )
             pos.put(sq_of(file, rank), p)
             if grey:
                 greys.append(sq_of(file, rank))
@@ -162,7 +172,11 @@ def _piece(cell: str, rank: int, file: int) -> tuple[int, bool]:
     """The piece code of a cell and whether it is a coloured grey piece (``drP``)."""
     body = cell
     grey = False
-    if len(body) >= 2 and body[0] == "d" and body[1] in SEAT_LETTERS + "".join(PIECE_LETTERS[1:]):
+    if (
+        len(body) >= 2
+        and body[0] == "d"
+        and body[1] in SEAT_LETTERS + "".join(PIECE_LETTERS[1:])
+    ):
         grey = True
         body = body[1:]
     if grey and len(body) == 1:
@@ -175,7 +189,9 @@ def _piece(cell: str, rank: int, file: int) -> tuple[int, bool]:
         raise ValueError(f"bad FEN4: unknown cell {cell!r} at {FILES[file]}{rank + 1}")
     kind = PIECE_LETTERS.find(letter)
     if kind < 1:
-        raise ValueError(f"bad FEN4: unknown piece letter in {cell!r} at {FILES[file]}{rank + 1}")
+        raise ValueError(
+            f"bad FEN4: unknown piece letter in {cell!r} at {FILES[file]}{rank + 1}"
+        )
     return (owner << 3) | kind, grey and owner != NEUTRAL
 
 
@@ -185,9 +201,11 @@ def _parse_extras(pos: Position, extras: str) -> None:
     try:
         data = ast.literal_eval(extras)
     except (ValueError, SyntaxError):
-        raise ValueError("bad FEN4: the extras {...} are not a readable dictionary") from None
+        raise ValueError(
+            "bad FEN4: the extras {...} are not a readable dictionary"
+        ) from None
     if not isinstance(data, dict):
-        raise ValueError("bad FEN4: the extras must be a {...} dictionary")
+        raise ValueError("bad FEN4: the extras must be a {...} dictionary")  # noqa: TRY004 - bad text, not a bad type
     ep = data.get("enPassant")
     if ep is None:
         return
@@ -197,11 +215,13 @@ def _parse_extras(pos: Position, extras: str) -> None:
         if not entry:
             continue
         if not isinstance(entry, str):
-            raise ValueError("bad FEN4: enPassant entries are strings like 'e3:e4'")
+            raise ValueError("bad FEN4: enPassant entries are strings like 'e3:e4'")  # noqa: TRY004
         parts = entry.split(":")
         sk = maybe_square(parts[0])
         if sk is None or len(parts) > 2:
-            raise ValueError(f"bad FEN4: enPassant entry {entry!r} is not 'skipped:landing'")
+            raise ValueError(
+                f"bad FEN4: enPassant entry {entry!r} is not 'skipped:landing'"
+            )
         ld = maybe_square(parts[1]) if len(parts) == 2 else sk + PAWN_PUSH[seat]
         if ld is None or ld != sk + PAWN_PUSH[seat]:
             raise ValueError(
@@ -225,10 +245,14 @@ def _validate(pos: Position, greys: list[int]) -> None:
             if owner < 4 and p & 7 == KING:
                 kings[owner] += 1
             if owner < 4 and p & 7 == PAWN and sq in PROMOTION[owner]:
-                raise ValueError(f"bad FEN4: {SEAT_NAMES[owner]} pawn on its promotion line at {name(sq)}")
+                raise ValueError(
+                    f"bad FEN4: {SEAT_NAMES[owner]} pawn on its promotion line at {name(sq)}"
+                )
     for seat in SEATS:
         if pos.live >> seat & 1 and kings[seat] != 1:
-            raise ValueError(f"bad FEN4: {SEAT_NAMES[seat]} is live but has {kings[seat]} kings")
+            raise ValueError(
+                f"bad FEN4: {SEAT_NAMES[seat]} is live but has {kings[seat]} kings"
+            )
         if kings[seat] > 1:
             raise ValueError(f"bad FEN4: {SEAT_NAMES[seat]} has {kings[seat]} kings")
     if not pos.live >> pos.turn & 1:
@@ -236,7 +260,9 @@ def _validate(pos: Position, greys: list[int]) -> None:
     for seat in SEATS:
         e = pos.ep[seat]
         if e is not None and (b[e[0]] == OFF or b[e[1]] != (seat << 3) | PAWN):
-            pos.ep[seat] = None  # stale entry: no pawn of that seat on the landing square
+            pos.ep[seat] = (
+                None  # stale entry: no pawn of that seat on the landing square
+            )
 
 
 def export(pos: Position) -> str:

@@ -27,6 +27,7 @@ import re
 import struct
 
 from p2p.games.base import (
+    RESIGN_PREFIX,
     Game,
     IllegalMove,
     MalformedMove,
@@ -63,9 +64,11 @@ from p2p.games.chess4.board import (
     SQUARES,
     maybe_square,
     name,
-    square as _square,
     on_board,
     sq_of,
+)
+from p2p.games.chess4.board import (
+    square as _square,
 )
 from p2p.games.chess4.movegen import CASTLE, EP, PROMO, Position, move_text
 
@@ -80,14 +83,21 @@ OPTION_DEFAULTS: dict[str, OptionValue] = {
 MAX_MOVE_LIMIT = 100_000
 ENCODING_VERSION = 1
 
-PIECE_NAMES = {PAWN: "pawn", KNIGHT: "knight", 3: "bishop", 4: "rook", 5: "queen",
-               KING: "king", DQUEEN: "promoted queen"}
+PIECE_NAMES = {
+    PAWN: "pawn",
+    KNIGHT: "knight",
+    3: "bishop",
+    4: "rook",
+    5: "queen",
+    KING: "king",
+    DQUEEN: "promoted queen",
+}
 
 _MOVE_RE = re.compile(
     r"^(?P<p1>[KQRBNPD])?(?P<f1>[a-n])(?P<r1>\d{1,2})\s*(?P<sep>[-x:]?)\s*"
     r"(?P<p2>[KQRBNPD])?(?P<f2>[a-n])(?P<r2>\d{1,2})(?P<promo>=[A-Z])?(?P<suffix>[+#]*)$"
 )
-_RESIGN_RE = re.compile(r"^resign:([0-3])$")
+_RESIGN_RE = re.compile("^" + re.escape(RESIGN_PREFIX) + "([0-3])$")
 
 
 def next_first(options: Options | None = None) -> int:
@@ -132,7 +142,12 @@ class Chess4(Game):
     name = "chess4"
     title = "Vierschach (Einzel)"
 
-    def __init__(self, position: Position, options: dict[str, OptionValue], start_fen4: str | None) -> None:
+    def __init__(
+        self,
+        position: Position,
+        options: dict[str, OptionValue],
+        start_fen4: str | None,
+    ) -> None:
         self._pos = position
         self._options = options
         self._start_fen4 = start_fen4
@@ -158,7 +173,9 @@ class Chess4(Game):
             except ValueError as err:
                 raise OptionError(str(err)) from None
             if "first" in options and first != pos.turn:
-                raise OptionError("option first disagrees with the side to move of fen4")
+                raise OptionError(
+                    "option first disagrees with the side to move of fen4"
+                )
             first = pos.turn
         else:
             pos = Position.start(first)
@@ -245,8 +262,9 @@ class Chess4(Game):
             t = text.strip()
             if _RESIGN_RE.match(t):
                 return t
-            if t in ("O-O", "O-O-O", "0-0", "0-0-0"):
-                return self._castle_text(len(t) > 3)
+            castle = t.rstrip("+#")
+            if castle in ("O-O", "O-O-O", "0-0", "0-0-0"):
+                return self._castle_text(len(castle) > 3)
         fr, to, _p1, _p2 = _parse(text)
         return name(fr) + "-" + name(to)
 
@@ -289,15 +307,22 @@ class Chess4(Game):
             raise IllegalMove(f"there is no piece on {name(fr)}")
         owner, kind = p >> 3, p & 7
         if owner == NEUTRAL or not pos.live >> owner & 1:
-            raise IllegalMove(f"the piece on {name(fr)} is grey (its player is out) and cannot move")
+            raise IllegalMove(
+                f"the piece on {name(fr)} is grey (its player is out) and cannot move"
+            )
         if owner != me:
             raise IllegalMove(
                 f"the piece on {name(fr)} is {SEAT_NAMES[owner]}'s; it is {SEAT_NAMES[me]}'s turn"
             )
-        if letter is not None and letter != "P" and PIECE_LETTERS.index(letter) != kind and not (
-            letter == "Q" and kind == DQUEEN or letter == "D" and kind == 5
+        if (
+            letter is not None
+            and letter != "P"
+            and PIECE_LETTERS.index(letter) != kind
+            and not (letter == "Q" and kind == DQUEEN or letter == "D" and kind == 5)
         ):
-            raise IllegalMove(f"there is no {PIECE_NAMES[PIECE_LETTERS.index(letter)]} on {name(fr)}")
+            raise IllegalMove(
+                f"there is no {PIECE_NAMES[PIECE_LETTERS.index(letter)]} on {name(fr)}"
+            )
         if letter == "P" and kind != PAWN:
             raise IllegalMove(f"there is no pawn on {name(fr)}")
         for m in pos.gen_moves():
@@ -308,7 +333,9 @@ class Chess4(Game):
             if kind == KING and abs(to - fr) in (2, 32) and pos.in_check(me):
                 raise IllegalMove("you cannot castle out of check")
             if kind == KING and abs(to - fr) in (2, 32):
-                raise IllegalMove("the king cannot castle through or onto an attacked square")
+                raise IllegalMove(
+                    "the king cannot castle through or onto an attacked square"
+                )
             raise IllegalMove(f"{name(fr)}-{name(to)} would leave your king in check")
         q = b[to]
         if q and q != OFF and q >> 3 == me:
@@ -323,7 +350,7 @@ class Chess4(Game):
         if not self._pos.live >> seat & 1:
             raise IllegalMove(f"{SEAT_NAMES[seat]} is already out")
         self._pos.resign(seat)
-        self._history.append(f"resign:{seat}")
+        self._history.append(f"{RESIGN_PREFIX}{seat}")
         self._tokens.append("R")
 
     def pop(self) -> str:
@@ -344,7 +371,15 @@ class Chess4(Game):
         out = bytearray([ENCODING_VERSION])
         out += bytes(b[sq] for sq in SQUARES)
         eps = pos.usable_ep()
-        out += bytes([255 if pos.over else pos.turn, pos.live, int(pos.over), pos.castling, len(eps)])
+        out += bytes(
+            [
+                255 if pos.over else pos.turn,
+                pos.live,
+                int(pos.over),
+                pos.castling,
+                len(eps),
+            ]
+        )
         for seat, sk, ld in eps:
             out += bytes([seat, SQUARE_INDEX[sk], SQUARE_INDEX[ld]])
         out += struct.pack(">4iII", *pos.scores, pos.halfmove, pos.ply)
@@ -397,7 +432,11 @@ def _reachable(pos: Position, fr: int, to: int) -> bool:
             return True
         for side, (kf, kt, rf, _rt, between, _tr) in enumerate(CASTLES[me]):
             if (kf, kt) == (fr, to):
-                return bool(pos.castling >> (2 * me + side) & 1) and all(b[x] == 0 for x in between) and b[rf] == (me << 3) | 4
+                return (
+                    bool(pos.castling >> (2 * me + side) & 1)
+                    and all(b[x] == 0 for x in between)
+                    and b[rf] == (me << 3) | 4
+                )
         return False
     if kind == PAWN:
         push = PAWN_PUSH[me]
@@ -409,7 +448,11 @@ def _reachable(pos: Position, fr: int, to: int) -> bool:
             if q:
                 return True
             return any(
-                e is not None and e[0] == to and s != me and pos.live >> s & 1 and b[e[1]] == (s << 3) | PAWN
+                e is not None
+                and e[0] == to
+                and s != me
+                and pos.live >> s & 1
+                and b[e[1]] == (s << 3) | PAWN
                 for s, e in enumerate(pos.ep)
             )
         return False
@@ -424,4 +467,4 @@ def _reachable(pos: Position, fr: int, to: int) -> bool:
     return False
 
 
-__all__ = ["Chess4", "OPTION_DEFAULTS", "next_first", "CASTLE", "EP", "PROMO"]
+__all__ = ["CASTLE", "EP", "OPTION_DEFAULTS", "PROMO", "Chess4", "next_first"]

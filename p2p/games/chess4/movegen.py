@@ -44,6 +44,7 @@ from __future__ import annotations
 from p2p.games.chess4 import rules
 from p2p.games.chess4.board import (
     ALL_LIVE,
+    BISHOP,
     CASTLE_KEEP,
     CASTLES,
     DIAG,
@@ -66,8 +67,6 @@ from p2p.games.chess4.board import (
     SEATS,
     SLIDES,
     SQUARE_INDEX,
-    SQUARES,
-    BISHOP,
     empty_board,
     name,
     start_pieces,
@@ -82,7 +81,7 @@ VALUE: tuple[int, ...] = tuple(_VALUE)
 """Capture points by piece kind (index 0 unused)."""
 
 _NO_ELIM = (0, 0, 0)
-POPCOUNT = tuple(bin(i).count("1") for i in range(32))
+POPCOUNT = tuple(i.bit_count() for i in range(32))
 
 
 def move_from(m: int) -> int:
@@ -126,14 +125,18 @@ ATTACK = tuple(_attack_table(mask) for mask in range(16))
 """``ATTACK[mask]``: attack-test tables for the attackers in seat bit mask ``mask``."""
 
 _LAND = tuple(
-    frozenset([EMPTY] + [(o << 3) | k for o in range(5) if o != me for k in range(1, 8)])
+    frozenset(
+        [EMPTY] + [(o << 3) | k for o in range(5) if o != me for k in range(1, 8)]
+    )
     for me in SEATS
 )
 _ENEMY = tuple(s - {EMPTY} for s in _LAND)
 
 _NEXT = tuple(
-    tuple(next((s for s in ((seat + i) % 4 for i in range(1, 5)) if live >> s & 1), -1)
-          for live in range(16))
+    tuple(
+        next((s for s in ((seat + i) % 4 for i in range(1, 5)) if live >> s & 1), -1)
+        for live in range(16)
+    )
     for seat in SEATS
 )
 """``_NEXT[seat][live]``: the next live seat after ``seat`` clockwise (``seat`` itself last)."""
@@ -191,9 +194,23 @@ class Position:
     """A four-player chess position with make/unmake; see the module docstring."""
 
     __slots__ = (
-        "board", "plist", "turn", "live", "scores", "over", "end_reason", "kings",
-        "castling", "ep", "halfmove", "ply", "rules", "move_limit", "_stack", "_moves",
+        "_moves",
         "_rep",
+        "_stack",
+        "board",
+        "castling",
+        "end_reason",
+        "ep",
+        "halfmove",
+        "kings",
+        "live",
+        "move_limit",
+        "over",
+        "plist",
+        "ply",
+        "rules",
+        "scores",
+        "turn",
     )
 
     def __init__(self) -> None:
@@ -311,7 +328,8 @@ class Position:
         return pts
 
     def last_eliminations(self) -> tuple[int, int, int]:
-        """Seat masks (king captured, mated, stalemated) by the last make/resign."""
+        """Seat masks (king captured, mated, stalemated) by the last make; after a
+        ``resign`` the resigner is in the "mated" mask (out as if mated)."""
         if not self._stack:
             return (0, 0, 0)
         return self._stack[-1][-1]
@@ -391,7 +409,12 @@ class Position:
         ept = None
         for s in SEATS:
             e = self.ep[s]
-            if e is not None and s != me and live >> s & 1 and b[e[1]] == (s << 3) | PAWN:
+            if (
+                e is not None
+                and s != me
+                and live >> s & 1
+                and b[e[1]] == (s << 3) | PAWN
+            ):
                 if ept is None:
                     ept = {}
                 ept[e[0]] = e[1]
@@ -409,7 +432,11 @@ class Position:
                 first = len(moves)
                 self._gen_piece(fr, me, moves, ept)
                 ray = pins[fr]
-                moves[first:] = [m for m in moves[first:] if (m >> 9) & 511 in ray or self._takes_king_safely(m, me)]
+                moves[first:] = [
+                    m
+                    for m in moves[first:]
+                    if (m >> 9) & 511 in ray or self._takes_king_safely(m, me)
+                ]
                 continue
             if k == PAWN:
                 to = fr + push
@@ -493,7 +520,12 @@ class Position:
         """A pinned piece leaving its ray is legal only if it takes a live king and
         the victim's pieces, gone at once (decision 1), were all that attacked."""
         q = self.board[(m >> 9) & 511]
-        return q & 7 == KING and q >> 3 < 4 and bool(self.live >> (q >> 3) & 1) and self._safe(m, me)
+        return (
+            q & 7 == KING
+            and q >> 3 < 4
+            and bool(self.live >> (q >> 3) & 1)
+            and self._safe(m, me)
+        )
 
     def _gen_piece(self, fr: int, me: int, moves: list[int], ept) -> None:
         """Pseudo-legal moves of the (non-king) piece on ``fr`` (used for pinned pieces)."""
@@ -576,8 +608,20 @@ class Position:
         live = self.live
         plist = self.plist
         rec = [
-            m, cap, 0, self.castling, self.ep[me], self.halfmove, tuple(scores), live,
-            me, self.over, self.end_reason, self._moves, None, _NO_ELIM,
+            m,
+            cap,
+            0,
+            self.castling,
+            self.ep[me],
+            self.halfmove,
+            tuple(scores),
+            live,
+            me,
+            self.over,
+            self.end_reason,
+            self._moves,
+            None,
+            _NO_ELIM,
         ]
         self._stack.append(rec)
         mine = plist[me]
@@ -688,7 +732,9 @@ class Position:
         """Decision 2c: +5/+20 for two/three kings, +1/+5 if every checking piece is a queen."""
         b = self.board
         queens_only = all(
-            b[s] & 7 in (QUEEN, DQUEEN) for ksq in kings for s in attackers(b, ksq, 1 << me)
+            b[s] & 7 in (QUEEN, DQUEEN)
+            for ksq in kings
+            for s in attackers(b, ksq, 1 << me)
         )
         plain, with_queens = rules.CHECK_BONUS[min(len(kings), 3)]
         return with_queens if queens_only else plain
@@ -748,14 +794,29 @@ class Position:
 
     def unmake(self) -> None:
         """Take back the last ``make`` or ``resign``."""
-        (m, cap, epc, castling, ep_me, halfmove, scores, live, me, over, reason, moves,
-         key, _elim) = self._stack.pop()
-        if key is not None and self._rep is not None:
-            n = self._rep[key] - 1
-            if n:
-                self._rep[key] = n
+        (
+            m,
+            cap,
+            epc,
+            castling,
+            ep_me,
+            halfmove,
+            scores,
+            live,
+            me,
+            over,
+            reason,
+            moves,
+            key,
+            _elim,
+        ) = self._stack.pop()
+        rep = self._rep
+        if key is not None and rep is not None:
+            n = rep.get(key, 0) - 1
+            if n > 0:
+                rep[key] = n
             else:
-                del self._rep[key]
+                rep.pop(key, None)
         self.castling = castling
         self.halfmove = halfmove
         self.scores[:] = scores
@@ -802,8 +863,20 @@ class Position:
     def resign(self, seat: int) -> None:
         """House rule: ``seat`` is out as if mated, nobody scores; undone by ``unmake``."""
         rec = [
-            -1 - seat, 0, 0, self.castling, None, self.halfmove, tuple(self.scores),
-            self.live, self.turn, self.over, self.end_reason, self._moves, None, _NO_ELIM,
+            -1 - seat,
+            0,
+            0,
+            self.castling,
+            None,
+            self.halfmove,
+            tuple(self.scores),
+            self.live,
+            self.turn,
+            self.over,
+            self.end_reason,
+            self._moves,
+            None,
+            _NO_ELIM,
         ]
         self._stack.append(rec)
         self.live &= ~(1 << seat)
@@ -878,9 +951,11 @@ __all__ = [
     "CASTLE",
     "DOUBLE",
     "EP",
+    "NEUTRAL",
+    "OFF",
     "PROMO",
-    "Position",
     "VALUE",
+    "Position",
     "attacked",
     "attackers",
     "divide",
@@ -889,6 +964,4 @@ __all__ = [
     "move_text",
     "move_to",
     "perft",
-    "NEUTRAL",
-    "OFF",
 ]
