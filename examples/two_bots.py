@@ -1,0 +1,59 @@
+"""Two bots play a round of Viergewinnt 3D on a local Mosquitto (or ``--broker URL``).
+
+    python examples/two_bots.py [--game cube|connect4] [--broker URL]
+
+One peer invites, the bot from ``examples/bot.py`` accepts; both play with ``p2p.ai``;
+the final state hashes, computed independently by each peer, are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bot import bot  # noqa: E402
+
+from p2p.ai import choose_move  # noqa: E402
+from p2p.net.broker import LocalBroker  # noqa: E402
+from p2p.peer import Peer  # noqa: E402
+
+
+async def play(url: str, game: str) -> None:
+    namespace = "example-" + os.urandom(3).hex()
+    robo = asyncio.create_task(bot(url, "robo", "normal", namespace, rounds=1))
+    async with Peer(url, nick="alice", namespace=namespace) as alice:
+        while not alice.online():
+            await asyncio.sleep(0.05)
+        guest = alice.online()[0]
+        print(f"alice invites {guest.label} to {game}")
+        rnd = await alice.invite([guest.pk], game)
+        await rnd.wait_started(30)
+        print(f"seat {rnd.starter} starts ({rnd.seats[rnd.starter]}), drawn by commit-reveal")
+        while await rnd.wait_turn(60):
+            history = rnd.game.history()
+            await rnd.play(choose_move(rnd.game, "normal", len(history).to_bytes(4, "big")))
+        await robo
+        print(rnd.game.render())
+        print(f"winners: {[rnd.seats[i] for i in rnd.winners]}; state hash {rnd.state_hash[:16]}...")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--game", default="cube", choices=("cube", "connect4"))
+    parser.add_argument("--broker", help="broker URL (default: start a local mosquitto)")
+    args = parser.parse_args()
+    if args.broker:
+        asyncio.run(play(args.broker, args.game))
+        return
+    with LocalBroker() as broker:
+        asyncio.run(play(broker.url, args.game))
+
+
+if __name__ == "__main__":
+    main()
