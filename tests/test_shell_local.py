@@ -216,20 +216,26 @@ def test_turn_notification_only_when_unfocused(tmp_path: Path) -> None:
             await h.wait_for(lambda: notifier.focused is True)
             await h.type_line("/play chess4 ai einfach")
             await h.wait_screen("To move: Red")
+            game = h.controller.match.game
+
+            def red_again(plies: int) -> bool:
+                return len(game.history()) >= plies and game.to_move() == 0 and not h.controller._thinking
+
             await h.type_line("h2-h3")
-            await h.wait_for(lambda: h.controller.match.game.to_move() == 0 and not h.controller._thinking, 20)
+            await h.wait_for(lambda: red_again(4), 20)
             assert notifier.sent == []  # focused: nothing
             h.send("\x1b[O")  # focus lost
             await h.wait_for(lambda: notifier.focused is False)
             assert h.shell.input.text == ""  # the report did not leak into the input line
             await h.type_line("g2-g3")
-            await h.wait_for(lambda: "desktop" in notifier.sent, 20)
+            await h.wait_for(lambda: red_again(8), 20)
+            await h.wait_for(lambda: "desktop" in notifier.sent, 5)
             assert notifier.sent[:2] == ["bell", "desktop"]
             assert "\x1b]777;notify;Your turn;" in h.raw.getvalue()
             await h.type_line("/notify off")
             notifier.sent.clear()
             await h.type_line("f2-f3")
-            await h.wait_for(lambda: h.controller.match.game.to_move() == 0 and not h.controller._thinking, 20)
+            await h.wait_for(lambda: red_again(12), 20)
             assert notifier.sent == []
 
     run(scenario())

@@ -24,7 +24,7 @@ from p2p.shell import commands as cmds
 from p2p.shell import settings as settings_mod
 from p2p.shell.i18n import Translator
 from p2p.games.match import MatchError
-from p2p.shell.local import LocalMatch, LockedError, NotHumanTurn, Seat
+from p2p.shell.local import LocalMatch, LockedError, NotHumanTurn, Seat, replay_step
 from p2p.shell.settings import Settings
 from p2p.shell.state import ShellState
 
@@ -523,25 +523,30 @@ class Controller:
         self.match = None
         self.selected = None
 
+    def _finished(self) -> tuple[Any, Game] | None:
+        """The finished round to replay or analyse and what holds its replay cursor."""
+        if self.online is not None and self.online.game() is not None:
+            game = self.online.game()
+            return (self.online, game) if game.is_over() else None
+        if self.match is not None and self.match.game.is_over():
+            return self.match, self.match.game
+        return None
+
     def cmd_replay(self, args: list[str]) -> None:
-        match = self.match
-        if match is None or not match.game.is_over():
+        finished = self._finished()
+        if finished is None:
             self.say("msg.replay_needs_end", "warn")
             return
+        holder, game = finished
         step = args[0].lower() if args else "next"
         if step == "stop":
-            match.stop_replay()
+            holder.replay_ply = None
             self.say("msg.replay_stopped")
             return
         if step not in ("start", "prev", "next", "end"):
             self.say("msg.replay_help", "warn")
             return
-        if match.replay_ply is None and step in ("next", "prev"):
-            match.replay_ply = 0 if step == "next" else len(match.game.history())
-            if step == "prev":
-                match.replay("prev")
-        else:
-            match.replay(step)
+        holder.replay_ply = replay_step(holder.replay_ply, step, len(game.history()))
 
     def cmd_level(self, args: list[str]) -> None:
         game = self.current_game()
@@ -607,8 +612,8 @@ class Controller:
             self.refresh()
 
     def cmd_analyze(self, args: list[str]) -> None:
-        match = self.match
-        game = match.game if match is not None else None
+        finished = self._finished()
+        game = None if finished is None else finished[1]
         if game is None or game.name != "connect4" or not game.is_over():
             self.say("msg.analysis_unavailable", "warn")
             return

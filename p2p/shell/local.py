@@ -38,6 +38,28 @@ class Seat:
         return self.level is not None
 
 
+def replay_step(current: int | None, step: str, total: int) -> int:
+    """The replay cursor after ``step`` (``start``/``prev``/``next``/``end``).
+
+    Entering the replay (``current`` is ``None``) with ``next`` shows the start position,
+    with ``prev`` the position before the last move.
+    """
+    if current is None:
+        current = -1 if step == "next" else total
+    target = {"start": 0, "prev": current - 1, "next": current + 1, "end": total}.get(step)
+    if target is None:
+        raise ValueError(step)
+    return max(0, min(total, target))
+
+
+def position_after(game: Game, plies: int) -> Game:
+    """A fresh copy of ``game``'s start position with its first ``plies`` history entries."""
+    shown = create_game(game.name, game.options())
+    for entry in game.history()[:plies]:
+        shown.apply(entry)
+    return shown
+
+
 class LocalMatch:
     """Rounds of one game played on this machine (a ``p2p.games.match.Match`` plus seats)."""
 
@@ -90,10 +112,7 @@ class LocalMatch:
         """The position to draw: the live game, or the replay position."""
         if self.replay_ply is None:
             return self.game
-        shown = create_game(self.game_name, self.game.options())
-        for entry in self.game.history()[: self.replay_ply]:
-            shown.apply(entry)
-        return shown
+        return position_after(self.game, self.replay_ply)
 
     # -- moves -----------------------------------------------------------------------
 
@@ -158,12 +177,7 @@ class LocalMatch:
 
     def replay(self, step: str) -> int:
         """Move the replay cursor: ``start``, ``prev``, ``next``, ``end``; returns the ply shown."""
-        total = len(self.game.history())
-        current = total if self.replay_ply is None else self.replay_ply
-        target = {"start": 0, "prev": current - 1, "next": current + 1, "end": total}.get(step)
-        if target is None:
-            raise ValueError(step)
-        self.replay_ply = max(0, min(total, target))
+        self.replay_ply = replay_step(self.replay_ply, step, len(self.game.history()))
         return self.replay_ply
 
     def stop_replay(self) -> None:

@@ -50,6 +50,8 @@ class OnlineSession:
         self.next_start: str = "draw"
         self.last_group: tuple[str, dict[str, Any], list[bytes]] | None = None
         self._counted: set[str] = set()
+        self.replay_ply: int | None = None
+        """While replaying the finished round: how many moves are shown."""
         self._seen_starts: set[str] = set()
 
     # -- questions from the controller ------------------------------------------------------
@@ -61,7 +63,12 @@ class OnlineSession:
         return self.round.game if self.round is not None else None
 
     def shown_game(self) -> Game | None:
-        return self.game()
+        game = self.game()
+        if game is None or self.replay_ply is None:
+            return game
+        from p2p.shell.local import position_after
+
+        return position_after(game, self.replay_ply)
 
     def round_active(self) -> bool:
         return self.round is not None and not self.round.is_over
@@ -94,7 +101,9 @@ class OnlineSession:
     def status_text(self) -> str:
         rnd = self.round
         game = rnd.game
-        if game.is_over():
+        if self.replay_ply is not None:
+            text = self.t.t("status.replay", ply=self.replay_ply, total=len(game.history()))
+        elif game.is_over():
             text = self.t.t("status.over", round=self.round_no, result=self.ctl.result_text(game))
         else:
             seat = game.to_move()
@@ -220,6 +229,7 @@ class OnlineSession:
 
     def _adopt_round(self, rnd: Any, game_name: str, options: dict[str, Any], others: list[bytes]) -> None:
         self.round = rnd
+        self.replay_ply = None
         self.last_group = (game_name, options, others)
 
     def command(self, name: str, args: list[str]) -> None:
