@@ -134,3 +134,26 @@ def test_online_round_against_a_scripted_peer_in_a_real_terminal(tmp_path: Path,
         tmux.close()
         bot.terminate()
         bot.wait(10)
+
+
+def test_first_start_without_internet_offers_a_local_broker_and_a_computer(tmp_path: Path) -> None:
+    from p2p.net.broker import mosquitto_path
+
+    if mosquitto_path() is None:
+        pytest.skip("mosquitto is not installed")
+    # A bare `p2p` as the README's first command runs it: the default public broker.
+    # This machine has no internet, so the shell must say so and offer /local.
+    tmux = Tmux([sys.executable, "-m", "p2p", "--nick", "anna", "--lang", "en"], _env(tmp_path), size=(100, 30))
+    try:
+        tmux.wait("is public", 10)
+        tmux.wait("cannot be reached", 20)
+        tmux.type("/local")
+        tmux.wait("computer [", 20)
+        tmux.type("/invite computer connect4 start=me")
+        tmux.wait("To move: Red (you)", 15)
+        tmux.type("/resign")
+        tmux.wait("Round 1 over", 10)
+        tmux.keys("C-q")
+        tmux.wait("EXITED 0", 15)
+    finally:
+        tmux.close()

@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     from p2p.shell.i18n import detect_language
     from p2p.shell.startup import build_and_run
 
-    if args.nick is not None and not 1 <= len(args.nick) <= 20 or args.nick and " " in args.nick:
+    if args.nick is not None and (not 1 <= len(args.nick) <= 20 or " " in args.nick):
         raise UsageError("a nickname has 1-20 characters without spaces")
     if not sys.stdin.isatty() or not sys.stdout.isatty():
         raise UsageError("the shell needs a terminal (try 'p2p demo' for a non-interactive run)")
@@ -51,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
         settings.lang = args.lang
     if args.nick:
         settings.nick = args.nick
+    # None: local play only; "" : the default public broker, resolved after the first screen
+    # (importing the network stack costs start-up time).
     broker = None if args.local else (args.broker or settings.broker)
     color = not args.no_color and not os.environ.get("NO_COLOR")
     return asyncio.run(

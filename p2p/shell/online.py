@@ -509,15 +509,17 @@ def attach(broker: str, timeout: float = 6.0) -> Callable[[ShellApp], Coroutine[
 
 
 async def connect(shell: ShellApp, broker: str, timeout: float = 6.0) -> OnlineSession | None:
-    """Connect a peer to ``broker``; on failure say so and offer ``/local``."""
+    """Connect a peer to ``broker`` (empty: the default public one); on failure offer ``/local``."""
     ctl = shell.controller
     t = shell.t
     try:
         from p2p import keystore
+        from p2p.net.transport import DEFAULT_BROKER_URL
         from p2p.peer import Peer
     except ImportError:
         ctl.say("net.unavailable", "warn")
         return None
+    broker = broker or DEFAULT_BROKER_URL
     if ctl.online is not None:
         await disconnect(shell)
     if not is_local(broker) and broker not in shell.settings.public_broker_ok:

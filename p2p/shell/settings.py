@@ -14,7 +14,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-DEFAULT_BROKER = "mqtt://test.mosquitto.org:1883"
 FILE_NAME = "shell.json"
 
 
@@ -23,7 +22,8 @@ class Settings:
     """What the shell remembers between runs."""
 
     nick: str = ""
-    broker: str = DEFAULT_BROKER
+    broker: str = ""
+    """Empty: the project's default public broker (``p2p.net.transport.DEFAULT_BROKER_URL``)."""
     lang: str = ""
     notifications: bool = True
     levels: dict[str, str] = field(default_factory=dict)
@@ -44,7 +44,7 @@ def _from_json(data: Any) -> Settings:
     s = Settings()
     if isinstance(data.get("nick"), str):
         s.nick = data["nick"][:20]
-    if isinstance(data.get("broker"), str) and data["broker"]:
+    if isinstance(data.get("broker"), str):
         s.broker = data["broker"]
     if data.get("lang") in ("de", "en"):
         s.lang = data["lang"]
