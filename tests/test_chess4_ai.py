@@ -91,12 +91,13 @@ def test_normal_does_not_take_a_poisoned_pawn(seed: bytes) -> None:
     assert ai.choose_move(game, "normal", seed) != "e6-e11"
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_normal_mates_in_one(seed: bytes) -> None:
+@pytest.mark.parametrize("level", ["normal", "stark"])
+@pytest.mark.parametrize("seed", SEEDS[:2])
+def test_searching_levels_mate_in_one(level: str, seed: bytes) -> None:
     # Rd4-a4 mates Blue (king a7 walled in by its own queen and pawns): +20 and Blue is out.
     # Taking Yellow's loose rook on d7 (+5) is the lesser alternative.
     game = position(a8="bQ", d4="rR", e5="rN", d7="yR")
-    move = ai.choose_move(game, "normal", seed)
+    move = ai.choose_move(game, level, seed)
     assert move == "d4-a4"
     game.push(move)
     assert game.scores()[RED] == 20
@@ -112,6 +113,7 @@ def test_normal_sees_the_last_opponents_mate_threat_einfach_does_not() -> None:
     shelter["i2"] = "rP"
     game = Chess4.from_fen4(fen4("R", {**shelter, "e5": "rN", "d4": "rR", "d7": "bB", "k4": "gR", "l5": "gP"}))
     assert ai.choose_move(game, "normal", b"") == "d4-k4"
+    assert ai.choose_move(game, "stark", b"") == "d4-k4"
     assert ai.choose_move(game, "einfach", b"") in ("d4-d7", "e5-d7")
 
 
@@ -128,12 +130,13 @@ def _opening(plies: int, seed: bytes = b"opening") -> Chess4:
 
 @pytest.mark.parametrize("level", chess4_ai.LEVELS)
 def test_same_position_and_seed_give_the_same_move(level: str) -> None:
-    game = _opening(12)
+    # Stark is slow in a full opening position; its determinism is checked on a sparse one.
+    game = _opening(12) if level != "stark" else position(e6="rQ", g7="gN", d4="rR", j4="bP")
     before = (game.state_hash(), game.history(), game.scores())
     first = ai.choose_move(game, level, b"round-7")
     assert (game.state_hash(), game.history(), game.scores()) == before  # game untouched
     assert ai.choose_move(game.copy(), level, b"round-7") == first
-    replay = create_game("chess4", game.options())
+    replay = Chess4.create(game.options())
     for entry in game.history():
         replay.apply(entry)
     assert ai.choose_move(replay, level, b"round-7") == first
@@ -178,15 +181,15 @@ def test_four_einfach_players_play_a_game_to_its_natural_end() -> None:
 
 
 def test_mixed_levels_play_within_a_move_limit() -> None:
-    game = create_game("chess4", {"move_limit": 32})
-    levels = ("normal", "einfach", "stark", "einfach")
+    game = create_game("chess4", {"move_limit": 16})
+    levels = ("normal", "einfach", "einfach", "einfach")
     while not game.is_over():
         seat = game.to_move()
         assert seat is not None
         move = ai.choose_move(game, levels[seat], b"mixed")
         assert move in game.legal_moves()
         game.push(move)
-    assert len(game.history()) <= 32
+    assert len(game.history()) <= 16
 
 
 
@@ -303,13 +306,24 @@ def test_ties_go_to_the_earliest_root_move() -> None:
 
 
 def test_node_budget_keeps_the_last_completed_depth() -> None:
-    board = TreeBoard(5, width=5, height=9)
-    full = ParanoidSearch(board, 0, Limits(depth=5, nodes=10**9, quiescence=0)).run(board.moves())
-    small = ParanoidSearch(board, 0, Limits(depth=5, nodes=60, quiescence=0)).run(board.moves())
-    assert full.depth == 5
-    assert 1 <= small.depth < 5
-    d = small.depth
-    again = ParanoidSearch(board, 0, Limits(depth=d, nodes=10**9, quiescence=0)).run(board.moves())
-    assert (small.move, small.value) == (again.move, again.value)
-    assert board.path == []
-    assert -INFINITY < small.value < INFINITY
+    cut = partial = 0
+    for seed, budget in [(s, b) for s in range(30) for b in (40, 90, 200)]:
+        board = TreeBoard(seed, width=5, height=9)
+        full = ParanoidSearch(board, 0, Limits(depth=5, nodes=10**9, quiescence=0)).run(board.moves())
+        assert full.depth == 5 and full.complete
+        small = ParanoidSearch(board, 0, Limits(depth=5, nodes=budget, quiescence=0)).run(board.moves())
+        cut += small.depth < 5 or not small.complete
+        partial += not small.complete
+        assert board.path == []
+        assert -INFINITY < small.value < INFINITY
+        d = small.depth
+        exact = _child(board, small.move, lambda: brute(board, 0, d - 1, 0))
+        if small.complete:
+            again = ParanoidSearch(board, 0, Limits(depth=d, nodes=10**9, quiescence=0)).run(board.moves())
+            assert (small.move, small.value) == (again.move, again.value)
+        else:
+            # A move taken from an unfinished iteration beat the previous best at that depth.
+            before = ParanoidSearch(board, 0, Limits(depth=d - 1, nodes=10**9, quiescence=0)).run(board.moves())
+            assert exact >= small.value
+            assert exact > _child(board, before.move, lambda: brute(board, 0, d - 1, 0))
+    assert cut >= 60 and partial >= 3  # the budget really bit, and partial iterations occurred

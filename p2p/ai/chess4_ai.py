@@ -30,8 +30,8 @@ from p2p.games.base import Game
 LEVELS: tuple[str, ...] = ("einfach", "normal", "stark")
 
 SEARCH_LIMITS: dict[str, Limits] = {
-    "normal": Limits(depth=4, nodes=6_000, quiescence=3),
-    "stark": Limits(depth=5, nodes=25_000, quiescence=4),
+    "normal": Limits(depth=4, nodes=30_000, quiescence=3),
+    "stark": Limits(depth=5, nodes=100_000, quiescence=4),
 }
 """Counted limits of the searching levels (plies, nodes, capture plies)."""
 

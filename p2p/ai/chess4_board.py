@@ -54,7 +54,7 @@ class SearchAdapter:
         pos = self.pos
         if pos.over:
             return final_value(pos.scores, winners(pos.scores), root)
-        return evaluate(pos.board, pos.plist, pos.live, pos.scores, root, pos.turn)
+        return evaluate(pos.board, pos.plist, pos.kings, pos.live, pos.scores, root, pos.turn)
 
     @staticmethod
     def text(move: int) -> str:

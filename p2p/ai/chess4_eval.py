@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from p2p.games.chess4.movegen import attacked
 from p2p.games.chess4.board import (
     BISHOP,
     DIAG,
@@ -154,9 +155,14 @@ def cheapest_attacker(cells: Sequence[int], sq: int, seats: int) -> int:
     return 0 if best == 99 else best
 
 
+_HANGABLE = tuple(bool(p & 7) and p & 7 not in (PAWN, KING) for p in range(64))
+"""``_HANGABLE[piece]``: pieces whose safety the hanging-piece term checks (not pawns, kings)."""
+
+
 def evaluate(
     cells: Sequence[int],
     plist: Sequence[set[int]],
+    kings: Sequence[int],
     live: int,
     scores: Sequence[int],
     root: int,
@@ -165,46 +171,34 @@ def evaluate(
     """Centipawn value of a running game for seat ``root`` (see the module docstring).
 
     ``cells`` is the engine's padded mailbox, ``plist[seat]`` the squares of a seat's
-    pieces, ``live`` the bit mask of seats still playing, ``to_move`` the seat to move.
+    pieces, ``kings[seat]`` its king's square, ``live`` the bit mask of seats still
+    playing, ``to_move`` the seat to move.
     """
     worth = [100 * s for s in scores]
-    mine: list[int] = []
-    kings = [0, 0, 0, 0]
     table = TABLE
     for seat in range(4):
         if not (live >> seat) & 1:
             continue
-        w = 0
-        for sq in plist[seat]:
-            p = cells[sq]
-            w += table[p][sq]
-            kind = p & 7
-            if kind == KING:
-                kings[seat] = sq
-            elif seat == root and kind != PAWN:
-                mine.append(sq)
-        worth[seat] += w
-    for seat in range(4):
+        near = 0
         k = kings[seat]
-        if k:
-            near = 0
-            for step in KING_STEPS:
-                p = cells[k + step]
-                if p != OFF and p and p >> 3 == seat:
-                    near += 1
-            worth[seat] += SHELTER * min(near, SHELTER_MAX)
+        for step in KING_STEPS:
+            p = cells[k + step]
+            if p and p >> 3 == seat:  # OFF (64) >> 3 is 8, never a seat
+                near += 1
+        worth[seat] += sum([table[cells[sq]][sq] for sq in plist[seat]]) + SHELTER * min(near, SHELTER_MAX)
     # Pieces of the root seat left hanging to a live opponent.
-    if (live >> root) & 1 and mine:
+    if (live >> root) & 1:
         enemies = live & ~(1 << root) & 0xF
         own = 1 << root
         first = second = 0
-        for sq in mine:
-            a = cheapest_attacker(cells, sq, enemies)
-            if not a:
+        for sq in plist[root]:
+            p = cells[sq]
+            if not _HANGABLE[p] or not attacked(cells, sq, enemies):
                 continue
-            kind = cells[sq] & 7
+            a = cheapest_attacker(cells, sq, enemies)
+            kind = p & 7
             v = POINTS[kind] if kind != DQUEEN else PROMOTED_KEEP
-            loss = v if not cheapest_attacker(cells, sq, own) else v - a
+            loss = v if not attacked(cells, sq, own) else v - a
             if loss > first:
                 first, second = loss, first
             elif loss > second:
@@ -214,8 +208,8 @@ def evaluate(
                 worth[root] -= 25 * HANG_WEIGHT_SELF * second * 5 // 4
             else:
                 worth[root] -= 25 * (HANG_WEIGHT_MOVER * first + HANG_WEIGHT_SELF * second) * 5 // 4
-    others = [worth[s] for s in range(len(worth)) if s != root]
-    return worth[root] - (max(others) + sum(others) // len(others)) // 2
+    others = [worth[s] for s in range(4) if s != root]
+    return worth[root] - (max(others) + sum(others) // 3) // 2
 
 
 def final_value(scores: Sequence[int], winners: Sequence[int], root: int) -> int:

@@ -85,6 +85,8 @@ class Result(Generic[M]):
     value: int
     depth: int
     nodes: int
+    complete: bool = True
+    """False when ``depth`` was only partly searched (see ``ParanoidSearch.run``)."""
 
 
 class ParanoidSearch(Generic[M]):
@@ -96,6 +98,8 @@ class ParanoidSearch(Generic[M]):
         self.limits = limits
         self.nodes = 0
         self._budget = limits.nodes
+        self._killers: list[list[M]] = [[] for _ in range(limits.depth + 1)]
+        self._history: dict[M, int] = {}
 
     # -- public ---------------------------------------------------------------------
 
@@ -104,7 +108,10 @@ class ParanoidSearch(Generic[M]):
 
         Among moves of equal value the earliest in ``root_moves`` wins, so the caller
         decides ties (a seeded shuffle, or the engine's canonical order).  Depth 1 is
-        always completed, whatever the budget, so there is always an answer.
+        always completed, whatever the budget, so there is always an answer.  When the
+        budget runs out during a deeper iteration after its first root move (the
+        previous best) was fully searched, a root move that already proved better in
+        that iteration is taken: its value is a true lower bound at the deeper depth.
         """
         if not root_moves:
             raise ValueError("no legal move to search")
@@ -112,9 +119,13 @@ class ParanoidSearch(Generic[M]):
         best = Result(order[0], -INFINITY, 0, 0)
         for depth in range(1, self.limits.depth + 1):
             self._budget = self.limits.nodes if depth > 1 else INFINITY
+            partial: list[tuple[M, int]] = []
             try:
-                move, value = self._search_root(order, depth)
+                move, value = self._search_root(order, depth, partial)
             except OutOfNodes:
+                if len(partial) > 1:  # something beat the previous best at this depth
+                    move, value = partial[-1]
+                    best = Result(move, value, depth, self.nodes, complete=False)
                 break
             best = Result(move, value, depth, self.nodes)
             # Principal move first next time, the others keep their relative order.
@@ -130,19 +141,21 @@ class ParanoidSearch(Generic[M]):
         board = self.board
         return sorted(moves, key=lambda m: (-board.gain(m), board.mover_value(m) if board.gain(m) else 0))
 
-    def _search_root(self, order: list[M], depth: int) -> tuple[M, int]:
+    def _search_root(self, order: list[M], depth: int, improved: list[tuple[M, int]]) -> tuple[M, int]:
+        """One iteration; ``improved`` collects (move, value) each time the best improves."""
         board = self.board
         alpha = -INFINITY
         best_move = order[0]
         for move in order:
             board.make(move)
             try:
-                value = self._alphabeta(depth - 1, alpha, INFINITY)
+                value = self._alphabeta(depth - 1, alpha, INFINITY, 1)
             finally:
                 board.unmake()
             if value > alpha:
                 alpha = value
                 best_move = move
+                improved.append((move, value))
         return best_move, alpha
 
     def _count(self) -> None:
@@ -150,7 +163,7 @@ class ParanoidSearch(Generic[M]):
         if self.nodes > self._budget:
             raise OutOfNodes
 
-    def _alphabeta(self, depth: int, alpha: int, beta: int) -> int:
+    def _alphabeta(self, depth: int, alpha: int, beta: int, ply: int) -> int:
         """Paranoid value of the current position for the root seat, fail-hard in [alpha, beta]."""
         self._count()
         board = self.board
@@ -159,32 +172,44 @@ class ParanoidSearch(Generic[M]):
             return board.evaluate(self.root)
         if depth <= 0:
             return self._quiesce(self.limits.quiescence, alpha, beta)
-        moves = self._ordered(board.moves())
+        moves = self._ordered(board.moves(), ply)
         if not moves:  # cannot happen with exact rules (no-move seats are out); be safe
             return board.evaluate(self.root)
         if side == self.root:
             for move in moves:
                 board.make(move)
                 try:
-                    value = self._alphabeta(depth - 1, alpha, beta)
+                    value = self._alphabeta(depth - 1, alpha, beta, ply + 1)
                 finally:
                     board.unmake()
                 if value > alpha:
                     alpha = value
                     if alpha >= beta:
+                        self._cutoff(move, depth, ply)
                         return beta
             return alpha
         for move in moves:
             board.make(move)
             try:
-                value = self._alphabeta(depth - 1, alpha, beta)
+                value = self._alphabeta(depth - 1, alpha, beta, ply + 1)
             finally:
                 board.unmake()
             if value < beta:
                 beta = value
                 if beta <= alpha:
+                    self._cutoff(move, depth, ply)
                     return alpha
         return beta
+
+    def _cutoff(self, move: M, depth: int, ply: int) -> None:
+        """Remember a quiet move that refuted a line: killer of its ply, history bonus."""
+        if self.board.gain(move):
+            return
+        killers = self._killers[ply]
+        if move not in killers:
+            killers.insert(0, move)
+            del killers[2:]
+        self._history[move] = self._history.get(move, 0) + depth * depth
 
     def _quiesce(self, depth: int, alpha: int, beta: int) -> int:
         """Captures only, with stand-pat: each seat may decline to capture."""
@@ -203,7 +228,7 @@ class ParanoidSearch(Generic[M]):
                 return alpha
             if stand < beta:
                 beta = stand
-        moves = self._ordered(board.captures())
+        moves = self._ordered(board.captures(), -1)
         for move in moves:
             self._count()
             board.make(move)
@@ -222,8 +247,9 @@ class ParanoidSearch(Generic[M]):
                     return alpha
         return alpha if side == self.root else beta
 
-    def _ordered(self, moves: list[M]) -> list[M]:
-        """MVV-LVA: biggest capture first, cheapest capturer first; quiet moves keep their order."""
+    def _ordered(self, moves: list[M], ply: int) -> list[M]:
+        """Captures by MVV-LVA (most points, cheapest capturer), then this ply's killer
+        moves, then quiet moves by history score; ties keep the engine's order."""
         board = self.board
         caps = []
         quiet = []
@@ -233,6 +259,13 @@ class ParanoidSearch(Generic[M]):
                 caps.append((-g, board.mover_value(move), move))
             else:
                 quiet.append(move)
+        if ply >= 0 and quiet:
+            history = self._history
+            if history:
+                quiet.sort(key=lambda m: -history.get(m, 0))
+            killers = [k for k in self._killers[ply] if k in quiet] if ply < len(self._killers) else []
+            if killers:
+                quiet = killers + [m for m in quiet if m not in killers]
         if not caps:
             return quiet
         caps.sort(key=lambda t: (t[0], t[1]))
