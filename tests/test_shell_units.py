@@ -125,3 +125,30 @@ def test_notifier_policy_and_sequences() -> None:
     assert not n.attention("Your turn", "x")
     wrapped = desktop_sequences("a;b", "c\x1bd", {"TMUX": "/tmp/x"})
     assert wrapped.startswith("\x1bPtmux;\x1b\x1b]777;notify;ab;cd")
+
+
+def test_completion_of_commands_games_levels_and_nicknames() -> None:
+    from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.document import Document
+
+    from p2p.shell.app import ShellCompleter
+    from p2p.shell.state import LobbyEntry, ShellState
+
+    class FakeController:
+        state = ShellState()
+
+    ctl = FakeController()
+    ctl.state.lobby = [LobbyEntry("anna", "aa", me=True), LobbyEntry("bob", "bb"), LobbyEntry("bodo", "cc")]
+    completer = ShellCompleter(ctl)  # type: ignore[arg-type]
+
+    def complete(text: str) -> list[str]:
+        return [c.text for c in completer.get_completions(Document(text), CompleteEvent())]
+
+    assert complete("/inv") == ["/invite"]
+    assert set(complete("/re")) == {"/replay", "/resign"}
+    assert complete("/invite bo") == ["bob", "bodo"]
+    assert complete("/invite bob con") == ["connect4"]
+    assert complete("/lang d") == ["de"]
+    assert "neuling" in complete("/play connect4 neu")
+    assert complete("hi b") == ["bob", "bodo"]  # nicknames in chat too, never our own
+    assert complete("hi a") == []
