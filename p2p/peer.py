@@ -42,7 +42,7 @@ from p2p.protocol.lobby import PRESENCE_TTL_S, Lobby, PeerInfo
 from p2p.protocol.lobby import Invitation as LobbyInvitation
 from p2p.protocol.round import Phase, RoundState
 from p2p.protocol.round_machine import ActionError, RoundMachine
-from p2p.protocol.topics import Topics, TopicError
+from p2p.protocol.topics import Topics, TopicError, make_code, normalize_code, private_key
 
 __all__ = [
     "ActionError",
@@ -245,6 +245,7 @@ class Round:
         self.log_path: Path | None = None
         self.code: str | None = machine.code
         self._shadow: Game | None = None  # follows the moves to tell who made each one
+        self._genesis_cleared = False
 
     # -- queries ---------------------------------------------------------------------
 
@@ -484,6 +485,7 @@ class Peer:
         self.transport.on_state(self._on_connection_state)
         self.rounds: dict[str, Round] = {}  # by round id
         self._by_key: dict[str, Round] = {}  # by topic key
+        self._joining: dict[str, asyncio.Future[Event]] = {}  # topic key -> retained genesis
         self._listeners: list[Notifications] = []
         self._tasks: list[asyncio.Task[None]] = []
         self.stats = PeerStats()
@@ -698,6 +700,69 @@ class Peer:
                     layout.append({"pk": self._resolve(spec).hex(), "level": None})
         return await self._open(game, options, layout, start, code=None)
 
+    async def open_private(
+        self,
+        game: str,
+        options: Mapping[str, Any] | None = None,
+        *,
+        open_seats: int = 1,
+        peers: Sequence[str | PeerInfo | bytes] = (),
+        computers: Sequence[str] = (),
+        start: int | None = None,
+    ) -> Round:
+        """Open a private round behind a join code (``round.code``, 6 characters).
+
+        Seats: us, any ``peers`` invited directly, ``open_seats`` seats for whoever enters
+        the code, then the ``computers``.  The code is hashed into the round's topics, so
+        the round cannot be found by browsing the lobby.
+        """
+        if open_seats < 1:
+            raise ActionError("a private round needs at least one open seat")
+        layout: list[dict[str, Any]] = [{"pk": self.public_key.hex(), "level": None}]
+        layout += [{"pk": self._resolve(p).hex(), "level": None} for p in peers]
+        layout += [{"pk": None, "level": None} for _ in range(open_seats)]
+        layout += [{"pk": None, "level": level} for level in computers]
+        code = make_code(os.urandom(8))
+        return await self._open(game, options, layout, start, code=code)
+
+    async def join(self, code: str, timeout: float = 10.0) -> Round:
+        """Join the private round behind ``code``; ``ActionError`` if there is none."""
+        try:
+            code = normalize_code(code)
+        except TopicError as err:
+            raise ActionError(str(err)) from None
+        if self.busy:
+            raise ActionError("you are already in a round; leave it first")
+        key = await asyncio.to_thread(private_key, code)  # scrypt: keep the loop responsive
+        if key in self._by_key:
+            raise ActionError("you are already in this round")
+        waiting: asyncio.Future[Event] = asyncio.get_running_loop().create_future()
+        self._joining[key] = waiting
+        try:
+            await self._subscribe_round(key)
+            try:
+                genesis = await asyncio.wait_for(asyncio.shield(waiting), timeout)
+            except asyncio.TimeoutError:
+                raise ActionError(f"no open round behind code {code}") from None
+        finally:
+            self._joining.pop(key, None)
+        try:
+            machine = RoundMachine(self.identity, genesis, os.urandom(32), self.topics, code=code, now=now_ms())
+        except Exception as err:  # noqa: BLE001 - a planted or broken genesis
+            await self._unsubscribe_round(key)
+            self._warn(f"dropped genesis behind code {code}: {err}", None, str(err), "genesis")
+            raise ActionError(f"the round behind code {code} is not usable: {err}") from None
+        if machine.key != key or not machine.state.private or machine.state.phase is not Phase.FORMING:
+            await self._unsubscribe_round(key)
+            raise ActionError(f"the round behind code {code} cannot be joined")
+        rnd = await self._adopt(machine)
+        await self._act(rnd, lambda m, now: m.join(self.nick, now))
+        return rnd
+
+    async def _unsubscribe_round(self, key: str) -> None:
+        for topic, _ in self.topics.round_subscriptions(key):
+            await self.transport.unsubscribe(topic)
+
     async def _open(
         self,
         game: str,
@@ -779,16 +844,19 @@ class Peer:
             with contextlib.suppress(OSError):
                 with rnd.log_path.open("ab") as handle:
                     handle.write(machine.state.genesis.raw + b"\n")
-        for topic, qos in self.topics.round_subscriptions(machine.key):
-            await self.transport.subscribe(topic, qos, no_local=True)
+        await self._subscribe_round(machine.key)
         return rnd
+
+    async def _subscribe_round(self, key: str) -> None:
+        for topic, qos in self.topics.round_subscriptions(key):
+            # only a private round's genesis is retained (for code joiners)
+            await self.transport.subscribe(topic, qos, retained=topic.endswith("/genesis"), no_local=True)
 
     async def _forget(self, rnd: Round) -> None:
         """Stop following a round."""
         self.rounds.pop(rnd.id, None)
         self._by_key.pop(rnd.machine.key, None)
-        for topic, _ in self.topics.round_subscriptions(rnd.machine.key):
-            await self.transport.unsubscribe(topic)
+        await self._unsubscribe_round(rnd.machine.key)
 
     # -- driving the machines -----------------------------------------------------------
 
@@ -833,11 +901,21 @@ class Peer:
         if self.busy != self.lobby.busy and self.transport.connected:
             await self._run_effects(None, self.lobby.set_busy(self.busy, now_ms()))
         if rnd is not None and changed:
+            self._clear_private_genesis(rnd)
             if applied_from_sync:
                 self._note_resync(rnd, applied_from_sync)
             await rnd._signal()
             if rnd.is_my_turn:
                 self._notify(YourTurn(rnd))
+
+    def _clear_private_genesis(self, rnd: Round) -> None:
+        """Once a private round has started, its retained genesis has done its job."""
+        st = rnd.chain_state
+        if rnd._genesis_cleared or not st.private or not rnd.is_admin or st.phase is Phase.FORMING:
+            return
+        rnd._genesis_cleared = True
+        route = self.topics.round_genesis(rnd.machine.key)
+        self.transport.publish_nowait(route.topic, b"", qos=route.qos, retain=True)
 
     def _warn(self, text: str, round_id: str | None, reason: str, kind: str) -> None:
         self.stats.count_drop(reason)
@@ -909,6 +987,11 @@ class Peer:
         if rest.startswith("round/"):
             parts = rest.split("/")
             rnd = self._by_key.get(parts[1]) if len(parts) == 3 else None
+            waiting = self._joining.get(parts[1]) if len(parts) == 3 else None
+            if rnd is None and waiting is not None and parts[2] == "genesis" and event.kind == "genesis":
+                if not waiting.done():
+                    waiting.set_result(event)
+                return
             if rnd is not None:
                 effects = rnd.machine.receive(event, now_ms())
                 await self._run_effects(rnd, effects, source=parts[2])

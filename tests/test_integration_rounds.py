@@ -12,7 +12,7 @@ import pytest
 from conftest import autoplay, computer, eventually, first_legal, meet, run, start_round
 
 from p2p.net.broker import LocalBroker
-from p2p.peer import ChatMessage, Peer, PresenceChanged, Resynced, RoundOver
+from p2p.peer import ActionError, ChatMessage, Peer, PresenceChanged, Resynced, RoundOver
 from p2p.protocol import draw, round_machine
 from p2p.protocol.round import Phase, verify_chain
 
@@ -252,3 +252,65 @@ def test_lobby_presence_last_will_and_busy(broker_url: str) -> None:
                 assert "declined" in second.chain_state.end_reason
 
     run(body(), timeout=90)
+
+
+def test_private_round_joined_by_code(broker_url: str) -> None:
+    async def body() -> None:
+        async with (
+            Peer(broker_url, nick="host") as host,
+            Peer(broker_url, nick="friend1") as f1,
+            Peer(broker_url, nick="friend2") as f2,
+        ):
+            rh = await host.open_private("cube", {"players": 3}, open_seats=2)
+            assert rh.code is not None and len(rh.code) == 6
+            assert rh.id not in rh.machine.key, "the topic key does not show the round"
+            with pytest.raises(ActionError, match="no open round"):
+                wrong = "".join("2" if ch != "2" else "3" for ch in rh.code)
+                await f2.join(wrong, timeout=1.0)
+            r1 = await f1.join(rh.code.lower())  # typed sloppily: case does not matter
+            r2 = await f2.join(rh.code)
+            rounds = [rh, r1, r2]
+            for r in rounds:
+                await r.wait_started(30)
+            assert {r.my_seat for r in rounds} == {0, 1, 2}
+            await asyncio.gather(*(autoplay(r, first_legal) for r in rounds))
+            for r in rounds:
+                await r.wait_over(10)
+            assert_same_outcome(rounds)
+
+    run(body())
+
+
+def test_chess4_two_humans_two_computers_admin_leaves(broker_url: str) -> None:
+    """Four-player chess online: the admin plays the computer seats until it leaves; then
+    the next human seat takes over the admin role and the computer seats, and every peer
+    (and a late observer replaying the log) ends with the same state."""
+
+    async def body() -> None:
+        async with Peer(broker_url, nick="red") as red, Peer(broker_url, nick="blue") as blue:
+            await meet(red, blue)
+            rr, rb = await start_round(red, [blue], "chess4", computers=["einfach", "einfach"], start=0)
+            assert rr.seats[2:] == ["computer (einfach)", "computer (einfach)"]
+            play_blue = asyncio.create_task(autoplay(rb, computer("einfach"), timeout=60))
+            for _ in range(3):  # red's first three moves (computers answer in between)
+                assert await rr.wait_turn(20)
+                await rr.play(computer("einfach")(rr.game))
+            await eventually(lambda: len(rb.log()) == len(rr.log()), 10, "blue to catch up")
+            before = [e for e in rb.log() if e.kind == "move"]
+            signed_by_red = [e for e in before if e.pk == red.public_key]
+            assert len(signed_by_red) > 3, "red signed its three moves and the computers' moves"
+            await rr.leave()
+            await eventually(lambda: rb.chain_state.admin == blue.public_key, 10, "the admin role to pass")
+            await play_blue
+            await rb.wait_over(10)
+            assert rb.phase is Phase.OVER and 0 in rb.chain_state.left
+            chain = rb.log()
+            seal = next(i for i, e in enumerate(chain) if e.kind == "seal")
+            after = [e for e in chain[seal:] if e.kind == "move"]
+            assert after and all(e.pk == blue.public_key for e in after), "blue signs every later move"
+            replayed = verify_chain(rb.log())
+            assert replayed.state_hash() == rb.state_hash
+            await eventually(lambda: rr.phase is Phase.OVER and len(rr.log()) == len(rb.log()), 10, "red to follow")
+            assert rr.state_hash == rb.state_hash
+
+    run(body(), timeout=120)
