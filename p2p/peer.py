@@ -40,7 +40,7 @@ from p2p.protocol.events import Event, EventError
 from p2p.protocol.identity import Identity, label, sanitize_nickname
 from p2p.protocol.lobby import PRESENCE_TTL_S, Lobby, PeerInfo
 from p2p.protocol.lobby import Invitation as LobbyInvitation
-from p2p.protocol.round import Phase, RoundState
+from p2p.protocol.round import Phase, RoundState, next_start
 from p2p.protocol.round_machine import ActionError, RoundMachine
 from p2p.protocol.topics import Topics, TopicError, make_code, normalize_code, private_key
 
@@ -699,6 +699,26 @@ class Peer:
                 else:
                     layout.append({"pk": self._resolve(spec).hex(), "level": None})
         return await self._open(game, options, layout, start, code=None)
+
+    async def another_round(self, previous: Round) -> Round:
+        """As admin of a finished round: invite the same seats again, the next seat starts.
+
+        The starting seat rotates (``p2p.protocol.round.next_start``); every member gets a
+        fresh invitation to accept.
+        """
+        st = previous.chain_state
+        if not previous.is_over:
+            raise ActionError("the round is still running")
+        if not previous.is_admin:
+            raise ActionError("only the round's admin can start another round")
+        layout = [
+            {"pk": None if seat.pk is None or seat.is_computer else seat.pk.hex(), "level": seat.level}
+            for seat in st.seats
+        ]
+        if any(s["pk"] is None and s["level"] is None for s in layout):
+            raise ActionError("a seat of that round was never taken")
+        options = {k: v for k, v in st.options.items() if k != "first"}
+        return await self._open(st.game_name, options, layout, next_start(st), code=None)
 
     async def open_private(
         self,

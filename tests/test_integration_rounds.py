@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from conftest import autoplay, computer, eventually, first_legal, meet, run, start_round
+from conftest import autoplay, computer, eventually, first_legal, invitation, meet, run, start_round
 
 from p2p.net.broker import LocalBroker
 from p2p.peer import ActionError, ChatMessage, Peer, PresenceChanged, Resynced, RoundOver
@@ -64,6 +64,18 @@ def test_two_peers_connect4_to_the_end(broker_url: str) -> None:
                     break
             chat = [n for n in seen if isinstance(n, ChatMessage)]
             assert chat and chat[0].text == "hello bob" and chat[0].sender == alice.public_key
+            assert chat[0].round_id is None
+            # round chat reaches the members only
+            await ra.say("good game")
+            note = await notes.next(5)
+            while not isinstance(note, ChatMessage):
+                note = await notes.next(5)
+            assert (note.text, note.round_id, note.sender) == ("good game", ra.id, alice.public_key)
+            # another round: same seats, the starting seat rotates
+            again = await alice.another_round(ra)
+            again_b = await (await invitation(bob, again.id)).accept()
+            await again_b.wait_started(10)
+            assert again_b.starter == (ra.starter + 1) % 2 and again_b.id != ra.id
 
     run(body())
 
