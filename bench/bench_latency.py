@@ -29,18 +29,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import aiomqtt  # noqa: E402
+import aiomqtt
 
-from p2p.net.broker import LocalBroker  # noqa: E402
-from p2p.net.transport import NODELAY, parse_broker_url  # noqa: E402
-from p2p.peer import Peer  # noqa: E402
-from p2p.protocol.replay import replay_log  # noqa: E402
-from p2p.protocol.round import verify_chain  # noqa: E402
+from p2p.net.broker import LocalBroker
+from p2p.net.transport import NODELAY, parse_broker_url
+from p2p.peer import Peer
+from p2p.protocol.replay import replay_log
+from p2p.protocol.round import verify_chain
 
 
 def p99(values: list[float]) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(0.99 * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
 
 
 def ms(value: float) -> str:
@@ -52,8 +52,12 @@ async def raw_mqtt(host: str, port: int, count: int) -> tuple[list[float], list[
     one_way: list[float] = []
     round_trip: list[float] = []
     async with (
-        aiomqtt.Client(host, port, identifier=f"bench-a-{os.getpid()}", socket_options=[NODELAY]) as a,
-        aiomqtt.Client(host, port, identifier=f"bench-b-{os.getpid()}", socket_options=[NODELAY]) as b,
+        aiomqtt.Client(
+            host, port, identifier=f"bench-a-{os.getpid()}", socket_options=[NODELAY]
+        ) as a,
+        aiomqtt.Client(
+            host, port, identifier=f"bench-b-{os.getpid()}", socket_options=[NODELAY]
+        ) as b,
     ):
         topic = f"bench/{os.getpid()}"
         await b.subscribe(topic + "/ping", qos=1)
@@ -78,14 +82,19 @@ async def raw_mqtt(host: str, port: int, count: int) -> tuple[list[float], list[
 
 async def peer_moves(url: str, players: int) -> dict[str, object]:
     """Play one cube round with ``players`` peers, move by move; latencies and traffic."""
-    peers = [Peer(url, nick=f"bench{i}", namespace=f"bench-{os.getpid()}-{players}") for i in range(players)]
+    peers = [
+        Peer(url, nick=f"bench{i}", namespace=f"bench-{os.getpid()}-{players}")
+        for i in range(players)
+    ]
     for peer in peers:
         await peer.start()
     try:
         while any(len(p.lobby.peers) < players - 1 for p in peers):
             await asyncio.sleep(0.01)
         admin = peers[0]
-        rnd = await admin.invite([p.peer_id for p in peers[1:]], "cube", {"players": players}, start=0)
+        rnd = await admin.invite(
+            [p.peer_id for p in peers[1:]], "cube", {"players": players}, start=0
+        )
         rounds = [rnd]
         for peer in peers[1:]:
             while peer.invitation(rnd.id) is None:
@@ -107,7 +116,12 @@ async def peer_moves(url: str, players: int) -> dict[str, object]:
             move = mover.game.legal_moves()[(moves * 7) % len(mover.game.legal_moves())]
             start = time.perf_counter()
             await mover.play(move)
-            await asyncio.gather(*(r.wait_until(lambda x, t=target: len(x.log()) >= t, 10) for r in others))
+            await asyncio.gather(
+                *(
+                    r.wait_until(lambda x, t=target: len(x.log()) >= t, 10)
+                    for r in others
+                )
+            )
             latencies.append(time.perf_counter() - start)
             sizes.append(len(mover.log()[-1].raw))
             moves += 1
@@ -156,7 +170,9 @@ def event_costs(runs: int = 300) -> tuple[float, float]:
     make_t, parse_t = [], []
     for _ in range(runs):
         start = time.perf_counter()
-        event = events.make(me, "move", 1, body, round="cd" * 16, seq=12, prev="ef" * 32)
+        event = events.make(
+            me, "move", 1, body, round="cd" * 16, seq=12, prev="ef" * 32
+        )
         make_t.append(time.perf_counter() - start)
         start = time.perf_counter()
         events.parse(event.raw)
@@ -196,39 +212,61 @@ async def main_async(args: argparse.Namespace) -> None:
         ("p2p move, 3 peers: play() until both others applied it", lat3, raw_med),
     ]
     md = args.markdown
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-          f"{platform.system()} {platform.release()}; broker {'local mosquitto' if args.broker is None else url}")
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"{platform.system()} {platform.release()}; broker {'local mosquitto' if args.broker is None else url}"
+    )
     if md:
         print("\n| measurement | n | median ms | p99 ms | median / raw one-way |")
         print("|---|---:|---:|---:|---:|")
     for name, values, base in rows:
         ratio = f"{statistics.median(values) / base:.1f}x" if base else "-"
         if md:
-            print(f"| {name} | {len(values)} | {ms(statistics.median(values))} | {ms(p99(values))} | {ratio} |")
+            print(
+                f"| {name} | {len(values)} | {ms(statistics.median(values))} | {ms(p99(values))} | {ratio} |"
+            )
         else:
-            print(f"{name:58s} n={len(values):4d} median {ms(statistics.median(values))} ms  "
-                  f"p99 {ms(p99(values))} ms  ratio {ratio}")
+            print(
+                f"{name:58s} n={len(values):4d} median {ms(statistics.median(values))} ms  "
+                f"p99 {ms(p99(values))} ms  ratio {ratio}"
+            )
     for players in (2, 3):
         t = traffic[players]
-        line = (f"{players} peers: per move {t['published']:.2f} messages published, {t['bytes']:.0f} bytes published, "
-                f"{t['received']:.2f} messages delivered to peers; a signed move event is {t['event_size']:.0f} bytes")
+        line = (
+            f"{players} peers: per move {t['published']:.2f} messages published, {t['bytes']:.0f} bytes published, "
+            f"{t['received']:.2f} messages delivered to peers; a signed move event is {t['event_size']:.0f} bytes"
+        )
         print(("- " if md else "") + line)
     n_moves = sum(1 for line in traffic[2]["log"] if b'"kind":"move"' in line)  # type: ignore[union-attr]
-    line = (f"verify + replay a finished {n_moves}-move cube log ({len(traffic[2]['log'])} events): "  # type: ignore[arg-type]
-            f"from parsed events {chain_s * 1000:.1f} ms, from raw log lines (parse + signatures) {replay_s * 1000:.1f} ms")
+    line = (
+        f"verify + replay a finished {n_moves}-move cube log ({len(traffic[2]['log'])} events): "  # type: ignore[arg-type]
+        f"from parsed events {chain_s * 1000:.1f} ms, from raw log lines (parse + signatures) {replay_s * 1000:.1f} ms"
+    )
     print(("- " if md else "") + line)
     make_s, parse_s = event_costs()
-    line = (f"CPU per move event: sign and self-check (events.make) {make_s * 1000:.2f} ms, "
-            f"parse and verify on each receiver (events.parse) {parse_s * 1000:.2f} ms")
+    line = (
+        f"CPU per move event: sign and self-check (events.make) {make_s * 1000:.2f} ms, "
+        f"parse and verify on each receiver (events.parse) {parse_s * 1000:.2f} ms"
+    )
     print(("- " if md else "") + line)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=3, help="repeat everything this often (default 3)")
-    parser.add_argument("--raw", type=int, default=300, help="raw MQTT messages per run (default 300)")
-    parser.add_argument("--broker", metavar="URL", help="use this broker instead of a local mosquitto")
-    parser.add_argument("--markdown", action="store_true", help="print Markdown for docs/performance.md")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--runs", type=int, default=3, help="repeat everything this often (default 3)"
+    )
+    parser.add_argument(
+        "--raw", type=int, default=300, help="raw MQTT messages per run (default 300)"
+    )
+    parser.add_argument(
+        "--broker", metavar="URL", help="use this broker instead of a local mosquitto"
+    )
+    parser.add_argument(
+        "--markdown", action="store_true", help="print Markdown for docs/performance.md"
+    )
     asyncio.run(main_async(parser.parse_args()))
 
 

@@ -17,11 +17,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout
 
-from p2p.ai import choose_move  # noqa: E402
-from p2p.peer import ActionError, InvitationReceived, Peer, RoundOver, YourTurn  # noqa: E402
+from p2p.ai import choose_move
+from p2p.peer import ActionError, InvitationReceived, Peer, RoundOver, YourTurn
 
 
-async def bot(url: str, nick: str, level: str, namespace: str = "public", rounds: int = 0) -> None:
+async def bot(
+    url: str, nick: str, level: str, namespace: str = "public", rounds: int = 0
+) -> None:
     """Accept invitations and play until ``rounds`` rounds are over (0: forever)."""
     async with Peer(url, nick=nick, namespace=namespace) as peer:
         print(f"{peer.label} is online, waiting for invitations", flush=True)
@@ -31,11 +33,16 @@ async def bot(url: str, nick: str, level: str, namespace: str = "public", rounds
             elif isinstance(note, YourTurn) and note.round.is_my_turn:
                 game = note.round.game
                 try:
-                    await note.round.play(choose_move(game, level, len(game.history()).to_bytes(4, "big")))
+                    await note.round.play(
+                        choose_move(game, level, len(game.history()).to_bytes(4, "big"))
+                    )
                 except ActionError as err:  # e.g. the round ended meanwhile
                     print(f"{peer.nick}: {err}", flush=True)
             elif isinstance(note, RoundOver):
-                print(f"{peer.nick}: round over, winners {list(note.winners)} ({note.reason})", flush=True)
+                print(
+                    f"{peer.nick}: round over, winners {list(note.winners)} ({note.reason})",
+                    flush=True,
+                )
                 rounds -= 1
                 if rounds == 0:
                     return
@@ -45,7 +52,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="A p2p computer-player bot.")
     parser.add_argument("--broker", default="mqtt://127.0.0.1:1883", help="broker URL")
     parser.add_argument("--nick", default="robo")
-    parser.add_argument("--level", default="normal", help="computer level (every game has 'normal')")
+    parser.add_argument(
+        "--level", default="normal", help="computer level (every game has 'normal')"
+    )
     parser.add_argument("--namespace", default="public", help="lobby namespace")
     args = parser.parse_args()
     try:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from p2p.peer import ChatMessage, Peer, PresenceChanged  # noqa: E402
+from p2p.peer import ChatMessage, Peer, PresenceChanged
 
 
 async def chat_bot(url: str, namespace: str = "public") -> None:
@@ -22,9 +22,15 @@ async def chat_bot(url: str, namespace: str = "public") -> None:
         async for note in peer.events():
             if isinstance(note, PresenceChanged) and note.online and not note.peer.busy:
                 await peer.say(f"Welcome, {note.peer.label}!")
-            elif isinstance(note, ChatMessage) and note.sender != peer.public_key and note.round_id is None:
+            elif (
+                isinstance(note, ChatMessage)
+                and note.sender != peer.public_key
+                and note.round_id is None
+            ):
                 if note.text.strip() == "!who":
-                    names = ", ".join(p.label + (" (busy)" if p.busy else "") for p in peer.online())
+                    names = ", ".join(
+                        p.label + (" (busy)" if p.busy else "") for p in peer.online()
+                    )
                     await peer.say(f"{len(peer.online()) + 1} online: {names}, and me")
                 elif note.text.strip() == "!ping":
                     await peer.say(f"pong, {note.label}")

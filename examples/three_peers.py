@@ -16,14 +16,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from p2p.ai import choose_move  # noqa: E402
-from p2p.net.broker import LocalBroker  # noqa: E402
-from p2p.peer import Peer, Round  # noqa: E402
+from p2p.ai import choose_move
+from p2p.net.broker import LocalBroker
+from p2p.peer import Peer, Round
 
 
 async def play_my_seat(rnd: Round, level: str) -> None:
     while await rnd.wait_turn(60):
-        await rnd.play(choose_move(rnd.game, level, len(rnd.game.history()).to_bytes(4, "big")))
+        await rnd.play(
+            choose_move(rnd.game, level, len(rnd.game.history()).to_bytes(4, "big"))
+        )
 
 
 async def main_async(url: str) -> None:
@@ -42,19 +44,35 @@ async def main_async(url: str) -> None:
                 await asyncio.sleep(0.01)
             rounds.append(await guest.invitation(rnd.id).accept())
         await rnd.wait_started(30)
-        print(f"seats: {rnd.seats}; seed {rnd.seed.hex()[:12]}... -> seat {rnd.starter} starts")
-        await asyncio.gather(*(play_my_seat(r, level) for r, level in zip(rounds, ("normal", "stark", "neuling"))))
+        print(
+            f"seats: {rnd.seats}; seed {rnd.seed.hex()[:12]}... -> seat {rnd.starter} starts"
+        )
+        await asyncio.gather(
+            *(
+                play_my_seat(r, level)
+                for r, level in zip(rounds, ("normal", "stark", "neuling"))
+            )
+        )
         for r in rounds:
             await r.wait_over(30)
         print(rnd.game.render())
-        print("scores:", rnd.game.scores(), "winners:", [rnd.seats[i] for i in rnd.winners])
+        print(
+            "scores:",
+            rnd.game.scores(),
+            "winners:",
+            [rnd.seats[i] for i in rnd.winners],
+        )
         for peer, r in zip((ann, ben, cid), rounds):
-            print(f"{peer.label}: state hash {r.state_hash[:16]}... over {len(r.log())} events")
+            print(
+                f"{peer.label}: state hash {r.state_hash[:16]}... over {len(r.log())} events"
+            )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--broker", help="broker URL (default: start a local mosquitto)")
+    parser.add_argument(
+        "--broker", help="broker URL (default: start a local mosquitto)"
+    )
     args = parser.parse_args()
     if args.broker:
         asyncio.run(main_async(args.broker))

@@ -17,11 +17,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bot import bot  # noqa: E402
+from bot import bot
 
-from p2p.ai import choose_move  # noqa: E402
-from p2p.net.broker import LocalBroker  # noqa: E402
-from p2p.peer import Peer  # noqa: E402
+from p2p.ai import choose_move
+from p2p.net.broker import LocalBroker
+from p2p.peer import Peer
 
 
 async def play(url: str, game: str) -> None:
@@ -34,19 +34,27 @@ async def play(url: str, game: str) -> None:
         print(f"alice invites {guest.label} to {game}")
         rnd = await alice.invite([guest.pk], game)
         await rnd.wait_started(30)
-        print(f"seat {rnd.starter} starts ({rnd.seats[rnd.starter]}), drawn by commit-reveal")
+        print(
+            f"seat {rnd.starter} starts ({rnd.seats[rnd.starter]}), drawn by commit-reveal"
+        )
         while await rnd.wait_turn(60):
             history = rnd.game.history()
-            await rnd.play(choose_move(rnd.game, "normal", len(history).to_bytes(4, "big")))
+            await rnd.play(
+                choose_move(rnd.game, "normal", len(history).to_bytes(4, "big"))
+            )
         await robo
         print(rnd.game.render())
-        print(f"winners: {[rnd.seats[i] for i in rnd.winners]}; state hash {rnd.state_hash[:16]}...")
+        print(
+            f"winners: {[rnd.seats[i] for i in rnd.winners]}; state hash {rnd.state_hash[:16]}..."
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--game", default="cube", choices=("cube", "connect4"))
-    parser.add_argument("--broker", help="broker URL (default: start a local mosquitto)")
+    parser.add_argument(
+        "--broker", help="broker URL (default: start a local mosquitto)"
+    )
     args = parser.parse_args()
     if args.broker:
         asyncio.run(play(args.broker, args.game))

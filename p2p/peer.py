@@ -8,14 +8,16 @@ network connection of ``p2p.net.transport``.  A bot in a few lines::
     async with Peer(url, nick="bot") as peer:
         async for note in peer.events():
             if isinstance(note, InvitationReceived):
-                await note.round.accept()
+                await note.invitation.accept()
             elif isinstance(note, YourTurn):
-                await note.round.play(choose_move(note.round.game, "stark"))
+                await note.round.play(choose_move(note.round.game, "normal"))
 
-Everything a user can get wrong (an illegal move, not your turn, an unknown peer) raises
-``ActionError`` with a one-line reason and changes nothing.  Everything a stranger sends
-is checked by the protocol layer; what fails is dropped with a log line and reported as a
-``Warning`` notification, never as an exception.
+(``examples/bot.py`` is the complete version.)  The admin's peer plays the computer seats
+of its rounds; every other member recomputes each computer move and refuses a different
+one.  Everything a user can get wrong (an illegal move, not your turn, an unknown peer)
+raises ``ActionError`` with a one-line reason and changes nothing.  Everything a stranger
+sends is checked by the protocol layer; what fails is dropped with a log line and
+reported as a ``Rejected`` notification, never as an exception.
 """
 
 from __future__ import annotations
@@ -25,24 +27,38 @@ import contextlib
 import logging
 import os
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 from p2p.games import Game, game_class
 from p2p.net.transport import ConnectionState, Inbound, Transport, WillMessage
 from p2p.protocol import events as ev
 from p2p.protocol.chat import clean_line
-from p2p.protocol.effects import Applied, ChatLine, Dropped, Effect, Equivocation, Notice, Publish
+from p2p.protocol.effects import (
+    Applied,
+    ChatLine,
+    Dropped,
+    Effect,
+    Equivocation,
+    Notice,
+    Publish,
+)
 from p2p.protocol.events import Event, EventError
 from p2p.protocol.identity import Identity, label, sanitize_nickname
 from p2p.protocol.lobby import PRESENCE_TTL_S, Lobby, PeerInfo
 from p2p.protocol.lobby import Invitation as LobbyInvitation
 from p2p.protocol.round import Phase, RoundState, next_start
 from p2p.protocol.round_machine import ActionError, RoundMachine
-from p2p.protocol.topics import Topics, TopicError, make_code, normalize_code, private_key
+from p2p.protocol.topics import (
+    TopicError,
+    Topics,
+    make_code,
+    normalize_code,
+    private_key,
+)
 
 __all__ = [
     "ActionError",
@@ -55,12 +71,12 @@ __all__ = [
     "Peer",
     "PeerInfo",
     "PresenceChanged",
+    "Rejected",
     "Resynced",
     "Round",
     "RoundNotice",
     "RoundOver",
     "RoundUpdate",
-    "Rejected",
     "YourTurn",
 ]
 
@@ -308,7 +324,9 @@ class Round:
         if st.phase is not Phase.PLAY or st.game is None:
             return False
         seat = st.game.to_move()
-        return seat is not None and seat == self.my_seat and not st.seats[seat].is_computer
+        return (
+            seat is not None and seat == self.my_seat and not st.seats[seat].is_computer
+        )
 
     @property
     def state_hash(self) -> str:
@@ -356,7 +374,9 @@ class Round:
         line = clean_line(text)
         await self._peer._act(self, lambda m, now: m.chat(text, now))
         me = self._peer.identity
-        self._peer._notify(ChatMessage(me.public_key, self._peer.nick, line, self.id, now_ms()))
+        self._peer._notify(
+            ChatMessage(me.public_key, self._peer.nick, line, self.id, now_ms())
+        )
 
     async def request_sync(self) -> None:
         """Ask the other members for the chain from our head on."""
@@ -369,7 +389,9 @@ class Round:
         async with self._changed:
             self._changed.notify_all()
 
-    async def wait_until(self, predicate: Callable[[Round], bool], timeout: float | None = None) -> None:
+    async def wait_until(
+        self, predicate: Callable[[Round], bool], timeout: float | None = None
+    ) -> None:
         """Wait until ``predicate(round)`` holds; ``asyncio.TimeoutError`` after ``timeout``."""
 
         async def waiter() -> None:
@@ -380,7 +402,9 @@ class Round:
 
     async def wait_started(self, timeout: float | None = 60) -> None:
         """Wait until play begins (or the round is cancelled)."""
-        await self.wait_until(lambda r: r.phase in (Phase.PLAY, Phase.OVER, Phase.CANCELLED), timeout)
+        await self.wait_until(
+            lambda r: r.phase in (Phase.PLAY, Phase.OVER, Phase.CANCELLED), timeout
+        )
 
     async def wait_over(self, timeout: float | None = None) -> None:
         """Wait until the round is over or cancelled."""
@@ -474,18 +498,24 @@ class Peer:
         except TopicError as err:
             raise ActionError(str(err)) from None
         self.identity = identity or Identity.from_seed(os.urandom(32))
-        self.lobby = Lobby(self.identity, sanitize_nickname(nick), os.urandom(16), self.topics)
+        self.lobby = Lobby(
+            self.identity, sanitize_nickname(nick), os.urandom(16), self.topics
+        )
         self.broker_url = broker_url
         self.log_dir = Path(log_dir) if log_dir is not None else None
         self._connect_timeout = connect_timeout
         try:
-            self.transport = Transport(broker_url, on_connected=self._on_connected, will=self._make_will)
+            self.transport = Transport(
+                broker_url, on_connected=self._on_connected, will=self._make_will
+            )
         except ValueError as err:
             raise ActionError(str(err)) from None
         self.transport.on_state(self._on_connection_state)
         self.rounds: dict[str, Round] = {}  # by round id
         self._by_key: dict[str, Round] = {}  # by topic key
-        self._joining: dict[str, asyncio.Future[Event]] = {}  # topic key -> retained genesis
+        self._joining: dict[
+            str, asyncio.Future[Event]
+        ] = {}  # topic key -> retained genesis
         self._listeners: list[Notifications] = []
         self._tasks: list[asyncio.Task[None]] = []
         self.stats = PeerStats()
@@ -533,7 +563,8 @@ class Peer:
         matches = [
             p
             for p in peers
-            if p.pk.hex() == text or (len(text) >= 4 and p.pk.hex() != text and self._pid(p).startswith(text))
+            if p.pk.hex() == text
+            or (len(text) >= 4 and p.pk.hex() != text and self._pid(p).startswith(text))
         ]
         if not matches:
             matches = [p for p in peers if p.nick.casefold() == text]
@@ -550,7 +581,11 @@ class Peer:
         """True while we hold a seat in a round that is not over."""
         for rnd in self.rounds.values():
             seat = rnd.my_seat
-            if seat is not None and not rnd.is_over and seat not in rnd.chain_state.resigned:
+            if (
+                seat is not None
+                and not rnd.is_over
+                and seat not in rnd.chain_state.resigned
+            ):
                 return True
         return False
 
@@ -560,7 +595,7 @@ class Peer:
 
     # -- lifecycle ---------------------------------------------------------------------
 
-    async def __aenter__(self) -> Peer:
+    async def __aenter__(self) -> Self:
         await self.start()
         return self
 
@@ -576,11 +611,17 @@ class Peer:
         """Connect, subscribe to the lobby and announce ourselves."""
         for topic, qos in self.topics.lobby_subscriptions(self.peer_id):
             retained = topic == self.topics.presence_filter()
-            await self.transport.subscribe(topic, qos, retained=retained, no_local=not retained)
+            await self.transport.subscribe(
+                topic, qos, retained=retained, no_local=not retained
+            )
         await self.transport.start(wait=self._connect_timeout)
         self._tasks = [
-            asyncio.create_task(self._receive_loop(), name=f"p2p-peer-{self.short_id}-receive"),
-            asyncio.create_task(self._timer_loop(), name=f"p2p-peer-{self.short_id}-timers"),
+            asyncio.create_task(
+                self._receive_loop(), name=f"p2p-peer-{self.short_id}-receive"
+            ),
+            asyncio.create_task(
+                self._timer_loop(), name=f"p2p-peer-{self.short_id}-timers"
+            ),
         ]
 
     async def close(self) -> None:
@@ -613,7 +654,9 @@ class Peer:
         """A fresh session per connection, and its pre-signed offline presence as the Will."""
         event = self.lobby.will(now_ms(), session=os.urandom(16))
         route = self.lobby.will_route()
-        return WillMessage(route.topic, event.raw, route.qos, route.retain, PRESENCE_TTL_S)
+        return WillMessage(
+            route.topic, event.raw, route.qos, route.retain, PRESENCE_TTL_S
+        )
 
     async def _on_connected(self) -> None:
         """After every (re)connect: announce, ask the lobby to answer, catch up on rounds."""
@@ -642,12 +685,18 @@ class Peer:
         for effect in effects:
             if isinstance(effect, Publish):
                 event = effect.event
-                self._notify(ChatMessage(self.public_key, self.nick, event.body["text"], None, event.ts))
+                self._notify(
+                    ChatMessage(
+                        self.public_key, self.nick, event.body["text"], None, event.ts
+                    )
+                )
 
     @property
     def invitations(self) -> list[Invitation]:
         """Invitations waiting for our answer, oldest first."""
-        return [Invitation(self, pending) for pending in self.lobby.invitations.values()]
+        return [
+            Invitation(self, pending) for pending in self.lobby.invitations.values()
+        ]
 
     def invitation(self, round_id: str) -> Invitation | None:
         pending = self.lobby.invitations.get(round_id)
@@ -686,7 +735,9 @@ class Peer:
         option it defaults to the number of seats.
         """
         if seats is None:
-            layout: list[dict[str, Any]] = [{"pk": self.public_key.hex(), "level": None}]
+            layout: list[dict[str, Any]] = [
+                {"pk": self.public_key.hex(), "level": None}
+            ]
             layout += [{"pk": self._resolve(p).hex(), "level": None} for p in peers]
             layout += [{"pk": None, "level": level} for level in computers]
         else:
@@ -712,13 +763,18 @@ class Peer:
         if not previous.is_admin:
             raise ActionError("only the round's admin can start another round")
         layout = [
-            {"pk": None if seat.pk is None or seat.is_computer else seat.pk.hex(), "level": seat.level}
+            {
+                "pk": None if seat.pk is None or seat.is_computer else seat.pk.hex(),
+                "level": seat.level,
+            }
             for seat in st.seats
         ]
         if any(s["pk"] is None and s["level"] is None for s in layout):
             raise ActionError("a seat of that round was never taken")
         options = {k: v for k, v in st.options.items() if k != "first"}
-        return await self._open(st.game_name, options, layout, next_start(st), code=None)
+        return await self._open(
+            st.game_name, options, layout, next_start(st), code=None
+        )
 
     async def open_private(
         self,
@@ -753,7 +809,9 @@ class Peer:
             raise ActionError(str(err)) from None
         if self.busy:
             raise ActionError("you are already in a round; leave it first")
-        key = await asyncio.to_thread(private_key, code)  # scrypt: keep the loop responsive
+        key = await asyncio.to_thread(
+            private_key, code
+        )  # scrypt: keep the loop responsive
         if key in self._by_key:
             raise ActionError("you are already in this round")
         waiting: asyncio.Future[Event] = asyncio.get_running_loop().create_future()
@@ -762,17 +820,32 @@ class Peer:
             await self._subscribe_round(key)
             try:
                 genesis = await asyncio.wait_for(asyncio.shield(waiting), timeout)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 raise ActionError(f"no open round behind code {code}") from None
         finally:
             self._joining.pop(key, None)
         try:
-            machine = RoundMachine(self.identity, genesis, os.urandom(32), self.topics, code=code, now=now_ms())
+            machine = RoundMachine(
+                self.identity,
+                genesis,
+                os.urandom(32),
+                self.topics,
+                code=code,
+                now=now_ms(),
+            )
         except Exception as err:  # noqa: BLE001 - a planted or broken genesis
             await self._unsubscribe_round(key)
-            self._warn(f"dropped genesis behind code {code}: {err}", None, str(err), "genesis")
-            raise ActionError(f"the round behind code {code} is not usable: {err}") from None
-        if machine.key != key or not machine.state.private or machine.state.phase is not Phase.FORMING:
+            self._warn(
+                f"dropped genesis behind code {code}: {err}", None, str(err), "genesis"
+            )
+            raise ActionError(
+                f"the round behind code {code} is not usable: {err}"
+            ) from None
+        if (
+            machine.key != key
+            or not machine.state.private
+            or machine.state.phase is not Phase.FORMING
+        ):
             await self._unsubscribe_round(key)
             raise ActionError(f"the round behind code {code} cannot be joined")
         rnd = await self._adopt(machine)
@@ -838,10 +911,14 @@ class Peer:
         try:
             pending = self.lobby.take_invitation(round_id)
         except ValueError:
-            raise ActionError("no such invitation (it expired or was cancelled)") from None
+            raise ActionError(
+                "no such invitation (it expired or was cancelled)"
+            ) from None
         if pending.genesis.body["expires"] <= now_ms():
             raise ActionError("the invitation has expired")
-        machine = RoundMachine(self.identity, pending.genesis, os.urandom(32), self.topics, now=now_ms())
+        machine = RoundMachine(
+            self.identity, pending.genesis, os.urandom(32), self.topics, now=now_ms()
+        )
         rnd = await self._adopt(machine)  # subscribed before our accept goes out
         await self._act(rnd, lambda m, now: m.accept(now))
         return rnd
@@ -850,7 +927,9 @@ class Peer:
         try:
             effects = self.lobby.decline_invitation(round_id, now_ms())
         except ValueError:
-            raise ActionError("no such invitation (it expired or was cancelled)") from None
+            raise ActionError(
+                "no such invitation (it expired or was cancelled)"
+            ) from None
         await self._run_effects(None, effects)
 
     async def _adopt(self, machine: RoundMachine) -> Round:
@@ -861,16 +940,17 @@ class Peer:
         if self.log_dir is not None:
             self.log_dir.mkdir(parents=True, exist_ok=True)
             rnd.log_path = self.log_dir / f"round-{rnd.id}.log"
-            with contextlib.suppress(OSError):
-                with rnd.log_path.open("ab") as handle:
-                    handle.write(machine.state.genesis.raw + b"\n")
+            with contextlib.suppress(OSError), rnd.log_path.open("ab") as handle:
+                handle.write(machine.state.genesis.raw + b"\n")
         await self._subscribe_round(machine.key)
         return rnd
 
     async def _subscribe_round(self, key: str) -> None:
         for topic, qos in self.topics.round_subscriptions(key):
             # only a private round's genesis is retained (for code joiners)
-            await self.transport.subscribe(topic, qos, retained=topic.endswith("/genesis"), no_local=True)
+            await self.transport.subscribe(
+                topic, qos, retained=topic.endswith("/genesis"), no_local=True
+            )
 
     async def _forget(self, rnd: Round) -> None:
         """Stop following a round."""
@@ -880,14 +960,18 @@ class Peer:
 
     # -- driving the machines -----------------------------------------------------------
 
-    async def _act(self, rnd: Round, action: Callable[[RoundMachine, int], list[Effect]]) -> None:
+    async def _act(
+        self, rnd: Round, action: Callable[[RoundMachine, int], list[Effect]]
+    ) -> None:
         """Run a user action on a round's machine (``ActionError`` passes to the caller)."""
         if self._closed:
             raise ActionError("this peer is closed")
         effects = action(rnd.machine, now_ms())
         await self._run_effects(rnd, effects)
 
-    async def _run_effects(self, rnd: Round | None, effects: list[Effect], source: str = "") -> None:
+    async def _run_effects(
+        self, rnd: Round | None, effects: list[Effect], source: str = ""
+    ) -> None:
         """Carry out what a machine asked for, in order."""
         changed = False
         applied_from_sync = 0
@@ -896,7 +980,11 @@ class Peer:
                 route = effect.route
                 expiry = PRESENCE_TTL_S if effect.event.kind == "presence" else None
                 self.transport.publish_nowait(
-                    route.topic, effect.payload, qos=route.qos, retain=route.retain, expiry=expiry
+                    route.topic,
+                    effect.payload,
+                    qos=route.qos,
+                    retain=route.retain,
+                    expiry=expiry,
                 )
             elif isinstance(effect, Applied):
                 if rnd is not None:
@@ -906,7 +994,12 @@ class Peer:
                     if source == "sync":
                         applied_from_sync += 1
             elif isinstance(effect, Dropped):
-                self._warn(effect.describe(), rnd.id if rnd else None, effect.reason, effect.kind)
+                self._warn(
+                    effect.describe(),
+                    rnd.id if rnd else None,
+                    effect.reason,
+                    effect.kind,
+                )
             elif isinstance(effect, Equivocation):
                 log.warning("%s", effect.describe())
                 self.stats.count_drop("equivocation")
@@ -914,7 +1007,11 @@ class Peer:
             elif isinstance(effect, ChatLine):
                 info = self.lobby.peers.get(effect.sender)
                 nick = effect.nick or (info.nick if info else "?")
-                self._notify(ChatMessage(effect.sender, nick, effect.text, effect.round, effect.ts))
+                self._notify(
+                    ChatMessage(
+                        effect.sender, nick, effect.text, effect.round, effect.ts
+                    )
+                )
             elif isinstance(effect, Notice):
                 log.info("%s", effect.text)
                 self._notify(RoundNotice(rnd, effect.text))
@@ -931,7 +1028,12 @@ class Peer:
     def _clear_private_genesis(self, rnd: Round) -> None:
         """Once a private round has started, its retained genesis has done its job."""
         st = rnd.chain_state
-        if rnd._genesis_cleared or not st.private or not rnd.is_admin or st.phase is Phase.FORMING:
+        if (
+            rnd._genesis_cleared
+            or not st.private
+            or not rnd.is_admin
+            or st.phase is Phase.FORMING
+        ):
             return
         rnd._genesis_cleared = True
         route = self.topics.round_genesis(rnd.machine.key)
@@ -964,7 +1066,9 @@ class Peer:
                 with contextlib.suppress(Exception):
                     rnd._shadow.resign(index)  # type: ignore[arg-type]
         elif event.kind == "draw":
-            text = f"starter seat {event.body['starter']} (seed {event.body['seed'][:12]})"
+            text = (
+                f"starter seat {event.body['starter']} (seed {event.body['seed'][:12]})"
+            )
         self._notify(RoundUpdate(rnd, event.kind, event.seq or 0, text, seat))
         if rnd.is_over:
             self._notify(RoundOver(rnd, st.winners(), st.end_reason))
@@ -988,8 +1092,10 @@ class Peer:
             self.stats.received += 1
             try:
                 await self._dispatch(message)
-            except Exception:  # noqa: BLE001 - nothing a stranger sends may stop the peer
-                log.exception("internal error while handling a message on %s", message.topic)
+            except Exception:
+                log.exception(
+                    "internal error while handling a message on %s", message.topic
+                )
 
     async def _dispatch(self, message: Inbound) -> None:
         topic = message.topic
@@ -1002,13 +1108,20 @@ class Peer:
         try:
             event = ev.parse(message.payload)
         except EventError as err:
-            self._warn(f"dropped payload on {rest} from ?: {err}", None, str(err), "payload")
+            self._warn(
+                f"dropped payload on {rest} from ?: {err}", None, str(err), "payload"
+            )
             return
         if rest.startswith("round/"):
             parts = rest.split("/")
             rnd = self._by_key.get(parts[1]) if len(parts) == 3 else None
             waiting = self._joining.get(parts[1]) if len(parts) == 3 else None
-            if rnd is None and waiting is not None and parts[2] == "genesis" and event.kind == "genesis":
+            if (
+                rnd is None
+                and waiting is not None
+                and parts[2] == "genesis"
+                and event.kind == "genesis"
+            ):
                 if not waiting.done():
                     waiting.set_result(event)
                 return
@@ -1016,7 +1129,11 @@ class Peer:
                 effects = rnd.machine.receive(event, now_ms())
                 await self._run_effects(rnd, effects, source=parts[2])
             return
-        if rest == f"inbox/{self.peer_id}" and event.kind != "genesis" and event.round in self.rounds:
+        if (
+            rest == f"inbox/{self.peer_id}"
+            and event.kind != "genesis"
+            and event.round in self.rounds
+        ):
             rnd = self.rounds[event.round]  # e.g. a cancel copied to our inbox
             effects = rnd.machine.receive(event, now_ms())
             await self._run_effects(rnd, [e for e in effects if not _is_duplicate(e)])
@@ -1029,13 +1146,19 @@ class Peer:
         effects = self.lobby.receive(event, now_ms(), topic)
         await self._run_lobby_effects(effects, before)
         for round_id in self.lobby.invitations.keys() - pending_before:
-            self._notify(InvitationReceived(Invitation(self, self.lobby.invitations[round_id])))
+            self._notify(
+                InvitationReceived(Invitation(self, self.lobby.invitations[round_id]))
+            )
 
-    async def _run_lobby_effects(self, effects: list[Effect], before: dict[bytes, PeerInfo]) -> None:
+    async def _run_lobby_effects(
+        self, effects: list[Effect], before: dict[bytes, PeerInfo]
+    ) -> None:
         """Run lobby effects and turn the change of the online list into notifications."""
         await self._run_effects(None, [e for e in effects if not isinstance(e, Notice)])
         for note in effects:
-            if isinstance(note, Notice) and not note.text.endswith((" is online", " left", " went silent")):
+            if isinstance(note, Notice) and not note.text.endswith(
+                (" is online", " left", " went silent")
+            ):
                 self._notify(RoundNotice(None, note.text))
         after = self.lobby.peers
         for pk in before.keys() - after.keys():
@@ -1063,7 +1186,7 @@ class Peer:
                 if not self.transport.connected:
                     effects = [e for e in effects if not isinstance(e, Publish)]
                 await self._run_lobby_effects(effects, before)
-            except Exception:  # noqa: BLE001 - a timer bug must not stop the peer
+            except Exception:
                 log.exception("internal error in the timer loop")
 
     async def _maybe_resync(self, rnd: Round) -> None:
@@ -1075,7 +1198,10 @@ class Peer:
             rnd._parked_since = time.monotonic()
             return
         quiet = time.monotonic() - rnd._last_sync_request
-        if time.monotonic() - rnd._parked_since >= RESYNC_AFTER_S and quiet >= RESYNC_AFTER_S:
+        if (
+            time.monotonic() - rnd._parked_since >= RESYNC_AFTER_S
+            and quiet >= RESYNC_AFTER_S
+        ):
             await rnd.request_sync()
 
 
@@ -1086,8 +1212,12 @@ def _mover(rnd: Round, event: Event) -> int | None:
         if rnd._shadow is None:
             if st.starter is None:
                 return None
-            rnd._shadow = game_class(st.game_name).create({**st.options, "first": st.starter})
-            for index in st.resigned:  # seals before our shadow existed (rare: a late sync)
+            rnd._shadow = game_class(st.game_name).create(
+                {**st.options, "first": st.starter}
+            )
+            for (
+                index
+            ) in st.resigned:  # seals before our shadow existed (rare: a late sync)
                 with contextlib.suppress(Exception):
                     rnd._shadow.resign(index)
         seat = rnd._shadow.to_move()
@@ -1103,7 +1233,9 @@ _BENIGN = frozenset({"duplicate", "older than the presence we hold"})
 
 
 def _copy(info: PeerInfo) -> PeerInfo:
-    return PeerInfo(info.pk, info.nick, info.busy, info.session, info.ts, info.last_heard)
+    return PeerInfo(
+        info.pk, info.nick, info.busy, info.session, info.ts, info.last_heard
+    )
 
 
 def _is_duplicate(effect: Effect) -> bool:

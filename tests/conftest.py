@@ -58,9 +58,9 @@ def broker_url(mosquitto: LocalBroker) -> str:
 
 # -- helpers for the integration tests (import them: ``from conftest import ...``) -------
 
-import asyncio  # noqa: E402
-from collections.abc import Callable, Coroutine  # noqa: E402
-from typing import Any  # noqa: E402
+import asyncio
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 
 def run(coro: Coroutine[Any, Any, Any], timeout: float = 60.0) -> Any:
@@ -68,7 +68,9 @@ def run(coro: Coroutine[Any, Any, Any], timeout: float = 60.0) -> Any:
     return asyncio.run(asyncio.wait_for(coro, timeout))
 
 
-async def eventually(check: Callable[[], bool], timeout: float = 10.0, what: str = "condition") -> None:
+async def eventually(
+    check: Callable[[], bool], timeout: float = 10.0, what: str = "condition"
+) -> None:
     """Poll ``check`` until it holds; fail the test with ``what`` after ``timeout`` seconds."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
@@ -92,11 +94,17 @@ async def meet(*peers: Any, timeout: float = 10.0) -> None:
 
 async def invitation(peer: Any, round_id: str, timeout: float = 10.0) -> Any:
     """The ``Invitation`` that ``peer`` is expected to receive for round ``round_id``."""
-    await eventually(lambda: peer.invitation(round_id) is not None, timeout, f"{peer.nick} to get the invitation")
+    await eventually(
+        lambda: peer.invitation(round_id) is not None,
+        timeout,
+        f"{peer.nick} to get the invitation",
+    )
     return peer.invitation(round_id)
 
 
-async def autoplay(rnd: Any, choose: Callable[[Any], str], timeout: float = 30.0) -> None:
+async def autoplay(
+    rnd: Any, choose: Callable[[Any], str], timeout: float = 30.0
+) -> None:
     """Play every turn of ``rnd`` with ``choose(game)`` until the round is over."""
     while await rnd.wait_turn(timeout):
         await rnd.play(choose(rnd.game))
@@ -116,7 +124,9 @@ def computer(level: str) -> Callable[[Any], str]:
     return choose
 
 
-async def start_round(admin: Any, guests: list[Any], game: str, options: dict | None = None, **kw: Any) -> list[Any]:
+async def start_round(
+    admin: Any, guests: list[Any], game: str, options: dict | None = None, **kw: Any
+) -> list[Any]:
     """Admin invites ``guests``; each accepts; returns every member's ``Round`` (admin first)."""
     rnd = await admin.invite([g.peer_id for g in guests], game, options, **kw)
     rounds = [rnd]
@@ -126,4 +136,3 @@ async def start_round(admin: Any, guests: list[Any], game: str, options: dict | 
     for r in rounds:
         await r.wait_started(30)
     return rounds
-

@@ -23,7 +23,9 @@ from p2p.protocol import events as ev
 from p2p.protocol.identity import Identity
 
 
-async def expect_rejected(notes: Notifications, reason: str, timeout: float = 5.0) -> Rejected:
+async def expect_rejected(
+    notes: Notifications, reason: str, timeout: float = 5.0
+) -> Rejected:
     """The next ``Rejected`` notification whose reason contains ``reason``."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
@@ -33,15 +35,34 @@ async def expect_rejected(notes: Notifications, reason: str, timeout: float = 5.
             return note
 
 
-def move_event(identity: Identity, rnd, move: str, *, state: str | None = None, ply: int | None = None) -> ev.Event:
+def move_event(
+    identity: Identity,
+    rnd,
+    move: str,
+    *,
+    state: str | None = None,
+    ply: int | None = None,
+) -> ev.Event:
     """A move event signed by ``identity`` at the head of ``rnd``'s chain."""
     head = rnd.log()[-1]
     if state is None:
         trial = rnd.game.copy()
         trial.push(move)
         state = trial.state_hash()
-    body = {"ply": rnd.chain_state.ply if ply is None else ply, "move": move, "state": state}
-    return ev.make(identity, "move", ev.MAX_TS // 2, body, round=rnd.id, seq=head.seq + 1, prev=head.id)
+    body = {
+        "ply": rnd.chain_state.ply if ply is None else ply,
+        "move": move,
+        "state": state,
+    }
+    return ev.make(
+        identity,
+        "move",
+        ev.MAX_TS // 2,
+        body,
+        round=rnd.id,
+        seq=head.seq + 1,
+        prev=head.id,
+    )
 
 
 def test_hostile_events_are_refused_while_the_round_goes_on(
@@ -53,7 +74,9 @@ def test_hostile_events_are_refused_while_the_round_goes_on(
         async with (
             Peer(broker_url, nick="alice") as alice,
             Peer(broker_url, nick="bob") as bob,
-            aiomqtt.Client("127.0.0.1", mosquitto.port, identifier="mallory") as mallory,
+            aiomqtt.Client(
+                "127.0.0.1", mosquitto.port, identifier="mallory"
+            ) as mallory,
         ):
             await meet(alice, bob)
             topics = alice.topics
@@ -88,13 +111,17 @@ def test_hostile_events_are_refused_while_the_round_goes_on(
                 assert len(rb.log()) == length and len(ra.log()) == length
 
             # a forged signature: mallory signs, but claims alice's key
-            forged = canonical.decode(move_event(Identity.from_seed(bytes(range(32))), rb, "2").raw)
+            forged = canonical.decode(
+                move_event(Identity.from_seed(bytes(range(32))), rb, "2").raw
+            )
             forged["pk"] = alice.identity.pk_hex
             await inject(canonical.encode(forged), "bad signature")
             # a move by the wrong seat: bob moves although alice is to move
             await inject(move_event(bob.identity, rb, "2").raw, "does not own position")
             # an illegal move: column 1 is full
-            await inject(move_event(alice.identity, rb, "1", state="0" * 64).raw, "illegal move")
+            await inject(
+                move_event(alice.identity, rb, "1", state="0" * 64).raw, "illegal move"
+            )
             # an event replayed from another round
             await inject(old_move.raw, "another round")
             # a malformed payload, twice
@@ -103,11 +130,19 @@ def test_hostile_events_are_refused_while_the_round_goes_on(
             # a duplicate: a real event of this round, sent again
             duplicates = bob.stats.dropped.get("duplicate", 0)
             await mallory.publish(events_topic, rb.log()[-1].raw, qos=1)
-            await eventually(lambda: bob.stats.dropped.get("duplicate", 0) > duplicates, 5, "the duplicate to be dropped")
+            await eventually(
+                lambda: bob.stats.dropped.get("duplicate", 0) > duplicates,
+                5,
+                "the duplicate to be dropped",
+            )
             # an oversize payload never reaches the parser
             dropped = bob.transport.stats["dropped"]
             await mallory.publish(events_topic, b"x" * 9000, qos=1)
-            await eventually(lambda: bob.transport.stats["dropped"] > dropped, 5, "the oversize payload to be dropped")
+            await eventually(
+                lambda: bob.transport.stats["dropped"] > dropped,
+                5,
+                "the oversize payload to be dropped",
+            )
             assert len(rb.log()) == length
 
             # a fake Last Will: signed by someone else, on bob's presence topic
@@ -115,7 +150,13 @@ def test_hostile_events_are_refused_while_the_round_goes_on(
                 Identity.from_seed(bytes(range(1, 33))),
                 "presence",
                 ev.MAX_TS // 2,
-                {"nick": "bob", "status": "offline", "busy": False, "session": "00" * 16, "ttl": 60},
+                {
+                    "nick": "bob",
+                    "status": "offline",
+                    "busy": False,
+                    "session": "00" * 16,
+                    "ttl": 60,
+                },
             )
             await mallory.publish(topics.presence(bob.peer_id).topic, fake.raw, qos=0)
             await expect_rejected(notes_a, "another peer's topic")
@@ -129,13 +170,22 @@ def test_hostile_events_are_refused_while_the_round_goes_on(
                         will = event.raw
                         break
             assert will is not None
-            await eventually(lambda: bob.connected and bob.public_key in alice.lobby.peers, 10, "bob to come back")
-            await mallory.publish(topics.presence(bob.peer_id).topic, will, qos=0, retain=True)
+            await eventually(
+                lambda: bob.connected and bob.public_key in alice.lobby.peers,
+                10,
+                "bob to come back",
+            )
+            await mallory.publish(
+                topics.presence(bob.peer_id).topic, will, qos=0, retain=True
+            )
             await expect_rejected(notes_a, "another session")
             assert bob.public_key in alice.lobby.peers
 
             # equivocation: two different moves signed by alice for the same ply
-            first, second = move_event(alice.identity, rb, "2"), move_event(alice.identity, rb, "3")
+            first, second = (
+                move_event(alice.identity, rb, "2"),
+                move_event(alice.identity, rb, "3"),
+            )
             await mallory.publish(events_topic, first.raw, qos=1)
             await mallory.publish(events_topic, second.raw, qos=1)
             proof = None
@@ -145,7 +195,11 @@ def test_hostile_events_are_refused_while_the_round_goes_on(
                     proof = note
             assert {proof.first.id, proof.second.id} == {first.id, second.id}
             assert rb.log()[-1].id == first.id
-            await eventually(lambda: ra.log()[-1].id == first.id, 5, "alice to apply the first move too")
+            await eventually(
+                lambda: ra.log()[-1].id == first.id,
+                5,
+                "alice to apply the first move too",
+            )
 
             # the round goes on to an identical end
             await asyncio.gather(autoplay(ra, first_legal), autoplay(rb, first_legal))
@@ -155,5 +209,12 @@ def test_hostile_events_are_refused_while_the_round_goes_on(
 
     run(body(), timeout=90)
     logged = "\n".join(r.getMessage() for r in caplog.records)
-    for reason in ("bad signature", "does not own position", "illegal move", "another round", "not JSON", "over the"):
+    for reason in (
+        "bad signature",
+        "does not own position",
+        "illegal move",
+        "another round",
+        "not JSON",
+        "over the",
+    ):
         assert reason in logged, f"no log line for {reason!r}"

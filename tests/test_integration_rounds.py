@@ -9,10 +9,26 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from conftest import autoplay, computer, eventually, first_legal, invitation, meet, run, start_round
+from conftest import (
+    autoplay,
+    computer,
+    eventually,
+    first_legal,
+    invitation,
+    meet,
+    run,
+    start_round,
+)
 
 from p2p.net.broker import LocalBroker
-from p2p.peer import ActionError, ChatMessage, Peer, PresenceChanged, Resynced, RoundOver
+from p2p.peer import (
+    ActionError,
+    ChatMessage,
+    Peer,
+    PresenceChanged,
+    Resynced,
+    RoundOver,
+)
 from p2p.protocol import draw, round_machine
 from p2p.protocol.round import Phase, verify_chain
 
@@ -36,7 +52,9 @@ def assert_draw_verified(rnd) -> None:
     st = rnd.chain_state
     assert st.start_seat is None, "this round was meant to draw its starter"
     for seat, nonce in st.revealed.items():
-        assert draw.commitment(st.round_id, st.seats[seat].pk, nonce) == st.commits[seat]
+        assert (
+            draw.commitment(st.round_id, st.seats[seat].pk, nonce) == st.commits[seat]
+        )
     seed = draw.draw_seed(st.round_id, [st.revealed[s] for s in sorted(st.revealed)])
     eligible = sorted(set(st.revealed) | {s.index for s in st.seats if s.is_computer})
     assert seed == st.seed
@@ -45,7 +63,10 @@ def assert_draw_verified(rnd) -> None:
 
 def test_two_peers_connect4_to_the_end(broker_url: str) -> None:
     async def body() -> None:
-        async with Peer(broker_url, nick="alice") as alice, Peer(broker_url, nick="bob") as bob:
+        async with (
+            Peer(broker_url, nick="alice") as alice,
+            Peer(broker_url, nick="bob") as bob,
+        ):
             notes = bob.events()
             await meet(alice, bob)
             await alice.say("hello bob")
@@ -53,7 +74,9 @@ def test_two_peers_connect4_to_the_end(broker_url: str) -> None:
             assert ra.id == rb.id and ra.seed == rb.seed and ra.starter == rb.starter
             for r in (ra, rb):
                 assert_draw_verified(r)
-            await asyncio.gather(autoplay(ra, computer("normal")), autoplay(rb, computer("neuling")))
+            await asyncio.gather(
+                autoplay(ra, computer("normal")), autoplay(rb, computer("neuling"))
+            )
             await rb.wait_over(10)
             assert_same_outcome([ra, rb])
             seen = []
@@ -63,14 +86,22 @@ def test_two_peers_connect4_to_the_end(broker_url: str) -> None:
                 if isinstance(note, RoundOver):
                     break
             chat = [n for n in seen if isinstance(n, ChatMessage)]
-            assert chat and chat[0].text == "hello bob" and chat[0].sender == alice.public_key
+            assert (
+                chat
+                and chat[0].text == "hello bob"
+                and chat[0].sender == alice.public_key
+            )
             assert chat[0].round_id is None
             # round chat reaches the members only
             await ra.say("good game")
             note = await notes.next(5)
             while not isinstance(note, ChatMessage):
                 note = await notes.next(5)
-            assert (note.text, note.round_id, note.sender) == ("good game", ra.id, alice.public_key)
+            assert (note.text, note.round_id, note.sender) == (
+                "good game",
+                ra.id,
+                alice.public_key,
+            )
             # another round: same seats, the starting seat rotates
             again = await alice.another_round(ra)
             again_b = await (await invitation(bob, again.id)).accept()
@@ -96,14 +127,21 @@ def test_three_peers_cube_to_the_end(broker_url: str) -> None:
             for r in rounds:
                 await r.wait_over(10)
             assert_same_outcome(rounds)
-            assert len(rounds[0].game.history()) == 64  # the cube is played until it is full
+            assert (
+                len(rounds[0].game.history()) == 64
+            )  # the cube is played until it is full
 
     run(body())
 
 
-def test_computer_seat_played_by_the_admin_and_checked_by_the_guest(broker_url: str) -> None:
+def test_computer_seat_played_by_the_admin_and_checked_by_the_guest(
+    broker_url: str,
+) -> None:
     async def body() -> None:
-        async with Peer(broker_url, nick="host") as host, Peer(broker_url, nick="guest") as guest:
+        async with (
+            Peer(broker_url, nick="host") as host,
+            Peer(broker_url, nick="guest") as guest,
+        ):
             await meet(host, guest)
             rounds = await start_round(host, [guest], "cube", computers=["neuling"])
             await asyncio.gather(*(autoplay(r, first_legal) for r in rounds))
@@ -116,12 +154,16 @@ def test_computer_seat_played_by_the_admin_and_checked_by_the_guest(broker_url: 
             ]
             # the host signs both its own and the computer's moves; the guest replayed the
             # computer's choice itself (RoundState refuses a move the AI would not make).
-            assert len(computer_moves) > len([m for m in chain if m.kind == "move"]) // 3
+            assert (
+                len(computer_moves) > len([m for m in chain if m.kind == "move"]) // 3
+            )
 
     run(body())
 
 
-def test_withheld_reveal_cannot_make_the_withholder_start(broker_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_withheld_reveal_cannot_make_the_withholder_start(
+    broker_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(round_machine, "REVEAL_TIMEOUT_MS", 1500)
 
     async def body() -> None:
@@ -159,7 +201,10 @@ def test_withheld_reveal_cannot_make_the_withholder_start(broker_url: str, monke
 
 def test_reconnecting_peer_resyncs(broker_url: str) -> None:
     async def body() -> None:
-        async with Peer(broker_url, nick="steady") as steady, Peer(broker_url, nick="flaky") as flaky:
+        async with (
+            Peer(broker_url, nick="steady") as steady,
+            Peer(broker_url, nick="flaky") as flaky,
+        ):
             await meet(steady, flaky)
             rs, rf = await start_round(steady, [flaky], "connect4", start=0)
             notes = rf.events()
@@ -171,7 +216,9 @@ def test_reconnecting_peer_resyncs(broker_url: str) -> None:
             flaky.transport.interrupt(hold=1.0)
             await eventually(lambda: not flaky.connected, 5, "flaky to notice the loss")
             await rs.play("3")
-            assert rf.game is not None and len(rf.game.history()) == 2, "flaky cannot have seen it"
+            assert rf.game is not None and len(rf.game.history()) == 2, (
+                "flaky cannot have seen it"
+            )
             assert await rf.wait_turn(15)  # reconnect, sync, and it is flaky's turn
             assert rf.game.history() == ["4", "4", "3"]
             resync = None
@@ -197,7 +244,9 @@ def test_broker_restart_mid_round(private_mosquitto: LocalBroker) -> None:
             await r1.play("1")
             await r2.wait_turn(10)
             await asyncio.to_thread(private_mosquitto.restart, 0.5)
-            await r2.play("2")  # published while the broker may still be down: the outbox keeps it
+            await r2.play(
+                "2"
+            )  # published while the broker may still be down: the outbox keeps it
             assert await r1.wait_turn(20)
             assert r1.game.history() == ["1", "2"]
             await asyncio.gather(autoplay(r1, first_legal), autoplay(r2, first_legal))
@@ -229,7 +278,9 @@ def test_admin_leaving_mid_round_ends_it_the_same_for_everyone(broker_url: str) 
             assert_same_outcome([rb, rx, ry])
             for r in (rb, rx, ry):
                 assert 0 in r.chain_state.left
-                assert r.chain_state.admin == x.public_key, "the admin role passed to the next seat"
+                assert r.chain_state.admin == x.public_key, (
+                    "the admin role passed to the next seat"
+                )
                 assert 0 not in r.winners
 
     run(body())
@@ -237,7 +288,10 @@ def test_admin_leaving_mid_round_ends_it_the_same_for_everyone(broker_url: str) 
 
 def test_lobby_presence_last_will_and_busy(broker_url: str) -> None:
     async def body() -> None:
-        async with Peer(broker_url, nick="watcher") as watcher, Peer(broker_url, nick="drops") as drops:
+        async with (
+            Peer(broker_url, nick="watcher") as watcher,
+            Peer(broker_url, nick="drops") as drops,
+        ):
             notes = watcher.events()
             await meet(watcher, drops)
             assert watcher.lobby.peers[drops.public_key].label.startswith("drops (")
@@ -245,7 +299,10 @@ def test_lobby_presence_last_will_and_busy(broker_url: str) -> None:
             went, came = False, False
             while not (went and came):
                 note = await notes.next(10)
-                if isinstance(note, PresenceChanged) and note.peer.pk == drops.public_key:
+                if (
+                    isinstance(note, PresenceChanged)
+                    and note.peer.pk == drops.public_key
+                ):
                     went = went or not note.online
                     came = came or (went and note.online)
             assert drops.public_key in watcher.lobby.peers
@@ -254,7 +311,10 @@ def test_lobby_presence_last_will_and_busy(broker_url: str) -> None:
                 await meet(watcher, drops, third)
                 await start_round(watcher, [drops], "connect4")
                 await eventually(
-                    lambda: (info := third.lobby.peers.get(drops.public_key)) is not None and info.busy,
+                    lambda: (
+                        (info := third.lobby.peers.get(drops.public_key)) is not None
+                        and info.busy
+                    ),
                     25,
                     "drops to be shown busy",
                 )
@@ -299,30 +359,51 @@ def test_chess4_two_humans_two_computers_admin_leaves(broker_url: str) -> None:
     (and a late observer replaying the log) ends with the same state."""
 
     async def body() -> None:
-        async with Peer(broker_url, nick="red") as red, Peer(broker_url, nick="blue") as blue:
+        async with (
+            Peer(broker_url, nick="red") as red,
+            Peer(broker_url, nick="blue") as blue,
+        ):
             await meet(red, blue)
-            rr, rb = await start_round(red, [blue], "chess4", computers=["einfach", "einfach"], start=0)
+            rr, rb = await start_round(
+                red, [blue], "chess4", computers=["einfach", "einfach"], start=0
+            )
             assert rr.seats[2:] == ["computer (einfach)", "computer (einfach)"]
-            play_blue = asyncio.create_task(autoplay(rb, computer("einfach"), timeout=60))
+            play_blue = asyncio.create_task(
+                autoplay(rb, computer("einfach"), timeout=60)
+            )
             for _ in range(3):  # red's first three moves (computers answer in between)
                 assert await rr.wait_turn(20)
                 await rr.play(computer("einfach")(rr.game))
-            await eventually(lambda: len(rb.log()) == len(rr.log()), 10, "blue to catch up")
+            await eventually(
+                lambda: len(rb.log()) == len(rr.log()), 10, "blue to catch up"
+            )
             before = [e for e in rb.log() if e.kind == "move"]
             signed_by_red = [e for e in before if e.pk == red.public_key]
-            assert len(signed_by_red) > 3, "red signed its three moves and the computers' moves"
+            assert len(signed_by_red) > 3, (
+                "red signed its three moves and the computers' moves"
+            )
             await rr.leave()
-            await eventually(lambda: rb.chain_state.admin == blue.public_key, 10, "the admin role to pass")
+            await eventually(
+                lambda: rb.chain_state.admin == blue.public_key,
+                10,
+                "the admin role to pass",
+            )
             await play_blue
             await rb.wait_over(10)
             assert rb.phase is Phase.OVER and 0 in rb.chain_state.left
             chain = rb.log()
             seal = next(i for i, e in enumerate(chain) if e.kind == "seal")
             after = [e for e in chain[seal:] if e.kind == "move"]
-            assert after and all(e.pk == blue.public_key for e in after), "blue signs every later move"
+            assert after and all(e.pk == blue.public_key for e in after), (
+                "blue signs every later move"
+            )
             replayed = verify_chain(rb.log())
             assert replayed.state_hash() == rb.state_hash
-            await eventually(lambda: rr.phase is Phase.OVER and len(rr.log()) == len(rb.log()), 10, "red to follow")
+            await eventually(
+                lambda: rr.phase is Phase.OVER and len(rr.log()) == len(rb.log()),
+                10,
+                "red to follow",
+            )
             assert rr.state_hash == rb.state_hash
 
     run(body(), timeout=120)

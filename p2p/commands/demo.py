@@ -31,11 +31,32 @@ _NAMES = ("ann", "ben", "cid")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--game", choices=sorted(_GAMES), default="cube", help="which game (default: cube)")
-    parser.add_argument("--broker", metavar="URL", help="use this broker instead of starting a local mosquitto")
-    parser.add_argument("--seed", type=int, default=1, help="seed for the peers' keys and moves (default: 1)")
-    parser.add_argument("--peers", type=int, choices=(2, 3), help="number of peers (cube only; default 3)")
-    parser.add_argument("--quiet", action="store_true", help="print only the result lines")
+    parser.add_argument(
+        "--game",
+        choices=sorted(_GAMES),
+        default="cube",
+        help="which game (default: cube)",
+    )
+    parser.add_argument(
+        "--broker",
+        metavar="URL",
+        help="use this broker instead of starting a local mosquitto",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=1,
+        help="seed for the peers' keys and moves (default: 1)",
+    )
+    parser.add_argument(
+        "--peers",
+        type=int,
+        choices=(2, 3),
+        help="number of peers (cube only; default 3)",
+    )
+    parser.add_argument(
+        "--quiet", action="store_true", help="print only the result lines"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -65,7 +86,19 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as err:
             raise UsageError(str(err)) from None
     try:
-        return asyncio.run(_demo(url, args.game, options, humans, computers, level, args.seed, args.quiet, broker))
+        return asyncio.run(
+            _demo(
+                url,
+                args.game,
+                options,
+                humans,
+                computers,
+                level,
+                args.seed,
+                args.quiet,
+                broker,
+            )
+        )
     except ConnectionError as err:
         raise UsageError(str(err)) from None
     finally:
@@ -103,14 +136,25 @@ async def _demo(
 
     say = _Transcript(quiet)
     title = game_class(game).title
-    namespace = "demo-" + os.urandom(4).hex()  # a lobby of its own, even on a shared broker
+    namespace = (
+        "demo-" + os.urandom(4).hex()
+    )  # a lobby of its own, even on a shared broker
     where = f"local mosquitto at {url}" if broker is not None else url
-    say("demo", f"{title} online: {humans} scripted peers on {where} (namespace {namespace})", always=True)
+    say(
+        "demo",
+        f"{title} online: {humans} scripted peers on {where} (namespace {namespace})",
+        always=True,
+    )
 
     def identity(name: str) -> Identity:
-        return Identity.from_seed(hashlib.sha256(f"p2p-demo/{seed}/{name}".encode()).digest())
+        return Identity.from_seed(
+            hashlib.sha256(f"p2p-demo/{seed}/{name}".encode()).digest()
+        )
 
-    peers = [Peer(url, nick=name, identity=identity(name), namespace=namespace) for name in _NAMES[:humans]]
+    peers = [
+        Peer(url, nick=name, identity=identity(name), namespace=namespace)
+        for name in _NAMES[:humans]
+    ]
     host = peers[0]
     notes = host.events()
 
@@ -120,7 +164,11 @@ async def _demo(
                 event = note.round.log()[note.seq]
                 seat = note.seat
                 names = note.round.game.seat_names()
-                who = f"{names[seat]} ({note.round.seats[seat]})" if seat is not None else "?"
+                who = (
+                    f"{names[seat]} ({note.round.seats[seat]})"
+                    if seat is not None
+                    else "?"
+                )
                 say("move", f"{event.body['move']:>7}  by {who}")
             elif isinstance(note, ChatMessage):
                 say("chat", f"{note.label}: {note.text}")
@@ -134,15 +182,23 @@ async def _demo(
             say(peer.nick, f"connected as {peer.label}")
         while any(len(p.lobby.peers) < humans - 1 for p in peers):
             await asyncio.sleep(0.01)
-        say("lobby", f"{host.nick} sees online: {', '.join(i.label for i in host.online())}")
+        say(
+            "lobby",
+            f"{host.nick} sees online: {', '.join(i.label for i in host.online())}",
+        )
         await host.say(f"Hi all! Anyone for a round of {title}?")
         for peer in peers[1:]:
             await peer.say("Count me in.")
         await asyncio.sleep(0.1)
 
         levels = ["einfach"] * computers
-        rnd = await host.invite([p.peer_id for p in peers[1:]], game, options, computers=levels)
-        say("invite", f"{host.nick} opens round {rnd.id[:8]}: {', '.join(rnd.seats)}; starting seat: drawn")
+        rnd = await host.invite(
+            [p.peer_id for p in peers[1:]], game, options, computers=levels
+        )
+        say(
+            "invite",
+            f"{host.nick} opens round {rnd.id[:8]}: {', '.join(rnd.seats)}; starting seat: drawn",
+        )
         rounds = [rnd]
         for peer in peers[1:]:
             while peer.invitation(rnd.id) is None:
@@ -158,15 +214,29 @@ async def _demo(
         for seat, commit in sorted(st.commits.items()):
             say("draw", f"seat {seat} committed {commit[:16]}...")
         for seat, nonce in sorted(st.revealed.items()):
-            say("draw", f"seat {seat} revealed {nonce.hex()[:16]}... (checked against its commitment by every peer)")
-        say("draw", f"seed {st.seed.hex()[:16]}... -> seat {st.starter} ({rnd.seats[st.starter]}) starts", always=True)
+            say(
+                "draw",
+                f"seat {seat} revealed {nonce.hex()[:16]}... (checked against its commitment by every peer)",
+            )
+        say(
+            "draw",
+            f"seed {st.seed.hex()[:16]}... -> seat {st.starter} ({rnd.seats[st.starter]}) starts",
+            always=True,
+        )
         same = {(r.seed, r.starter) for r in rounds}
-        say("draw", f"every peer recomputed the same draw: {'yes' if len(same) == 1 else 'NO'}")
+        say(
+            "draw",
+            f"every peer recomputed the same draw: {'yes' if len(same) == 1 else 'NO'}",
+        )
 
         async def play(r: Any) -> None:
             while await r.wait_turn(120):
                 ply = len(r.game.history())
-                await r.play(choose_move(r.game, level, seed.to_bytes(8, "big") + ply.to_bytes(4, "big")))
+                await r.play(
+                    choose_move(
+                        r.game, level, seed.to_bytes(8, "big") + ply.to_bytes(4, "big")
+                    )
+                )
 
         await asyncio.gather(*(play(r) for r in rounds))
         for r in rounds:
@@ -180,8 +250,15 @@ async def _demo(
             print(game_state.render())
         names = game_state.seat_names()
         scores = ", ".join(f"{names[i]} {s}" for i, s in enumerate(game_state.scores()))
-        winners = ", ".join(f"{names[i]} ({rnd.seats[i]})" for i in rnd.winners) or "nobody (a draw)"
-        say("end", f"{len(game_state.history())} moves; scores: {scores}; winner: {winners}", always=True)
+        winners = (
+            ", ".join(f"{names[i]} ({rnd.seats[i]})" for i in rnd.winners)
+            or "nobody (a draw)"
+        )
+        say(
+            "end",
+            f"{len(game_state.history())} moves; scores: {scores}; winner: {winners}",
+            always=True,
+        )
         hashes = set()
         for peer, r in zip(peers, rounds):
             replayed = verify_chain(r.log())
@@ -193,10 +270,11 @@ async def _demo(
                 always=True,
             )
         ok = len(hashes) == 1 and all(r.state_hash in hashes for r in rounds)
-        say("result", "identical on every peer" if ok else "PEERS DISAGREE", always=True)
+        say(
+            "result", "identical on every peer" if ok else "PEERS DISAGREE", always=True
+        )
         return 0 if ok else 1
     finally:
         narrator.cancel()
         for peer in peers:
             await peer.close()
-

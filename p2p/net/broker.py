@@ -25,6 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 from types import TracebackType
+from typing import Self
 
 __all__ = ["BrokerError", "LocalBroker", "free_port", "mosquitto_path"]
 
@@ -41,7 +42,11 @@ def mosquitto_path() -> str | None:
     found = shutil.which("mosquitto")
     if found:
         return found
-    for candidate in ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto", "/opt/homebrew/sbin/mosquitto"):
+    for candidate in (
+        "/usr/sbin/mosquitto",
+        "/usr/local/sbin/mosquitto",
+        "/opt/homebrew/sbin/mosquitto",
+    ):
         if Path(candidate).is_file():
             return candidate
     return None
@@ -75,7 +80,9 @@ class LocalBroker:
     connection: the tests use it to exercise reconnection.
     """
 
-    def __init__(self, port: int | None = None, *, executable: str | None = None) -> None:
+    def __init__(
+        self, port: int | None = None, *, executable: str | None = None
+    ) -> None:
         self._fixed_port = port
         self.port: int = port or 0
         self._executable = executable
@@ -112,7 +119,9 @@ class LocalBroker:
             try:
                 self._spawn(executable, port, timeout)
             except BrokerError as err:
-                last_error = str(err)  # most likely the port was taken meanwhile: try another
+                last_error = str(
+                    err
+                )  # most likely the port was taken meanwhile: try another
                 continue
             self.port = port
             return self
@@ -153,7 +162,9 @@ class LocalBroker:
                 return
             time.sleep(0.01)
         self._kill()
-        raise BrokerError(f"mosquitto did not accept connections on port {port} within {timeout:g} s")
+        raise BrokerError(
+            f"mosquitto did not accept connections on port {port} within {timeout:g} s"
+        )
 
     def _log_tail(self) -> str:
         if self._log_path is None or not self._log_path.exists():
@@ -202,7 +213,7 @@ class LocalBroker:
 
     # -- context managers ------------------------------------------------------------
 
-    def __enter__(self) -> LocalBroker:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(
@@ -213,7 +224,7 @@ class LocalBroker:
     ) -> None:
         self.close()
 
-    async def __aenter__(self) -> LocalBroker:
+    async def __aenter__(self) -> Self:
         return await asyncio.to_thread(self.start)
 
     async def __aexit__(

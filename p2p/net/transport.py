@@ -39,6 +39,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from types import TracebackType
+from typing import Self
 from urllib.parse import urlsplit
 
 import aiomqtt
@@ -127,7 +128,9 @@ def parse_broker_url(url: str) -> BrokerAddress:
         raise ValueError(f"bad broker URL {url!r}: {err}") from None
     scheme = parts.scheme.lower()
     if scheme not in _DEFAULT_PORTS:
-        raise ValueError(f"bad broker URL {url!r}: scheme must be mqtt, mqtts, ws or wss")
+        raise ValueError(
+            f"bad broker URL {url!r}: scheme must be mqtt, mqtts, ws or wss"
+        )
     if not parts.hostname:
         raise ValueError(f"bad broker URL {url!r}: no host name")
     path = parts.path
@@ -220,7 +223,9 @@ class Transport:
         self._max_backoff = max_backoff
         self._v5 = protocol == "5"
         self._subscriptions: dict[str, tuple[int, bool, bool]] = {}
-        self._inbound: asyncio.Queue[Inbound | None] = asyncio.Queue(maxsize=inbound_limit)
+        self._inbound: asyncio.Queue[Inbound | None] = asyncio.Queue(
+            maxsize=inbound_limit
+        )
         self._outbox: deque[_Outgoing] = deque()
         self._outbox_limit = outbox_limit
         self._outbox_wakeup = asyncio.Event()
@@ -261,10 +266,12 @@ class Transport:
             return
         try:
             await asyncio.wait_for(self._up.wait(), wait)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             reason = self._last_error
             await self.close()
-            raise ConnectionError(f"cannot connect to {self.address}: {reason}") from None
+            raise ConnectionError(
+                f"cannot connect to {self.address}: {reason}"
+            ) from None
 
     async def close(self, flush: float = 2.0) -> None:
         """Send what is still in the outbox (up to ``flush`` seconds), then disconnect."""
@@ -273,7 +280,9 @@ class Transport:
         if self._outbox and self._up.is_set() and flush > 0:
             pending = [item.done for item in self._outbox]
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(asyncio.gather(*pending, return_exceptions=True), flush)
+                await asyncio.wait_for(
+                    asyncio.gather(*pending, return_exceptions=True), flush
+                )
         self._closing = True
         for task in self._tasks:
             task.cancel()
@@ -289,7 +298,7 @@ class Transport:
             self._inbound.put_nowait(None)  # ends messages()
         self._set_state(ConnectionState.CLOSED, "")
 
-    async def __aenter__(self) -> Transport:
+    async def __aenter__(self) -> Self:
         await self.start()
         return self
 
@@ -312,7 +321,7 @@ class Transport:
         client = self._client
         if client is None:
             return
-        sock = client._client.socket()  # noqa: SLF001 - paho's socket; no public API for this
+        sock = client._client.socket()
         if sock is not None:
             with contextlib.suppress(OSError):
                 sock.shutdown(2)  # socket.SHUT_RDWR
@@ -320,7 +329,12 @@ class Transport:
     # -- subscriptions -----------------------------------------------------------------
 
     async def subscribe(
-        self, topic: str, qos: int = 1, *, retained: bool = False, no_local: bool = False
+        self,
+        topic: str,
+        qos: int = 1,
+        *,
+        retained: bool = False,
+        no_local: bool = False,
     ) -> None:
         """Subscribe now (if connected) and after every reconnect.
 
@@ -335,7 +349,9 @@ class Transport:
             try:
                 await self._subscribe_one(client, topic, qos, retained, no_local)
             except aiomqtt.MqttError as err:
-                log.info("subscribe %s failed (%s); retried after reconnect", topic, err)
+                log.info(
+                    "subscribe %s failed (%s); retried after reconnect", topic, err
+                )
 
     async def unsubscribe(self, topic: str) -> None:
         """Forget a subscription."""
@@ -347,10 +363,17 @@ class Transport:
                 await client.unsubscribe(topic)
 
     async def _subscribe_one(
-        self, client: aiomqtt.Client, topic: str, qos: int, retained: bool, no_local: bool
+        self,
+        client: aiomqtt.Client,
+        topic: str,
+        qos: int,
+        retained: bool,
+        no_local: bool,
     ) -> None:
         if self._v5:
-            options = SubscribeOptions(qos=qos, noLocal=no_local, retainHandling=0 if retained else 2)
+            options = SubscribeOptions(
+                qos=qos, noLocal=no_local, retainHandling=0 if retained else 2
+            )
             await client.subscribe(topic, options=options)
         else:
             await client.subscribe(topic, qos=qos)
@@ -380,11 +403,15 @@ class Transport:
             done.set_result(None)
             return done
         if len(self._outbox) >= self._outbox_limit:
-            victim = next((m for m in self._outbox if m.droppable or m.qos == 0), self._outbox[0])
+            victim = next(
+                (m for m in self._outbox if m.droppable or m.qos == 0), self._outbox[0]
+            )
             self._outbox.remove(victim)
             victim.done.cancel()
             log.warning("outbox full: dropped a message for %s", victim.topic)
-        self._outbox.append(_Outgoing(topic, payload, qos, retain, expiry, droppable, done))
+        self._outbox.append(
+            _Outgoing(topic, payload, qos, retain, expiry, droppable, done)
+        )
         self._outbox_wakeup.set()
         return done
 
@@ -399,7 +426,9 @@ class Transport:
         wait: bool = False,
     ) -> None:
         """Publish through the outbox; with ``wait=True`` return once the broker took it."""
-        done = self.publish_nowait(topic, payload, qos=qos, retain=retain, expiry=expiry)
+        done = self.publish_nowait(
+            topic, payload, qos=qos, retain=retain, expiry=expiry
+        )
         if wait:
             with contextlib.suppress(asyncio.CancelledError):
                 await asyncio.shield(done)
@@ -426,14 +455,23 @@ class Transport:
                 properties.MessageExpiryInterval = item.expiry
             try:
                 await client.publish(
-                    item.topic, item.payload, qos=item.qos, retain=item.retain, properties=properties
+                    item.topic,
+                    item.payload,
+                    qos=item.qos,
+                    retain=item.retain,
+                    properties=properties,
                 )
             except aiomqtt.MqttError as err:
                 item.attempts += 1
                 if item.attempts >= 20:
                     self._pop(item)
                     item.done.cancel()
-                    log.warning("gave up publishing to %s after %d attempts: %s", item.topic, item.attempts, err)
+                    log.warning(
+                        "gave up publishing to %s after %d attempts: %s",
+                        item.topic,
+                        item.attempts,
+                        err,
+                    )
                 else:
                     # Most likely the connection is going down: wait for the next one.
                     await asyncio.sleep(0.05)
@@ -470,10 +508,17 @@ class Transport:
         topic = message.topic.value
         if len(payload) > self.max_payload:
             self.stats["dropped"] += 1
-            log.warning("dropped %d-byte message on %s: over the %d-byte cap", len(payload), topic, self.max_payload)
+            log.warning(
+                "dropped %d-byte message on %s: over the %d-byte cap",
+                len(payload),
+                topic,
+                self.max_payload,
+            )
             return
         try:
-            self._inbound.put_nowait(Inbound(topic, bytes(payload), bool(message.retain)))
+            self._inbound.put_nowait(
+                Inbound(topic, bytes(payload), bool(message.retain))
+            )
         except asyncio.QueueFull:
             self.stats["dropped"] += 1
             log.warning("inbound queue full: dropped a message on %s", topic)
@@ -491,7 +536,9 @@ class Transport:
             if self._v5 and will.expiry is not None:
                 will_props = Properties(PacketTypes.WILLMESSAGE)
                 will_props.MessageExpiryInterval = will.expiry
-            aio_will = aiomqtt.Will(will.topic, will.payload, will.qos, will.retain, will_props)
+            aio_will = aiomqtt.Will(
+                will.topic, will.payload, will.qos, will.retain, will_props
+            )
         connect_props = None
         if self._v5:
             connect_props = Properties(PacketTypes.CONNECT)
@@ -505,10 +552,14 @@ class Transport:
             username=address.username,
             password=address.password,
             identifier=_random_client_id(),
-            protocol=aiomqtt.ProtocolVersion.V5 if self._v5 else aiomqtt.ProtocolVersion.V311,
+            protocol=aiomqtt.ProtocolVersion.V5
+            if self._v5
+            else aiomqtt.ProtocolVersion.V311,
             will=aio_will,
             clean_session=None if self._v5 else True,
-            clean_start=True if self._v5 else aiomqtt.client.mqtt.MQTT_CLEAN_START_FIRST_ONLY,
+            clean_start=True
+            if self._v5
+            else aiomqtt.client.mqtt.MQTT_CLEAN_START_FIRST_ONLY,
             transport="websockets" if address.websockets else "tcp",
             websocket_path=address.path or None,
             tls_context=tls_context,
@@ -526,7 +577,7 @@ class Transport:
         for callback in list(self._state_callbacks):
             try:
                 callback(state, detail)
-            except Exception:  # noqa: BLE001 - a listener must not break the connection
+            except Exception:
                 log.exception("connection state listener failed")
 
     async def _connection_loop(self) -> None:
@@ -541,12 +592,18 @@ class Transport:
                 client = self._make_client()
                 async with client:
                     self._client = client
-                    for topic, (qos, retained, no_local) in list(self._subscriptions.items()):
-                        await self._subscribe_one(client, topic, qos, retained, no_local)
+                    for topic, (qos, retained, no_local) in list(
+                        self._subscriptions.items()
+                    ):
+                        await self._subscribe_one(
+                            client, topic, qos, retained, no_local
+                        )
                     was_up = True
                     backoff = self._min_backoff
                     self._set_state(
-                        ConnectionState.RECONNECTED if self._ever_connected else ConnectionState.CONNECTED,
+                        ConnectionState.RECONNECTED
+                        if self._ever_connected
+                        else ConnectionState.CONNECTED,
                         str(self.address),
                     )
                     self._ever_connected = True
@@ -556,7 +613,7 @@ class Transport:
                             await self._on_connected()
                         except aiomqtt.MqttError:
                             raise
-                        except Exception:  # noqa: BLE001 - the hook must not kill the connection
+                        except Exception:
                             log.exception("on_connected hook failed")
                     async for message in client.messages:
                         self._deliver(message)
@@ -568,9 +625,9 @@ class Transport:
                     continue
             except aiomqtt.MqttError as err:
                 detail = str(err)
-            except (OSError, asyncio.TimeoutError) as err:
+            except (TimeoutError, OSError) as err:
                 detail = str(err) or type(err).__name__
-            except Exception as err:  # noqa: BLE001 - paho can raise odd things on a broken socket
+            except Exception as err:
                 detail = f"{type(err).__name__}: {err}"
                 log.debug("connection loop error", exc_info=True)
             finally:
@@ -581,6 +638,8 @@ class Transport:
             self._last_error = detail or "connection closed"
             if was_up:
                 self._set_state(ConnectionState.LOST, self._last_error)
-            delay = backoff * random.uniform(0.8, 1.2)  # jitter: peers do not reconnect in lockstep
+            delay = backoff * random.uniform(
+                0.8, 1.2
+            )  # jitter: peers do not reconnect in lockstep
             backoff = min(backoff * 2, self._max_backoff)
             await asyncio.sleep(delay)
