@@ -270,3 +270,24 @@ def test_replay_analysis_rules_and_click(tmp_path: Path) -> None:
             assert "decisive move" in screen or "mistake" in screen or "keeps a win" in screen
 
     run(scenario())
+
+
+def test_a_broken_view_shows_one_line_and_the_shell_keeps_working(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def scenario() -> None:
+        async with HeadlessShell(config_dir=tmp_path, lang="en") as h:
+            await h.type_line("/play connect4")
+            await h.wait_screen("To move: Red")
+
+            def broken() -> str:
+                raise RuntimeError("boom")
+
+            h.controller.status_text = broken  # a bug in the status line
+            h.send("4")
+            await h.wait_screen("display error")
+            assert "Traceback" not in h.screen() and "boom" not in h.screen()
+            assert h.controller.match.game.history() == ["4"]
+
+    run(scenario())
+    assert any("render failed: RuntimeError: boom" in r.getMessage() for r in caplog.records)

@@ -80,6 +80,26 @@ class ShellOptions:
     settings: Settings | None = None
 
 
+def _safe(view: Callable[..., Any], fallback: Callable[[], Any]) -> Callable[..., Any]:
+    """Wrap a render callable: an error is logged once per message and drawn as one line.
+
+    A bug in a board renderer must never take the whole screen (or a traceback) with it.
+    """
+    seen: set[str] = set()
+
+    def wrapped(*args: Any) -> Any:
+        try:
+            return view(*args)
+        except Exception as err:  # noqa: BLE001
+            key = f"{type(err).__name__}: {err}"
+            if key not in seen:
+                seen.add(key)
+                log.exception("render failed: %s", key)
+            return fallback()
+
+    return wrapped
+
+
 class ShellCompleter(Completer):
     """Completes command names, then nicknames, games, levels and languages."""
 
@@ -268,6 +288,14 @@ class ShellApp:
         return [("class:status", " " + self.controller.status_text())]
 
     def _container(self) -> HSplit:
+        error = lambda: [("class:error", self.t.t("msg.render_error"))]  # noqa: E731
+        self._lobby = _safe(self._lobby, error)  # type: ignore[method-assign]
+        self._chat = _safe(self._chat, error)  # type: ignore[method-assign]
+        self._board = _safe(self._board, error)  # type: ignore[method-assign]
+        self._status = _safe(self._status, error)  # type: ignore[method-assign]
+        self._board_width = _safe(self._board_width, lambda: Dimension(preferred=30))  # type: ignore[method-assign]
+        self._board_title = _safe(self._board_title, lambda: "?")  # type: ignore[method-assign]
+        self._lobby_title = _safe(self._lobby_title, lambda: "?")  # type: ignore[method-assign]
         lobby = Frame(
             Window(FormattedTextControl(self._lobby), wrap_lines=False),
             title=self._lobby_title,

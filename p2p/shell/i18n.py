@@ -119,6 +119,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "msg.chat_offline": ("(nicht verbunden – niemand liest mit)", "(not connected – nobody is reading)"),
     "msg.offline_command": ("Dafür braucht es eine Verbindung zum Broker.", "This needs a connection to a broker."),
     "msg.internal_error": ("Interner Fehler (Details im Log {path}).", "Internal error (details in the log {path})."),
+    "msg.render_error": ("(Anzeigefehler – Details in shell.log)", "(display error – details in shell.log)"),
     "msg.you": ("du", "you"),
     "msg.computer": ("Computer", "computer"),
     "msg.stats": ("Statistik {game} gegen Computer {level}: {won} gewonnen, {lost} verloren, {drawn} unentschieden", "Stats {game} vs computer {level}: {won} won, {lost} lost, {drawn} drawn"),
