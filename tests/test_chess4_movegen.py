@@ -101,28 +101,36 @@ def attacked(pieces, target, by: set[int]) -> bool:
 
 def reference_moves(game: Chess4) -> set[str]:
     pieces, live, ep, castling, me = snapshot(game)
+    return {
+        sq_name(f) + "-" + sq_name(t)
+        for f, t, _ep, _rook in ref_legal(pieces, live, ep, castling, me)
+    }
+
+
+def ref_legal(pieces, live, ep, castling, me):
+    """Legal moves of ``me`` as (from, to, en-passant landing or None, rook (from, to) or None)."""
     foes = live - {me}
-    out = set()
-    cands = []  # (from, to, extra captured square or None, castle rook (from, to) or None)
+    legal = []
+    cands = []
+
+    def free(t):
+        return on_board(*t) and t not in pieces
+
+    def enemy(t):
+        return on_board(*t) and t in pieces and pieces[t][0] != me
+
     for c, (o, k) in pieces.items():
         if o != me:
             continue
         x, y = c
-
-        def free(t):
-            return on_board(*t) and t not in pieces
-
-        def enemy(t):
-            return on_board(*t) and t in pieces and pieces[t][0] != me
-
         if k == 1:
             px, py = PUSH[me]
             one = (x + px, y + py)
             if free(one):
-                cands.append((c, one, None, None))
+                cands.append((c, one, None))
                 two = (x + 2 * px, y + 2 * py)
                 if on_line(c, START_LINE[me]) and free(two):
-                    cands.append((c, two, None, None))
+                    cands.append((c, two, None))
             for dx, dy in pawn_caps(me):
                 t = (x + dx, y + dy)
                 if not on_board(*t):
@@ -132,42 +140,42 @@ def reference_moves(game: Chess4) -> set[str]:
                     if s != me and s in live and sk == t and pieces.get(ld) == (s, 1):
                         ep_land = ld
                 if enemy(t) or (free(t) and ep_land is not None):
-                    cands.append((c, t, ep_land, None))
+                    cands.append((c, t, ep_land))
         elif k == 2 or k == 6:
             steps = KNIGHT if k == 2 else ORTHO + DIAG
             for dx, dy in steps:
                 t = (x + dx, y + dy)
                 if free(t) or enemy(t):
-                    cands.append((c, t, None, None))
+                    cands.append((c, t, None))
         else:
             dirs = {3: DIAG, 4: ORTHO, 5: DIAG + ORTHO, 7: DIAG + ORTHO}[k]
             for dx, dy in dirs:
                 t = (x + dx, y + dy)
                 while free(t):
-                    cands.append((c, t, None, None))
+                    cands.append((c, t, None))
                     t = (t[0] + dx, t[1] + dy)
                 if enemy(t):
-                    cands.append((c, t, None, None))
+                    cands.append((c, t, None))
     king = next(c for c, v in pieces.items() if v == (me, 6))
-    for side, (kf, kt, rf, rt) in enumerate(CASTLING[me]):
+    for side, names in enumerate(CASTLING[me]):
         if not castling >> (2 * me + side) & 1:
             continue
-        kf, kt, rf, rt = map(coord, (kf, kt, rf, rt))
+        kf, kt, rf, rt = map(coord, names)
         if pieces.get(kf) != (me, 6) or pieces.get(rf) != (me, 4):
             continue
-        between = []
         step = ((rf[0] > kf[0]) - (rf[0] < kf[0]), (rf[1] > kf[1]) - (rf[1] < kf[1]))
         t = (kf[0] + step[0], kf[1] + step[1])
+        between = []
         while t != rf:
             between.append(t)
             t = (t[0] + step[0], t[1] + step[1])
         if any(b in pieces for b in between):
             continue
         transit = (kf[0] + step[0], kf[1] + step[1])
-        if any(attacked(pieces, s, foes) for s in (kf, transit, kt)):
+        if any(attacked(pieces, sq, foes) for sq in (kf, transit, kt)):
             continue
-        out.add(sq_name(kf) + "-" + sq_name(kt))
-    for frm, to, ep_land, _ in cands:
+        legal.append((kf, kt, None, (rf, rt)))
+    for frm, to, ep_land in cands:
         after = dict(pieces)
         moving = after.pop(frm)
         victims = [after.pop(to, None)]
@@ -177,8 +185,202 @@ def reference_moves(game: Chess4) -> set[str]:
         gone = {v[0] for v in victims if v is not None and v[1] == 6}
         ksq = to if moving[1] == 6 else king
         if not attacked(after, ksq, foes - gone):
-            out.add(sq_name(frm) + "-" + sq_name(to))
-    return out
+            legal.append((frm, to, ep_land, None))
+    return legal
+
+
+VALUES = {1: 1, 2: 3, 3: 5, 4: 5, 5: 9, 6: 20, 7: 1}
+
+
+def ref_play(state: dict, move: str) -> None:
+    """Apply ``move`` to the reference state with the design's post-move procedure
+    (decision 2), written independently of the engine.  No repetition tracking."""
+    pieces, live, ep, castling = (
+        state["pieces"],
+        state["live"],
+        state["ep"],
+        state["castling"],
+    )
+    me = state["turn"]
+    frm, to = map(coord, move.split("-"))
+    ((f, t, ep_land, rook),) = [
+        m
+        for m in ref_legal(pieces, live, ep, castling, me)
+        if (m[0], m[1]) == (frm, to)
+    ]
+    scores = state["scores"]
+    moving = pieces.pop(f)
+    quiet = moving[1] != 1
+    for sq in (t, ep_land):
+        victim = pieces.pop(sq, None) if sq is not None else None
+        if victim is not None:
+            quiet = False
+            if victim[0] in live:
+                scores[me] += VALUES[victim[1]]
+                if victim[1] == 6:
+                    live.discard(victim[0])  # (a) a captured king eliminates its owner
+    if moving[1] == 1 and on_line(t, PROMO_LINE[me]):
+        moving = (me, 7)
+    pieces[t] = moving
+    if rook is not None:
+        pieces[rook[1]] = pieces.pop(rook[0])
+    ep.pop(me, None)
+    if moving[1] == 1 and sorted((abs(t[0] - f[0]), abs(t[1] - f[1]))) == [0, 2]:
+        ep[me] = (((f[0] + t[0]) // 2, (f[1] + t[1]) // 2), t)
+    for seat, names in CASTLING.items():
+        for side, (kf, _kt, rf, _rt) in enumerate(names):
+            if coord(kf) in (f, t) or coord(rf) in (f, t):
+                castling &= (
+                    ~(1 << (2 * seat + side))
+                    if coord(rf) in (f, t)
+                    else ~(3 << (2 * seat))
+                )
+    state["castling"] = castling
+    state["halfmove"] = state["halfmove"] + 1 if quiet else 0
+
+    def king_of(x):
+        return next(c for c, v in pieces.items() if v == (x, 6))
+
+    # (b) mates, all on the same position; (c) check bonus by the mover's own pieces.
+    mated = set()
+    by_me = []
+    for x in sorted(live - {me}):
+        k = king_of(x)
+        if attacked(pieces, k, live - {x}):
+            if not ref_legal(pieces, live, ep, castling, x):
+                mated.add(x)
+        if attacked(pieces, k, {me}):
+            by_me.append(k)
+    scores[me] += 20 * len(mated)
+    if len(by_me) >= 2:
+        checkers = [
+            pieces[c][1]
+            for k in by_me
+            for c, (o, kind) in pieces.items()
+            if o == me and attacks(pieces, c, o, kind, k)
+        ]
+        queens = all(kind in (5, 7) for kind in checkers)
+        scores[me] += {2: (5, 1), 3: (20, 5)}[len(by_me)][queens]
+    live -= mated  # (d)
+    ref_pass_turn(state, me)
+    if not state["over"] and state["halfmove"] >= 50 * len(
+        live
+    ):  # (g), without repetition
+        for s in live:
+            scores[s] += 10
+        state["over"] = True
+
+
+def ref_pass_turn(state: dict, seat: int) -> None:
+    """(e) end test, then (f) the turn to the next live player, stalemates on the way."""
+    pieces, live, scores = state["pieces"], state["live"], state["scores"]
+
+    def end_test() -> bool:
+        alive = sorted(live)
+        if len(alive) <= 1:
+            return True
+        return len(alive) == 2 and abs(scores[alive[0]] - scores[alive[1]]) >= 21
+
+    state["over"] = end_test()
+    while not state["over"]:
+        seat = next(s for s in ((seat + i) % 4 for i in range(1, 5)) if s in live)
+        if ref_legal(pieces, live, state["ep"], state["castling"], seat):
+            state["turn"] = seat
+            break
+        king = next(c for c, v in pieces.items() if v == (seat, 6))
+        assert not attacked(pieces, king, live - {seat})
+        scores[seat] += 20
+        live.discard(seat)
+        state["over"] = end_test()
+
+
+def ref_resign(state: dict, seat: int) -> None:
+    state["live"].discard(seat)
+    if seat == state["turn"]:
+        ref_pass_turn(state, seat)
+    else:
+        alive = sorted(state["live"])
+        sc = state["scores"]
+        state["over"] = len(alive) <= 1 or (
+            len(alive) == 2 and abs(sc[alive[0]] - sc[alive[1]]) >= 21
+        )
+
+
+def ref_state(game: Chess4) -> dict:
+    pieces, live, ep, castling, turn = snapshot(game)
+    return {
+        "pieces": pieces,
+        "live": set(live),
+        "ep": dict(ep),
+        "castling": castling,
+        "turn": turn,
+        "scores": list(game.scores()),
+        "halfmove": game.position.halfmove,
+        "over": game.is_over(),
+    }
+
+
+SPARSE = (
+    "R-0,0,0,0-1,1,1,1-0,0,0,0-0,0,0,0-0-3,yR,2,yK,yQ,yN,5/4,yP,yP,2,yP,5/14/13,gR/12,gP,gN/"
+    "1,bP,10,gP,1/bQ,12,gK/bK,12,gQ/bB,bP,12/1,bP,10,gP,1/bR,13/14/4,rP,rP,2,rP,5/"
+    "5,rB,rQ,rK,2,rR,3"
+)
+"""A thinned-out position (queens, rooks, few pawns) where kings fall and players get mated."""
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_post_move_procedure_matches_reference_on_random_games(seed: int) -> None:
+    """Scores, eliminations, side to move and game end after every move and resignation of
+    random games (captures preferred, kings always taken) agree with ``ref_play``."""
+    rng = random.Random(100 + seed)
+    events = 0
+    for game_no in range(6):
+        g = (
+            Chess4.from_fen4(SPARSE)
+            if game_no % 2
+            else Chess4.create({"first": rng.randrange(4)})
+        )
+        state = ref_state(g)
+        while not g.is_over():
+            if rng.random() < 0.004:
+                seat = rng.choice(sorted(state["live"]))
+                g.resign(seat)
+                ref_resign(state, seat)
+                move = f"resign:{seat}"
+            else:
+                board = g.position.board
+                moves = g.legal_moves()
+                targets = [(m, board[_sq(m.split("-")[1])]) for m in moves]
+                kings = [
+                    m
+                    for m, p in targets
+                    if p & 7 == 6 and g.position.live >> (p >> 3) & 1
+                ]
+                captures = [m for m, p in targets if p]
+                move = (
+                    kings[0]
+                    if kings
+                    else rng.choice(
+                        captures if captures and rng.random() < 0.6 else moves
+                    )
+                )
+                g.push(move)
+                ref_play(state, move)
+            if g.end_reason() == "repetition":
+                break
+            assert list(g.scores()) == state["scores"], (move, g.fen4())
+            assert set(g.eliminated()) == {0, 1, 2, 3} - state["live"], (move, g.fen4())
+            assert g.is_over() == state["over"], (move, g.fen4())
+            if not g.is_over():
+                assert g.to_move() == state["turn"]
+            events += g.position.last_eliminations() != (0, 0, 0)
+    assert events >= 6
+
+
+def _sq(name: str) -> int:
+    from p2p.games.chess4.board import square
+
+    return square(name)
 
 
 def _random_games(seed: int, games: int, max_plies: int):
