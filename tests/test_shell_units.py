@@ -152,3 +152,30 @@ def test_completion_of_commands_games_levels_and_nicknames() -> None:
     assert "neuling" in complete("/play connect4 neu")
     assert complete("hi b") == ["bob", "bodo"]  # nicknames in chat too, never our own
     assert complete("hi a") == []
+
+
+def test_board_pictures_highlight_what_matters() -> None:
+    from prompt_toolkit.formatted_text import fragment_list_to_text
+
+    from p2p.games import create_game
+    from p2p.shell.boards import DIM, BoardView, render
+
+    t = Translator("en")
+    c4 = create_game("connect4")
+    for col in "4545454":
+        c4.push(col)
+    fragments = render(c4, BoardView(color=True), t)
+    winning = [f for f in fragments if f[1] == " ◆"]
+    assert len(winning) == 4 and all("reverse" in f[0] for f in winning)
+    others = [f for f in fragments if f[1] == " ●"]
+    assert len(others) == 3 and all(f[0] == DIM for f in others)  # the rest is dimmed
+    plain = fragment_list_to_text(render(c4, BoardView(color=False), t))
+    assert plain.count("X") == 4 and plain.count("o") == 3
+
+    chess = create_game("chess4", {"show_legal": True})
+    chess.resign(1)  # Blue is out: its pieces turn grey
+    text = fragment_list_to_text(render(chess, BoardView(color=False, selected="h2", show_legal=True), t))
+    assert "bK" not in text and "xK" in text and "out: Blue" in text
+    assert text.count(" *") == 2  # h3 and h4: the pawn's legal targets
+    chess.push(chess.legal_moves()[0])
+    assert "Last move:" in fragment_list_to_text(render(chess, BoardView(), t))
