@@ -246,9 +246,8 @@ def ref_play(state: dict, move: str) -> None:
     by_me = []
     for x in sorted(live - {me}):
         k = king_of(x)
-        if attacked(pieces, k, live - {x}):
-            if not ref_legal(pieces, live, ep, castling, x):
-                mated.add(x)
+        if attacked(pieces, k, live - {x}) and not ref_legal(pieces, live, ep, castling, x):
+            mated.add(x)
         if attacked(pieces, k, {me}):
             by_me.append(k)
     scores[me] += 20 * len(mated)
