@@ -86,6 +86,10 @@ TICK_S = 0.25
 """How often the round machines' timers run."""
 RESYNC_AFTER_S = 2.0
 """A round with events parked (an earlier one is missing) asks for a sync after this long."""
+IDLE_SYNC_S = 15.0
+"""A running round where nothing happened for this long, while it is not our turn, asks
+for a sync: a safety net for an event lost in a reconnect race (MQTT delivers only to
+current subscribers)."""
 
 
 def now_ms() -> int:
@@ -258,6 +262,7 @@ class Round:
         self._resync_flush: asyncio.Handle | None = None
         self._parked_since: float | None = None
         self._last_sync_request = 0.0
+        self._last_change = time.monotonic()
         self.log_path: Path | None = None
         self.code: str | None = machine.code
         self._shadow: Game | None = None  # follows the moves to tell who made each one
@@ -1018,6 +1023,7 @@ class Peer:
         if self.busy != self.lobby.busy and self.transport.connected:
             await self._run_effects(None, self.lobby.set_busy(self.busy, now_ms()))
         if rnd is not None and changed:
+            rnd._last_change = time.monotonic()
             self._clear_private_genesis(rnd)
             if applied_from_sync:
                 self._note_resync(rnd, applied_from_sync)
@@ -1193,6 +1199,10 @@ class Peer:
         """Events parked for long mean we missed one: ask the members for the chain."""
         if not rnd.machine.pending:
             rnd._parked_since = None
+            idle = time.monotonic() - max(rnd._last_change, rnd._last_sync_request)
+            waiting = rnd.phase is Phase.PLAY and not rnd.is_my_turn and self.connected
+            if waiting and idle >= IDLE_SYNC_S:
+                await rnd.request_sync()
             return
         if rnd._parked_since is None:
             rnd._parked_since = time.monotonic()
