@@ -145,6 +145,37 @@ def test_hostile_events_are_refused_while_the_round_goes_on(
             )
             assert len(rb.log()) == length
 
+            # a chat flood from one key: the first lines pass, the rest hit the rate limit
+            spammer = Identity.from_seed(bytes(range(2, 34)))
+            for i in range(12):
+                line = ev.make(
+                    spammer, "chat", ev.MAX_TS // 2 + i, {"text": f"spam {i}"}
+                )
+                await mallory.publish(topics.lobby_chat().topic, line.raw, qos=0)
+            await expect_rejected(notes_b, "chat rate limit")
+            # an invitation that cannot be a round (an unknown game) in bob's inbox
+            bogus = ev.make(
+                spammer,
+                "genesis",
+                ev.MAX_TS // 2,
+                {
+                    "game": "poker",
+                    "options": {},
+                    "seats": [
+                        {"pk": spammer.pk_hex, "level": None},
+                        {"pk": bob.identity.pk_hex, "level": None},
+                    ],
+                    "start": None,
+                    "expires": ev.MAX_TS // 2 + 60_000,
+                    "private": False,
+                },
+                round="ab" * 16,
+                seq=0,
+            )
+            await mallory.publish(topics.inbox(bob.peer_id).topic, bogus.raw, qos=1)
+            await expect_rejected(notes_b, "unusable invitation")
+            assert bob.invitations == []
+
             # a fake Last Will: signed by someone else, on bob's presence topic
             fake = ev.make(
                 Identity.from_seed(bytes(range(1, 33))),
