@@ -146,7 +146,12 @@ def test_first_start_without_internet_offers_a_local_broker_and_a_computer(tmp_p
     tmux = Tmux([sys.executable, "-m", "p2p", "--nick", "anna", "--lang", "en"], _env(tmp_path), size=(100, 30))
     try:
         tmux.wait("is public", 10)
-        tmux.wait("cannot be reached", 20)
+        deadline = time.monotonic() + 20
+        while "cannot be reached" not in tmux.screen():
+            if "Connected to" in tmux.screen():
+                pytest.skip("this machine reaches the public broker; the offline path cannot be shown")
+            assert time.monotonic() < deadline, tmux.screen()
+            time.sleep(0.1)
         tmux.type("/local")
         tmux.wait("computer [", 20)
         tmux.type("/invite computer connect4 start=me")
