@@ -1020,8 +1020,11 @@ class Peer:
             elif isinstance(effect, Notice):
                 log.info("%s", effect.text)
                 self._notify(RoundNotice(rnd, effect.text))
-        if self.busy != self.lobby.busy and self.transport.connected:
-            await self._run_effects(None, self.lobby.set_busy(self.busy, now_ms()))
+        busy = self.busy
+        if busy != self.lobby.busy:
+            announce = self.lobby.set_busy(busy, now_ms())  # also what auto-declines
+            if self.transport.connected:  # else the presence after reconnecting says it
+                await self._run_effects(None, announce)
         if rnd is not None and changed:
             rnd._last_change = time.monotonic()
             self._clear_private_genesis(rnd)
