@@ -52,7 +52,7 @@ class Tmux:
             time.sleep(0.05)
 
     def close(self) -> None:
-        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, timeout=10)
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, timeout=10, check=False)
 
 
 def _quote(text: str) -> str:
@@ -93,7 +93,7 @@ def test_local_round_in_a_real_terminal(tmp_path: Path) -> None:
 def test_cli_without_a_terminal_says_so_in_one_line(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "p2p", "--local"], capture_output=True, text=True, timeout=30,
-        env={**os.environ, **_env(tmp_path)}, stdin=subprocess.DEVNULL,
+        env={**os.environ, **_env(tmp_path)}, stdin=subprocess.DEVNULL, check=False,
     )
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "needs a terminal" in done.stderr

@@ -13,7 +13,7 @@ from p2p.shell.settings import Settings, load
 from p2p.shell.testing import HeadlessShell
 
 
-def run(coro):  # noqa: ANN001, ANN201 - tiny helper
+def run(coro):
     return asyncio.run(asyncio.wait_for(coro, 60))
 
 
@@ -79,7 +79,7 @@ def test_connect4_against_the_computer_records_stats(tmp_path: Path) -> None:
                     break
                 plies = len(game.history())
                 h.send(game.legal_moves()[0])
-                await h.wait_for(lambda: len(game.history()) > plies, 5)
+                await h.wait_for(lambda plies=plies: len(game.history()) > plies, 5)
             await h.wait_screen("over:", 20)
         stats = json.loads((tmp_path / "shell.json").read_text())["connect4_stats"]
         assert sum(stats[level].values()) == 1

@@ -15,7 +15,7 @@ from p2p.shell.testing import HeadlessShell
 peer_mod = pytest.importorskip("p2p.peer")
 
 
-def run(coro):  # noqa: ANN001, ANN201
+def run(coro):
     return asyncio.run(asyncio.wait_for(coro, 90))
 
 
@@ -31,7 +31,7 @@ async def _play_until_over(h: HeadlessShell, timeout: float = 60) -> None:
         if rnd is not None and rnd.is_my_turn:
             plies = len(rnd.game.history())
             await h.type_line(rnd.game.legal_moves()[0], settle=0.0)
-            await h.wait_for(lambda: rnd.is_over or len(rnd.game.history()) > plies, 10)
+            await h.wait_for(lambda rnd=rnd, plies=plies: rnd.is_over or len(rnd.game.history()) > plies, 10)
         await asyncio.sleep(0.02)
     raise TimeoutError("round did not end:\n" + h.screen())
 

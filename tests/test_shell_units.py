@@ -11,7 +11,13 @@ from p2p.games.base import MoveError
 from p2p.games.match import MatchError
 from p2p.shell import commands as cmds
 from p2p.shell.i18n import CATALOGUE, Translator, detect_language
-from p2p.shell.local import INPUT_LOCK_SECONDS, LocalMatch, LockedError, NotHumanTurn, Seat
+from p2p.shell.local import (
+    INPUT_LOCK_SECONDS,
+    LocalMatch,
+    LockedError,
+    NotHumanTurn,
+    Seat,
+)
 from p2p.shell.notify import Notifier, desktop_sequences
 from p2p.shell.settings import Settings, load, save
 
@@ -19,7 +25,7 @@ SHELL_DIR = Path(__file__).resolve().parents[1] / "p2p" / "shell"
 
 
 def test_parse_line_chat_move_command() -> None:
-    is_move = lambda text: text in {"4", "b3", "h2-h4"}  # noqa: E731
+    is_move = lambda text: text in {"4", "b3", "h2-h4"}
     assert cmds.parse_line("", is_move) is None
     assert cmds.parse_line("   ", is_move) is None
     assert cmds.parse_line("4", is_move) == cmds.Move("4")

@@ -44,7 +44,14 @@ from p2p.shell import boards
 from p2p.shell import commands as cmds
 from p2p.shell.controller import Controller
 from p2p.shell.i18n import Translator
-from p2p.shell.notify import FOCUS_IN_KEY, FOCUS_OFF, FOCUS_ON, FOCUS_OUT_KEY, Notifier, install_focus_keys
+from p2p.shell.notify import (
+    FOCUS_IN_KEY,
+    FOCUS_OFF,
+    FOCUS_ON,
+    FOCUS_OUT_KEY,
+    Notifier,
+    install_focus_keys,
+)
 from p2p.shell.settings import Settings
 from p2p.shell.state import ShellState
 
@@ -90,7 +97,7 @@ def _safe(view: Callable[..., Any], fallback: Callable[[], Any]) -> Callable[...
     def wrapped(*args: Any) -> Any:
         try:
             return view(*args)
-        except Exception as err:  # noqa: BLE001
+        except Exception as err:
             key = f"{type(err).__name__}: {err}"
             if key not in seen:
                 seen.add(key)
@@ -215,7 +222,7 @@ class ShellApp:
         try:
             self.app.output.write_raw(data)
             self.app.output.flush()
-        except Exception:  # noqa: BLE001 - a notification must never break the shell
+        except Exception:
             log.exception("could not write to the terminal")
 
     def _accept(self, buffer: Any) -> bool:
@@ -288,7 +295,7 @@ class ShellApp:
         return [("class:status", " " + self.controller.status_text())]
 
     def _container(self) -> HSplit:
-        error = lambda: [("class:error", self.t.t("msg.render_error"))]  # noqa: E731
+        error = lambda: [("class:error", self.t.t("msg.render_error"))]
         self._lobby = _safe(self._lobby, error)  # type: ignore[method-assign]
         self._chat = _safe(self._chat, error)  # type: ignore[method-assign]
         self._board = _safe(self._board, error)  # type: ignore[method-assign]
@@ -377,7 +384,7 @@ class ShellApp:
             for cleanup in reversed(self.on_exit):
                 try:
                     await asyncio.wait_for(cleanup(), 5)
-                except Exception:  # noqa: BLE001 - leaving must always work
+                except Exception:
                     log.exception("clean-up failed")
             for task in list(self.tasks):
                 task.cancel()

@@ -73,8 +73,8 @@ def _seat_style(game: Game, seat: int, view: BoardView) -> str:
 
 def render_connect4(game: Game, view: BoardView, t: Translator) -> StyleAndTextTuples:
     """Columns 1..W with gravity; winning line(s) highlighted, the other stones dimmed."""
-    width: int = getattr(game, "width")
-    height: int = getattr(game, "height")
+    width: int = game.width
+    height: int = game.height
     lines = getattr(game, "winning_lines", ())
     winning = {cell for line in lines for cell in line.cells}
     last = game.last_column() if hasattr(game, "last_column") else None  # type: ignore[attr-defined]
@@ -109,12 +109,12 @@ def render_connect4(game: Game, view: BoardView, t: Translator) -> StyleAndTextT
     if last is not None and not view.color:
         out.append(_frag("", " " + "  " * last + " ^\n"))
     if getattr(game, "popout", False):
-        out.append(_frag("", " Pop Out: p1..p%d\n" % width))
+        out.append(_frag("", f" Pop Out: p1..p{width}\n"))
     return out
 
 
 def connect4_width(game: Game) -> int:
-    return 2 * int(getattr(game, "width")) + 3
+    return 2 * int(game.width) + 3
 
 
 # -- Viergewinnt 3D ----------------------------------------------------------------
@@ -124,7 +124,7 @@ def render_cube(game: Game, view: BoardView, t: Translator) -> StyleAndTextTuple
     """The four levels side by side (level 1 = bottom on the left), with a landing preview."""
     from p2p.games.cube import SIZE, cell_index, pillar_name
 
-    board: list[int] = getattr(game, "board")
+    board: list[int] = game.board
     last = game.last_cell()  # type: ignore[attr-defined]
     completed = {c for line in game.last_completed() for c in line}  # type: ignore[attr-defined]
     preview_cell: int | None = None

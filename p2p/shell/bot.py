@@ -38,7 +38,7 @@ async def run_bot(url: str, nick: str = "computer", *, level: str | None = None,
                         await note.round.play(move)
             except ActionError as err:
                 log.info("bot action refused: %s", err)
-            except Exception:  # noqa: BLE001 - the bot must keep serving
+            except Exception:
                 log.exception("bot failed on %r", note)
 
 

@@ -32,7 +32,13 @@ def move_squares(text: str) -> tuple[str, str] | None:
 
 def render(game: Game, view: BoardView, t: Translator) -> StyleAndTextTuples:
     """The board, Red's side at the bottom, plus points and who is out."""
-    from p2p.games.chess4.board import NEUTRAL, PIECE_LETTERS, SEAT_LETTERS, on_board, sq_of
+    from p2p.games.chess4.board import (
+        NEUTRAL,
+        PIECE_LETTERS,
+        SEAT_LETTERS,
+        on_board,
+        sq_of,
+    )
 
     board = game.position.board  # type: ignore[attr-defined]
     out_seats = set(game.eliminated())

@@ -20,10 +20,10 @@ from typing import Any
 
 from p2p.games import GAME_NAMES, Game
 from p2p.games.base import MoveError, OptionError
+from p2p.games.match import MatchError
 from p2p.shell import commands as cmds
 from p2p.shell import settings as settings_mod
 from p2p.shell.i18n import Translator
-from p2p.games.match import MatchError
 from p2p.shell.local import LocalMatch, LockedError, NotHumanTurn, Seat, replay_step
 from p2p.shell.settings import Settings
 from p2p.shell.state import ShellState
@@ -167,7 +167,7 @@ class Controller:
         """Run a background coroutine; failures become one line, never a crash."""
         try:
             await coro
-        except Exception as err:  # noqa: BLE001
+        except Exception as err:
             log.exception("background task failed")
             self.state.add(self.t.t("net.error", reason=str(err) or type(err).__name__), "error")
         self.refresh()
@@ -637,7 +637,7 @@ class Controller:
             )
             for line in describe(result, game, self.t, self.seat_label):
                 self.state.add(line, "info")
-        except Exception as err:  # noqa: BLE001
+        except Exception as err:
             log.exception("analysis failed")
             self.say("msg.analysis_failed", "warn", reason=err)
         finally:

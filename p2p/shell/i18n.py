@@ -126,10 +126,14 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "msg.quit_hint": ("/quit oder Strg-Q beendet.", "/quit or Ctrl-Q quits."),
     # -- online ------------------------------------------------------------------------
     "net.privacy": (
-        "Hinweis: Der Broker {broker} ist öffentlich. Gesendet werden dein Name, deine Züge und dein Chat; "
-        "der Betreiber sieht deine IP-Adresse und jeder kann die Lobby lesen. Nichts Vertrauliches hierher.",
-        "Note: the broker {broker} is public. Your nickname, your moves and your chat are sent; "
-        "its operator sees your IP address and anyone can read the lobby. Nothing confidential belongs here.",
+        (
+            "Hinweis: Der Broker {broker} ist öffentlich. Gesendet werden dein Name, deine Züge und dein Chat; "
+            "der Betreiber sieht deine IP-Adresse und jeder kann die Lobby lesen. Nichts Vertrauliches hierher."
+        ),
+        (
+            "Note: the broker {broker} is public. Your nickname, your moves and your chat are sent; "
+            "its operator sees your IP address and anyone can read the lobby. Nothing confidential belongs here."
+        ),
     ),
     "net.unreachable": (
         "Broker {broker} nicht erreichbar ({reason}). /local startet einen lokalen Broker mit Computergegner; sonst nur lokales Spiel.",

@@ -363,7 +363,8 @@ class OnlineSession:
         if isinstance(note, p.ChatMessage):
             clock = time.strftime("%H:%M", time.localtime(note.ts / 1000))
             tag = t.t("chat.round_tag") + " " if note.round_id is not None else ""
-            sender = note.nick if note.sender != self.peer.public_key else note.nick
+            # Others are shown with their fingerprint: a nickname alone proves nothing.
+            sender = self.peer.nick if note.sender == self.peer.public_key else note.label
             self.state.add(tag + note.text, "chat", sender=sender, clock=clock)
         elif isinstance(note, p.PresenceChanged):
             self.refresh_lobby()
@@ -528,6 +529,7 @@ async def connect(shell: ShellApp, broker: str, timeout: float = 6.0) -> OnlineS
         ctl.save_settings()
     shell.state.connection = t.t("status.connecting", broker=broker)
     ctl.refresh()
+    peer = None
     try:
         identity = keystore.load_or_create(shell.options.config_dir / keystore.KEY_FILE_NAME) \
             if shell.options.config_dir is not None else None
@@ -538,10 +540,11 @@ async def connect(shell: ShellApp, broker: str, timeout: float = 6.0) -> OnlineS
         await peer.start()
     except Exception as err:  # noqa: BLE001 - ConnectionError, bad URL, key file ...
         log.info("cannot connect to %s: %s", broker, err)
-        try:
-            await peer.close()  # type: ignore[possibly-undefined]
-        except Exception:  # noqa: BLE001
-            pass
+        if peer is not None:
+            try:
+                await peer.close()
+            except Exception:
+                log.debug("closing the unconnected peer failed", exc_info=True)
         shell.state.connection = t.t("status.offline")
         reason = str(err).splitlines()[0] if str(err) else type(err).__name__
         ctl.say("net.unreachable", "warn", broker=broker, reason=reason[:120])
@@ -567,7 +570,7 @@ async def disconnect(shell: ShellApp) -> None:
     if session is not None:
         try:
             await session.peer.close()
-        except Exception:  # noqa: BLE001
+        except Exception:
             log.exception("closing the peer failed")
 
 

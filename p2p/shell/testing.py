@@ -77,7 +77,7 @@ class HeadlessShell:
                 self.shell.controller.quit()  # type: ignore[union-attr]
                 try:
                     await asyncio.wait_for(self._task, 5)
-                except (asyncio.TimeoutError, Exception):  # noqa: BLE001
+                except (TimeoutError, Exception):  # noqa: BLE001
                     self._task.cancel()
         finally:
             self._session_cm.__exit__(exc_type, exc, tb)
