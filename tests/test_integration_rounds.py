@@ -24,6 +24,7 @@ from p2p.net.broker import LocalBroker
 from p2p.peer import (
     ActionError,
     ChatMessage,
+    ConnectionChanged,
     Peer,
     PresenceChanged,
     Resynced,
@@ -208,6 +209,7 @@ def test_reconnecting_peer_resyncs(broker_url: str) -> None:
             await meet(steady, flaky)
             rs, rf = await start_round(steady, [flaky], "connect4", start=0)
             notes = rf.events()
+            peer_notes = flaky.events()
             await rs.play("4")
             await rf.wait_turn(10)
             await rf.play("4")
@@ -227,6 +229,12 @@ def test_reconnecting_peer_resyncs(broker_url: str) -> None:
                 if isinstance(note, Resynced):
                     resync = note
             assert resync.applied >= 1
+            states = []
+            while "reconnected" not in states:
+                note = await peer_notes.next(5)
+                if isinstance(note, ConnectionChanged):
+                    states.append(note.state)
+            assert states == ["lost", "reconnected"]
             await asyncio.gather(autoplay(rs, first_legal), autoplay(rf, first_legal))
             await rs.wait_over(10)
             await rf.wait_over(10)
