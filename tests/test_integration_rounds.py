@@ -415,3 +415,32 @@ def test_chess4_two_humans_two_computers_admin_leaves(broker_url: str) -> None:
             assert rr.state_hash == rb.state_hash
 
     run(body(), timeout=120)
+
+
+def test_round_logs_replay_offline(broker_url: str, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from p2p.cli import main as cli
+
+    async def body() -> list:
+        async with (
+            Peer(broker_url, nick="a", log_dir=tmp_path / "a") as a,
+            Peer(broker_url, nick="b", log_dir=tmp_path / "b") as b,
+        ):
+            await meet(a, b)
+            rounds = await start_round(a, [b], "connect4", start=1)
+            await asyncio.gather(*(autoplay(r, first_legal) for r in rounds))
+            for r in rounds:
+                await r.wait_over(10)
+            return rounds
+
+    rounds = run(body())
+    files = [r.log_path for r in rounds]
+    assert all(f is not None and f.exists() for f in files)
+    assert files[0].read_bytes() == files[1].read_bytes(), (
+        "both peers logged the same chain"
+    )
+    assert cli(["replay", str(files[0])]) == 0
+    assert f"state hash {rounds[0].state_hash}" in capsys.readouterr().out
+    lines = files[1].read_bytes().split(b"\n")
+    lines[5] = lines[5].replace(b'"move":"', b'"move":"1', 1)  # tamper with one move
+    files[1].write_bytes(b"\n".join(lines))
+    assert cli(["replay", str(files[1])]) == 2
