@@ -201,6 +201,8 @@ class Notifications:
     """An async iterator over notifications, registered the moment it is created.
 
     Bounded: if the consumer falls far behind, the oldest notifications are dropped.
+    ``close()`` it (or use ``with peer.events() as notes:``) when you stop reading; the
+    peer closes all of them when it closes.
     """
 
     def __init__(
@@ -231,6 +233,12 @@ class Notifications:
     def __aiter__(self) -> Notifications:
         return self
 
+    def __enter__(self) -> Notifications:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     async def __anext__(self) -> Notification:
         note = await self._queue.get()
         if note is None:
@@ -246,7 +254,7 @@ class Notifications:
 
 
 class Round:
-    """One round this peer takes part in (or was invited to).
+    """One round this peer takes part in (as admin, invited member or code joiner).
 
     ``round.game`` is the rules engine of the round (``None`` until play starts), equal on
     every member; ``round.phase`` says where the round is; the action methods sign and
