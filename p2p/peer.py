@@ -233,7 +233,7 @@ class Notifications:
     def __aiter__(self) -> Notifications:
         return self
 
-    def __enter__(self) -> Notifications:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
