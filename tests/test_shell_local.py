@@ -255,6 +255,8 @@ def test_replay_analysis_rules_and_click(tmp_path: Path) -> None:
             h.send("\x1b[<0;60;4M\x1b[<0;60;4m")
             await h.wait_for(lambda: len(h.controller.match.game.history()) == 1)
             clicked = h.controller.match.game.history()[0]
+            await h.type_line("/hint")  # computed off the UI thread; the screen stays usable
+            await h.wait_screen("Hint: ", 20)
             other = "7" if clicked != "7" else "6"
             for col in (other, clicked) * 3:
                 await h.type_line(col, settle=0.0)

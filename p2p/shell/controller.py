@@ -583,6 +583,9 @@ class Controller:
         self.selected = args[0].lower()
 
     def cmd_hint(self, args: list[str]) -> None:
+        if self.online is not None and self.online.game() is not None:
+            self.say("msg.hint_local_only", "warn")
+            return
         game = self.current_game()
         if game is None or game.is_over():
             self.say("msg.no_game", "warn")

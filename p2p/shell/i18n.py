@@ -104,6 +104,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "analysis.mistake": ("Fehler, vorher: {was}", "mistake, before: {was}"),
     "analysis.decisive": ("entscheidender Zug", "decisive move"),
     "analysis.summary": ("Analyse fertig: {mistakes} Fehler.", "Analysis done: {mistakes} mistakes."),
+    "msg.hint_local_only": ("Tipps gibt es nur im lokalen Spiel.", "Hints are for local play only."),
     "msg.hint": ("Tipp: {move}", "Hint: {move}"),
     "msg.rules_none": ("Kein Spiel gewählt: /rules connect4 · cube · chess4", "No game chosen: /rules connect4 · cube · chess4"),
     "msg.nick_set": ("Dein Name ist jetzt {nick}.", "Your name is now {nick}."),

@@ -11,6 +11,7 @@ and ``Round`` calls; every ``ActionError`` becomes one warning line.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Callable, Coroutine
@@ -595,8 +596,20 @@ async def start_local(shell: ShellApp) -> None:
 
     shell.on_exit.append(stop_broker)
     ready = asyncio.Event()
-    ctl.spawn(run_bot(broker.url, BOT_NICK, ready=ready))
-    await asyncio.wait_for(ready.wait(), 10)
+    bot = asyncio.get_running_loop().create_task(run_bot(broker.url, BOT_NICK, ready=ready))
+
+    async def stop_bot() -> None:
+        bot.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await bot
+
+    shell.on_exit.append(stop_bot)  # runs before the broker stops (clean-ups run newest first)
+    try:
+        await asyncio.wait_for(ready.wait(), 10)
+    except asyncio.TimeoutError:
+        ctl.say("net.local_failed", "warn", reason="computer player did not come up")
+        ctl.refresh()
+        return
     session = await connect(shell, broker.url)
     if session is not None:
         ctl.say("net.local_started", broker=broker.url, bot=BOT_NICK)
