@@ -61,6 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from p2p.net.broker import BrokerError, LocalBroker
+    from p2p.net.transport import run as run_async
 
     options, humans, computers, level = _GAMES[args.game]
     options = dict(options)
@@ -86,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as err:
             raise UsageError(str(err)) from None
     try:
-        return asyncio.run(
+        return run_async(
             _demo(
                 url,
                 args.game,

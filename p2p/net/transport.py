@@ -34,12 +34,13 @@ import secrets
 import socket
 import ssl
 import string
+import sys
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Self
+from typing import Any, Self, TypeVar
 from urllib.parse import urlsplit
 
 import aiomqtt
@@ -56,6 +57,7 @@ __all__ = [
     "Transport",
     "WillMessage",
     "parse_broker_url",
+    "run",
 ]
 
 log = logging.getLogger("p2p.net")
@@ -72,6 +74,22 @@ NODELAY = (socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 """Small game messages must not wait for Nagle's algorithm: with it, a PUBACK followed by
 a PUBLISH stalls for the peer's delayed ACK (about 40 ms per hop, measured in
 ``bench/bench_latency.py``)."""
+
+
+_T = TypeVar("_T")
+
+
+def run(main: Coroutine[Any, Any, _T]) -> _T:
+    """``asyncio.run`` on an event loop aiomqtt can use on every platform.
+
+    Windows' default Proactor loop has no ``add_reader``, which aiomqtt needs
+    (``reference/p2p_mqtt.md`` section 4), so there the selector loop is used.
+    """
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        if sys.version_info >= (3, 12):
+            return asyncio.run(main, loop_factory=asyncio.SelectorEventLoop)
+        asyncio.set_event_loop_policy(asyncio.WindowsSelectorEventLoopPolicy())  # type: ignore[attr-defined]
+    return asyncio.run(main)
 
 
 class ConnectionState(enum.Enum):
