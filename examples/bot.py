@@ -11,13 +11,13 @@ when it is invited and when it is its turn.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout
 
 from p2p.ai import choose_move
+from p2p.net.transport import run
 from p2p.peer import ActionError, InvitationReceived, Peer, RoundOver, YourTurn
 
 
@@ -58,7 +58,7 @@ def main() -> None:
     parser.add_argument("--namespace", default="public", help="lobby namespace")
     args = parser.parse_args()
     try:
-        asyncio.run(bot(args.broker, args.nick, args.level, args.namespace))
+        run(bot(args.broker, args.nick, args.level, args.namespace))
     except KeyboardInterrupt:
         pass
     except ConnectionError as err:

@@ -8,12 +8,12 @@ Shows the lobby side of the API: presence changes, chat lines, the online list.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from p2p.net.transport import run
 from p2p.peer import ChatMessage, Peer, PresenceChanged
 
 
@@ -42,7 +42,7 @@ def main() -> None:
     parser.add_argument("--namespace", default="public")
     args = parser.parse_args()
     try:
-        asyncio.run(chat_bot(args.broker, args.namespace))
+        run(chat_bot(args.broker, args.namespace))
     except KeyboardInterrupt:
         pass
     except ConnectionError as err:

@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from p2p.ai import choose_move
 from p2p.net.broker import LocalBroker
+from p2p.net.transport import run
 from p2p.peer import Peer, Round
 
 
@@ -75,10 +76,10 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.broker:
-        asyncio.run(main_async(args.broker))
+        run(main_async(args.broker))
         return
     with LocalBroker() as broker:
-        asyncio.run(main_async(broker.url))
+        run(main_async(broker.url))
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from bot import bot
 
 from p2p.ai import choose_move
 from p2p.net.broker import LocalBroker
+from p2p.net.transport import run
 from p2p.peer import Peer
 
 
@@ -57,10 +58,10 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.broker:
-        asyncio.run(play(args.broker, args.game))
+        run(play(args.broker, args.game))
         return
     with LocalBroker() as broker:
-        asyncio.run(play(broker.url, args.game))
+        run(play(broker.url, args.game))
 
 
 if __name__ == "__main__":
