@@ -444,3 +444,46 @@ def test_round_logs_replay_offline(broker_url: str, tmp_path, capsys) -> None:  
     lines[5] = lines[5].replace(b'"move":"', b'"move":"1', 1)  # tamper with one move
     files[1].write_bytes(b"\n".join(lines))
     assert cli(["replay", str(files[1])]) == 2
+
+
+def test_bad_input_is_one_clear_line_and_changes_nothing(broker_url: str) -> None:
+    async def body() -> None:
+        with pytest.raises(ActionError, match="namespace"):
+            Peer(broker_url, nick="x", namespace="Bad Namespace!")
+        with pytest.raises(ActionError, match="bad broker URL"):
+            Peer("http://nowhere", nick="x")
+        async with Peer(broker_url, nick="p") as p, Peer(broker_url, nick="q") as q:
+            await meet(p, q)
+            for call, pattern in (
+                (p.invite(["nobody"], "connect4"), "no peer 'nobody' online"),
+                (p.invite([q.peer_id], "go"), "unknown game"),
+                (
+                    p.invite([q.peer_id], "cube", computers=["godlike"]),
+                    "unknown computer level",
+                ),
+                (p.say("   "), "empty chat line"),
+                (q.join("0OIL10"), "join code"),
+            ):
+                with pytest.raises(ActionError, match=pattern) as caught:
+                    await call
+                assert "\n" not in str(caught.value)
+            assert p.rounds == {} and not p.busy
+            rp, rq = await start_round(p, [q], "connect4", start=0)
+            before = rp.state_hash
+            for rnd, move, pattern in (
+                (rq, "4", "not your turn"),
+                (rp, "9", "column 9 does not exist"),
+                (rp, "x", "is not a column"),
+            ):
+                with pytest.raises(ActionError, match=pattern):
+                    await rnd.play(move)
+            assert rp.state_hash == rq.state_hash == before and rp.game.history() == []
+            with pytest.raises(ActionError, match="only the admin"):
+                await rq.cancel()
+            with pytest.raises(ActionError, match="already in a round"):
+                await p.invite([q.peer_id], "connect4")
+            await rp.play("4")
+            await rq.wait_turn(10)
+            assert rq.game.history() == ["4"]
+
+    run(body())
