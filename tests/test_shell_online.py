@@ -189,3 +189,36 @@ def test_reconnect_and_hostile_input_are_shown_as_one_line_each(tmp_path: Path, 
                 assert len(warnings) >= 1 and "Traceback" not in h.screen()
 
     run(scenario())
+
+
+def test_a_move_typed_while_offline_is_sent_after_the_reconnect(tmp_path: Path, broker_url: str) -> None:
+    from p2p.shell.bot import run_bot
+
+    async def scenario() -> None:
+        ready = asyncio.Event()
+        bot = asyncio.create_task(run_bot(broker_url, "robo", ready=ready))
+        await asyncio.wait_for(ready.wait(), 10)
+        try:
+            async with HeadlessShell(
+                config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100
+            ) as h:
+                await h.wait_screen("robo [", 10)
+                await h.type_line("/invite robo connect4 start=me")
+                await h.wait_screen("To move: Red (you)", 10)
+                rnd = h.controller.online.round
+                h.controller.online.peer.interrupt_connection(1.5)
+                await h.wait_screen("Connection lost", 10)
+                await h.type_line("4")  # queued in the outbox, sent after the reconnect
+                await h.wait_screen("Reconnected.", 10)
+                await h.wait_for(lambda: len(rnd.game.history()) == 2, 20)  # robo got it and answered
+                await h.wait_screen("Yellow (robo): ", 10)
+                lines = h.controller.state.text_lines()
+                lost = next(i for i, line in enumerate(lines) if "Connection lost" in line)
+                back = next(i for i, line in enumerate(lines) if "Reconnected." in line)
+                assert lost < back
+        finally:
+            bot.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await bot
+
+    run(scenario())
