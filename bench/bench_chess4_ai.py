@@ -8,9 +8,15 @@ median node count of the search.
 
     python bench/bench_chess4_ai.py [--games 3] [--plies 120] [--every 6] [--levels ...]
                                     [--markdown docs/chess4_ai.md]
+    python bench/bench_chess4_ai.py --match normal einfach [--games 4] [--plies 200]
 
 The timing table is printed as Markdown; with ``--markdown`` it also replaces the block
 between the ``<!-- bench:start -->`` / ``<!-- bench:end -->`` markers of that file.
+
+``--match A B`` plays games in which level A holds Red and Yellow and level B holds
+Blue and Green, then the other way round (so seat order cancels out), each game to its
+end or to ``--plies`` plies (the ``move_limit`` option).  It prints points per level and
+how often each level had the top score.
 """
 
 from __future__ import annotations
@@ -46,6 +52,45 @@ def sample_positions(games: int, plies: int, every: int) -> list[Game]:
     return out
 
 
+def match(a: str, b: str, games: int, plies: int) -> str:
+    """Level ``a`` against level ``b``; a Markdown summary of points and wins."""
+    points = {a: 0, b: 0}
+    wins = {a: 0.0, b: 0.0}
+    lines = [
+        f"Match {a} vs {b}: {games} games, move limit {plies} plies; "
+        f"{a} plays Red+Yellow in even games, Blue+Green in odd ones.",
+        "",
+        "| game | seats R,B,Y,G | plies | end | scores R,B,Y,G | winners |",
+        "|---:|---|---:|---|---|---|",
+    ]
+    for g in range(games):
+        seats = (a, b, a, b) if g % 2 == 0 else (b, a, b, a)
+        game = create_game("chess4", {"move_limit": plies})
+        t0 = time.perf_counter()
+        while not game.is_over():
+            seat = game.to_move()
+            assert seat is not None
+            game.push(chess4_ai.choose_move(game, seats[seat], f"match-{g}".encode()))
+        scores = game.scores()
+        for seat, level in enumerate(seats):
+            points[level] += scores[seat]
+        top = game.winners()
+        for seat in top:
+            wins[seats[seat]] += 1 / len(top)
+        reason = getattr(game, "end_reason", lambda: "")()
+        lines.append(
+            f"| {g + 1} | {','.join(seats)} | {len(game.history())} | {reason} | "
+            f"{','.join(map(str, scores))} | {','.join(seats[s] + '@' + 'RBYG'[s] for s in top)} |"
+        )
+        print(f"game {g + 1} done in {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+    lines += [
+        "",
+        f"Total points: {a} {points[a]}, {b} {points[b]}; top-score finishes (shared ones split): "
+        f"{a} {wins[a]:.1f}, {b} {wins[b]:.1f}.",
+    ]
+    return "\n".join(lines)
+
+
 def machine() -> str:
     """One line about the machine: CPU model, core count, Python version."""
     model = platform.processor() or "unknown CPU"
@@ -66,7 +111,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--every", type=int, default=6)
     parser.add_argument("--levels", nargs="*", default=list(chess4_ai.LEVELS))
     parser.add_argument("--markdown", type=Path, default=None)
+    parser.add_argument("--match", nargs=2, metavar=("LEVEL_A", "LEVEL_B"), default=None)
     args = parser.parse_args(argv)
+    if args.match:
+        bad = [lvl for lvl in args.match if lvl not in chess4_ai.LEVELS]
+        if bad:
+            parser.error(f"unknown level {bad[0]!r} (known: {', '.join(chess4_ai.LEVELS)})")
+        print(f"Machine: {machine()}.\n")
+        print(match(args.match[0], args.match[1], args.games, args.plies))
+        return 0
 
     positions = sample_positions(args.games, args.plies, args.every)
     rows = []

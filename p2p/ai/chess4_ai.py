@@ -6,10 +6,13 @@ Levels, weakest first:
   judged by the static evaluation (points, material, pieces left hanging), plus seeded
   noise of up to about a pawn and a half.  It grabs loose material and usually sees
   that a move leaves a piece hanging, but it never looks at an answer.
-* ``normal`` - paranoid alpha-beta (``p2p.ai.chess4_search``) to a full round of
-  plies where the node budget allows, with capture quiescence.  It takes undefended
-  pieces, does not leave its queen hanging and always plays a mate in one.
-* ``stark`` - the same search with a larger node budget and one more ply.
+* ``normal`` - paranoid alpha-beta (``p2p.ai.chess4_search``) three plies deep (its
+  own move and the next two opponents' replies), then capture quiescence, which with
+  the evaluation's hanging-piece term also covers the third opponent.  It takes
+  undefended pieces, does not leave its queen hanging and plays a mate in one.
+* ``stark`` - the same search a full round deep (four plies: every opponent answers
+  once) when its node budget allows, else three plies plus whatever part of the fourth
+  it finished.  Several times slower than Normal (see ``docs/chess4_ai.md``).
 
 The move is a pure function of the position (with its history), the level and the
 seed: the seeded random generator only orders the root moves (ties go to the earlier
@@ -30,8 +33,8 @@ from p2p.games.base import Game
 LEVELS: tuple[str, ...] = ("einfach", "normal", "stark")
 
 SEARCH_LIMITS: dict[str, Limits] = {
-    "normal": Limits(depth=4, nodes=30_000, quiescence=3),
-    "stark": Limits(depth=5, nodes=100_000, quiescence=4),
+    "normal": Limits(depth=3, nodes=30_000, quiescence=3),
+    "stark": Limits(depth=4, nodes=60_000, quiescence=3),
 }
 """Counted limits of the searching levels (plies, nodes, capture plies)."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from p2p.ai.chess4_eval import evaluate, final_value
 from p2p.games.base import Game
-from p2p.games.chess4.movegen import VALUE, Position, move_text
+from p2p.games.chess4.movegen import VALUE, Position, attacked, move_text
 from p2p.games.chess4.rules import winners
 
 
@@ -33,10 +33,20 @@ class SearchAdapter:
         return self.pos.gen_moves()
 
     def captures(self) -> list[int]:
-        """Moves that capture a live player's piece (grey pieces score nothing)."""
+        """Captures worth a look in quiescence: of a live player's piece (grey pieces score
+        nothing), and either not losing material on the spot (the victim is worth at least
+        the capturer) or of a piece nobody else could take back.  Four players make far
+        more captures than two; without this filter quiescence is most of the tree."""
         pos = self.pos
+        b = pos.board
         cp = pos.captured_points
-        return [m for m in pos.gen_moves() if cp(m)]
+        others = pos.live & ~(1 << pos.turn)
+        out = []
+        for m in pos.gen_moves():
+            g = cp(m)
+            if g and (g >= VALUE[b[m & 511] & 7] or not attacked(b, (m >> 9) & 511, others)):
+                out.append(m)
+        return out
 
     def gain(self, move: int) -> int:
         return self.pos.captured_points(move)
