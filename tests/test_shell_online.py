@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from p2p.shell.online import attach
+from p2p.shell.connect import attach
 from p2p.shell.testing import HeadlessShell
 
 peer_mod = pytest.importorskip("p2p.peer")

@@ -1,0 +1,15 @@
+"""The chat-and-play shell: a full-screen prompt_toolkit client (``p2p`` / ``p2p shell``).
+
+Modules, each with one job:
+
+* ``app`` - the Application: layout, keys, completion; reads state on every render.
+* ``controller`` - executes input lines: chat, moves, commands; no prompt_toolkit.
+* ``commands`` - the input grammar (pure): chat, a bare move, or a slash command.
+* ``state`` - what the screen shows (chat lines, lobby), kept outside the widgets.
+* ``local`` - a local match: seats, input lock, undo, replay (pure).
+* ``online`` / ``connect`` - the connected ``p2p.peer.Peer``; connecting and ``/local``.
+* ``boards`` / ``chess4_view`` - board pictures per game, coloured or plain.
+* ``i18n`` / ``rules_text`` / ``analysis_text`` - every text the user sees (de/en).
+* ``settings`` - persisted settings; ``notify`` - bell and desktop notifications.
+* ``bot`` - a computer player in the lobby; ``testing`` - the headless driver.
+"""

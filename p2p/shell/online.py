@@ -1,22 +1,17 @@
-"""The shell's online side: one ``p2p.peer.Peer``, its notifications mirrored into state.
+"""The shell's online side: one connected ``p2p.peer.Peer``, mirrored into state.
 
-``attach(broker)`` returns the start-up coroutine: it shows the privacy note on the
-first connection to a public broker, connects in the background (the first screen is
-already drawn), and on failure says so and offers ``/local``: a local Mosquitto with a
-computer player (``p2p.shell.bot``) in the lobby.  ``OnlineSession`` answers the
-controller's questions about the current online round and turns commands into ``Peer``
-and ``Round`` calls; every ``ActionError`` becomes one warning line.
+``OnlineSession`` answers the controller's questions about the current online round
+(game, turn, seat labels, status line), turns commands into ``Peer`` and ``Round`` calls
+(every ``ActionError`` becomes one warning line) and pumps the peer's notifications into
+the lobby and chat panes.  Connecting lives in ``p2p.shell.connect``.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Coroutine
 from typing import Any
-from urllib.parse import urlsplit
 
 from p2p.games import GAME_NAMES, Game
 from p2p.shell import commands as cmds
@@ -24,16 +19,6 @@ from p2p.shell.app import ShellApp
 from p2p.shell.state import LobbyEntry
 
 log = logging.getLogger("p2p.shell")
-
-LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
-BOT_NICK = "computer"
-
-
-def is_local(url: str) -> bool:
-    """True for a broker on this machine (no privacy note needed)."""
-    host = urlsplit(url if "://" in url else "mqtt://" + url).hostname or ""
-    return host in LOCAL_HOSTS
-
 
 class OnlineSession:
     """The connected peer as the controller sees it: lobby, rounds, chat, commands."""
@@ -489,128 +474,3 @@ class OnlineSession:
 def _options_text(options: dict[str, Any]) -> str:
     """Game options as ``key=value`` words (``first`` is decided by the round)."""
     return " ".join(f"{k}={v}" for k, v in sorted(options.items()) if k != "first") or "-"
-
-
-# -- connecting --------------------------------------------------------------------------------
-
-
-def attach_hooks_only(shell: ShellApp) -> None:
-    """Local mode: ``/local`` and ``/connect`` still work (they connect on demand)."""
-    shell.controller.connect_hook = lambda url: shell.controller.spawn(connect(shell, url or shell.settings.broker))
-    shell.controller.local_broker_hook = lambda: shell.controller.spawn(start_local(shell))
-
-
-def attach(broker: str, timeout: float = 6.0) -> Callable[[ShellApp], Coroutine[Any, Any, None]]:
-    """The start-up coroutine that connects to ``broker`` in the background."""
-
-    async def startup(shell: ShellApp) -> None:
-        attach_hooks_only(shell)
-        await connect(shell, broker, timeout)
-
-    return startup
-
-
-async def connect(shell: ShellApp, broker: str, timeout: float = 6.0) -> OnlineSession | None:
-    """Connect a peer to ``broker`` (empty: the default public one); on failure offer ``/local``."""
-    ctl = shell.controller
-    t = shell.t
-    try:
-        from p2p import keystore
-        from p2p.net.transport import DEFAULT_BROKER_URL
-        from p2p.peer import Peer
-    except ImportError:
-        ctl.say("net.unavailable", "warn")
-        return None
-    broker = broker or DEFAULT_BROKER_URL
-    if ctl.online is not None:
-        await disconnect(shell)
-    if not is_local(broker) and broker not in shell.settings.public_broker_ok:
-        ctl.say("net.privacy", "warn", broker=broker)
-        shell.settings.public_broker_ok.append(broker)
-        ctl.save_settings()
-    shell.state.connection = t.t("status.connecting", broker=broker)
-    ctl.refresh()
-    peer = None
-    try:
-        identity = keystore.load_or_create(shell.options.config_dir / keystore.KEY_FILE_NAME) \
-            if shell.options.config_dir is not None else None
-        peer = Peer(
-            broker, nick=shell.settings.nick, identity=identity, connect_timeout=timeout,
-            log_dir=(shell.options.config_dir / "rounds") if shell.options.config_dir is not None else None,
-        )
-        await peer.start()
-    except Exception as err:  # noqa: BLE001 - ConnectionError, bad URL, key file ...
-        log.info("cannot connect to %s: %s", broker, err)
-        if peer is not None:
-            try:
-                await peer.close()
-            except Exception:
-                log.debug("closing the unconnected peer failed", exc_info=True)
-        shell.state.connection = t.t("status.offline")
-        reason = str(err).splitlines()[0] if str(err) else type(err).__name__
-        ctl.say("net.unreachable", "warn", broker=broker, reason=reason[:120])
-        ctl.refresh()
-        return None
-    session = OnlineSession(shell, peer)
-    ctl.online = session
-    shell.state.connection = ""
-    shell.state.online = True
-    ctl.say("net.connected", broker=broker, nick=peer.nick, fp=peer.short_id)
-    shell.on_exit.append(peer.close)
-    ctl.spawn(session.pump())
-    ctl.refresh()
-    return session
-
-
-async def disconnect(shell: ShellApp) -> None:
-    """Close the current peer (before connecting elsewhere)."""
-    session = shell.controller.online
-    shell.controller.online = None
-    shell.state.lobby = []
-    shell.state.online = False
-    if session is not None:
-        try:
-            await session.peer.close()
-        except Exception:
-            log.exception("closing the peer failed")
-
-
-async def start_local(shell: ShellApp) -> None:
-    """A Mosquitto on loopback, a computer player in its lobby, and us connected to it."""
-    from p2p.net.broker import LocalBroker
-    from p2p.shell.bot import run_bot
-
-    ctl = shell.controller
-    ctl.say("net.local_starting")
-    ctl.refresh()
-    broker = LocalBroker()
-    try:
-        await asyncio.to_thread(broker.start)
-    except Exception as err:  # noqa: BLE001 - BrokerError (mosquitto missing) and friends
-        ctl.say("net.local_failed", "warn", reason=str(err).splitlines()[0] if str(err) else type(err).__name__)
-        ctl.refresh()
-        return
-
-    async def stop_broker() -> None:
-        await asyncio.to_thread(broker.close)
-
-    shell.on_exit.append(stop_broker)
-    ready = asyncio.Event()
-    bot = asyncio.get_running_loop().create_task(run_bot(broker.url, BOT_NICK, ready=ready))
-
-    async def stop_bot() -> None:
-        bot.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await bot
-
-    shell.on_exit.append(stop_bot)  # runs before the broker stops (clean-ups run newest first)
-    try:
-        await asyncio.wait_for(ready.wait(), 10)
-    except asyncio.TimeoutError:
-        ctl.say("net.local_failed", "warn", reason="computer player did not come up")
-        ctl.refresh()
-        return
-    session = await connect(shell, broker.url)
-    if session is not None:
-        ctl.say("net.local_started", broker=broker.url, bot=BOT_NICK)
-        ctl.refresh()

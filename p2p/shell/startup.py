@@ -60,11 +60,11 @@ async def build_and_run(
     )
     startup = None
     if broker is not None:
-        from p2p.shell.online import attach
+        from p2p.shell.connect import attach
 
         startup = attach(broker)
     else:
-        from p2p.shell.online import attach_hooks_only
+        from p2p.shell.connect import attach_hooks_only
 
         attach_hooks_only(shell)
     return await shell.run(startup)
