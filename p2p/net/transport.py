@@ -312,8 +312,10 @@ class Transport:
             if not item.done.done():
                 item.done.cancel()
         self._up.clear()
-        with contextlib.suppress(asyncio.QueueFull):
-            self._inbound.put_nowait(None)  # ends messages()
+        if self._inbound.full():  # make room for the end marker
+            with contextlib.suppress(asyncio.QueueEmpty):
+                self._inbound.get_nowait()
+        self._inbound.put_nowait(None)  # ends messages()
         self._set_state(ConnectionState.CLOSED, "")
 
     async def __aenter__(self) -> Self:
