@@ -7,8 +7,11 @@ says otherwise, so that no back-rank mate hides behind the point of the test.
 
 from __future__ import annotations
 
+import os
 import random
-import time
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -141,6 +144,31 @@ def test_same_position_and_seed_give_the_same_move(level: str) -> None:
         replay.apply(entry)
     assert ai.choose_move(replay, level, b"round-7") == first
     assert first in game.legal_moves()
+
+
+_SUBPROCESS = """
+import sys
+from p2p import ai
+from p2p.games import create_game
+game = create_game("chess4", {})
+for entry in sys.argv[1].split():
+    game.apply(entry)
+print(ai.choose_move(game, "normal", b"peer-check"), ai.choose_move(game, "einfach", b"peer-check"))
+"""
+
+
+def test_moves_do_not_depend_on_the_interpreter_hash_seed() -> None:
+    # Another peer is another process: string hashing, set layout and dict order may differ.
+    game = _opening(16)
+    here = f"{ai.choose_move(game, 'normal', b'peer-check')} {ai.choose_move(game, 'einfach', b'peer-check')}"
+    root = Path(__file__).resolve().parent.parent
+    for hash_seed in ("1", "4242"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(root)}
+        out = subprocess.run(
+            [sys.executable, "-c", _SUBPROCESS, " ".join(game.history())],
+            capture_output=True, text=True, env=env, check=True, cwd=root,
+        )
+        assert out.stdout.strip() == here
 
 
 def test_einfach_depends_on_the_seed() -> None:

@@ -15,15 +15,16 @@ Levels, weakest first:
   it finished.  Several times slower than Normal (see ``docs/chess4_ai.md``).
 
 The move is a pure function of the position (with its history), the level and the
-seed: the seeded random generator only orders the root moves (ties go to the earlier
-one) and makes Einfach's noise; no clock, no ``hash()``.  Every peer of an online round
-can recompute the admin's computer move and check it.
+seed.  Chance enters only through SHA-256 of (level, seed, position, move text): it
+orders the root moves (ties go to the earlier one) and makes Einfach's noise.  No
+clock, no ``hash()``, not even the ``random`` module (whose algorithms may change
+between Python versions): every peer of an online round recomputes the admin's
+computer move bit for bit and can check it.
 """
 
 from __future__ import annotations
 
 import hashlib
-import random
 from dataclasses import dataclass
 
 from p2p.ai.chess4_board import SearchAdapter
@@ -52,12 +53,16 @@ class Analysis:
     nodes: int
 
 
-def _rng(game: Game, level: str, seed: bytes) -> random.Random:
-    """The seeded generator of one decision: depends on seed, level and position only."""
-    digest = hashlib.sha256(
+def _decision_digest(game: Game, level: str, seed: bytes) -> bytes:
+    """SHA-256 of everything one decision may depend on besides the moves themselves."""
+    return hashlib.sha256(
         b"p2p/chess4-ai\x00" + level.encode() + b"\x00" + seed + b"\x00" + game.state_hash().encode()
     ).digest()
-    return random.Random(int.from_bytes(digest, "big"))
+
+
+def _draw(digest: bytes, move_text: str) -> int:
+    """A 64-bit number for one move of one decision, uniform and reproducible anywhere."""
+    return int.from_bytes(hashlib.sha256(digest + move_text.encode()).digest()[:8], "big")
 
 
 def analyse(game: Game, level: str, seed: bytes = b"") -> Analysis:
@@ -72,13 +77,14 @@ def analyse(game: Game, level: str, seed: bytes = b"") -> Analysis:
     root = game.to_move()
     assert root is not None
     board = SearchAdapter(game.copy())
-    rng = _rng(game, level, seed)
+    digest = _decision_digest(game, level, seed)
     moves = board.moves()
     if not moves:
         raise ValueError("no legal move")
+    draws = {m: _draw(digest, board.text(m)) for m in moves}
     if level == "einfach":
-        return _greedy(board, root, moves, rng)
-    rng.shuffle(moves)
+        return _greedy(board, root, moves, draws)
+    moves.sort(key=draws.__getitem__)
     result = ParanoidSearch(board, root, SEARCH_LIMITS[level]).run(moves)
     return Analysis(board.text(result.move), result.value, result.depth, result.nodes)
 
@@ -88,8 +94,10 @@ def choose_move(game: Game, level: str, seed: bytes = b"") -> str:
     return analyse(game, level, seed).move
 
 
-def _greedy(board: SearchAdapter, root: int, moves: list, rng: random.Random) -> Analysis:
-    """One ply: the move whose resulting position evaluates best, plus seeded noise."""
+def _greedy(board: SearchAdapter, root: int, moves: list[int], draws: dict[int, int]) -> Analysis:
+    """One ply: the move whose resulting position evaluates best, plus seeded noise.
+
+    Ties go to the earlier move in the engine's canonical order."""
     best_move = moves[0]
     best = None
     for move in moves:
@@ -98,7 +106,7 @@ def _greedy(board: SearchAdapter, root: int, moves: list, rng: random.Random) ->
             value = board.evaluate(root)
         finally:
             board.unmake()
-        value += rng.randint(-EINFACH_NOISE, EINFACH_NOISE)
+        value += draws[move] % (2 * EINFACH_NOISE + 1) - EINFACH_NOISE
         if best is None or value > best:
             best, best_move = value, move
     assert best is not None
