@@ -32,9 +32,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from p2p.ai import chess4_ai  # noqa: E402
-from p2p.games import create_game  # noqa: E402
-from p2p.games.base import Game  # noqa: E402
+from p2p.ai import chess4_ai
+from p2p.games import create_game
+from p2p.games.base import Game
 
 
 def sample_positions(games: int, plies: int, every: int) -> list[Game]:
@@ -57,8 +57,10 @@ def match(a: str, b: str, games: int, plies: int) -> str:
     points = {a: 0, b: 0}
     wins = {a: 0.0, b: 0.0}
     lines = [
-        f"Match {a} vs {b}: {games} games, move limit {plies} plies; "
-        f"{a} plays Red+Yellow in even games, Blue+Green in odd ones.",
+        (
+            f"Match {a} vs {b}: {games} games, move limit {plies} plies; "
+            f"{a} plays Red+Yellow in even games, Blue+Green in odd ones."
+        ),
         "",
         "| game | seats R,B,Y,G | plies | end | scores R,B,Y,G | winners |",
         "|---:|---|---:|---|---|---|",
@@ -85,8 +87,10 @@ def match(a: str, b: str, games: int, plies: int) -> str:
         print(f"game {g + 1} done in {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     lines += [
         "",
-        f"Total points: {a} {points[a]}, {b} {points[b]}; top-score finishes (shared ones split): "
-        f"{a} {wins[a]:.1f}, {b} {wins[b]:.1f}.",
+        (
+            f"Total points: {a} {points[a]}, {b} {points[b]}; top-score finishes (shared ones split): "
+            f"{a} {wins[a]:.1f}, {b} {wins[b]:.1f}."
+        ),
     ]
     return "\n".join(lines)
 

@@ -20,7 +20,7 @@ from p2p.ai import chess4_ai
 from p2p.ai.chess4_search import INFINITY, Limits, ParanoidSearch
 from p2p.games import create_game
 from p2p.games.chess4 import Chess4
-from p2p.games.chess4.board import FILES, QUEEN, RED, square
+from p2p.games.chess4.board import FILES, QUEEN, RED
 from p2p.games.chess4.movegen import attacked
 
 
@@ -345,7 +345,7 @@ def test_node_budget_keeps_the_last_completed_depth() -> None:
         assert board.path == []
         assert -INFINITY < small.value < INFINITY
         d = small.depth
-        exact = _child(board, small.move, lambda: brute(board, 0, d - 1, 0))
+        exact = _child(board, small.move, lambda b=board, d=d: brute(b, 0, d - 1, 0))
         if small.complete:
             again = ParanoidSearch(board, 0, Limits(depth=d, nodes=10**9, quiescence=0)).run(board.moves())
             assert (small.move, small.value) == (again.move, again.value)
@@ -353,5 +353,5 @@ def test_node_budget_keeps_the_last_completed_depth() -> None:
             # A move taken from an unfinished iteration beat the previous best at that depth.
             before = ParanoidSearch(board, 0, Limits(depth=d - 1, nodes=10**9, quiescence=0)).run(board.moves())
             assert exact >= small.value
-            assert exact > _child(board, before.move, lambda: brute(board, 0, d - 1, 0))
+            assert exact > _child(board, before.move, lambda b=board, d=d: brute(b, 0, d - 1, 0))
     assert cut >= 60 and partial >= 3  # the budget really bit, and partial iterations occurred

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from p2p.games.chess4.movegen import attacked
 from p2p.games.chess4.board import (
     BISHOP,
     DIAG,
@@ -40,7 +39,6 @@ from p2p.games.chess4.board import (
     ORTHO,
     PAWN,
     PAWN_CAPTURES,
-    PAWN_PUSH,
     QUEEN,
     ROOK,
     SIZE,
@@ -48,6 +46,7 @@ from p2p.games.chess4.board import (
     file_of,
     rank_of,
 )
+from p2p.games.chess4.movegen import attacked
 
 POINTS = (0, 1, 3, 5, 5, 9, 20, 1)
 """Points for capturing a piece, by kind (index = kind; king +20, promoted queen 1)."""
@@ -148,8 +147,7 @@ def cheapest_attacker(cells: Sequence[int], sq: int, seats: int) -> int:
             kind = p & 7
             if kind in sliders:
                 v = POINTS[kind] if kind != DQUEEN else 9
-                if v < best:
-                    best = v
+                best = min(best, v)
             elif near and kind == KING and best > 20:
                 best = 20
     return 0 if best == 99 else best

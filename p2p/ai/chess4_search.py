@@ -221,13 +221,11 @@ class ParanoidSearch(Generic[M]):
         if side == self.root:
             if stand >= beta:
                 return beta
-            if stand > alpha:
-                alpha = stand
+            alpha = max(alpha, stand)
         else:
             if stand <= alpha:
                 return alpha
-            if stand < beta:
-                beta = stand
+            beta = min(beta, stand)
         moves = self._ordered(board.captures(), -1)
         for move in moves:
             self._count()
