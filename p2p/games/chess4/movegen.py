@@ -65,8 +65,10 @@ from p2p.games.chess4.board import (
     QUEEN,
     ROOK,
     SEATS,
+    SIZE,
     SLIDES,
     SQUARE_INDEX,
+    SQUARES,
     empty_board,
     name,
     start_pieces,
@@ -140,6 +142,34 @@ _NEXT = tuple(
     for seat in SEATS
 )
 """``_NEXT[seat][live]``: the next live seat after ``seat`` clockwise (``seat`` itself last)."""
+
+
+def _move_table(steps: tuple[int, ...], slide: bool) -> list[tuple]:
+    """Per square: for each step, the (target, move int) pairs along it while on the board."""
+    table: list[tuple] = [()] * SIZE
+    for fr in SQUARES:
+        rays = []
+        for d in steps:
+            ray = []
+            to = fr + d
+            while 0 <= to < SIZE and to in _ON_BOARD:
+                ray.append((to, fr | to << 9))
+                if not slide:
+                    break
+                to += d
+            if ray:
+                rays.append(tuple(ray))
+        table[fr] = tuple(rays)
+    return table
+
+
+_ON_BOARD = frozenset(SQUARES)
+KNIGHT_MOVES = [tuple(r[0] for r in rays) for rays in _move_table(KNIGHT_STEPS, False)]
+"""``KNIGHT_MOVES[sq]``: (target, move int) of every knight jump from ``sq`` that stays on the board."""
+SLIDE_MOVES = {
+    kind: _move_table(SLIDES[kind], True) for kind in (BISHOP, ROOK, QUEEN, DQUEEN)
+}
+"""``SLIDE_MOVES[kind][sq]``: rays of (target, move int) pairs from ``sq``, nearest first."""
 
 
 def attacked(board: list[int], sq: int, mask: int) -> bool:
@@ -383,27 +413,44 @@ class Position:
         ksq = self.kings[me]
         land = _LAND[me]
         enemy = _ENEMY[me]
-        check = attacked(b, ksq, emask)
-
-        # Pins: own piece between our king and a live enemy slider on its line.
+        # One scan of the king's eight rays finds checks by line pieces, pawns and kings
+        # (adjacent) and pins: an own piece between the king and a live enemy slider.
+        rays, knights = ATTACK[emask]
+        check = False
         pins = None
-        if not check:
-            for d, _near, far in ATTACK[emask][0]:
-                s = ksq + d
+        for d, near, far in rays:
+            s = ksq + d
+            p = b[s]
+            if p:
+                if p in near:
+                    check = True
+                    break
+            else:
+                s += d
                 p = b[s]
                 while p == 0:
                     s += d
                     p = b[s]
-                if p >> 3 == me:
-                    s2 = s + d
+                if p in far:
+                    check = True
+                    break
+            if p >> 3 == me:
+                s2 = s + d
+                q = b[s2]
+                while q == 0:
+                    s2 += d
                     q = b[s2]
-                    while q == 0:
-                        s2 += d
-                        q = b[s2]
-                    if q in far:
-                        if pins is None:
-                            pins = {}
-                        pins[s] = range(ksq + d, s2 + d, d)
+                if q in far:
+                    if pins is None:
+                        pins = {}
+                    pins[s] = range(ksq + d, s2 + d, d)
+        if not check and knights:
+            for o in KNIGHT_STEPS:
+                if b[ksq + o] in knights:
+                    check = True
+                    break
+        if check:
+            pins = None
 
         # Usable en-passant targets of the other live seats: skipped -> landing.
         ept = None
@@ -465,22 +512,20 @@ class Position:
                         if self._safe(m, me):
                             app(m)
             elif k == KNIGHT:
-                for o in KNIGHT_STEPS:
-                    to = fr + o
+                for to, mv in KNIGHT_MOVES[fr]:
                     if b[to] in land:
-                        app(fr | to << 9)
+                        app(mv)
             elif k == KING:
                 continue
             else:
-                for d in SLIDES[k]:
-                    to = fr + d
-                    q = b[to]
-                    while q == 0:
-                        app(fr | to << 9)
-                        to += d
+                for ray in SLIDE_MOVES[k][fr]:
+                    for to, mv in ray:
                         q = b[to]
-                    if q in enemy:
-                        app(fr | to << 9)
+                        if q:
+                            if q in enemy:
+                                app(mv)
+                            break
+                        app(mv)
 
         if check:
             moves = [m for m in moves if self._safe(m, me)]
