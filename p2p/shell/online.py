@@ -240,7 +240,7 @@ class OnlineSession:
                 self.ctl.say("net.unknown_nick", "warn", nick=nick)
                 return
             others.append(info.pk)
-        from p2p.shell.controller import available_levels, default_level
+        from p2p.shell.local_commands import available_levels, default_level
 
         known = available_levels(game_name)
         if level is not None and level not in known:

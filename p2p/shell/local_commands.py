@@ -1,0 +1,384 @@
+"""Local play commands: matches at this keyboard, computer turns, undo, replay, analysis.
+
+A mixin of ``Controller`` (``p2p.shell.controller``): it uses the controller's state,
+settings, translator and callables (``spawn``, ``refresh``, ``say``, ``notify``).  Computer
+moves, hints and the solver's analysis run in worker threads (``asyncio.to_thread``) so
+the screen stays responsive; a round that changed meanwhile discards the result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+from p2p.games import GAME_NAMES, Game
+from p2p.games.base import MoveError, OptionError
+from p2p.games.match import MatchError
+from p2p.shell import commands as cmds
+from p2p.shell.i18n import Translator
+from p2p.shell.local import LocalMatch, Seat, replay_step
+from p2p.shell.settings import Settings
+from p2p.shell.state import ShellState
+
+log = logging.getLogger("p2p.shell")
+
+
+def available_levels(game_name: str) -> tuple[str, ...]:
+    """The computer levels of a game, or ``()`` when its computer player is missing."""
+    from p2p.ai import levels
+
+    try:
+        return levels(game_name)
+    except ImportError:
+        return ()
+
+
+def default_level(game_name: str) -> str:
+    """The computer level offered first: the weakest one (fast on any machine)."""
+    known = available_levels(game_name)
+    return known[0] if known else ""
+
+
+class LocalPlayCommands:
+    """``/play``, ``/again``, ``/undo``, ``/resign``, ``/leave``, ``/replay``, ``/level``,
+    ``/stats``, ``/select``, ``/hint``, ``/analyze`` and the computer's turns."""
+
+    # Provided by ``Controller``:
+    state: ShellState
+    settings: Settings
+    settings_dir: Path | None
+    t: Translator
+    match: LocalMatch | None
+    online: Any
+    selected: str | None
+    analysis_nodes: int | None
+    _thinking: bool
+    spawn: Callable[[Coroutine[Any, Any, Any]], object]
+    refresh: Callable[[], None]
+    notify: Callable[[str, str], None]
+    say: Callable[..., None]
+    usage: Callable[[str], None]
+    internal_error: Callable[[BaseException], None]
+    save_settings: Callable[[], None]
+    seat_label: Callable[[Game, int], str]
+    result_text: Callable[[Game], str]
+    score_text: Callable[[LocalMatch], str]
+    current_game: Callable[[], Game | None]
+
+    # -- after a move ------------------------------------------------------------------------
+
+    def _after_move(self) -> None:
+        match = self.match
+        if match is None:
+            return
+        if match.game.is_over():
+            self._round_over()
+        elif match.computer_to_move():
+            self._start_computer()
+
+    def _start_computer(self) -> None:
+        if self._thinking or self.match is None:
+            return
+        self._thinking = True
+        self.spawn(self._computer_turns(self.match))
+
+    async def _computer_turns(self, match: LocalMatch) -> None:
+        """Let computer seats move until a person is to move or the round ends."""
+        from p2p.ai import choose_move
+
+        try:
+            while self.match is match and match.computer_to_move():
+                seat = match.seat_to_move()
+                assert seat is not None
+                level = match.seats[seat].level or default_level(match.game_name)
+                self.state.busy = self.seat_label(match.game, seat)
+                self.refresh()
+                snapshot = match.game.copy()
+                plies = len(match.game.history())
+                move = await asyncio.to_thread(choose_move, snapshot, level, os.urandom(8))
+                if self.match is not match or len(match.game.history()) != plies:
+                    return  # the round changed while the computer was thinking
+                match.play_computer(move)
+                self.state.add(f"{self.seat_label(match.game, seat)}: {move}", "round")
+            if self.match is match:
+                if match.game.is_over():
+                    self._round_over()
+                else:
+                    self.notify(self.t.t("notify.turn"), self.t.game(match.game_name))
+        except Exception as err:  # noqa: BLE001
+            self.internal_error(err)
+        finally:
+            self._thinking = False
+            self.state.busy = ""
+            self.refresh()
+
+    def _round_over(self) -> None:
+        match = self.match
+        if match is None:
+            return
+        self.say(
+            "msg.round_over", "round", round=match.round_no,
+            result=self.result_text(match.game), score=self.score_text(match),
+        )
+        self._record_stats(match)
+
+    def _record_stats(self, match: LocalMatch) -> None:
+        """Connect Four against one computer: count won/lost/drawn per level."""
+        if match.game_name != "connect4" or len(match.human_seats()) != 1:
+            return
+        human = match.human_seats()[0]
+        level = match.seats[1 - human].level or ""
+        winners = match.game.winners()
+        outcome = "drawn" if not winners else ("won" if human in winners else "lost")
+        self.settings.record_connect4(level, outcome)
+        self.save_settings()
+
+    # -- commands ---------------------------------------------------------------------------
+
+    def cmd_play(self, args: list[str]) -> None:
+        """``/play GAME [ai|2p] [LEVEL] [key=value ...]``: start a local match."""
+        options, words = cmds.parse_options(tuple(args))
+        if not words:
+            self.usage("play")
+            return
+        name = words[0].lower()
+        aliases = {"4": "connect4", "c4": "connect4", "vier": "connect4", "3d": "cube", "chess": "chess4", "schach": "chess4"}
+        name = aliases.get(name, name)
+        if name not in GAME_NAMES:
+            self.say("msg.unknown_game", "warn", name=words[0])
+            return
+        known_levels = available_levels(name)
+        mode = "2p" if name == "connect4" else "ai"
+        level = self.settings.levels.get(name, default_level(name))
+        if level not in known_levels:
+            level = default_level(name)
+        for word in words[1:]:
+            low = word.lower()
+            if low in ("ai", "computer", "cpu", "ki"):
+                mode = "ai"
+            elif low in ("2p", "local", "lokal", "zwei", "hotseat"):
+                mode = "2p"
+            elif low in known_levels:
+                mode, level = "ai", low
+            else:
+                self.say("msg.unknown_level", "warn", level=word, levels=", ".join(known_levels))
+                return
+        try:
+            from p2p.games import create_game
+
+            players = create_game(name, options).players
+        except OptionError as err:
+            self.say("msg.bad_option", "warn", reason=err)
+            return
+        if mode == "ai" and not known_levels:
+            self.say("msg.no_computer", "warn", game=self.t.game(name))
+            return
+        if mode == "2p":
+            seats = tuple(Seat() for _ in range(players))
+        else:
+            seats = (Seat(),) + tuple(Seat(level) for _ in range(players - 1))
+        self.match = LocalMatch(name, dict(options), seats)
+        self.selected = None
+        self.settings.levels[name] = level
+        self._announce_round()
+
+    def _announce_round(self) -> None:
+        match = self.match
+        assert match is not None
+        self.say(
+            "msg.new_round", "round", round=match.round_no, game=self.t.game(match.game_name),
+            seat=self.seat_label(match.game, match.starter),
+        )
+        if match.computer_to_move():
+            self._start_computer()
+
+    def cmd_again(self, args: list[str]) -> None:
+        if self.online is not None and self.online.game() is not None:
+            self.spawn(self._guard(self.online.again()))
+            return
+        if self.match is None:
+            self.say("msg.no_game", "warn")
+            return
+        if self._thinking:
+            self.say("msg.computer_thinking", "warn")
+            return
+        self.match.another_round()
+        self._announce_round()
+
+    def cmd_undo(self, args: list[str]) -> None:
+        if self.online is not None and self.online.game() is not None:
+            self.say("msg.undo_online", "warn")
+            return
+        if self.match is None:
+            self.say("msg.no_game", "warn")
+            return
+        if self._thinking:
+            self.say("msg.computer_thinking", "warn")
+            return
+        try:
+            taken = self.match.undo()
+        except MatchError:
+            self.say("msg.undo_decided", "warn")
+            return
+        if not taken:
+            self.say("msg.nothing_to_undo", "warn")
+            return
+        self.say("msg.undo", moves=", ".join(taken))
+        if self.match.computer_to_move():
+            self._start_computer()
+
+    def cmd_resign(self, args: list[str]) -> None:
+        if self.online is not None and self.online.game() is not None:
+            self.spawn(self._guard(self.online.resign()))
+            return
+        match = self.match
+        if match is None or match.game.is_over():
+            self.say("msg.no_game", "warn")
+            return
+        seat = match.seat_to_move()
+        if seat is None or match.seats[seat].is_computer:
+            self.say("msg.not_your_turn", "warn")
+            return
+        try:
+            match.resign(seat)
+        except MoveError as err:
+            self.say("msg.bad_move", "warn", move="/resign", reason=err)
+            return
+        self._round_over()
+
+    def cmd_leave(self, args: list[str]) -> None:
+        if self.online is not None and self.online.round_active():
+            self.spawn(self._guard(self.online.leave()))
+            return
+        if self.match is None:
+            self.say("msg.no_game", "warn")
+            return
+        self.match = None
+        self.selected = None
+
+    def _finished(self) -> tuple[Any, Game] | None:
+        """The finished round to replay or analyse and what holds its replay cursor."""
+        if self.online is not None and self.online.game() is not None:
+            game = self.online.game()
+            return (self.online, game) if game.is_over() else None
+        if self.match is not None and self.match.game.is_over():
+            return self.match, self.match.game
+        return None
+
+    def cmd_replay(self, args: list[str]) -> None:
+        finished = self._finished()
+        if finished is None:
+            self.say("msg.replay_needs_end", "warn")
+            return
+        holder, game = finished
+        step = args[0].lower() if args else "next"
+        if step == "stop":
+            holder.replay_ply = None
+            self.say("msg.replay_stopped")
+            return
+        if step not in ("start", "prev", "next", "end"):
+            self.say("msg.replay_help", "warn")
+            return
+        holder.replay_ply = replay_step(holder.replay_ply, step, len(game.history()))
+
+    def cmd_level(self, args: list[str]) -> None:
+        game = self.current_game()
+        name = game.name if game is not None else "connect4"
+        known = available_levels(name)
+        current = self.settings.levels.get(name, default_level(name))
+        if not args:
+            self.say("msg.levels", game=self.t.game(name), levels=", ".join(known), level=current)
+            return
+        level = args[0].lower()
+        if level not in known:
+            self.say("msg.unknown_level", "warn", level=args[0], levels=", ".join(known))
+            return
+        self.settings.levels[name] = level
+        self.save_settings()
+        if self.match is not None and self.match.game_name == name:
+            self.match.seats = tuple(Seat(level) if s.is_computer else s for s in self.match.seats)
+        self.say("msg.level_set", game=self.t.game(name), level=level)
+
+    def cmd_stats(self, args: list[str]) -> None:
+        stats = self.settings.connect4_stats
+        if not stats:
+            self.say("msg.stats", game=self.t.game("connect4"), level="-", won=0, lost=0, drawn=0)
+        for level, entry in sorted(stats.items()):
+            self.say(
+                "msg.stats", game=self.t.game("connect4"), level=level,
+                won=entry.get("won", 0), lost=entry.get("lost", 0), drawn=entry.get("drawn", 0),
+            )
+
+    def cmd_select(self, args: list[str]) -> None:
+        if len(args) != 1:
+            self.usage("select")
+            return
+        self.selected = args[0].lower()
+
+    def cmd_hint(self, args: list[str]) -> None:
+        if self.online is not None and self.online.game() is not None:
+            self.say("msg.hint_local_only", "warn")
+            return
+        game = self.current_game()
+        if game is None or game.is_over():
+            self.say("msg.no_game", "warn")
+            return
+        self.spawn(self._hint(game.copy()))
+
+    async def _hint(self, game: Game) -> None:
+        try:
+            if game.name == "connect4":
+                try:
+                    from p2p.ai.connect4_ai import hint
+                except ImportError:
+                    hint = None
+                if hint is not None:
+                    move = await asyncio.to_thread(hint, game)
+                    text = move if isinstance(move, str) else str(getattr(move, "move", move))
+                    self.say("msg.hint", move=text)
+                    return
+            from p2p.ai import choose_move, levels
+
+            level = levels(game.name)[-1] if game.name != "chess4" else levels(game.name)[0]
+            move = await asyncio.to_thread(choose_move, game, level, b"hint")
+            self.say("msg.hint", move=move)
+        except Exception as err:  # noqa: BLE001
+            self.internal_error(err)
+        finally:
+            self.refresh()
+
+    def cmd_analyze(self, args: list[str]) -> None:
+        finished = self._finished()
+        game = None if finished is None else finished[1]
+        if game is None or game.name != "connect4" or not game.is_over():
+            self.say("msg.analysis_unavailable", "warn")
+            return
+        try:
+            from p2p.ai.connect4_ai import analyze_round
+        except ImportError:
+            self.say("msg.analysis_missing", "warn")
+            return
+        self.say("msg.analysis_running")
+        self.spawn(self._analyze(analyze_round, game.copy()))
+
+    async def _analyze(self, analyze_round: Callable[..., Any], game: Game) -> None:
+        from p2p.shell.analysis_text import describe
+
+        try:
+            options = game.options()
+            extra = {} if self.analysis_nodes is None else {"node_limit": self.analysis_nodes}
+            result = await asyncio.to_thread(
+                analyze_round, [m for m in game.history() if not m.startswith("resign:")],
+                int(options["width"]), int(options["height"]), **extra,
+            )
+            for line in describe(result, game, self.t, self.seat_label):
+                self.state.add(line, "info")
+        except Exception as err:
+            log.exception("analysis failed")
+            self.say("msg.analysis_failed", "warn", reason=err)
+        finally:
+            self.refresh()
