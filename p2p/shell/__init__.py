@@ -4,6 +4,7 @@ Modules, each with one job:
 
 * ``app`` - the Application: layout, keys, completion; reads state on every render.
 * ``controller`` - executes input lines: chat, moves, commands; no prompt_toolkit.
+* ``local_commands`` - local play: computer turns, undo, replay, hints, analysis.
 * ``commands`` - the input grammar (pure): chat, a bare move, or a slash command.
 * ``state`` - what the screen shows (chat lines, lobby), kept outside the widgets.
 * ``local`` - a local match: seats, input lock, undo, replay (pure).
