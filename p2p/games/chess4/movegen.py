@@ -301,7 +301,7 @@ class Position:
         if not self.over and not self.live >> self.turn & 1:
             self.turn = _NEXT[self.turn][self.live]
         if not self.over:
-            self._pass_turn(self.turn, self.turn, start=True)
+            self._pass_turn(self.turn, start=True)
         if self._rep is not None and not self.over:
             self._rep[self.key()] = 1
 
@@ -752,7 +752,7 @@ class Position:
         # (d) mated players are out.
         live &= ~mated
         self.live = live
-        stalemated = self._pass_turn(me, me, start=False)
+        stalemated = self._pass_turn(me, start=False)
         if kingcap or mated or stalemated:
             rec[13] = (kingcap, mated, stalemated)
         if self.over or not full:
@@ -784,7 +784,7 @@ class Position:
         plain, with_queens = rules.CHECK_BONUS[min(len(kings), 3)]
         return with_queens if queens_only else plain
 
-    def _pass_turn(self, me: int, after: int, start: bool) -> int:
+    def _pass_turn(self, after: int, start: bool) -> int:
         """(e) end test, then (f): give the turn to the next live player after ``after``
         (``start``: test ``after`` itself first); stalemated players get +20 and are out.
         Returns the mask of stalemated seats and caches the new side's legal moves."""
@@ -806,10 +806,9 @@ class Position:
             if not self.in_check(seat):
                 self.scores[seat] += rules.STALEMATE_POINTS
                 stalemated |= 1 << seat
-            elif not start:
-                # Cannot happen after a legal move (such a player was mated in (b));
-                # treated as a mate credited to the mover for robustness.
-                self.scores[me] += rules.MATE_POINTS
+            # else: in check without a legal move on its own turn.  After a move this
+            # cannot happen (step b mated such a player), only in a FEN4 setup; that
+            # player is out and nobody scores.
             self.live &= ~(1 << seat)
 
     def _end_test(self) -> bool:
@@ -926,7 +925,7 @@ class Position:
         self._stack.append(rec)
         self.live &= ~(1 << seat)
         if seat == self.turn:
-            stalemated = self._pass_turn(seat, seat, start=False)
+            stalemated = self._pass_turn(seat, start=False)
         else:
             stalemated = 0
             self._end_test()
