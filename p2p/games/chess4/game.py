@@ -411,7 +411,7 @@ class Chess4(Game):
                     cells.append("x" + PIECE_LETTERS[p & 7])
                 else:
                     cells.append(SEAT_LETTERS[p >> 3] + PIECE_LETTERS[p & 7])
-            lines.append(f"{rank + 1:>2} " + " ".join(cells).rstrip() + f"  {rank + 1}")
+            lines.append(f"{rank + 1:>2} " + " ".join(cells) + f"  {rank + 1}")
         lines.append("    " + "  ".join(FILES))
         return "\n".join(line.rstrip() for line in lines)
 
