@@ -26,6 +26,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -145,6 +146,58 @@ async def peer_moves(url: str, players: int) -> dict[str, object]:
             await peer.close()
 
 
+async def loop_stall(url: str, offload: bool, plies: int = 12) -> tuple[float, float]:
+    """Longest and p99 event-loop stall while a strong computer seat plays (cube meister).
+
+    The admin's peer computes each computer move and the guest recomputes it to check it;
+    with ``offload`` those machine steps run in a worker thread (``p2p.peer._call``).
+    """
+    import p2p.peer as peer_module
+
+    peer_module.OFFLOAD_COMPUTER_MOVES = offload
+    gaps: list[float] = []
+    stop = asyncio.Event()
+
+    async def ticker() -> None:
+        last = time.perf_counter()
+        while not stop.is_set():
+            await asyncio.sleep(0.005)
+            now = time.perf_counter()
+            gaps.append(now - last - 0.005)
+            last = now
+
+    namespace = f"stall-{os.getpid()}-{int(offload)}"
+    async with (
+        Peer(url, nick="a", namespace=namespace) as a,
+        Peer(url, nick="b", namespace=namespace) as b,
+    ):
+        while not a.lobby.peers:
+            await asyncio.sleep(0.01)
+        rnd = await a.invite([b.peer_id], "cube", computers=["meister"], start=2)
+        while b.invitation(rnd.id) is None:
+            await asyncio.sleep(0.005)
+        guest = await b.invitation(rnd.id).accept()  # type: ignore[union-attr]
+        task = asyncio.create_task(ticker())
+
+        async def play(r: Any) -> None:
+            def ready(x: Any) -> bool:
+                return x.is_my_turn or x.is_over or len(x.game.history()) >= plies
+
+            await r.wait_started(30)
+            while True:
+                await r.wait_until(ready, 60)
+                if r.is_over or len(r.game.history()) >= plies:
+                    return
+                await r.play(r.game.legal_moves()[0])
+
+        await asyncio.gather(play(rnd), play(guest))
+        stop.set()
+        await task
+        await rnd.resign()
+    peer_module.OFFLOAD_COMPUTER_MOVES = True
+    return max(gaps), p99(gaps)
+
+
 def replay_times(log: list[bytes], runs: int) -> tuple[float, float]:
     from p2p.protocol import events
 
@@ -200,6 +253,7 @@ async def main_async(args: argparse.Namespace) -> None:
                 bucket += result["latencies"]  # type: ignore[arg-type]
                 traffic[players] = result
         chain_s, replay_s = replay_times(traffic[2]["log"], 20)  # type: ignore[arg-type]
+        stalls = {offload: await loop_stall(url, offload) for offload in (False, True)}
     finally:
         if broker is not None:
             await asyncio.to_thread(broker.close)
@@ -243,6 +297,13 @@ async def main_async(args: argparse.Namespace) -> None:
         f"from parsed events {chain_s * 1000:.1f} ms, from raw log lines (parse + signatures) {replay_s * 1000:.1f} ms"
     )
     print(("- " if md else "") + line)
+    for offload, (worst, p) in stalls.items():
+        how = "in a worker thread" if offload else "on the event loop"
+        line = (
+            f"event-loop stall while a cube 'meister' computer seat plays 12 plies, machine steps {how}: "
+            f"longest {worst * 1000:.0f} ms, p99 {p * 1000:.0f} ms"
+        )
+        print(("- " if md else "") + line)
     make_s, parse_s = event_costs()
     line = (
         f"CPU per move event: sign and self-check (events.make) {make_s * 1000:.2f} ms, "

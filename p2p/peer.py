@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import os
 import time
@@ -86,6 +87,8 @@ TICK_S = 0.25
 """How often the round machines' timers run."""
 RESYNC_AFTER_S = 2.0
 """A round with events parked (an earlier one is missing) asks for a sync after this long."""
+OFFLOAD_COMPUTER_MOVES = True
+"""Run machine steps of rounds with computer seats in a worker thread (see ``Peer._call``)."""
 IDLE_SYNC_S = 15.0
 """A running round where nothing happened for this long, while it is not our turn, asks
 for a sync: a safety net for an event lost in a reconnect race (MQTT delivers only to
@@ -274,6 +277,8 @@ class Round:
         self.log_path: Path | None = None
         self.code: str | None = machine.code
         self._shadow: Game | None = None  # follows the moves to tell who made each one
+        self._lock = asyncio.Lock()  # one machine step at a time (see Peer._call)
+        self._has_computers = any(seat.is_computer for seat in machine.state.seats)
         self._genesis_cleared = False
 
     # -- queries ---------------------------------------------------------------------
@@ -979,8 +984,23 @@ class Peer:
         """Run a user action on a round's machine (``ActionError`` passes to the caller)."""
         if self._closed:
             raise ActionError("this peer is closed")
-        effects = action(rnd.machine, now_ms())
+        effects = await self._call(rnd, lambda: action(rnd.machine, now_ms()))
         await self._run_effects(rnd, effects)
+
+    async def _call(self, rnd: Round, step: Callable[[], list[Effect]]) -> list[Effect]:
+        """Run one step of a round's machine, one at a time per round.
+
+        In a round with computer seats a step may include a computer move (the admin
+        plays it, every other member recomputes it to check it), which takes up to about
+        a second at the strongest levels.  Such steps run in a worker thread so the event
+        loop -- the shell's screen, the other rounds, the MQTT keepalive -- never stalls.
+        The engines' computer players search on a copy of the position, so the round's
+        state only changes in the short moment a move is applied.
+        """
+        async with rnd._lock:
+            if OFFLOAD_COMPUTER_MOVES and rnd._has_computers:
+                return await asyncio.to_thread(step)
+            return step()
 
     async def _run_effects(
         self, rnd: Round | None, effects: list[Effect], source: str = ""
@@ -1143,7 +1163,9 @@ class Peer:
                     waiting.set_result(event)
                 return
             if rnd is not None:
-                effects = rnd.machine.receive(event, now_ms())
+                effects = await self._call(
+                    rnd, lambda: rnd.machine.receive(event, now_ms())
+                )
                 await self._run_effects(rnd, effects, source=parts[2])
             return
         if (
@@ -1152,7 +1174,9 @@ class Peer:
             and event.round in self.rounds
         ):
             rnd = self.rounds[event.round]  # e.g. a cancel copied to our inbox
-            effects = rnd.machine.receive(event, now_ms())
+            effects = await self._call(
+                rnd, lambda: rnd.machine.receive(event, now_ms())
+            )
             await self._run_effects(rnd, [e for e in effects if not _is_duplicate(e)])
             return
         await self._lobby_receive(event, topic)
@@ -1196,7 +1220,8 @@ class Peer:
                 for rnd in list(self.rounds.values()):
                     if rnd.is_over:
                         continue
-                    await self._run_effects(rnd, rnd.machine.tick(now))
+                    step = functools.partial(rnd.machine.tick, now)
+                    await self._run_effects(rnd, await self._call(rnd, step))
                     await self._maybe_resync(rnd)
                 before = {pk: _copy(info) for pk, info in self.lobby.peers.items()}
                 effects = self.lobby.tick(now)
