@@ -34,8 +34,8 @@ from p2p.games.base import Game
 LEVELS: tuple[str, ...] = ("einfach", "normal", "stark")
 
 SEARCH_LIMITS: dict[str, Limits] = {
-    "normal": Limits(depth=3, nodes=30_000, quiescence=3),
-    "stark": Limits(depth=4, nodes=60_000, quiescence=3),
+    "normal": Limits(depth=3, nodes=15_000, quiescence=3),
+    "stark": Limits(depth=4, nodes=40_000, quiescence=3),
 }
 """Counted limits of the searching levels (plies, nodes, capture plies)."""
 
