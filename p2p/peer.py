@@ -956,11 +956,57 @@ class Peer:
         self.rounds[rnd.id] = rnd
         self._by_key[machine.key] = rnd
         if self.log_dir is not None:
-            self.log_dir.mkdir(parents=True, exist_ok=True)
             rnd.log_path = self.log_dir / f"round-{rnd.id}.log"
-            with contextlib.suppress(OSError), rnd.log_path.open("ab") as handle:
-                handle.write(machine.state.genesis.raw + b"\n")
+            try:
+                self.log_dir.mkdir(parents=True, exist_ok=True)
+                if not rnd.log_path.exists():  # a resumed round keeps its file
+                    rnd.log_path.write_bytes(
+                        b"".join(e.raw + b"\n" for e in machine.log())
+                    )
+            except OSError as err:
+                log.warning("cannot write the round log %s: %s", rnd.log_path, err)
         await self._subscribe_round(machine.key)
+        return rnd
+
+    async def resume(self, path: Path | str, code: str | None = None) -> Round:
+        """Take up a round again from its log file (after a restart) and catch up.
+
+        The chain in the file is verified and replayed, then the other members are asked
+        for what happened since (``Resynced`` reports it).  ``code``: the join code of a
+        private round.  A draw still open when we stopped goes on without our reveal
+        (our nonce is gone), which only means we cannot be drawn to start.
+        """
+        from p2p.protocol.replay import LogError, replay_log
+
+        try:
+            lines = Path(path).read_bytes().split(b"\n")
+        except OSError as err:
+            raise ActionError(f"cannot read {path}: {err.strerror or err}") from None
+        try:
+            replay = replay_log(lines)
+        except LogError as err:
+            raise ActionError(f"{path}: {err}") from None
+        state = replay.state
+        if state.seat_of(self.public_key) is None:
+            raise ActionError("you hold no seat in that round")
+        if state.round_id in self.rounds:
+            return self.rounds[state.round_id]
+        if state.private and code is None:
+            raise ActionError("a private round needs its join code to resume")
+        try:
+            code = normalize_code(code) if code is not None else None
+        except TopicError as err:
+            raise ActionError(str(err)) from None
+        machine = RoundMachine.from_log(
+            self.identity, replay.chain, os.urandom(32), self.topics, code, now_ms()
+        )
+        rnd = await self._adopt(machine)
+        for event in machine.log():
+            _mover(
+                rnd, event
+            ) if event.kind == "move" else None  # the shadow catches up
+        if not rnd.is_over:
+            await rnd.request_sync()
         return rnd
 
     async def _subscribe_round(self, key: str) -> None:
@@ -1098,10 +1144,7 @@ class Peer:
             seat = _mover(rnd, event)
             text = f"ply {event.body['ply']}: {event.body['move']} (seat {seat}, signed by {self.label_of(event.pk)})"
         elif event.kind == "seal" and rnd._shadow is not None:
-            for inner in event.sealed():
-                index = st.seat_of(inner.pk)
-                with contextlib.suppress(Exception):
-                    rnd._shadow.resign(index)  # type: ignore[arg-type]
+            _follow(rnd._shadow, st, event)
         elif event.kind == "draw":
             text = (
                 f"starter seat {event.body['starter']} (seed {event.body['seed'][:12]})"
@@ -1252,26 +1295,42 @@ class Peer:
 
 
 def _mover(rnd: Round, event: Event) -> int | None:
-    """The seat that made ``event`` (a move), from a shadow engine that follows the chain."""
+    """The seat that made ``event`` (a move), from a shadow engine that follows the chain.
+
+    The shadow is built on first use from the chain before ``event`` (a round taken up
+    from a log or a sync), then follows every move and seal as it is applied.
+    """
     st = rnd.machine.state
     try:
         if rnd._shadow is None:
             if st.starter is None:
                 return None
-            rnd._shadow = game_class(st.game_name).create(
+            shadow = game_class(st.game_name).create(
                 {**st.options, "first": st.starter}
             )
-            for (
-                index
-            ) in st.resigned:  # seals before our shadow existed (rare: a late sync)
-                with contextlib.suppress(Exception):
-                    rnd._shadow.resign(index)
+            for earlier in st.chain:
+                if earlier.id == event.id:
+                    break
+                _follow(shadow, st, earlier)
+            rnd._shadow = shadow
         seat = rnd._shadow.to_move()
         rnd._shadow.push(event.body["move"])
         return seat
-    except Exception:  # noqa: BLE001 - only a label for display; the chain itself is verified
+    except Exception:  # noqa: BLE001 - only a label for display; the chain is verified
         rnd._shadow = None
         return None
+
+
+def _follow(shadow: Game, st: RoundState, event: Event) -> None:
+    """Apply a chain event's effect on the position to the shadow engine."""
+    if event.kind == "move":
+        shadow.push(event.body["move"])
+    elif event.kind == "seal":
+        for inner in event.sealed():
+            seat = st.seat_of(inner.pk)
+            if seat is not None:
+                with contextlib.suppress(Exception):
+                    shadow.resign(seat)
 
 
 _BENIGN = frozenset({"duplicate", "older than the presence we hold"})

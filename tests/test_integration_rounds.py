@@ -487,3 +487,43 @@ def test_bad_input_is_one_clear_line_and_changes_nothing(broker_url: str) -> Non
             assert rq.game.history() == ["4"]
 
     run(body())
+
+
+def test_restarted_peer_resumes_from_its_log(broker_url: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from p2p.protocol.identity import Identity
+
+    async def body() -> None:
+        me = Identity.from_seed(bytes(range(40, 72)))
+        async with Peer(broker_url, nick="stays") as stays:
+            first = Peer(broker_url, nick="restarts", identity=me, log_dir=tmp_path)
+            await first.start()
+            await meet(stays, first)
+            rs, rf = await start_round(stays, [first], "connect4", start=0)
+            await rs.play("4")
+            await rf.wait_turn(10)
+            await rf.play("5")
+            await rs.wait_turn(10)
+            path = rf.log_path
+            await first.close()  # the program ends mid-round
+            await rs.play("4")  # ... and the round goes on without it
+            async with Peer(
+                broker_url, nick="restarts", identity=me, log_dir=tmp_path
+            ) as again:
+                with pytest.raises(ActionError, match="cannot read"):
+                    await again.resume(tmp_path / "missing.log")
+                rr = await again.resume(path)
+                assert rr.id == rs.id and rr.my_seat == 1
+                assert await rr.wait_turn(10)  # synced: it is our turn again
+                assert rr.game.history() == ["4", "5", "4"]
+                await asyncio.gather(
+                    autoplay(rs, first_legal), autoplay(rr, first_legal)
+                )
+                await rr.wait_over(10)
+                await rs.wait_over(10)
+                assert_same_outcome([rs, rr])
+                lines = path.read_bytes().split(b"\n")
+                from p2p.protocol.replay import replay_log
+
+                assert replay_log(lines).state.state_hash() == rs.state_hash
+
+    run(body())
