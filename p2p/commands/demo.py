@@ -14,6 +14,7 @@ import argparse
 import asyncio
 import hashlib
 import os
+import sys
 import time
 from typing import Any
 
@@ -102,9 +103,25 @@ def run(args: argparse.Namespace) -> int:
         )
     except ConnectionError as err:
         raise UsageError(str(err)) from None
+    except (DemoFailed, TimeoutError) as err:
+        print(f"p2p demo: {err or 'timed out'}", file=sys.stderr)
+        return 1
     finally:
         if broker is not None:
             broker.close()
+
+
+class DemoFailed(Exception):
+    """The demo could not go on (a broker that loses messages, a peer that hangs)."""
+
+
+async def _until(check: Any, what: str, timeout: float = 30.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not check():
+        if loop.time() > deadline:
+            raise DemoFailed(f"timed out after {timeout:g} s waiting for {what}")
+        await asyncio.sleep(0.01)
 
 
 class _Transcript:
@@ -137,9 +154,8 @@ async def _demo(
 
     say = _Transcript(quiet)
     title = game_class(game).title
-    namespace = (
-        "demo-" + os.urandom(4).hex()
-    )  # a lobby of its own, even on a shared broker
+    # a lobby of its own, even on a shared broker
+    namespace = "demo-" + os.urandom(4).hex()
     where = f"local mosquitto at {url}" if broker is not None else url
     say(
         "demo",
@@ -181,8 +197,10 @@ async def _demo(
         for peer in peers:
             await peer.start()
             say(peer.nick, f"connected as {peer.label}")
-        while any(len(p.lobby.peers) < humans - 1 for p in peers):
-            await asyncio.sleep(0.01)
+        await _until(
+            lambda: all(len(p.lobby.peers) >= humans - 1 for p in peers),
+            "the peers to see each other in the lobby",
+        )
         say(
             "lobby",
             f"{host.nick} sees online: {', '.join(i.label for i in host.online())}",
@@ -202,8 +220,10 @@ async def _demo(
         )
         rounds = [rnd]
         for peer in peers[1:]:
-            while peer.invitation(rnd.id) is None:
-                await asyncio.sleep(0.01)
+            await _until(
+                lambda p=peer: p.invitation(rnd.id) is not None,
+                f"{peer.nick} to receive the invitation",
+            )
             rounds.append(await peer.invitation(rnd.id).accept())  # type: ignore[union-attr]
             say(peer.nick, f"accepts the invitation from {host.label}")
         for r in rounds:
