@@ -7,8 +7,10 @@ The broker is started once per test session, and only if a test asks for it.  Wi
 
 from __future__ import annotations
 
+import asyncio
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Coroutine, Iterator
+from typing import Any
 
 import pytest
 
