@@ -60,10 +60,6 @@ def broker_url(mosquitto: LocalBroker) -> str:
 
 # -- helpers for the integration tests (import them: ``from conftest import ...``) -------
 
-import asyncio
-from collections.abc import Callable, Coroutine
-from typing import Any
-
 
 def run(coro: Coroutine[Any, Any, Any], timeout: float = 60.0) -> Any:
     """Run one async test body on a fresh event loop, with an overall time limit."""
