@@ -107,6 +107,19 @@ def test_searching_levels_mate_in_one(level: str, seed: bytes) -> None:
     assert game.eliminated() == (1,)
 
 
+@pytest.mark.parametrize("seed", SEEDS[:2])
+def test_normal_captures_an_exposed_king(seed: bytes) -> None:
+    # Yellow's king stands in the line of Red's bishop (d11-e12-f13-g14): taking it is +20
+    # and puts Yellow out at once (design decision 1).
+    pieces = {**KINGS_AND_SHELTER, "d11": "rB", "d7": "bR", "e5": "rN"}
+    del pieces["f13"]
+    game = Chess4.from_fen4(fen4("R", pieces))
+    move = ai.choose_move(game, "normal", seed)
+    assert move == "d11-g14"
+    game.push(move)
+    assert game.scores()[RED] == 20 and game.eliminated() == (2,)
+
+
 def test_stark_sees_the_last_opponents_mate_threat_einfach_does_not() -> None:
     # Red's king has no escape square here.  Taking the free bishop with the rook lets
     # Green's rook reach k1 with mate after Blue's and Yellow's moves (ply 4).  Stark
