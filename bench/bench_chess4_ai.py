@@ -130,11 +130,14 @@ def main(argv: list[str] | None = None) -> int:
     for level in args.levels:
         times: list[float] = []
         nodes: list[int] = []
+        full = 0
+        limit = chess4_ai.SEARCH_LIMITS[level].depth if level in chess4_ai.SEARCH_LIMITS else 1
         for i, pos in enumerate(positions):
             t0 = time.perf_counter()
             info = chess4_ai.analyse(pos, level, f"bench-{i}".encode())
             times.append(time.perf_counter() - t0)
             nodes.append(info.nodes)
+            full += info.depth == limit and info.complete
         rows.append(
             (
                 level,
@@ -143,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
                 max(times),
                 int(statistics.median(nodes)),
                 max(nodes),
+                f"{full}/{len(times)} at {limit}",
             )
         )
         print(f"{level}: done", file=sys.stderr, flush=True)
@@ -152,11 +156,13 @@ def main(argv: list[str] | None = None) -> int:
         f"Machine: {machine()}.",
         f"Positions: {len(positions)} (every {args.every}th ply of {args.games} seeded Einfach self-play games, up to {args.plies} plies each).",
         "",
-        "| level | positions | median s/move | max s/move | median nodes | max nodes | median vs einfach |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| level | positions | median s/move | max s/move | median nodes | max nodes | full depth (plies) | median vs einfach |",
+        "|---|---:|---:|---:|---:|---:|---|---:|",
     ]
-    for level, n, med, mx, mnodes, xnodes in rows:
-        lines.append(f"| {level} | {n} | {med:.3f} | {mx:.3f} | {mnodes} | {xnodes} | {med / base:.1f}x |")
+    for level, n, med, mx, mnodes, xnodes, full_depth in rows:
+        lines.append(
+            f"| {level} | {n} | {med:.3f} | {mx:.3f} | {mnodes} | {xnodes} | {full_depth} | {med / base:.1f}x |"
+        )
     table = "\n".join(lines)
     print(table)
     if args.markdown is not None:

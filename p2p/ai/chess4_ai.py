@@ -50,7 +50,10 @@ class Analysis:
     move: str
     value: int
     depth: int
+    """Deepest iteration used (1 for Einfach)."""
     nodes: int
+    complete: bool = True
+    """False if that iteration was cut short by the node budget (see ``ParanoidSearch.run``)."""
 
 
 def _decision_digest(game: Game, level: str, seed: bytes) -> bytes:
@@ -86,7 +89,7 @@ def analyse(game: Game, level: str, seed: bytes = b"") -> Analysis:
         return _greedy(board, root, moves, draws)
     moves.sort(key=draws.__getitem__)
     result = ParanoidSearch(board, root, SEARCH_LIMITS[level]).run(moves)
-    return Analysis(board.text(result.move), result.value, result.depth, result.nodes)
+    return Analysis(board.text(result.move), result.value, result.depth, result.nodes, result.complete)
 
 
 def choose_move(game: Game, level: str, seed: bytes = b"") -> str:
