@@ -9,6 +9,9 @@ process on the same machine state:
   played and taken back, in perft mode (eliminations only) and with the full game rules
   (check bonus, draws, repetition key): the rate a search sees.
 
+Wall time and this process's CPU time are both reported: on a shared machine the CPU
+figure is the steadier one.
+
     python bench/bench_chess4_perft.py [--depth 5] [--runs 5] [--markdown docs/chess4.md]
 
 The table is printed as Markdown; ``--markdown FILE`` also replaces the block between
@@ -45,10 +48,12 @@ def _played(pos: Position, depth: int) -> int:
     return n
 
 
-def _time(fn) -> tuple[int, float]:
-    t0 = time.perf_counter()
+def _time(fn) -> tuple[int, float, float]:
+    """Nodes, wall seconds and CPU seconds of this process (the CPU figure is less
+    disturbed by other jobs on a shared machine)."""
+    t0, c0 = time.perf_counter(), time.process_time()
     nodes = fn()
-    return nodes, time.perf_counter() - t0
+    return nodes, time.perf_counter() - t0, time.process_time() - c0
 
 
 def _machine() -> str:
@@ -63,7 +68,7 @@ def _machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()} ({platform.python_implementation()})"
 
 
-def measure(depth: int, runs: int) -> list[tuple[str, int, float]]:
+def measure(depth: int, runs: int) -> list[tuple[str, int, float, float]]:
     rows = []
 
     def bulk() -> int:
@@ -83,24 +88,28 @@ def measure(depth: int, runs: int) -> list[tuple[str, int, float]]:
         (f"make/unmake to depth {depth - 1}, perft mode", walk(False)),
         (f"make/unmake to depth {depth - 1}, full rules", walk(True)),
     ):
-        times = []
+        walls, cpus = [], []
         nodes = 0
         for _ in range(runs):
-            nodes, dt = _time(fn)
-            times.append(dt)
-        rows.append((label, nodes, statistics.median(times)))
+            nodes, wall, cpu = _time(fn)
+            walls.append(wall)
+            cpus.append(cpu)
+        rows.append((label, nodes, statistics.median(walls), statistics.median(cpus)))
     return rows
 
 
-def table(rows: list[tuple[str, int, float]], runs: int) -> str:
+def table(rows: list[tuple[str, int, float, float]], runs: int) -> str:
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     lines = [
-        f"Machine: {_machine()}; median of {runs} runs.",
+        f"Machine: {_machine()}; median of {runs} runs; load average {load:.1f} at the end.",
         "",
-        "| measurement | nodes | median time | nodes/s |",
-        "|---|---:|---:|---:|",
+        "| measurement | nodes | wall time | nodes/s (wall) | CPU time | nodes/s (CPU) |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
-    for label, nodes, dt in rows:
-        lines.append(f"| {label} | {nodes:,} | {dt:.2f} s | {nodes / dt:,.0f} |")
+    for label, nodes, wall, cpu in rows:
+        lines.append(
+            f"| {label} | {nodes:,} | {wall:.2f} s | {nodes / wall:,.0f} | {cpu:.2f} s | {nodes / cpu:,.0f} |"
+        )
     return "\n".join(lines)
 
 
