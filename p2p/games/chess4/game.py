@@ -42,6 +42,7 @@ from p2p.games.chess4 import fen4 as fen4_mod
 from p2p.games.chess4 import pgn4 as pgn4_mod
 from p2p.games.chess4 import rules
 from p2p.games.chess4.board import (
+    BISHOP,
     CASTLES,
     DQUEEN,
     FILES,
@@ -56,6 +57,8 @@ from p2p.games.chess4.board import (
     PAWN_PUSH,
     PAWN_START,
     PIECE_LETTERS,
+    QUEEN,
+    ROOK,
     SEAT_LETTERS,
     SEAT_NAMES,
     SEATS,
@@ -66,11 +69,9 @@ from p2p.games.chess4.board import (
     name,
     on_board,
     sq_of,
+    square,
 )
-from p2p.games.chess4.board import (
-    square as _square,
-)
-from p2p.games.chess4.movegen import CASTLE, EP, PROMO, Position, move_text
+from p2p.games.chess4.movegen import Position, move_text
 
 OPTION_DEFAULTS: dict[str, OptionValue] = {
     "first": 0,
@@ -86,9 +87,9 @@ ENCODING_VERSION = 1
 PIECE_NAMES = {
     PAWN: "pawn",
     KNIGHT: "knight",
-    3: "bishop",
-    4: "rook",
-    5: "queen",
+    BISHOP: "bishop",
+    ROOK: "rook",
+    QUEEN: "queen",
     KING: "king",
     DQUEEN: "promoted queen",
 }
@@ -142,15 +143,9 @@ class Chess4(Game):
     name = "chess4"
     title = "Vierschach (Einzel)"
 
-    def __init__(
-        self,
-        position: Position,
-        options: dict[str, OptionValue],
-        start_fen4: str | None,
-    ) -> None:
+    def __init__(self, position: Position, options: dict[str, OptionValue]) -> None:
         self._pos = position
         self._options = options
-        self._start_fen4 = start_fen4
         self._history: list[str] = []
         self._tokens: list[str] = []  # PGN4 movetext token per history entry
 
@@ -190,7 +185,7 @@ class Chess4(Game):
         }
         if fen is not None:
             opts["fen4"] = fen
-        return cls(pos, opts, fen)
+        return cls(pos, opts)
 
     @classmethod
     def from_fen4(cls, text: str, options: Options | None = None) -> Chess4:
@@ -204,7 +199,7 @@ class Chess4(Game):
         return dict(self._options)
 
     def copy(self) -> Chess4:
-        new = Chess4(self._pos.copy(), dict(self._options), self._start_fen4)
+        new = Chess4(self._pos.copy(), dict(self._options))
         new._history = self._history[:]
         new._tokens = self._tokens[:]
         return new
@@ -295,7 +290,7 @@ class Chess4(Game):
     @staticmethod
     def _squares(text: str) -> tuple[int, int]:
         a, b = text.split("-")
-        return _square(a), _square(b)
+        return square(a), square(b)
 
     def _find(self, fr: int, to: int, letter: str | None) -> int:
         """The legal move int from ``fr`` to ``to``, or ``IllegalMove`` saying why not."""
@@ -318,7 +313,9 @@ class Chess4(Game):
             letter is not None
             and letter != "P"
             and PIECE_LETTERS.index(letter) != kind
-            and not (letter == "Q" and kind == DQUEEN or letter == "D" and kind == 5)
+            and not (
+                letter == "Q" and kind == DQUEEN or letter == "D" and kind == QUEEN
+            )
         ):
             raise IllegalMove(
                 f"there is no {PIECE_NAMES[PIECE_LETTERS.index(letter)]} on {name(fr)}"
@@ -330,9 +327,9 @@ class Chess4(Game):
                 return m
         what = f"the {PIECE_NAMES[kind]} on {name(fr)}"
         if _reachable(pos, fr, to):
-            if kind == KING and abs(to - fr) in (2, 32) and pos.in_check(me):
-                raise IllegalMove("you cannot castle out of check")
-            if kind == KING and abs(to - fr) in (2, 32):
+            if kind == KING and any((c[0], c[1]) == (fr, to) for c in CASTLES[me]):
+                if pos.in_check(me):
+                    raise IllegalMove("you cannot castle out of check")
                 raise IllegalMove(
                     "the king cannot castle through or onto an attacked square"
                 )
@@ -435,7 +432,7 @@ def _reachable(pos: Position, fr: int, to: int) -> bool:
                 return (
                     bool(pos.castling >> (2 * me + side) & 1)
                     and all(b[x] == 0 for x in between)
-                    and b[rf] == (me << 3) | 4
+                    and b[rf] == (me << 3) | ROOK
                 )
         return False
     if kind == PAWN:
@@ -467,4 +464,4 @@ def _reachable(pos: Position, fr: int, to: int) -> bool:
     return False
 
 
-__all__ = ["CASTLE", "EP", "OPTION_DEFAULTS", "PROMO", "Chess4", "next_first"]
+__all__ = ["OPTION_DEFAULTS", "Chess4", "next_first"]
