@@ -169,6 +169,12 @@ class Lobby:
 
     def receive(self, event: Event, now: int, topic: str | None = None) -> list[Effect]:
         """Handle one lobby or inbox event; never raises."""
+        try:
+            return self._receive(event, now, topic)
+        except Exception as err:  # noqa: BLE001 - a bug must not let a stranger crash a peer
+            return [dropped(event, f"internal error: {type(err).__name__}: {err}")]
+
+    def _receive(self, event: Event, now: int, topic: str | None) -> list[Effect]:
         if event.pk == self.me.public_key and event.kind in ("presence", "hello", "chat"):
             return []  # our own echo
         handler = {
@@ -238,12 +244,16 @@ class Lobby:
         if self.busy:
             decline = events.make(self.me, "decline", now, {"seat": seat}, round=event.round, prev=event.id)
             return [Publish(self.topics.round_events(state.round_id), decline), Notice("declined an invitation: busy")]
-        if len(self.invitations) >= MAX_INVITATIONS:
-            return [dropped(event, "too many open invitations")]
+        effects: list[Effect] = []
+        for rid, older in list(self.invitations.items()):
+            if older.admin == event.pk:  # one open invitation per admin: the newest
+                del self.invitations[rid]
+        if len(self.invitations) >= MAX_INVITATIONS:  # a flood evicts the oldest, not the new
+            self.invitations.pop(next(iter(self.invitations)))
         self.invitations[state.round_id] = Invitation(event, now)
         who = self.peers.get(event.pk)
         name = who.label if who else label("?", event.pk)
-        return [Notice(f"{name} invites you to {state.game_name}")]
+        return effects + [Notice(f"{name} invites you to {state.game_name}")]
 
     def _on_cancel(self, event: Event, now: int, topic: str | None) -> list[Effect]:
         invitation = self.invitations.get(event.round or "")

@@ -198,6 +198,12 @@ class RoundMachine:
 
     def receive(self, event: Event, now: int) -> list[Effect]:
         """Handle one incoming, already parsed event; never raises."""
+        try:
+            return self._receive(event, now)
+        except Exception as err:  # noqa: BLE001 - a bug must not let a stranger crash a peer
+            return [dropped(event, f"internal error: {type(err).__name__}: {err}")]
+
+    def _receive(self, event: Event, now: int) -> list[Effect]:
         if event.round != self.state.round_id:
             return [dropped(event, "event of another round")]
         if event.id in self.seen:
@@ -228,6 +234,8 @@ class RoundMachine:
                 self.seen.add(event.id)
                 return [Equivocation(there, event)]
             return [dropped(event, f"position {event.seq} is already taken")]
+        if event.prev == self.state.head.id and event.seq != len(chain):
+            return [dropped(event, f"position {event.seq} does not follow its prev")]
         if event.seq > len(chain) or event.prev != self.state.head.id:  # type: ignore[operator]
             return self._park(event)
         before = self.state.phase
@@ -279,15 +287,19 @@ class RoundMachine:
         while progress and self.pending:
             progress = False
             known = {e.id for e in self.state.chain}
+            head = self.state.head
             for eid, event in list(self.pending.items()):
-                ready = event.prev in known if event.seq is None else event.prev == self.state.head.id
+                if event.seq is None:
+                    ready = event.prev in known
+                else:
+                    ready = event.prev == head.id and event.seq == len(self.state.chain)
                 if ready:
                     del self.pending[eid]
                     if event.seq is None:
                         effects += self._receive_side(event, now)
                     else:
                         effects += self._receive_chain(event, now)
-                    progress = True
+                    progress = eid not in self.pending  # never loop on an event parked again
                     break
         return effects
 
