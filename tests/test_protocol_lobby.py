@@ -163,3 +163,30 @@ def test_plan_seats_limits() -> None:
     assert plan_seats("cube", {"players": 3}, a, [b], level="normal")[2] == {"pk": None, "level": "normal"}
     with pytest.raises(ValueError, match="one seat"):
         plan_seats("cube", {"players": 3}, a, [a, b])
+
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.data())
+def test_fuzzed_lobby_events_never_crash(data: st.DataObject) -> None:
+    alice, bob = meet()
+    values = st.one_of(st.none(), st.booleans(), st.integers(-2, 4000), st.text(max_size=6),
+                       st.sampled_from(["online", "offline", "01" * 16, "bob", "cube"]))
+    for _ in range(data.draw(st.integers(1, 8))):
+        kind = data.draw(st.sampled_from(["presence", "hello", "chat", "genesis", "cancel", "move"]))
+        who = data.draw(st.sampled_from([BOB, CAROL, MALLORY]))
+        body = {name: data.draw(values) for name in events.KINDS[kind].body}
+        shape = events.KINDS[kind].shape
+        context = {"chain": {"round": "ee" * 16, "seq": 0 if kind == "genesis" else 1,
+                             "prev": None if kind == "genesis" else "ff" * 32}}.get(shape, {})
+        try:
+            event = events.make(who, kind, data.draw(st.integers(0, 2 * T0)), body, **context)
+        except events.EventError:
+            continue
+        topic = data.draw(st.sampled_from([None, Topics().presence(who.peer_id).topic, Topics().presence(BOB.peer_id).topic]))
+        for effect in alice.receive(event, T0 + 1000, topic):
+            assert not (isinstance(effect, Dropped) and "internal error" in effect.reason)
+    assert alice.online_count >= 1 and len(alice.invitations) <= 16
