@@ -17,11 +17,12 @@ import pytest
 
 from p2p import ai
 from p2p.ai import chess4_ai
+from p2p.ai.chess4_board import SearchAdapter
 from p2p.ai.chess4_search import INFINITY, Limits, ParanoidSearch
 from p2p.games import create_game
 from p2p.games.chess4 import Chess4
-from p2p.games.chess4.board import FILES, QUEEN, RED
-from p2p.games.chess4.movegen import attacked
+from p2p.games.chess4.board import FILES, KING, QUEEN, RED
+from p2p.games.chess4.movegen import CASTLE, EP, PROMO, attacked, attackers
 
 
 def fen4(turn: str, pieces: dict[str, str]) -> str:
@@ -120,17 +121,49 @@ def test_normal_captures_an_exposed_king(seed: bytes) -> None:
     assert game.scores()[RED] == 20 and game.eliminated() == (2,)
 
 
-def test_stark_sees_the_last_opponents_mate_threat_einfach_does_not() -> None:
+@pytest.mark.parametrize("level", ["normal", "stark"])
+def test_searching_levels_see_the_last_opponents_mate_threat_einfach_does_not(level: str) -> None:
     # Red's king has no escape square here.  Taking the free bishop with the rook lets
     # Green's rook reach k1 with mate after Blue's and Yellow's moves (ply 4).  Stark
-    # searches the full round and removes the Green rook instead (Rd4xk4, pawn takes
-    # back); Einfach grabs the bishop.  Normal (three plies) does not see this quiet mate.
+    # searches the full round; Normal searches three plies and then lets the opponent on
+    # move try quiet checks against it.  Both remove the Green rook instead (Rd4xk4,
+    # pawn takes back); Einfach grabs the bishop.
     shelter = dict(KINGS_AND_SHELTER)
     del shelter["i3"]
     shelter["i2"] = "rP"
     game = Chess4.from_fen4(fen4("R", {**shelter, "e5": "rN", "d4": "rR", "d7": "bB", "k4": "gR", "l5": "gP"}))
-    assert ai.choose_move(game, "stark", b"") == "d4-k4"
+    assert ai.choose_move(game, level, b"") == "d4-k4"
     assert ai.choose_move(game, "einfach", b"") in ("d4-d7", "e5-d7")
+
+
+def test_horizon_checks_are_exactly_the_direct_quiet_checks() -> None:
+    # SearchAdapter.checks() (geometry) against the engine's own attack test, on every
+    # position of a seeded game: quiet, non-special moves after which the moved piece
+    # attacks the king.
+    game = create_game("chess4", {})
+    found = 0
+    for ply in range(120):
+        if game.is_over():
+            break
+        adapter = SearchAdapter(game)
+        pos = adapter.pos
+        for seat in range(4):
+            if seat == pos.turn or not pos.live >> seat & 1:
+                continue
+            want = set()
+            for m in pos.gen_moves():
+                fr, to = m & 511, (m >> 9) & 511
+                piece = pos.board[fr]
+                if pos.board[to] or m >> 18 & (CASTLE | EP | PROMO) or piece & 7 == KING:
+                    continue
+                after = pos.board[:]
+                after[fr], after[to] = 0, piece
+                if to in attackers(after, pos.kings[seat], 1 << pos.turn):
+                    want.add(m)
+            assert set(adapter.checks(seat)) == want
+            found += len(want)
+        game.push(ai.choose_move(game, "einfach", bytes([ply])))
+    assert found > 20
 
 
 # -- determinism -----------------------------------------------------------------------------
@@ -262,6 +295,9 @@ class TreeBoard:
     def captures(self) -> list[int]:
         return [m for m in self.moves() if self.gain(m)]
 
+    def checks(self, seat: int) -> list[int]:
+        return [m for m in self.moves() if not self.gain(m) and (m + seat) % 2]
+
     def gain(self, move: int) -> int:
         return (self._rng((*self.path, move, -1)).randrange(3) == 0) * (move + 1)
 
@@ -293,15 +329,18 @@ def brute(board: TreeBoard, root: int, depth: int, qdepth: int) -> int:
     return max(values) if side == root else min(values)
 
 
-def brute_q(board: TreeBoard, root: int, qdepth: int) -> int:
+def brute_q(board: TreeBoard, root: int, qdepth: int, first: bool = True) -> int:
     stand = board.evaluate(root)
     side = board.side()
     if side is None or qdepth <= 0:
         return stand
     values = [stand]
-    for m in board.captures():
+    moves = board.captures()
+    if first and side != root:
+        moves += board.checks(root)
+    for m in moves:
         board.make(m)
-        values.append(brute_q(board, root, qdepth - 1))
+        values.append(brute_q(board, root, qdepth - 1, False))
         board.unmake()
     return max(values) if side == root else min(values)
 

@@ -10,7 +10,32 @@ from __future__ import annotations
 
 from p2p.ai.chess4_eval import evaluate, final_value
 from p2p.games.base import Game
-from p2p.games.chess4.movegen import VALUE, Position, attacked, move_text
+from p2p.games.chess4.board import (
+    BISHOP,
+    DQUEEN,
+    KNIGHT,
+    KNIGHT_STEPS,
+    PAWN,
+    PAWN_CAPTURES,
+    QUEEN,
+    ROOK,
+    WIDTH,
+)
+from p2p.games.chess4.movegen import (
+    CASTLE,
+    EP,
+    PROMO,
+    VALUE,
+    Position,
+    attacked,
+    move_text,
+)
+
+_SPECIAL = (CASTLE | EP | PROMO) << 18
+_KNIGHT_OFFSETS = frozenset(KNIGHT_STEPS)
+_ORTHO_SLIDERS = frozenset((ROOK, QUEEN, DQUEEN))
+_DIAG_SLIDERS = frozenset((BISHOP, QUEEN, DQUEEN))
+assert WIDTH == 16  # checks() splits squares into file (low 4 bits) and row
 from p2p.games.chess4.rules import winners
 
 
@@ -45,6 +70,51 @@ class SearchAdapter:
         for m in pos.gen_moves():
             g = cp(m)
             if g and (g >= VALUE[b[m & 511] & 7] or not attacked(b, (m >> 9) & 511, others)):
+                out.append(m)
+        return out
+
+    def checks(self, seat: int) -> list[int]:
+        """Quiet moves of the side to move that put ``seat``'s king in direct check.
+
+        Used at the search horizon so that a mate the next opponent could give with a
+        quiet move (a back-rank mate, say) is not invisible.  Discovered checks are not
+        looked for."""
+        pos = self.pos
+        b = pos.board
+        king = pos.kings[seat]
+        if king < 0 or not pos.live >> seat & 1:
+            return []
+        kf, kr = king & 15, king >> 4
+        out = []
+        for m in pos.gen_moves():
+            to = (m >> 9) & 511
+            if b[to] or m & _SPECIAL:
+                continue
+            fr = m & 511
+            kind = b[fr] & 7
+            if kind == KNIGHT:
+                if king - to in _KNIGHT_OFFSETS:
+                    out.append(m)
+                continue
+            if kind == PAWN:
+                if king - to in PAWN_CAPTURES[pos.turn]:
+                    out.append(m)
+                continue
+            df, dr = kf - (to & 15), kr - (to >> 4)
+            if df == 0 or dr == 0:
+                if kind not in _ORTHO_SLIDERS:
+                    continue
+            elif abs(df) == abs(dr):
+                if kind not in _DIAG_SLIDERS:
+                    continue
+            else:
+                continue
+            step = (dr > 0) - (dr < 0)
+            step = step * 16 + (df > 0) - (df < 0)
+            sq = to + step
+            while sq != king and (b[sq] == 0 or sq == fr):
+                sq += step
+            if sq == king:
                 out.append(m)
         return out
 

@@ -43,6 +43,9 @@ class SearchBoard(Protocol[M]):
     def captures(self) -> list[M]:
         """The legal moves that capture something (quiescence search)."""
 
+    def checks(self, seat: int) -> list[M]:
+        """Quiet moves of the seat to move that check ``seat``'s king (horizon threats)."""
+
     def gain(self, move: M) -> int:
         """Points the mover scores by the capture alone (0 for a quiet move): move ordering."""
 
@@ -212,7 +215,12 @@ class ParanoidSearch(Generic[M]):
         self._history[move] = self._history.get(move, 0) + depth * depth
 
     def _quiesce(self, depth: int, alpha: int, beta: int) -> int:
-        """Captures only, with stand-pat: each seat may decline to capture."""
+        """Captures, with stand-pat: each seat may decline to capture.
+
+        At the first quiescence ply an opponent may also give the root seat a quiet
+        check: that is how a mate just beyond the horizon (a back-rank mate by the next
+        opponent) becomes visible.  It is a real legal move, so paranoid values stay sound.
+        """
         board = self.board
         stand = board.evaluate(self.root)
         side = board.side()
@@ -227,6 +235,8 @@ class ParanoidSearch(Generic[M]):
                 return alpha
             beta = min(beta, stand)
         moves = self._ordered(board.captures(), -1)
+        if side != self.root and depth == self.limits.quiescence:
+            moves += board.checks(self.root)
         for move in moves:
             self._count()
             board.make(move)
