@@ -45,7 +45,7 @@ from p2p.protocol.effects import (
 from p2p.protocol.events import Event, EventError
 from p2p.protocol.identity import Identity, peer_id, sanitize_nickname
 from p2p.protocol.round import PRE_PLAY, Phase, RoundError, RoundState
-from p2p.protocol.topics import Topics, join_proof, private_key
+from p2p.protocol.topics import Topics, code_secret, join_proof, private_key
 
 COMMIT_TIMEOUT_MS = 20_000
 """The admin closes the commit set this long after start even if some are missing."""
@@ -81,7 +81,8 @@ class RoundMachine:
         self.state = RoundState.from_genesis(genesis)
         self.topics = topics or Topics()
         self.code = code
-        self.key = private_key(code) if code else self.state.round_id
+        self._secret = code_secret(code) if code else None
+        self.key = private_key(code, self._secret) if code else self.state.round_id
         """The topic key: the round id, or the code-derived key of a private round."""
         self.nonce = nonce
         self.seen: set[str] = {genesis.id}
@@ -347,7 +348,7 @@ class RoundMachine:
             if seat is not None:
                 return "join by a key that already holds a seat"
             if self.is_admin and self.code is not None:
-                expected = join_proof(self.code, st.round_id, event.pk)
+                expected = join_proof(self.code, st.round_id, event.pk, self._secret)
                 if event.body["proof"] != expected:
                     return "join without the right code"
             return ""
@@ -567,7 +568,7 @@ class RoundMachine:
             raise ActionError("the round has already started")
         body = {
             "nick": sanitize_nickname(nick) or "?",
-            "proof": join_proof(self.code, self.state.round_id, self.me.public_key),
+            "proof": join_proof(self.code, self.state.round_id, self.me.public_key, self._secret),
         }
         return self._side_event("join", body, now, prev=self.state.genesis.id)
 
