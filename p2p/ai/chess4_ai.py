@@ -7,9 +7,10 @@ Levels, weakest first:
   noise of up to about a pawn and a half.  It grabs loose material and usually sees
   that a move leaves a piece hanging, but it never looks at an answer.
 * ``normal`` - paranoid alpha-beta (``p2p.ai.chess4_search``) three plies deep (its
-  own move and the next two opponents' replies), then capture quiescence, which with
-  the evaluation's hanging-piece term also covers the third opponent.  It takes
-  undefended pieces, does not leave its queen hanging and plays a mate in one.
+  own move and the next two opponents' replies), then quiescence: captures, plus quiet
+  checks against it by the opponent on move at the horizon.  With the evaluation's
+  hanging-piece term that also covers the third opponent's captures and direct mates.
+  It takes undefended pieces, does not leave its queen hanging and plays a mate in one.
 * ``stark`` - the same search a full round deep (four plies: every opponent answers
   once) when its node budget allows, else three plies plus whatever part of the fourth
   it finished.  Several times slower than Normal (see ``docs/chess4_ai.md``).
