@@ -80,7 +80,7 @@ def analyse(game: Game, level: str, seed: bytes = b"") -> Analysis:
         raise ValueError("the game is over")
     root = game.to_move()
     assert root is not None
-    board = SearchAdapter(game.copy())
+    board = SearchAdapter(game)  # works on its own copy of the position
     digest = _decision_digest(game, level, seed)
     moves = board.moves()
     if not moves:
