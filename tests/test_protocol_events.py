@@ -23,8 +23,13 @@ ROUND = "ab" * 16
 keys = st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True)
 texts = st.text(st.characters(blacklist_categories=("Cs",)), max_size=20)
 values = st.recursive(
-    st.none() | st.booleans() | st.integers(canonical.INT_MIN, canonical.INT_MAX) | texts,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(keys, inner, max_size=4),
+    st.none()
+    | st.booleans()
+    | st.integers(canonical.INT_MIN, canonical.INT_MAX)
+    | texts,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(keys, inner, max_size=4)
+    ),
     max_leaves=20,
 )
 
@@ -41,12 +46,16 @@ def test_canonical_round_trip(value: object) -> None:
 @given(st.dictionaries(keys, st.integers(-5, 5), min_size=2, max_size=6))
 def test_canonical_rejects_reordered_or_spaced(value: dict[str, int]) -> None:
     data = canonical.encode(value)
-    reversed_text = json.dumps(dict(reversed(list(value.items()))), separators=(",", ":"))
+    reversed_text = json.dumps(
+        dict(reversed(list(value.items()))), separators=(",", ":")
+    )
     if reversed_text.encode() != data:
         with pytest.raises(canonical.CanonicalError):
             canonical.decode(reversed_text.encode())
     with pytest.raises(canonical.CanonicalError):
-        canonical.decode(json.dumps(value, sort_keys=True).encode())  # default ", " separators
+        canonical.decode(
+            json.dumps(value, sort_keys=True).encode()
+        )  # default ", " separators
 
 
 @settings(max_examples=200, deadline=None)
@@ -131,7 +140,13 @@ def test_sanitize_nickname(raw: str, clean: str) -> None:
 
 
 def presence(who: Identity = ALICE, **body: object) -> events.Event:
-    fields = {"nick": "alice", "status": "online", "busy": False, "session": "00" * 16, "ttl": 60}
+    fields = {
+        "nick": "alice",
+        "status": "online",
+        "busy": False,
+        "session": "00" * 16,
+        "ttl": 60,
+    }
     fields.update(body)
     return events.make(who, "presence", 1000, fields)
 
@@ -140,7 +155,9 @@ def test_event_round_trip_and_id() -> None:
     event = presence()
     again = events.parse(event.raw)
     assert again == event
-    assert event.id == events.event_id({k: v for k, v in event.value().items() if k != "sig"})
+    assert event.id == events.event_id(
+        {k: v for k, v in event.value().items() if k != "sig"}
+    )
     assert len(event.raw) < 512
 
 
@@ -186,18 +203,57 @@ def test_parse_rejects_wrong_version_and_unknown_kind() -> None:
     "kind, body, context, reason",
     [
         ("presence", {"nick": "a"}, {}, "body must have"),
-        ("presence", {"nick": " a", "status": "online", "busy": False, "session": "00" * 16, "ttl": 5}, {}, "sanitized"),
+        (
+            "presence",
+            {
+                "nick": " a",
+                "status": "online",
+                "busy": False,
+                "session": "00" * 16,
+                "ttl": 5,
+            },
+            {},
+            "sanitized",
+        ),
         ("chat", {"text": "x" * 281}, {}, "at most"),
         ("chat", {"text": "bell\x07"}, {}, "control"),
         ("chat", {"text": "hi"}, {"round": ROUND, "seq": 3}, "no seq"),
-        ("move", {"ply": 0, "move": "a1", "state": "00" * 32}, {"round": ROUND, "seq": 0}, "genesis"),
-        ("move", {"ply": -1, "move": "a1", "state": "00" * 32}, {"round": ROUND, "seq": 2, "prev": "00" * 32}, "ply"),
-        ("accept", {"seat": 1}, {"round": ROUND, "seq": 1, "prev": "00" * 32}, "no seq"),
+        (
+            "move",
+            {"ply": 0, "move": "a1", "state": "00" * 32},
+            {"round": ROUND, "seq": 0},
+            "genesis",
+        ),
+        (
+            "move",
+            {"ply": -1, "move": "a1", "state": "00" * 32},
+            {"round": ROUND, "seq": 2, "prev": "00" * 32},
+            "ply",
+        ),
+        (
+            "accept",
+            {"seat": 1},
+            {"round": ROUND, "seq": 1, "prev": "00" * 32},
+            "no seq",
+        ),
         ("accept", {"seat": 1}, {"round": "AB" * 16, "prev": "00" * 32}, "hex"),
-        ("presence", {"nick": "a", "status": "online", "busy": 0, "session": "00" * 16, "ttl": 5}, {}, "true or false"),
+        (
+            "presence",
+            {
+                "nick": "a",
+                "status": "online",
+                "busy": 0,
+                "session": "00" * 16,
+                "ttl": 5,
+            },
+            {},
+            "true or false",
+        ),
     ],
 )
-def test_make_refuses_invalid_events(kind: str, body: dict, context: dict, reason: str) -> None:
+def test_make_refuses_invalid_events(
+    kind: str, body: dict, context: dict, reason: str
+) -> None:
     with pytest.raises(events.EventError, match=reason):
         events.make(ALICE, kind, 1, body, **context)
 
@@ -205,15 +261,35 @@ def test_make_refuses_invalid_events(kind: str, body: dict, context: dict, reaso
 def test_sealed_events_are_verified() -> None:
     genesis_id = "11" * 32
     accept = events.make(BOB, "accept", 5, {"seat": 1}, round=ROUND, prev=genesis_id)
-    start = events.make(ALICE, "start", 6, {"sealed": [accept.value()]}, round=ROUND, seq=1, prev=genesis_id)
+    start = events.make(
+        ALICE,
+        "start",
+        6,
+        {"sealed": [accept.value()]},
+        round=ROUND,
+        seq=1,
+        prev=genesis_id,
+    )
     assert events.parse(start.raw).sealed() == [accept]
     forged = accept.value()
     forged["body"]["seat"] = 2
     with pytest.raises(events.EventError, match="sealed event: bad signature"):
-        events.make(ALICE, "start", 6, {"sealed": [forged]}, round=ROUND, seq=1, prev=genesis_id)
-    commit = events.make(BOB, "commit", 5, {"commit": "22" * 32}, round=ROUND, prev=genesis_id)
+        events.make(
+            ALICE, "start", 6, {"sealed": [forged]}, round=ROUND, seq=1, prev=genesis_id
+        )
+    commit = events.make(
+        BOB, "commit", 5, {"commit": "22" * 32}, round=ROUND, prev=genesis_id
+    )
     with pytest.raises(events.EventError, match="cannot be sealed"):
-        events.make(ALICE, "start", 6, {"sealed": [commit.value()]}, round=ROUND, seq=1, prev=genesis_id)
+        events.make(
+            ALICE,
+            "start",
+            6,
+            {"sealed": [commit.value()]},
+            round=ROUND,
+            seq=1,
+            prev=genesis_id,
+        )
 
 
 # -- topics ------------------------------------------------------------------------------
@@ -222,7 +298,9 @@ def test_sealed_events_are_verified() -> None:
 def test_topics_layout() -> None:
     t = topics.Topics()
     assert t.root == "p2p/v1/public"
-    assert t.presence(ALICE.peer_id) == topics.Route(f"p2p/v1/public/lobby/presence/{ALICE.peer_id}", 0, True)
+    assert t.presence(ALICE.peer_id) == topics.Route(
+        f"p2p/v1/public/lobby/presence/{ALICE.peer_id}", 0, True
+    )
     assert t.parse_presence(t.presence(ALICE.peer_id).topic) == ALICE.peer_id
     assert t.parse_presence("p2p/v1/other/lobby/presence/" + ALICE.peer_id) is None
     assert t.round_events(ROUND).qos == 1 and not t.round_events(ROUND).retain
@@ -268,7 +346,13 @@ def test_keystore_rejects_corrupt_file(tmp_path) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.text(st.characters(blacklist_categories=("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")), min_size=1, max_size=280))
+@given(
+    st.text(
+        st.characters(blacklist_categories=("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")),
+        min_size=1,
+        max_size=280,
+    )
+)
 def test_chat_events_round_trip(text: str) -> None:
     event = events.make(ALICE, "chat", 5, {"text": text})
     assert events.parse(event.raw) == event

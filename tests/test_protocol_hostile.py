@@ -13,7 +13,9 @@ from p2p.protocol.loopback import Loopback
 from p2p.protocol.round import Phase, RoundState
 from p2p.protocol.round_machine import RoundMachine
 
-ALICE, BOB, CAROL, MALLORY = (Identity.from_seed(bytes([i]) * 32) for i in (11, 12, 13, 14))
+ALICE, BOB, CAROL, MALLORY = (
+    Identity.from_seed(bytes([i]) * 32) for i in (11, 12, 13, 14)
+)
 ROUND = "c0" * 16
 OTHER_ROUND = "d0" * 16
 
@@ -26,10 +28,14 @@ def seats(*people: Identity) -> list[dict]:
     return [{"pk": p.pk_hex, "level": None} for p in people]
 
 
-def started(round_id: str = ROUND, start: int | None = 0) -> tuple[Loopback, RoundMachine, RoundMachine]:
+def started(
+    round_id: str = ROUND, start: int | None = 0
+) -> tuple[Loopback, RoundMachine, RoundMachine]:
     """A connect4 round between Alice (admin, seat 0) and Bob, in play."""
     net = Loopback()
-    alice, effects = RoundMachine.open(ALICE, 0, round_id, "connect4", {}, seats(ALICE, BOB), start, nonce(1))
+    alice, effects = RoundMachine.open(
+        ALICE, 0, round_id, "connect4", {}, seats(ALICE, BOB), start, nonce(1)
+    )
     bob = RoundMachine(BOB, alice.state.genesis, nonce(2))
     net.add("alice", alice, effects)
     net.add("bob", bob, bob.accept(1))
@@ -38,7 +44,13 @@ def started(round_id: str = ROUND, start: int | None = 0) -> tuple[Loopback, Rou
     return net, alice, bob
 
 
-def signed_move(who: Identity, state: RoundState, text: str, ply: int | None = None, state_hash: str | None = None) -> events.Event:
+def signed_move(
+    who: Identity,
+    state: RoundState,
+    text: str,
+    ply: int | None = None,
+    state_hash: str | None = None,
+) -> events.Event:
     """A move event signed by ``who`` at the head of ``state``, correct unless told otherwise."""
     assert state.game is not None
     if state_hash is None:
@@ -49,7 +61,15 @@ def signed_move(who: Identity, state: RoundState, text: str, ply: int | None = N
         except ValueError:
             state_hash = "00" * 32
     body = {"ply": state.ply if ply is None else ply, "move": text, "state": state_hash}
-    return events.make(who, "move", 5, body, round=state.round_id, seq=len(state.chain), prev=state.head.id)
+    return events.make(
+        who,
+        "move",
+        5,
+        body,
+        round=state.round_id,
+        seq=len(state.chain),
+        prev=state.head.id,
+    )
 
 
 def only_dropped(effects: list, reason: str) -> None:
@@ -92,8 +112,13 @@ def test_move_by_the_wrong_seat_is_rejected() -> None:
 def test_illegal_move_and_wrong_state_hash_are_rejected() -> None:
     net, alice, bob = started()
     only_dropped(bob.receive(signed_move(ALICE, bob.state, "9"), 10), "move '9'")
-    only_dropped(bob.receive(signed_move(ALICE, bob.state, "4", ply=3), 10), "expected ply 0")
-    only_dropped(bob.receive(signed_move(ALICE, bob.state, "4", state_hash="ab" * 32), 10), "state hash")
+    only_dropped(
+        bob.receive(signed_move(ALICE, bob.state, "4", ply=3), 10), "expected ply 0"
+    )
+    only_dropped(
+        bob.receive(signed_move(ALICE, bob.state, "4", state_hash="ab" * 32), 10),
+        "state hash",
+    )
     assert bob.state.game is not None and bob.state.game.history() == []
     # a full column is illegal
     for column in "444444":
@@ -107,7 +132,7 @@ def test_illegal_move_and_wrong_state_hash_are_rejected() -> None:
 
 def test_event_replayed_from_another_round_is_rejected() -> None:
     net, alice, bob = started()
-    net2, alice2, bob2 = started(OTHER_ROUND)
+    net2, alice2, _bob2 = started(OTHER_ROUND)
     net2.post("alice", alice2.move("4", 0))
     net2.run()
     foreign = alice2.state.head
@@ -141,7 +166,9 @@ def test_duplicate_is_dropped_without_effect() -> None:
         (b'{"v":1}', "envelope"),
     ],
 )
-def test_oversize_and_malformed_payloads_are_rejected(payload: bytes, reason: str) -> None:
+def test_oversize_and_malformed_payloads_are_rejected(
+    payload: bytes, reason: str
+) -> None:
     net, alice, bob = started()
     only_dropped(bob.receive_bytes(payload, 10), reason)
     finish(net, alice, bob)
@@ -163,7 +190,9 @@ def test_equivocating_mover_is_reported_with_evidence() -> None:
 
 def test_equivocating_commitment_is_reported() -> None:
     net = Loopback()
-    alice, effects = RoundMachine.open(ALICE, 0, ROUND, "connect4", {}, seats(ALICE, BOB), None, nonce(1))
+    alice, effects = RoundMachine.open(
+        ALICE, 0, ROUND, "connect4", {}, seats(ALICE, BOB), None, nonce(1)
+    )
     bob = RoundMachine(BOB, alice.state.genesis, nonce(2))
     bob_effects = bob.accept(1)
     net.add("alice", alice, effects)
@@ -172,8 +201,17 @@ def test_equivocating_commitment_is_reported() -> None:
     for e in bob_effects:
         alice.receive(e.event, 2)
     start = alice.state.chain[1]
-    twin = events.make(BOB, "commit", 3, {"commit": "ee" * 32}, round=ROUND, prev=start.id)
-    real = events.make(BOB, "commit", 3, {"commit": draw.commitment(ROUND, BOB.public_key, nonce(2))}, round=ROUND, prev=start.id)
+    twin = events.make(
+        BOB, "commit", 3, {"commit": "ee" * 32}, round=ROUND, prev=start.id
+    )
+    real = events.make(
+        BOB,
+        "commit",
+        3,
+        {"commit": draw.commitment(ROUND, BOB.public_key, nonce(2))},
+        round=ROUND,
+        prev=start.id,
+    )
     alice.receive(real, 4)
     effects = alice.receive(twin, 5)
     assert any(isinstance(e, Equivocation) for e in effects)
@@ -181,7 +219,9 @@ def test_equivocating_commitment_is_reported() -> None:
 
 def test_admin_cannot_state_a_wrong_draw_result() -> None:
     net = Loopback(drop=lambda src, dst, e: e.kind == "draw")
-    alice, effects = RoundMachine.open(ALICE, 0, ROUND, "connect4", {}, seats(ALICE, BOB), None, nonce(1))
+    alice, effects = RoundMachine.open(
+        ALICE, 0, ROUND, "connect4", {}, seats(ALICE, BOB), None, nonce(1)
+    )
     bob = RoundMachine(BOB, alice.state.genesis, nonce(2))
     net.add("alice", alice, effects)
     net.add("bob", bob, bob.accept(1))
@@ -190,7 +230,9 @@ def test_admin_cannot_state_a_wrong_draw_result() -> None:
     assert honest.kind == "draw" and bob.phase is Phase.REVEAL
     value = honest.value()
     body = dict(value["body"], starter=1 - value["body"]["starter"])
-    forged = events.make(ALICE, "draw", 9, body, round=ROUND, seq=honest.seq, prev=honest.prev)
+    forged = events.make(
+        ALICE, "draw", 9, body, round=ROUND, seq=honest.seq, prev=honest.prev
+    )
     only_dropped(bob.receive(forged, 10), "wrong result")
     assert bob.phase is Phase.REVEAL
     assert any(isinstance(e, Applied) for e in bob.receive(honest, 11))
@@ -201,9 +243,19 @@ def test_strangers_cannot_chat_accept_or_flood_a_round() -> None:
     net, alice, bob = started()
     chat = events.make(MALLORY, "chat", 1, {"text": "buy gold"}, round=ROUND)
     only_dropped(bob.receive(chat, 10), "non-member")
-    accept = events.make(MALLORY, "accept", 1, {"seat": 1}, round=ROUND, prev=bob.state.genesis.id)
+    accept = events.make(
+        MALLORY, "accept", 1, {"seat": 1}, round=ROUND, prev=bob.state.genesis.id
+    )
     only_dropped(bob.receive(accept, 10), "after the round was formed")
-    far = events.make(MALLORY, "move", 1, {"ply": 9, "move": "1", "state": "00" * 32}, round=ROUND, seq=99, prev="11" * 32)
+    far = events.make(
+        MALLORY,
+        "move",
+        1,
+        {"ply": 9, "move": "1", "state": "00" * 32},
+        round=ROUND,
+        seq=99,
+        prev="11" * 32,
+    )
     only_dropped(bob.receive(far, 10), "non-member")
     assert not bob.pending
     resign = events.make(MALLORY, "resign", 1, {}, round=ROUND, prev=bob.state.head.id)
@@ -218,7 +270,9 @@ def test_round_chat_is_rate_limited_per_sender() -> None:
     lines = [alice.chat(f"line {i}", 1000)[0].event for i in range(7)]
     results = [bob.receive(e, 1000) for e in lines]
     shown = [r for r in results if r and isinstance(r[0], ChatLine)]
-    limited = [r for r in results if r and isinstance(r[0], Dropped) and "rate" in r[0].reason]
+    limited = [
+        r for r in results if r and isinstance(r[0], Dropped) and "rate" in r[0].reason
+    ]
     assert len(shown) == 5 and len(limited) == 2
     later = alice.chat("after a pause", 5000)[0].event
     assert isinstance(bob.receive(later, 5000)[0], ChatLine)
@@ -227,14 +281,32 @@ def test_round_chat_is_rate_limited_per_sender() -> None:
 
 def test_a_sealed_forged_resignation_is_rejected() -> None:
     net, alice, bob = started()
-    value = events.make(BOB, "resign", 1, {}, round=ROUND, prev=alice.state.head.id).value()
+    value = events.make(
+        BOB, "resign", 1, {}, round=ROUND, prev=alice.state.head.id
+    ).value()
     value["pk"] = BOB.pk_hex
     value["ts"] = 2  # tampered after signing
     with pytest.raises(events.EventError, match="sealed event: bad signature"):
-        events.make(ALICE, "seal", 3, {"sealed": [value]}, round=ROUND, seq=len(alice.state.chain), prev=alice.state.head.id)
+        events.make(
+            ALICE,
+            "seal",
+            3,
+            {"sealed": [value]},
+            round=ROUND,
+            seq=len(alice.state.chain),
+            prev=alice.state.head.id,
+        )
     # a well-signed resignation sealed by someone who does not own the position
     resign = events.make(BOB, "resign", 1, {}, round=ROUND, prev=alice.state.head.id)
-    seal = events.make(BOB, "seal", 3, {"sealed": [resign.value()]}, round=ROUND, seq=len(alice.state.chain), prev=alice.state.head.id)
+    seal = events.make(
+        BOB,
+        "seal",
+        3,
+        {"sealed": [resign.value()]},
+        round=ROUND,
+        seq=len(alice.state.chain),
+        prev=alice.state.head.id,
+    )
     only_dropped(alice.receive(seal, 5), "does not own")
     finish(net, alice, bob)
 
@@ -243,14 +315,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 _values = st.one_of(
-    st.none(), st.booleans(), st.integers(-3, 200), st.text(max_size=8),
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 200),
+    st.text(max_size=8),
     st.sampled_from(["4", "a1", "00" * 32, "11" * 16, "ab" * 32]),
 )
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
-def test_fuzzed_signed_events_never_crash_or_corrupt_a_round(data: st.DataObject) -> None:
+def test_fuzzed_signed_events_never_crash_or_corrupt_a_round(
+    data: st.DataObject,
+) -> None:
     """Random well-signed events from members and strangers: never an exception, and the
     round still ends with both members agreeing."""
     net, alice, bob = started()
@@ -265,20 +342,32 @@ def test_fuzzed_signed_events_never_crash_or_corrupt_a_round(data: st.DataObject
             body["sealed"] = []
         head = bob.state.head
         context = {
-            "chain": {"round": ROUND, "seq": data.draw(st.integers(1, len(bob.state.chain) + 1)), "prev": head.id},
-            "side": {"round": ROUND, "prev": data.draw(st.sampled_from([head.id, bob.state.genesis.id]))},
+            "chain": {
+                "round": ROUND,
+                "seq": data.draw(st.integers(1, len(bob.state.chain) + 1)),
+                "prev": head.id,
+            },
+            "side": {
+                "round": ROUND,
+                "prev": data.draw(st.sampled_from([head.id, bob.state.genesis.id])),
+            },
             "any": {"round": data.draw(st.sampled_from([None, ROUND]))},
             "lobby": {},
         }[spec.shape]
         if kind == "sync_request":
             context.pop("prev", None)
         try:
-            event = events.make(who, kind, data.draw(st.integers(0, 10**13)), body, **context)
+            event = events.make(
+                who, kind, data.draw(st.integers(0, 10**13)), body, **context
+            )
         except events.EventError:
             continue  # not even well-formed: parse would refuse it before any machine
         for machine in (alice, bob):
             effects = machine.receive(event, net.now)
-            assert all(not (isinstance(e, Dropped) and "internal error" in e.reason) for e in effects)
+            assert all(
+                not (isinstance(e, Dropped) and "internal error" in e.reason)
+                for e in effects
+            )
             net.post("alice" if machine is alice else "bob", effects)
         net.run()
     equivocations = [e for _, e in net.seen if isinstance(e, Equivocation)]

@@ -13,7 +13,9 @@ from p2p.protocol.round import Phase
 from p2p.protocol.round_machine import RoundMachine
 from p2p.protocol.topics import Topics
 
-ALICE, BOB, CAROL, MALLORY = (Identity.from_seed(bytes([i]) * 32) for i in (21, 22, 23, 24))
+ALICE, BOB, CAROL, MALLORY = (
+    Identity.from_seed(bytes([i]) * 32) for i in (21, 22, 23, 24)
+)
 T0 = 1_700_000_000_000
 
 
@@ -47,7 +49,9 @@ def test_busy_flag_and_heartbeat_and_silence() -> None:
     (p,) = publishes(bob.set_busy(True, T0 + 10))
     alice.receive(p.event, T0 + 10, p.route.topic)
     assert alice.online()[0].busy
-    assert publishes(bob.tick(T0 + 10 + HEARTBEAT_MS - 1)) == []  # set_busy announced at +10
+    assert (
+        publishes(bob.tick(T0 + 10 + HEARTBEAT_MS - 1)) == []
+    )  # set_busy announced at +10
     (beat,) = publishes(bob.tick(T0 + 10 + HEARTBEAT_MS))
     assert beat.route.retain and beat.event.body["status"] == "online"
     heard = T0 + 10 + HEARTBEAT_MS
@@ -64,7 +68,9 @@ def test_last_will_removes_the_peer_and_fakes_do_not() -> None:
     will = bob.will(T0)  # what the broker holds for Bob's connection
     topic = bob.will_route().topic
     # a fake, unsigned Will on Bob's topic does not even parse
-    fake = canonical.encode({"v": 1, "kind": "presence", "pk": BOB.pk_hex, "status": "offline"})
+    fake = canonical.encode(
+        {"v": 1, "kind": "presence", "pk": BOB.pk_hex, "status": "offline"}
+    )
     assert isinstance(alice.receive_bytes(fake, T0 + 5, topic)[0], Dropped)
     # a signed offline of Mallory's on Bob's topic is refused
     mallory = Lobby(MALLORY, "bob", session(9))
@@ -104,26 +110,39 @@ def test_lobby_chat_is_cleaned_and_rate_limited() -> None:
     (line,) = alice.receive(p.event, T0)
     assert isinstance(line, ChatLine) and line.nick == "bob"
     results = [alice.receive(bob.chat(f"x{i}", T0)[0].event, T0) for i in range(6)]
-    assert sum(isinstance(r[0], ChatLine) for r in results) == 4  # 5 per burst, 1 used above
+    assert (
+        sum(isinstance(r[0], ChatLine) for r in results) == 4
+    )  # 5 per burst, 1 used above
     assert isinstance(results[-1][0], Dropped)
     with pytest.raises(ValueError):
         bob.chat("\x07", T0)
 
 
 def test_invitation_accept_flow_and_busy_auto_decline() -> None:
-    alice, bob = meet()
+    _alice, bob = meet()
     carol = Lobby(CAROL, "carol", session(3))
-    seats = plan_seats("cube", {"players": 3}, ALICE.public_key, [BOB.public_key, CAROL.public_key])
-    admin, effects = RoundMachine.open(ALICE, T0, "ab" * 16, "cube", {"players": 3}, seats, None, bytes(32))
-    inbox = {p.route.topic: p.event for p in publishes(effects) if "/inbox/" in p.route.topic}
-    assert set(inbox) == {Topics().inbox(BOB.peer_id).topic, Topics().inbox(CAROL.peer_id).topic}
+    seats = plan_seats(
+        "cube", {"players": 3}, ALICE.public_key, [BOB.public_key, CAROL.public_key]
+    )
+    admin, effects = RoundMachine.open(
+        ALICE, T0, "ab" * 16, "cube", {"players": 3}, seats, None, bytes(32)
+    )
+    inbox = {
+        p.route.topic: p.event for p in publishes(effects) if "/inbox/" in p.route.topic
+    }
+    assert set(inbox) == {
+        Topics().inbox(BOB.peer_id).topic,
+        Topics().inbox(CAROL.peer_id).topic,
+    }
     genesis = admin.state.genesis
     notice = bob.receive(genesis, T0 + 1)
     assert "invites you to cube" in notice[0].text and genesis.round in bob.invitations
     assert isinstance(bob.receive(genesis, T0 + 2)[0], Dropped)  # duplicate copy
     carol.set_busy(True, T0)
     (decline, _) = carol.receive(genesis, T0 + 1)
-    assert decline.event.kind == "decline" and decline.route == Topics().round_events("ab" * 16)
+    assert decline.event.kind == "decline" and decline.route == Topics().round_events(
+        "ab" * 16
+    )
     # the admin gets Carol's automatic decline and cancels; Bob's pending invitation goes away
     net = Loopback()
     net.add("alice", admin)
@@ -139,28 +158,44 @@ def test_invitation_accept_flow_and_busy_auto_decline() -> None:
 
 
 def test_invitation_expires_and_strangers_cannot_cancel() -> None:
-    alice, bob = meet()
+    _alice, bob = meet()
     seats = plan_seats("connect4", {}, ALICE.public_key, [BOB.public_key])
-    admin, _ = RoundMachine.open(ALICE, T0, "cd" * 16, "connect4", {}, seats, 0, bytes(32))
+    admin, _ = RoundMachine.open(
+        ALICE, T0, "cd" * 16, "connect4", {}, seats, 0, bytes(32)
+    )
     bob.receive(admin.state.genesis, T0)
     genesis_round = admin.state.round_id
-    fake_cancel = events.make(MALLORY, "cancel", T0, {"reason": "x"}, round="cd" * 16, seq=1, prev=admin.state.genesis.id)
+    fake_cancel = events.make(
+        MALLORY,
+        "cancel",
+        T0,
+        {"reason": "x"},
+        round="cd" * 16,
+        seq=1,
+        prev=admin.state.genesis.id,
+    )
     assert isinstance(bob.receive(fake_cancel, T0 + 1)[0], Dropped) and bob.invitations
     bob.tick(T0 + 1000)
     assert genesis_round in bob.invitations
     effects = bob.tick(admin.state.expires)
-    assert any(isinstance(e, Notice) and "expired" in e.text for e in effects) and not bob.invitations
+    assert (
+        any(isinstance(e, Notice) and "expired" in e.text for e in effects)
+        and not bob.invitations
+    )
 
 
 def test_plan_seats_limits() -> None:
-    a, b, c, d = (p.public_key for p in (ALICE, BOB, CAROL, MALLORY))
+    a, b, c, _d = (p.public_key for p in (ALICE, BOB, CAROL, MALLORY))
     assert len(plan_seats("connect4", {}, a, [b])) == 2
     with pytest.raises(ValueError, match="room for 1"):
         plan_seats("connect4", {}, a, [b, c])
     assert len(plan_seats("cube", {"players": 3}, a, [b, c])) == 3
     with pytest.raises(ValueError, match="computer"):
         plan_seats("cube", {"players": 3}, a, [b])
-    assert plan_seats("cube", {"players": 3}, a, [b], level="normal")[2] == {"pk": None, "level": "normal"}
+    assert plan_seats("cube", {"players": 3}, a, [b], level="normal")[2] == {
+        "pk": None,
+        "level": "normal",
+    }
     with pytest.raises(ValueError, match="one seat"):
         plan_seats("cube", {"players": 3}, a, [a, b])
 
@@ -172,21 +207,45 @@ from hypothesis import strategies as st
 @settings(max_examples=80, deadline=None)
 @given(st.data())
 def test_fuzzed_lobby_events_never_crash(data: st.DataObject) -> None:
-    alice, bob = meet()
-    values = st.one_of(st.none(), st.booleans(), st.integers(-2, 4000), st.text(max_size=6),
-                       st.sampled_from(["online", "offline", "01" * 16, "bob", "cube"]))
+    alice, _bob = meet()
+    values = st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-2, 4000),
+        st.text(max_size=6),
+        st.sampled_from(["online", "offline", "01" * 16, "bob", "cube"]),
+    )
     for _ in range(data.draw(st.integers(1, 8))):
-        kind = data.draw(st.sampled_from(["presence", "hello", "chat", "genesis", "cancel", "move"]))
+        kind = data.draw(
+            st.sampled_from(["presence", "hello", "chat", "genesis", "cancel", "move"])
+        )
         who = data.draw(st.sampled_from([BOB, CAROL, MALLORY]))
         body = {name: data.draw(values) for name in events.KINDS[kind].body}
         shape = events.KINDS[kind].shape
-        context = {"chain": {"round": "ee" * 16, "seq": 0 if kind == "genesis" else 1,
-                             "prev": None if kind == "genesis" else "ff" * 32}}.get(shape, {})
+        context = {
+            "chain": {
+                "round": "ee" * 16,
+                "seq": 0 if kind == "genesis" else 1,
+                "prev": None if kind == "genesis" else "ff" * 32,
+            }
+        }.get(shape, {})
         try:
-            event = events.make(who, kind, data.draw(st.integers(0, 2 * T0)), body, **context)
+            event = events.make(
+                who, kind, data.draw(st.integers(0, 2 * T0)), body, **context
+            )
         except events.EventError:
             continue
-        topic = data.draw(st.sampled_from([None, Topics().presence(who.peer_id).topic, Topics().presence(BOB.peer_id).topic]))
+        topic = data.draw(
+            st.sampled_from(
+                [
+                    None,
+                    Topics().presence(who.peer_id).topic,
+                    Topics().presence(BOB.peer_id).topic,
+                ]
+            )
+        )
         for effect in alice.receive(event, T0 + 1000, topic):
-            assert not (isinstance(effect, Dropped) and "internal error" in effect.reason)
+            assert not (
+                isinstance(effect, Dropped) and "internal error" in effect.reason
+            )
     assert alice.online_count >= 1 and len(alice.invitations) <= 16

@@ -9,7 +9,7 @@ import pytest
 
 from p2p.cli import main
 from p2p.protocol import canonical, events
-from p2p.protocol.effects import Applied, Publish
+from p2p.protocol.effects import Applied
 from p2p.protocol.identity import Identity
 from p2p.protocol.loopback import Loopback
 from p2p.protocol.replay import LogError, replay_log
@@ -24,7 +24,9 @@ def played_cube(seed: int = 4) -> tuple[list[RoundMachine], Loopback]:
     rng = random.Random(seed)
     net = Loopback(pick=rng.randrange)
     seats = [{"pk": p.pk_hex, "level": None} for p in PEOPLE[:3]]
-    admin, effects = RoundMachine.open(PEOPLE[0], 0, ROUND, "cube", {"players": 3}, seats, None, bytes([1]) * 32)
+    admin, effects = RoundMachine.open(
+        PEOPLE[0], 0, ROUND, "cube", {"players": 3}, seats, None, bytes([1]) * 32
+    )
     net.add("p0", admin, effects)
     machines = [admin]
     for i in (1, 2):
@@ -45,10 +47,16 @@ def write_log(path: Path, lines: list[bytes]) -> Path:
     return path
 
 
-def test_replay_of_a_full_log_matches_every_peer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_replay_of_a_full_log_matches_every_peer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     machines, net = played_cube()
-    applied = [e.event.raw for name, e in net.seen if name == "p1" and isinstance(e, Applied)]
-    assert len(applied) == len(machines[1].log()) - 1  # genesis came with the invitation
+    applied = [
+        e.event.raw for name, e in net.seen if name == "p1" and isinstance(e, Applied)
+    ]
+    assert (
+        len(applied) == len(machines[1].log()) - 1
+    )  # genesis came with the invitation
     chain = [e.raw for e in machines[1].log()]
     # the log also holds side events and duplicates, shuffled: still fine
     extra = [p.event.raw for _, p in net.published[:10]]
@@ -64,10 +72,16 @@ def test_replay_of_a_full_log_matches_every_peer(tmp_path: Path, capsys: pytest.
     assert "drawn: seed" in out and "winners" in out
 
 
-def test_tampered_log_names_the_first_bad_event(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_tampered_log_names_the_first_bad_event(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     machines, _ = played_cube()
     chain = [e.raw for e in machines[0].log()]
-    index = next(i for i, e in enumerate(machines[0].log()) if e.kind == "move" and e.body["ply"] == 5)
+    index = next(
+        i
+        for i, e in enumerate(machines[0].log())
+        if e.kind == "move" and e.body["ply"] == 5
+    )
     value = canonical.decode(chain[index])
     value["body"]["move"] = "a1" if value["body"]["move"] != "a1" else "a2"
     tampered = chain[:index] + [canonical.encode(value)] + chain[index + 1 :]
@@ -77,10 +91,17 @@ def test_tampered_log_names_the_first_bad_event(tmp_path: Path, capsys: pytest.C
     assert f"line {index + 1}: bad signature" in err and err.count("\n") == 1
     # a validly signed but wrong move (the mover lying about the state hash) is named too
     state_before = replay_log(chain[:index]).state
-    liar = machines[[m.me.public_key for m in machines].index(machines[0].log()[index].pk)].me
+    liar = machines[
+        [m.me.public_key for m in machines].index(machines[0].log()[index].pk)
+    ].me
     forged = events.make(
-        liar, "move", 1, {"ply": 5, "move": machines[0].log()[index].body["move"], "state": "00" * 32},
-        round=ROUND, seq=index, prev=state_before.head.id,
+        liar,
+        "move",
+        1,
+        {"ply": 5, "move": machines[0].log()[index].body["move"], "state": "00" * 32},
+        round=ROUND,
+        seq=index,
+        prev=state_before.head.id,
     )
     with pytest.raises(LogError, match=f"chain event {index} .*state hash"):
         replay_log(chain[:index] + [forged.raw] + chain[index + 1 :])
@@ -98,7 +119,9 @@ def test_tampered_log_names_the_first_bad_event(tmp_path: Path, capsys: pytest.C
         (b"\n\n{}\n", "line 3"),
     ],
 )
-def test_corrupt_files_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes, reason: str) -> None:
+def test_corrupt_files_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes, reason: str
+) -> None:
     path = tmp_path / "x.log"
     path.write_bytes(content)
     assert main(["replay", str(path)]) == 2
@@ -120,8 +143,12 @@ def test_admin_leaving_chess4_passes_the_role_on() -> None:
     pytest.importorskip("p2p.ai.chess4_ai")
     rng = random.Random(2)
     net = Loopback(pick=rng.randrange)
-    seats = [{"pk": p.pk_hex, "level": None} for p in PEOPLE[:3]] + [{"pk": None, "level": "einfach"}]
-    admin, effects = RoundMachine.open(PEOPLE[0], 0, ROUND, "chess4", {}, seats, 0, bytes([1]) * 32)
+    seats = [{"pk": p.pk_hex, "level": None} for p in PEOPLE[:3]] + [
+        {"pk": None, "level": "einfach"}
+    ]
+    admin, effects = RoundMachine.open(
+        PEOPLE[0], 0, ROUND, "chess4", {}, seats, 0, bytes([1]) * 32
+    )
     net.add("p0", admin, effects)
     machines = [admin]
     for i in (1, 2):
@@ -136,7 +163,9 @@ def test_admin_leaving_chess4_passes_the_role_on() -> None:
             if machines[1].phase is not Phase.PLAY:
                 return
             name, mover = by_key[machines[1].state.owner()]  # type: ignore[index]
-            net.post(name, mover.move(rng.choice(mover.state.game.legal_moves()), net.now))
+            net.post(
+                name, mover.move(rng.choice(mover.state.game.legal_moves()), net.now)
+            )
             net.run()
 
     play(6)  # two full turns: the computer seat moved twice, played by the admin
@@ -145,7 +174,9 @@ def test_admin_leaving_chess4_passes_the_role_on() -> None:
     net.run()
     play(1)
     for m in machines:
-        assert m.state.admin == PEOPLE[1].public_key, "seat 1 is the next human after seat 0"
+        assert m.state.admin == PEOPLE[1].public_key, (
+            "seat 1 is the next human after seat 0"
+        )
         assert 0 in m.state.left
     play(9)
     heads = {m.state.head.id for m in machines}
@@ -155,11 +186,25 @@ def test_admin_leaving_chess4_passes_the_role_on() -> None:
     signers = []
     refused = 0
     for event in machines[2].state.chain[1:]:
-        if event.kind == "move" and state.game is not None and state.game.to_move() == 3:
+        if (
+            event.kind == "move"
+            and state.game is not None
+            and state.game.to_move() == 3
+        ):
             signers.append((0 in state.left, event.pk))
-            if 0 in state.left:  # the old admin's version of this computer move is refused
+            if (
+                0 in state.left
+            ):  # the old admin's version of this computer move is refused
                 body = dict(event.body)
-                old = events.make(PEOPLE[0], "move", 1, body, round=ROUND, seq=event.seq, prev=event.prev)
+                old = events.make(
+                    PEOPLE[0],
+                    "move",
+                    1,
+                    body,
+                    round=ROUND,
+                    seq=event.seq,
+                    prev=event.prev,
+                )
                 with pytest.raises(RoundError, match="does not own"):
                     state.apply(old)
                 refused += 1
@@ -167,6 +212,8 @@ def test_admin_leaving_chess4_passes_the_role_on() -> None:
     assert refused >= 1
     assert (False, PEOPLE[0].public_key) in signers
     assert (True, PEOPLE[1].public_key) in signers
-    assert all(pk == (PEOPLE[1] if after else PEOPLE[0]).public_key for after, pk in signers)
+    assert all(
+        pk == (PEOPLE[1] if after else PEOPLE[0]).public_key for after, pk in signers
+    )
     result = replay_log([e.raw for e in machines[2].log()])
     assert result.state.head.id == machines[1].state.head.id

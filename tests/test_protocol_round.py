@@ -35,7 +35,9 @@ def open_round(
     round_id: str = ROUND,
 ) -> list[RoundMachine]:
     """The admin (person 0) opens; every invited human accepts; returns machines by person."""
-    admin, effects = RoundMachine.open(PEOPLE[0], 0, round_id, game, options, seats, start, nonce(0))
+    admin, effects = RoundMachine.open(
+        PEOPLE[0], 0, round_id, game, options, seats, start, nonce(0)
+    )
     net.add("p0", admin, effects)
     machines = [admin]
     for i, seat in enumerate(seats):
@@ -105,7 +107,9 @@ def test_three_seat_cube_played_to_the_end(seed: int) -> None:
     net = Loopback(pick=rng.randrange)
     machines = open_round(net, "cube", {"players": 3}, [human(0), human(1), human(2)])
     assert_agree(machines)
-    assert machines[2].state.seed == draw.draw_seed(ROUND, [nonce(0), nonce(1), nonce(2)])
+    assert machines[2].state.seed == draw.draw_seed(
+        ROUND, [nonce(0), nonce(1), nonce(2)]
+    )
     play_out(net, machines, rng)
     assert_agree(machines)
     state = machines[0].state
@@ -153,7 +157,9 @@ def test_starter_never_a_non_revealer_for_many_rounds() -> None:
 
 def test_decline_cancels_and_expiry_cancels() -> None:
     net = Loopback()
-    admin, effects = RoundMachine.open(PEOPLE[0], 0, ROUND, "connect4", {}, [human(0), human(1)], None, nonce(0))
+    admin, effects = RoundMachine.open(
+        PEOPLE[0], 0, ROUND, "connect4", {}, [human(0), human(1)], None, nonce(0)
+    )
     bob = RoundMachine(PEOPLE[1], admin.state.genesis, nonce(1))
     net.add("p0", admin, effects)
     net.add("p1", bob, bob.decline(5))
@@ -162,7 +168,9 @@ def test_decline_cancels_and_expiry_cancels() -> None:
     assert "declined" in bob.state.end_reason
 
     net = Loopback()
-    admin, effects = RoundMachine.open(PEOPLE[0], 0, "77" * 16, "connect4", {}, [human(0), human(1)], None, nonce(0))
+    admin, effects = RoundMachine.open(
+        PEOPLE[0], 0, "77" * 16, "connect4", {}, [human(0), human(1)], None, nonce(0)
+    )
     bob = RoundMachine(PEOPLE[1], admin.state.genesis, nonce(1))
     net.add("p0", admin, effects)
     net.add("p1", bob)
@@ -176,7 +184,9 @@ def test_decline_cancels_and_expiry_cancels() -> None:
 
 
 def test_invitation_goes_to_the_invitees_inbox() -> None:
-    admin, effects = RoundMachine.open(PEOPLE[0], 0, ROUND, "connect4", {}, [human(0), human(1)], None, nonce(0))
+    _admin, effects = RoundMachine.open(
+        PEOPLE[0], 0, ROUND, "connect4", {}, [human(0), human(1)], None, nonce(0)
+    )
     topics = [e.route.topic for e in effects if isinstance(e, Publish)]
     assert Topics().inbox(PEOPLE[1].peer_id).topic in topics
     assert Topics().round_events(ROUND).topic in topics
@@ -186,10 +196,14 @@ def test_private_round_two_joins_for_the_last_seat() -> None:
     code = "K7MQ2X"
     net = Loopback()
     seats = [human(0), {"pk": None, "level": None}]
-    admin, effects = RoundMachine.open(PEOPLE[0], 0, ROUND, "connect4", {}, seats, 0, nonce(0), code=code)
+    admin, effects = RoundMachine.open(
+        PEOPLE[0], 0, ROUND, "connect4", {}, seats, 0, nonce(0), code=code
+    )
     key = private_key(code)
     routes = {e.route for e in effects if isinstance(e, Publish)}
-    assert Topics().round_genesis(key) in routes and Topics().round_events(key) in routes
+    assert (
+        Topics().round_genesis(key) in routes and Topics().round_events(key) in routes
+    )
     assert all(ROUND not in r.topic for r in routes)
     net.add("p0", admin, effects)
     first = RoundMachine(PEOPLE[1], admin.state.genesis, nonce(1), code=code)
@@ -217,8 +231,10 @@ def test_resync_after_missing_events() -> None:
 
     rng = random.Random(9)
     net = Loopback(drop=lose_to_p1)
-    machines = open_round(net, "cube", {"players": 3}, [human(0), human(1), human(2)], start=0)
-    admin, bob, carol = machines
+    machines = open_round(
+        net, "cube", {"players": 3}, [human(0), human(1), human(2)], start=0
+    )
+    admin, bob, _carol = machines
     # seat 0 and seat 1 must move while bob is offline: only seat 0 moves, then bob misses it
     offline["on"] = True
     net.post("p0", admin.move("a1", net.now))
@@ -249,18 +265,23 @@ def test_late_joiner_replays_log_in_any_order() -> None:
 def test_admin_leaving_connect4_ends_with_the_other_winning() -> None:
     net = Loopback()
     machines = open_round(net, "connect4", {}, [human(0), human(1)], start=1)
-    admin, bob = machines
+    admin, _bob = machines
     net.post("p0", admin.leave(net.now))
     net.run()
     assert_agree(machines)
     assert admin.state.phase is Phase.OVER
     assert admin.state.winners() == (1,)
-    assert admin.state.chain[-1].kind == "seal" and admin.state.chain[-1].pk == PEOPLE[1].public_key
+    assert (
+        admin.state.chain[-1].kind == "seal"
+        and admin.state.chain[-1].pk == PEOPLE[1].public_key
+    )
 
 
 def test_resignation_in_cube_ends_the_round() -> None:
     net = Loopback()
-    machines = open_round(net, "cube", {"players": 3}, [human(0), human(1), human(2)], start=0)
+    machines = open_round(
+        net, "cube", {"players": 3}, [human(0), human(1), human(2)], start=0
+    )
     net.post("p2", machines[2].resign(net.now))
     net.run()
     assert_agree(machines)
@@ -274,8 +295,12 @@ def test_computer_seat_moves_are_recomputed_by_every_peer() -> None:
     rng = random.Random(11)
     net = Loopback(pick=rng.randrange)
     seats = [human(0), {"pk": None, "level": "neuling"}]
-    admin, effects = RoundMachine.open(PEOPLE[0], 0, ROUND, "connect4", {}, seats, None, nonce(0))
-    watcher = RoundMachine(PEOPLE[3], admin.state.genesis, nonce(3))  # a spectator verifying all
+    admin, effects = RoundMachine.open(
+        PEOPLE[0], 0, ROUND, "connect4", {}, seats, None, nonce(0)
+    )
+    watcher = RoundMachine(
+        PEOPLE[3], admin.state.genesis, nonce(3)
+    )  # a spectator verifying all
     net.add("p0", admin, effects)
     net.add("w", watcher)
     net.run()
@@ -285,18 +310,31 @@ def test_computer_seat_moves_are_recomputed_by_every_peer() -> None:
         net.post("p0", admin.move(rng.choice(admin.state.game.legal_moves()), net.now))
         net.run()
     assert admin.state.head.id == watcher.state.head.id
-    computer_moves = [e for e in admin.state.chain if e.kind == "move" and e.body["ply"] % 2 != admin.state.starter]
+    computer_moves = [
+        e
+        for e in admin.state.chain
+        if e.kind == "move" and e.body["ply"] % 2 != admin.state.starter
+    ]
     assert computer_moves
     # a forged computer move (a legal but different column) is refused by the watcher
     state = RoundState.from_genesis(admin.state.genesis)
     for e in admin.state.chain[1:]:
-        if e.kind == "move" and state.game is not None and state.seats[state.game.to_move()].is_computer:
+        if (
+            e.kind == "move"
+            and state.game is not None
+            and state.seats[state.game.to_move()].is_computer
+        ):
             other = next(m for m in state.game.legal_moves() if m != e.body["move"])
             trial = state.game.copy()
             trial.push(other)
             forged = events.make(
-                PEOPLE[0], "move", 1, {"ply": state.ply, "move": other, "state": trial.state_hash()},
-                round=ROUND, seq=e.seq, prev=e.prev,
+                PEOPLE[0],
+                "move",
+                1,
+                {"ply": state.ply, "move": other, "state": trial.state_hash()},
+                round=ROUND,
+                seq=e.seq,
+                prev=e.prev,
             )
             with pytest.raises(Exception, match="computer at seat"):
                 state.apply(forged)
@@ -310,7 +348,11 @@ def test_verify_chain_names_the_first_bad_event() -> None:
     net = Loopback()
     machines = open_round(net, "connect4", {}, [human(0), human(1)], start=0)
     for column in ("4", "4", "3"):
-        mover = machines[0] if machines[0].state.owner() == PEOPLE[0].public_key else machines[1]
+        mover = (
+            machines[0]
+            if machines[0].state.owner() == PEOPLE[0].public_key
+            else machines[1]
+        )
         net.post("x", mover.move(column, net.now))
         net.run()
     log = machines[0].log()
@@ -328,7 +370,11 @@ def test_resume_from_a_saved_log_and_catch_up_by_sync() -> None:
     net = Loopback(pick=rng.randrange)
     machines = open_round(net, "connect4", {}, [human(0), human(1)], start=0)
     for _ in range(4):
-        mover = machines[0] if machines[0].state.owner() == PEOPLE[0].public_key else machines[1]
+        mover = (
+            machines[0]
+            if machines[0].state.owner() == PEOPLE[0].public_key
+            else machines[1]
+        )
         net.post("x", mover.move(rng.choice(mover.state.game.legal_moves()), net.now))
         net.run()
     saved = machines[1].log()[:3]  # bob's log file is behind (he crashed)
@@ -344,7 +390,9 @@ def test_resume_from_a_saved_log_and_catch_up_by_sync() -> None:
 
 
 def test_a_reveal_left_out_by_the_admin_is_reported_by_members_who_saw_it() -> None:
-    net = Loopback(drop=lambda src, dst, e: e.kind == "reveal" and src == "p2" and dst == "p0")
+    net = Loopback(
+        drop=lambda src, dst, e: e.kind == "reveal" and src == "p2" and dst == "p0"
+    )
     machines = open_round(net, "cube", {"players": 3}, [human(0), human(1), human(2)])
     admin = machines[0]
     net.post("p0", admin.tick(admin.phase_since + REVEAL_TIMEOUT_MS))

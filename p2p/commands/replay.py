@@ -18,7 +18,9 @@ MAX_FILE_SIZE = 64 * 1024 * 1024
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", type=Path, help="round log: one signed event per line")
-    parser.add_argument("--moves", action="store_true", help="also list every move with its seat")
+    parser.add_argument(
+        "--moves", action="store_true", help="also list every move with its seat"
+    )
 
 
 def _who(state, seat: int) -> str:  # type: ignore[no-untyped-def]
@@ -38,7 +40,9 @@ def run(args: argparse.Namespace) -> int:
     path: Path = args.file
     try:
         if path.stat().st_size > MAX_FILE_SIZE:
-            raise UsageError(f"{path}: larger than {MAX_FILE_SIZE // (1024 * 1024)} MiB")
+            raise UsageError(
+                f"{path}: larger than {MAX_FILE_SIZE // (1024 * 1024)} MiB"
+            )
         lines = path.read_bytes().split(b"\n")
     except OSError as err:
         raise UsageError(f"cannot read {path}: {err.strerror or err}") from None
@@ -49,24 +53,32 @@ def run(args: argparse.Namespace) -> int:
     state = result.state
     game = state.game
     print(f"round {state.round_id}  game {state.game_name}  options {state.options}")
-    print(f"verified {len(result.chain)} chain events ({result.ignored} other events ignored)")
+    print(
+        f"verified {len(result.chain)} chain events ({result.ignored} other events ignored)"
+    )
     for seat in state.seats:
         names = game.seat_names() if game is not None else ()
-        seat_name = names[seat.index] if seat.index < len(names) else f"seat {seat.index}"
+        seat_name = (
+            names[seat.index] if seat.index < len(names) else f"seat {seat.index}"
+        )
         flags = " (admin at the start)" if seat.pk == state.genesis.pk else ""
         flags += " (resigned)" if seat.index in state.resigned else ""
         flags += " (left)" if seat.index in state.left else ""
         print(f"  seat {seat.index} {seat_name}: {_who(state, seat.index)}{flags}")
     if state.starter is not None:
         if state.start_seat is None:
-            print(f"starting seat {state.starter}, drawn: seed {state.seed.hex() if state.seed else '?'}"
-                  f" from the reveals of seats {sorted(state.revealed)}")
+            print(
+                f"starting seat {state.starter}, drawn: seed {state.seed.hex() if state.seed else '?'}"
+                f" from the reveals of seats {sorted(state.revealed)}"
+            )
         else:
             print(f"starting seat {state.starter}, named by the admin")
     if args.moves:
         for event in state.chain:
             if event.kind == "move":
-                print(f"  ply {event.body['ply']}: {event.body['move']}  by {event.pk.hex()[:8]}")
+                print(
+                    f"  ply {event.body['ply']}: {event.body['move']}  by {event.pk.hex()[:8]}"
+                )
     if game is not None:
         print(game.render())
         print(f"scores {list(game.scores())}")

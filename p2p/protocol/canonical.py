@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Union
+from typing import TypeAlias
 
-Value = Union[None, bool, int, str, list["Value"], dict[str, "Value"]]
+Value: TypeAlias = "None | bool | int | str | list[Value] | dict[str, Value]"
 
 MAX_DEPTH = 16
 """Deepest nesting of lists and objects (an event envelope with sealed events needs 6)."""

@@ -32,7 +32,7 @@ def clean_line(text: str) -> str:
 class TokenBucket:
     """``BURST`` tokens, one more every ``REFILL_MS`` of the caller's clock."""
 
-    __slots__ = ("tokens", "stamp")
+    __slots__ = ("stamp", "tokens")
 
     def __init__(self) -> None:
         self.tokens = BURST * REFILL_MS  # in millisecond-tokens: integers only

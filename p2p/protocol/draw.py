@@ -36,7 +36,9 @@ def commitment(round_id: str, public_key: bytes, nonce: bytes) -> str:
     """The hex commitment of ``nonce`` by ``public_key`` in round ``round_id``."""
     if len(nonce) != NONCE_SIZE:
         raise ValueError(f"a draw nonce has {NONCE_SIZE} bytes")
-    return hashlib.sha256(COMMIT_TAG + bytes.fromhex(round_id) + public_key + nonce).hexdigest()
+    return hashlib.sha256(
+        COMMIT_TAG + bytes.fromhex(round_id) + public_key + nonce
+    ).hexdigest()
 
 
 def draw_seed(round_id: str, nonces_in_seat_order: list[bytes]) -> bytes:

@@ -61,7 +61,11 @@ Check = Callable[[Any], None]
 
 def _hex(nbytes: int) -> Check:
     def check(value: Any) -> None:
-        if not isinstance(value, str) or len(value) != 2 * nbytes or not _HEX.match(value):
+        if (
+            not isinstance(value, str)
+            or len(value) != 2 * nbytes
+            or not _HEX.match(value)
+        ):
             raise EventError(f"expected {2 * nbytes} lowercase hex characters")
 
     return check
@@ -69,7 +73,11 @@ def _hex(nbytes: int) -> Check:
 
 def _int(lo: int, hi: int) -> Check:
     def check(value: Any) -> None:
-        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int)
+            or not lo <= value <= hi
+        ):
             raise EventError(f"expected a whole number from {lo} to {hi}")
 
     return check
@@ -125,7 +133,11 @@ def _options(value: Any) -> None:
     if not isinstance(value, dict) or len(value) > 16:
         raise EventError("options must be an object of at most 16 entries")
     for item in value.values():
-        if not isinstance(item, (bool, int, str)) or isinstance(item, str) and len(item) > 32:
+        if (
+            not isinstance(item, (bool, int, str))
+            or isinstance(item, str)
+            and len(item) > 32
+        ):
             raise EventError("option values must be numbers, booleans or short text")
 
 
@@ -193,7 +205,10 @@ KINDS: dict[str, Kind] = {
         "chain",
         {"sealed": _sealed(("reveal",)), "seed": _hex(32), "starter": _int(0, 3)},
     ),
-    "move": Kind("chain", {"ply": _int(0, 100_000), "move": _text(MAX_MOVE_TEXT), "state": _hex(32)}),
+    "move": Kind(
+        "chain",
+        {"ply": _int(0, 100_000), "move": _text(MAX_MOVE_TEXT), "state": _hex(32)},
+    ),
     "seal": Kind("chain", {"sealed": _sealed(("resign", "leave"))}),
     "cancel": Kind("chain", {"reason": _line(80)}),
     # round side events
@@ -304,7 +319,9 @@ def _check_envelope(value: Any) -> None:
             _hex(32)(prev)
     body = value["body"]
     if not isinstance(body, dict) or set(body) != set(spec.body):
-        raise EventError(f"{kind} body must have exactly: {', '.join(sorted(spec.body)) or 'nothing'}")
+        raise EventError(
+            f"{kind} body must have exactly: {', '.join(sorted(spec.body)) or 'nothing'}"
+        )
     for name, check in spec.body.items():
         try:
             check(body[name])

@@ -87,7 +87,9 @@ class Invitation:
 class Lobby:
     """Our presence, everybody else's, lobby chat and pending invitations."""
 
-    def __init__(self, me: Identity, nick: str, session: bytes, topics: Topics | None = None) -> None:
+    def __init__(
+        self, me: Identity, nick: str, session: bytes, topics: Topics | None = None
+    ) -> None:
         if len(session) != 16:
             raise ValueError("a session id has 16 bytes")
         self.me = me
@@ -105,7 +107,13 @@ class Lobby:
     # -- our own presence ---------------------------------------------------------------
 
     def _presence(self, status: str, now: int) -> Event:
-        body = {"nick": self.nick, "status": status, "busy": self.busy, "session": self.session, "ttl": PRESENCE_TTL_S}
+        body = {
+            "nick": self.nick,
+            "status": status,
+            "busy": self.busy,
+            "session": self.session,
+            "ttl": PRESENCE_TTL_S,
+        }
         return events.make(self.me, "presence", now, body)
 
     def will_route(self) -> Route:
@@ -128,7 +136,10 @@ class Lobby:
         """After (re)connecting: announce ourselves and ask everyone to announce."""
         self._last_presence = now
         hello = events.make(self.me, "hello", now, {"nick": self.nick})
-        return [Publish(self.will_route(), self._presence("online", now)), Publish(self.topics.hello(), hello)]
+        return [
+            Publish(self.will_route(), self._presence("online", now)),
+            Publish(self.topics.hello(), hello),
+        ]
 
     def disconnect(self, now: int) -> list[Effect]:
         """Leaving on purpose: say so (the retained presence is replaced by ``offline``)."""
@@ -145,7 +156,12 @@ class Lobby:
         line = clean_line(text)
         if not line:
             raise ValueError("an empty chat line")
-        return [Publish(self.topics.lobby_chat(), events.make(self.me, "chat", now, {"text": line}))]
+        return [
+            Publish(
+                self.topics.lobby_chat(),
+                events.make(self.me, "chat", now, {"text": line}),
+            )
+        ]
 
     # -- the others ------------------------------------------------------------------
 
@@ -158,7 +174,9 @@ class Lobby:
         """How many are online, us included."""
         return len(self.peers) + 1
 
-    def receive_bytes(self, payload: bytes, now: int, topic: str | None = None) -> list[Effect]:
+    def receive_bytes(
+        self, payload: bytes, now: int, topic: str | None = None
+    ) -> list[Effect]:
         if not payload:
             return []  # a deleted retained message: presence is only a hint
         try:
@@ -175,7 +193,11 @@ class Lobby:
             return [dropped(event, f"internal error: {type(err).__name__}: {err}")]
 
     def _receive(self, event: Event, now: int, topic: str | None) -> list[Effect]:
-        if event.pk == self.me.public_key and event.kind in ("presence", "hello", "chat"):
+        if event.pk == self.me.public_key and event.kind in (
+            "presence",
+            "hello",
+            "chat",
+        ):
             return []  # our own echo
         handler = {
             "presence": self._on_presence,
@@ -195,7 +217,9 @@ class Lobby:
         if event.ts > now + MAX_SKEW_MS:
             return [dropped(event, "presence from the future")]
         known = self.peers.get(event.pk)
-        if body["status"] == "offline":  # a Will is signed at connect time: session, not ts, binds it
+        if (
+            body["status"] == "offline"
+        ):  # a Will is signed at connect time: session, not ts, binds it
             if known is None:
                 return []  # a Will of someone we never saw online: nothing to remove
             if known.session != body["session"]:
@@ -209,14 +233,23 @@ class Lobby:
         if known is None:
             if len(self.peers) >= MAX_PEERS:
                 return [dropped(event, "lobby full")]
-            self.peers[event.pk] = PeerInfo(event.pk, body["nick"], body["busy"], body["session"], event.ts, now)
+            self.peers[event.pk] = PeerInfo(
+                event.pk, body["nick"], body["busy"], body["session"], event.ts, now
+            )
             return [Notice(f"{self.peers[event.pk].label} is online")]
-        known.nick, known.busy, known.session = body["nick"], body["busy"], body["session"]
+        known.nick, known.busy, known.session = (
+            body["nick"],
+            body["busy"],
+            body["session"],
+        )
         known.ts, known.last_heard = event.ts, now
         return []
 
     def _on_hello(self, event: Event, now: int, topic: str | None) -> list[Effect]:
-        if self._last_hello_answer is not None and now - self._last_hello_answer < HELLO_ANSWER_MS:
+        if (
+            self._last_hello_answer is not None
+            and now - self._last_hello_answer < HELLO_ANSWER_MS
+        ):
             return []
         self._last_hello_answer = now
         self._last_presence = now
@@ -242,13 +275,25 @@ class Lobby:
         if event.round in self.invitations:
             return [dropped(event, "duplicate")]
         if self.busy:
-            decline = events.make(self.me, "decline", now, {"seat": seat}, round=event.round, prev=event.id)
-            return [Publish(self.topics.round_events(state.round_id), decline), Notice("declined an invitation: busy")]
+            decline = events.make(
+                self.me,
+                "decline",
+                now,
+                {"seat": seat},
+                round=event.round,
+                prev=event.id,
+            )
+            return [
+                Publish(self.topics.round_events(state.round_id), decline),
+                Notice("declined an invitation: busy"),
+            ]
         effects: list[Effect] = []
         for rid, older in list(self.invitations.items()):
             if older.admin == event.pk:  # one open invitation per admin: the newest
                 del self.invitations[rid]
-        if len(self.invitations) >= MAX_INVITATIONS:  # a flood evicts the oldest, not the new
+        if (
+            len(self.invitations) >= MAX_INVITATIONS
+        ):  # a flood evicts the oldest, not the new
             self.invitations.pop(next(iter(self.invitations)))
         self.invitations[state.round_id] = Invitation(event, now)
         who = self.peers.get(event.pk)
@@ -257,7 +302,12 @@ class Lobby:
 
     def _on_cancel(self, event: Event, now: int, topic: str | None) -> list[Effect]:
         invitation = self.invitations.get(event.round or "")
-        if invitation is None or event.pk != invitation.admin or event.seq != 1 or event.prev != invitation.genesis.id:
+        if (
+            invitation is None
+            or event.pk != invitation.admin
+            or event.seq != 1
+            or event.prev != invitation.genesis.id
+        ):
             return [dropped(event, "cancel of no invitation of ours")]
         del self.invitations[invitation.round_id]
         return [Notice(f"the invitation was cancelled: {event.body['reason']}")]
@@ -269,7 +319,14 @@ class Lobby:
             raise ValueError("no such invitation")
         state = RoundState.from_genesis(invitation.genesis)
         seat = state.seat_of(self.me.public_key)
-        decline = events.make(self.me, "decline", now, {"seat": seat}, round=round_id, prev=invitation.genesis.id)
+        decline = events.make(
+            self.me,
+            "decline",
+            now,
+            {"seat": seat},
+            round=round_id,
+            prev=invitation.genesis.id,
+        )
         return [Publish(self.topics.round_events(round_id), decline)]
 
     def take_invitation(self, round_id: str) -> Invitation:
@@ -284,7 +341,10 @@ class Lobby:
     def tick(self, now: int) -> list[Effect]:
         """Heartbeat, drop silent peers, expire invitations."""
         effects: list[Effect] = []
-        if self._last_presence is not None and now - self._last_presence >= HEARTBEAT_MS:
+        if (
+            self._last_presence is not None
+            and now - self._last_presence >= HEARTBEAT_MS
+        ):
             self._last_presence = now
             effects.append(Publish(self.will_route(), self._presence("online", now)))
         for pk, info in list(self.peers.items()):
@@ -299,7 +359,11 @@ class Lobby:
 
 
 def plan_seats(
-    game: str, options: dict, admin: bytes, invitees: list[bytes], level: str | None = None
+    game: str,
+    options: dict,
+    admin: bytes,
+    invitees: list[bytes],
+    level: str | None = None,
 ) -> list[dict]:
     """Seats for a new round: the admin first, then the invitees, computers fill the rest.
 

@@ -38,7 +38,9 @@ class Loopback:
         self.drop = drop
         self.now = 0
 
-    def add(self, name: str, machine: Receiver, effects: list[Effect] | None = None) -> None:
+    def add(
+        self, name: str, machine: Receiver, effects: list[Effect] | None = None
+    ) -> None:
         self.machines[name] = machine
         if effects:
             self.post(name, effects)
@@ -64,10 +66,16 @@ class Loopback:
                 self.now += 1
                 count += 1
                 if count > max_deliveries:
-                    raise RuntimeError("the machines keep talking: delivery limit reached")
+                    raise RuntimeError(
+                        "the machines keep talking: delivery limit reached"
+                    )
                 self.post(name, machine.receive(publish.event, self.now))
         return count
 
     def effects_of(self, kind: type, name: str | None = None) -> list[Effect]:
         """Recorded effects of one type, optionally of one machine."""
-        return [e for n, e in self.seen if isinstance(e, kind) and (name is None or n == name)]
+        return [
+            e
+            for n, e in self.seen
+            if isinstance(e, kind) and (name is None or n == name)
+        ]

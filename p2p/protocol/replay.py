@@ -54,11 +54,15 @@ def parse_log(lines: Iterable[bytes]) -> tuple[list[Event], int]:
         except EventError as err:
             raise LogError(f"line {number}: {err}") from None
         if event.round is None:
-            raise LogError(f"line {number}: a {event.kind} event does not belong in a round log")
+            raise LogError(
+                f"line {number}: a {event.kind} event does not belong in a round log"
+            )
         if round_id is None:
             round_id = event.round
         elif event.round != round_id:
-            raise LogError(f"line {number}: event of another round ({event.round[:12]})")
+            raise LogError(
+                f"line {number}: event of another round ({event.round[:12]})"
+            )
         if event.seq is None:
             ignored += 1
             continue

@@ -26,8 +26,8 @@ admin before play; in play the human at the seat to move, or the admin for a com
 seat.  Everything members may send at any time (accept, commit, reveal, resign, leave) is
 a *side event* that enters the chain only when the owner seals it, so the owner's signed
 event is the tie-breaker (two joins for the last open seat: the admin's ``start`` lists the
-winner; start and leave at once: a leave not sealed in ``start`` is sealed later, in play,
-as a resignation).  A second, different event by the owner at a filled position is
+winner; start and leave at once: the admin cancels if it sees the leave before play, else
+the leave is sealed in play as a resignation).  A second, different event by the owner at a filled position is
 equivocation (detected by ``round_machine``).
 
 In play, ``resign`` and ``leave`` both give up the seat: the engine's ``resign`` ends the
@@ -116,7 +116,9 @@ class RoundState:
             raise RoundError(str(err.args[0])) from None
         options = dict(body["options"])
         if "first" in options:
-            raise RoundError("the starting seat is chosen by 'start', not by the 'first' option")
+            raise RoundError(
+                "the starting seat is chosen by 'start', not by the 'first' option"
+            )
         try:
             probe = engine.create(options)
         except OptionError as err:
@@ -125,7 +127,9 @@ class RoundState:
             raise RoundError(f"game {body['game']} has no 'first' option")
         raw_seats = body["seats"]
         if len(raw_seats) != probe.players:
-            raise RoundError(f"{body['game']} with these options needs {probe.players} seats")
+            raise RoundError(
+                f"{body['game']} with these options needs {probe.players} seats"
+            )
         seats = [
             Seat(i, None if s["pk"] is None else bytes.fromhex(s["pk"]), s["level"])
             for i, s in enumerate(raw_seats)
@@ -137,10 +141,14 @@ class RoundState:
 
                 known = levels(body["game"])
             except (ImportError, KeyError):
-                raise RoundError(f"there is no computer player for {body['game']}") from None
+                raise RoundError(
+                    f"there is no computer player for {body['game']}"
+                ) from None
             unknown = sorted(computer_levels - set(known))
             if unknown:
-                raise RoundError(f"unknown computer level {unknown[0]!r} (known: {', '.join(known)})")
+                raise RoundError(
+                    f"unknown computer level {unknown[0]!r} (known: {', '.join(known)})"
+                )
         keys = [s.pk for s in seats if s.pk is not None]
         if len(set(keys)) != len(keys):
             raise RoundError("a public key holds two seats")
@@ -204,7 +212,11 @@ class RoundState:
         n = len(self.seats)
         for step in range(1, n):
             seat = self.seats[(start + step) % n]
-            if not seat.is_computer and seat.pk is not None and seat.index not in self.left:
+            if (
+                not seat.is_computer
+                and seat.pk is not None
+                and seat.index not in self.left
+            ):
                 return seat.pk
         return None
 
@@ -241,14 +253,18 @@ class RoundState:
         if owner is None:
             raise RoundError(f"the round is {self.phase.value}")
         if event.pk != owner:
-            raise RoundError(f"{event.kind} by a key that does not own position {event.seq}")
+            raise RoundError(
+                f"{event.kind} by a key that does not own position {event.seq}"
+            )
         handler = getattr(self, f"_apply_{event.kind}", None)
         if handler is None:
             raise RoundError(f"{event.kind} is not a chain event")
         handler(event)  # each handler validates fully before it changes anything
         self.chain.append(event)
 
-    def _sealed_side(self, event: Event, prev: str, kind_names: tuple[str, ...]) -> list[Event]:
+    def _sealed_side(
+        self, event: Event, prev: str, kind_names: tuple[str, ...]
+    ) -> list[Event]:
         sealed = event.sealed()
         for inner in sealed:
             if inner.kind not in kind_names:
@@ -275,7 +291,9 @@ class RoundState:
             if inner.kind == "accept":
                 seat = inner.body["seat"]
                 if seat >= len(seats) or seats[seat].pk != inner.pk:
-                    raise RoundError(f"accept for seat {seat} by a key not invited to it")
+                    raise RoundError(
+                        f"accept for seat {seat} by a key not invited to it"
+                    )
                 accepted.add(seat)
             else:  # join
                 if any(s.pk == inner.pk for s in seats):
@@ -321,22 +339,30 @@ class RoundState:
                 raise RoundError("reveal by a member without commitment")
             nonce = bytes.fromhex(inner.body["nonce"])
             if draw.commitment(self.round_id, inner.pk, nonce) != self.commits[seat]:
-                raise RoundError(f"the reveal of seat {seat} does not match its commitment")
+                raise RoundError(
+                    f"the reveal of seat {seat} does not match its commitment"
+                )
             revealed[seat] = nonce
         if self.seat_of(self.admin) not in revealed:
             raise RoundError("the admin's own reveal is missing")
         seed = draw.draw_seed(self.round_id, [revealed[s] for s in sorted(revealed)])
-        eligible = sorted(set(revealed) | {s.index for s in self.seats if s.is_computer})
+        eligible = sorted(
+            set(revealed) | {s.index for s in self.seats if s.is_computer}
+        )
         starter = draw.starter(seed, eligible)
         if event.body["seed"] != seed.hex() or event.body["starter"] != starter:
-            raise RoundError(f"the draw states a wrong result (seed {seed.hex()[:12]}, starter {starter})")
+            raise RoundError(
+                f"the draw states a wrong result (seed {seed.hex()[:12]}, starter {starter})"
+            )
         self.revealed = revealed
         self._begin_play(seed, starter)
 
     def _begin_play(self, seed: bytes, starter: int) -> None:
         self.seed = seed
         self.starter = starter
-        self.game = game_class(self.game_name).create({**self.options, "first": starter})
+        self.game = game_class(self.game_name).create(
+            {**self.options, "first": starter}
+        )
         self.phase = Phase.PLAY
 
     def computer_move(self) -> str:
@@ -346,7 +372,9 @@ class RoundState:
         assert self.game is not None and self.seed is not None
         seat = self.game.to_move()
         assert seat is not None and self.seats[seat].level is not None
-        return choose_move(self.game, self.seats[seat].level, draw.ply_seed(self.seed, self.ply))
+        return choose_move(
+            self.game, self.seats[seat].level, draw.ply_seed(self.seed, self.ply)
+        )
 
     def _apply_move(self, event: Event) -> None:
         if self.phase is not Phase.PLAY or self.game is None:
@@ -365,7 +393,9 @@ class RoundState:
         if self.seats[seat].is_computer:
             expected = self.computer_move()
             if text != expected:
-                raise RoundError(f"the computer at seat {seat} plays {expected}, not {text}")
+                raise RoundError(
+                    f"the computer at seat {seat} plays {expected}, not {text}"
+                )
         try:
             self.game.push(text)
         except MoveError as err:
@@ -390,12 +420,16 @@ class RoundState:
             if inner.kind not in ("resign", "leave") or inner.round != self.round_id:
                 raise RoundError(f"cannot seal {inner.kind} here")
             if inner.prev not in known:
-                raise RoundError(f"sealed {inner.kind} answers an event not in this round")
+                raise RoundError(
+                    f"sealed {inner.kind} answers an event not in this round"
+                )
             seat = self.seat_of(inner.pk)
             if seat is None or seat in seats:
                 raise RoundError(f"sealed {inner.kind} by a non-member or twice")
             if seat in self.left or inner.kind == "resign" and seat in self.resigned:
-                raise RoundError(f"seat {seat} has already {'left' if seat in self.left else 'resigned'}")
+                raise RoundError(
+                    f"seat {seat} has already {'left' if seat in self.left else 'resigned'}"
+                )
             seats.append(seat)
         newly_out = [seat for seat in seats if seat not in self.resigned]
         trial = self.game.copy()
@@ -409,7 +443,9 @@ class RoundState:
         for inner, seat in zip(sealed, seats):
             if seat not in self.resigned:
                 self.resigned.append(seat)
-            if inner.kind == "leave":  # a resigned admin may still leave to hand on the role
+            if (
+                inner.kind == "leave"
+            ):  # a resigned admin may still leave to hand on the role
                 self.left.append(seat)
                 if inner.pk == self.admin:
                     successor = self.successor()

@@ -131,7 +131,9 @@ class RoundMachine:
         except (EventError, RoundError) as err:
             raise ActionError(str(err)) from None
         effects: list[Effect] = [Applied(genesis), Publish(machine.route(), genesis)]
-        if code is not None:  # code joiners subscribe later: they find the genesis retained
+        if (
+            code is not None
+        ):  # code joiners subscribe later: they find the genesis retained
             effects.append(Publish(machine.topics.round_genesis(machine.key), genesis))
         for seat in machine.state.seats:
             if seat.pk is not None and seat.pk != me.public_key:
@@ -245,7 +247,9 @@ class RoundMachine:
         except RoundError as err:
             return [dropped(event, str(err))]
         self.seen.add(event.id)
-        for inner in event.sealed():  # late copies are duplicates; the sealed one counts
+        for (
+            inner
+        ) in event.sealed():  # late copies are duplicates; the sealed one counts
             self.seen.add(inner.id)
             self.side[(inner.kind, inner.pk)] = inner
         effects: list[Effect] = [Applied(event)]
@@ -258,24 +262,40 @@ class RoundMachine:
         st = self.state
         if st.phase is Phase.PLAY:
             how = "drawn" if st.start_seat is None else "named by the admin"
-            notices: list[Effect] = [Notice(f"the round starts; seat {st.starter} moves first ({how})")]
+            notices: list[Effect] = [
+                Notice(f"the round starts; seat {st.starter} moves first ({how})")
+            ]
             if before is Phase.REVEAL:
-                for (kind, pk), reveal in self.side.items():
+                for kind, pk in self.side:
                     seat = st.seat_of(pk)
-                    if kind == "reveal" and seat in st.commits and seat not in st.revealed:
-                        notices.append(Notice(f"the admin's draw left out the reveal of seat {seat} that we received"))
+                    if (
+                        kind == "reveal"
+                        and seat in st.commits
+                        and seat not in st.revealed
+                    ):
+                        notices.append(
+                            Notice(
+                                f"the admin's draw left out the reveal of seat {seat} that we received"
+                            )
+                        )
             return notices
         if st.phase is Phase.COMMIT:
             return [Notice("all seats taken; drawing the starting seat")]
         if st.phase is Phase.OVER:
-            return [Notice(f"the round is over ({st.end_reason}); winners: {list(st.winners())}")]
+            return [
+                Notice(
+                    f"the round is over ({st.end_reason}); winners: {list(st.winners())}"
+                )
+            ]
         if st.phase is Phase.CANCELLED:
             return [Notice(f"the round was {st.end_reason}")]
         return []
 
     def _park(self, event: Event) -> list[Effect]:
         if not self.state.is_member(event.pk):
-            return [dropped(event, "answers an event we do not know, from a non-member")]
+            return [
+                dropped(event, "answers an event we do not know, from a non-member")
+            ]
         if event.id not in self.pending:
             if len(self.pending) >= MAX_PENDING:
                 self.pending.pop(next(iter(self.pending)))
@@ -300,7 +320,9 @@ class RoundMachine:
                         effects += self._receive_side(event, now)
                     else:
                         effects += self._receive_chain(event, now)
-                    progress = eid not in self.pending  # never loop on an event parked again
+                    progress = (
+                        eid not in self.pending
+                    )  # never loop on an event parked again
                     break
         return effects
 
@@ -311,7 +333,9 @@ class RoundMachine:
             return self._park(event)
         key = (event.kind, event.pk)
         first = self.side.get(key)
-        if first is not None:  # one accept, commit, reveal, resign ... per member and round
+        if (
+            first is not None
+        ):  # one accept, commit, reveal, resign ... per member and round
             self.seen.add(event.id)
             return [Equivocation(first, event)]
         reason = self._side_problem(event)
@@ -367,7 +391,10 @@ class RoundMachine:
                 return "reveal does not answer the commit set"
             commit = st.commits.get(seat)
             nonce = bytes.fromhex(event.body["nonce"])
-            if commit is None or draw.commitment(st.round_id, event.pk, nonce) != commit:
+            if (
+                commit is None
+                or draw.commitment(st.round_id, event.pk, nonce) != commit
+            ):
                 return "reveal does not match a commitment in the closed set"
             return ""
         if kind in ("resign", "leave"):
@@ -384,7 +411,9 @@ class RoundMachine:
             return [dropped(event, "chat rate limit")]
         self.seen.add(event.id)
         nick = self.state.seats[seat].nick
-        return [ChatLine(event.pk, nick, event.body["text"], self.state.round_id, event.ts)]
+        return [
+            ChatLine(event.pk, nick, event.body["text"], self.state.round_id, event.ts)
+        ]
 
     def _answer_sync(self, event: Event, now: int) -> list[Effect]:
         if not self.state.is_member(event.pk) or event.pk == self.me.public_key:
@@ -413,13 +442,35 @@ class RoundMachine:
                 self.expired = True
                 effects.append(Notice("the invitation expired"))
         if not self.is_admin:
+            waited = now - self.phase_since
+            limit = 3 * (
+                COMMIT_TIMEOUT_MS if st.phase is Phase.COMMIT else REVEAL_TIMEOUT_MS
+            )
+            if (
+                st.phase in (Phase.COMMIT, Phase.REVEAL)
+                and waited >= limit
+                and not self.expired
+            ):
+                self.expired = (
+                    True  # told once; the round still goes on if the admin returns
+                )
+                effects.append(
+                    Notice("the admin has not closed the draw for a long time")
+                )
             return effects
-        if st.phase is Phase.COMMIT and now - self.phase_since >= COMMIT_TIMEOUT_MS:
-            if self.my_seat in self._pooled_seats("commit"):
-                effects += self._close_commits(now)
-        elif st.phase is Phase.REVEAL and now - self.phase_since >= REVEAL_TIMEOUT_MS:
-            if self.my_seat in self._pooled_seats("reveal"):
-                effects += self._draw(now)
+        waited = now - self.phase_since
+        if (
+            st.phase is Phase.COMMIT
+            and waited >= COMMIT_TIMEOUT_MS
+            and self.my_seat in self._pooled_seats("commit")
+        ):
+            effects += self._close_commits(now)
+        elif (
+            st.phase is Phase.REVEAL
+            and waited >= REVEAL_TIMEOUT_MS
+            and self.my_seat in self._pooled_seats("reveal")
+        ):
+            effects += self._draw(now)
         return effects
 
     # -- acting on our own -------------------------------------------------------------
@@ -427,7 +478,13 @@ class RoundMachine:
     def _pooled(self, kind: str) -> list[Event]:
         """Pooled side events of ``kind``, in seat order."""
         found = [e for (k, _), e in self.side.items() if k == kind]
-        return sorted(found, key=lambda e: (self.state.seat_of(e.pk) is None, self.state.seat_of(e.pk) or 0))
+        return sorted(
+            found,
+            key=lambda e: (
+                self.state.seat_of(e.pk) is None,
+                self.state.seat_of(e.pk) or 0,
+            ),
+        )
 
     def _pooled_seats(self, kind: str) -> set[int | None]:
         return {self.state.seat_of(e.pk) for e in self._pooled(kind)}
@@ -435,21 +492,37 @@ class RoundMachine:
     def _append(self, kind: str, body: dict, now: int) -> list[Effect]:
         """Sign a chain event at the head, apply it locally and publish it."""
         head = self.state.head
-        event = events.make(self.me, kind, now, body, round=self.state.round_id, seq=head.seq + 1, prev=head.id)  # type: ignore[operator]
+        event = events.make(
+            self.me,
+            kind,
+            now,
+            body,
+            round=self.state.round_id,
+            seq=head.seq + 1,
+            prev=head.id,
+        )  # type: ignore[operator]
         effects = self._receive_chain(event, now)
         if not (effects and isinstance(effects[0], Applied)):
             return effects  # a bug of ours: surfaces as Dropped, nothing published
         published: list[Effect] = [Publish(self.route(), event)]
-        if kind == "cancel":  # invitees who have not subscribed yet learn it in their inbox
+        if (
+            kind == "cancel"
+        ):  # invitees who have not subscribed yet learn it in their inbox
             for seat in self.state.seats:
                 if seat.pk is not None and seat.pk != self.me.public_key:
-                    published.append(Publish(self.topics.inbox(peer_id(seat.pk)), event))
+                    published.append(
+                        Publish(self.topics.inbox(peer_id(seat.pk)), event)
+                    )
         return published + effects
 
-    def _side_event(self, kind: str, body: dict, now: int, prev: str | None = None) -> list[Effect]:
+    def _side_event(
+        self, kind: str, body: dict, now: int, prev: str | None = None
+    ) -> list[Effect]:
         """Sign a side event, pool it locally and publish it."""
         prev = self.state.head.id if prev is None else prev
-        event = events.make(self.me, kind, now, body, round=self.state.round_id, prev=prev)
+        event = events.make(
+            self.me, kind, now, body, round=self.state.round_id, prev=prev
+        )
         self.seen.add(event.id)
         self.side.setdefault((kind, self.me.public_key), event)
         return [Publish(self.route(), event)]
@@ -473,32 +546,46 @@ class RoundMachine:
         if st.phase in PRE_PLAY and self.is_admin:
             gone = self._pooled("leave") + self._pooled("resign")
             if gone:
-                return self._append("cancel", {"reason": f"seat {st.seat_of(gone[0].pk)} left"}, now)
+                return self._append(
+                    "cancel", {"reason": f"seat {st.seat_of(gone[0].pk)} left"}, now
+                )
         if st.phase is Phase.FORMING and self.is_admin:
             declined = self._pooled("decline")
             if declined:
-                return self._append("cancel", {"reason": f"seat {st.seat_of(declined[0].pk)} declined"}, now)
+                return self._append(
+                    "cancel",
+                    {"reason": f"seat {st.seat_of(declined[0].pk)} declined"},
+                    now,
+                )
             return self._try_start(now)
         if st.phase is Phase.COMMIT:
             if seat is not None and ("commit", mine) not in self.side:
                 commit = draw.commitment(st.round_id, mine, self.nonce)
-                return self._side_event("commit", {"commit": commit}, now, prev=st.chain[1].id)
+                return self._side_event(
+                    "commit", {"commit": commit}, now, prev=st.chain[1].id
+                )
             if self.is_admin and self._pooled_seats("commit") >= set(st.human_seats()):
                 return self._close_commits(now)
         if st.phase is Phase.REVEAL:
             if seat in st.commits and ("reveal", mine) not in self.side:
-                return self._side_event("reveal", {"nonce": self.nonce.hex()}, now, prev=st.head.id)
+                return self._side_event(
+                    "reveal", {"nonce": self.nonce.hex()}, now, prev=st.head.id
+                )
             if self.is_admin and self._pooled_seats("reveal") >= set(st.commits):
                 return self._draw(now)
         if st.phase is Phase.PLAY and st.owner() == mine:
             to_seal = [
                 e
                 for (k, _), e in self.side.items()
-                if k == "resign" and st.seat_of(e.pk) not in st.resigned
-                or k == "leave" and st.seat_of(e.pk) not in st.left
+                if k == "resign"
+                and st.seat_of(e.pk) not in st.resigned
+                or k == "leave"
+                and st.seat_of(e.pk) not in st.left
             ]
             if to_seal:
-                return self._append("seal", {"sealed": [e.value() for e in to_seal]}, now)
+                return self._append(
+                    "seal", {"sealed": [e.value() for e in to_seal]}, now
+                )
             assert st.game is not None
             to_move = st.game.to_move()
             if to_move is not None and st.seats[to_move].is_computer:
@@ -518,7 +605,9 @@ class RoundMachine:
             sealed.append(accept)
         open_count = sum(1 for s in st.seats if s.pk is None and not s.is_computer)
         if open_count:
-            joins = [e for (k, _), e in self.side.items() if k == "join"]  # arrival order
+            joins = [
+                e for (k, _), e in self.side.items() if k == "join"
+            ]  # arrival order
             if len(joins) < open_count:
                 return []
             sealed += joins[:open_count]
@@ -526,7 +615,9 @@ class RoundMachine:
 
     def _close_commits(self, now: int) -> list[Effect]:
         commits = self._pooled("commit")
-        return self._append("commit_close", {"sealed": [e.value() for e in commits]}, now)
+        return self._append(
+            "commit_close", {"sealed": [e.value() for e in commits]}, now
+        )
 
     def _draw(self, now: int) -> list[Effect]:
         st = self.state
@@ -534,7 +625,11 @@ class RoundMachine:
         by_seat = {st.seat_of(e.pk): bytes.fromhex(e.body["nonce"]) for e in reveals}
         seed = draw.draw_seed(st.round_id, [by_seat[s] for s in sorted(by_seat)])  # type: ignore[type-var]
         eligible = sorted(set(by_seat) | {s.index for s in st.seats if s.is_computer})  # type: ignore[arg-type]
-        body = {"sealed": [e.value() for e in reveals], "seed": seed.hex(), "starter": draw.starter(seed, eligible)}
+        body = {
+            "sealed": [e.value() for e in reveals],
+            "seed": seed.hex(),
+            "starter": draw.starter(seed, eligible),
+        }
         return self._append("draw", body, now)
 
     def _append_move(self, text: str, now: int) -> list[Effect]:
@@ -542,7 +637,9 @@ class RoundMachine:
         assert st.game is not None
         trial = st.game.copy()
         trial.push(text)
-        return self._append("move", {"ply": st.ply, "move": text, "state": trial.state_hash()}, now)
+        return self._append(
+            "move", {"ply": st.ply, "move": text, "state": trial.state_hash()}, now
+        )
 
     # -- user actions -----------------------------------------------------------------
 
@@ -551,14 +648,18 @@ class RoundMachine:
         seat = self.my_seat
         if self.state.phase is not Phase.FORMING or seat is None or self.expired:
             raise ActionError("there is no open invitation to accept")
-        return self._side_event("accept", {"seat": seat}, now, prev=self.state.genesis.id)
+        return self._side_event(
+            "accept", {"seat": seat}, now, prev=self.state.genesis.id
+        )
 
     def decline(self, now: int) -> list[Effect]:
         """Decline the invitation (also what a busy peer answers automatically)."""
         seat = self.my_seat
         if self.state.phase is not Phase.FORMING or seat is None:
             raise ActionError("there is no open invitation to decline")
-        return self._side_event("decline", {"seat": seat}, now, prev=self.state.genesis.id)
+        return self._side_event(
+            "decline", {"seat": seat}, now, prev=self.state.genesis.id
+        )
 
     def join(self, nick: str, now: int) -> list[Effect]:
         """Ask for an open seat of a private round (needs the code)."""
@@ -568,7 +669,9 @@ class RoundMachine:
             raise ActionError("the round has already started")
         body = {
             "nick": sanitize_nickname(nick) or "?",
-            "proof": join_proof(self.code, self.state.round_id, self.me.public_key, self._secret),
+            "proof": join_proof(
+                self.code, self.state.round_id, self.me.public_key, self._secret
+            ),
         }
         return self._side_event("join", body, now, prev=self.state.genesis.id)
 
@@ -577,7 +680,10 @@ class RoundMachine:
         st = self.state
         if st.phase is not Phase.PLAY or st.game is None:
             raise ActionError("the round is not in play")
-        if st.owner() != self.me.public_key or st.seats[st.game.to_move() or 0].is_computer:
+        if (
+            st.owner() != self.me.public_key
+            or st.seats[st.game.to_move() or 0].is_computer
+        ):
             raise ActionError("it is not your turn")
         from p2p.games import MoveError
 
@@ -599,7 +705,10 @@ class RoundMachine:
         if self.state.phase in PRE_PLAY:
             if self.is_admin:
                 return self.cancel("the admin left", now)
-            if self.state.phase is Phase.FORMING and ("accept", self.me.public_key) not in self.side:
+            if (
+                self.state.phase is Phase.FORMING
+                and ("accept", self.me.public_key) not in self.side
+            ):
                 return self.decline(now)
         return self._give_up("leave", now)
 
@@ -619,21 +728,27 @@ class RoundMachine:
             raise ActionError("only the admin can cancel the round")
         if self.state.phase not in PRE_PLAY:
             raise ActionError("a round in play cannot be cancelled; resign instead")
-        return self._append("cancel", {"reason": clean_line(reason)[:80] or "cancelled"}, now)
+        return self._append(
+            "cancel", {"reason": clean_line(reason)[:80] or "cancelled"}, now
+        )
 
     def chat(self, text: str, now: int) -> list[Effect]:
         """A round chat line from us."""
         line = clean_line(text)
         if not line:
             raise ActionError("an empty chat line")
-        event = events.make(self.me, "chat", now, {"text": line}, round=self.state.round_id)
+        event = events.make(
+            self.me, "chat", now, {"text": line}, round=self.state.round_id
+        )
         self.seen.add(event.id)
         return [Publish(self.topics.round_chat(self.key), event)]
 
     def request_sync(self, now: int) -> list[Effect]:
         """Ask the members for the chain from our head on (after a reconnect)."""
         body = {"from_seq": len(self.state.chain)}
-        event = events.make(self.me, "sync_request", now, body, round=self.state.round_id)
+        event = events.make(
+            self.me, "sync_request", now, body, round=self.state.round_id
+        )
         self.seen.add(event.id)
         return [Publish(self.topics.round_sync(self.key), event)]
 

@@ -79,7 +79,10 @@ def normalize_code(text: str) -> str:
 def code_secret(code: str) -> bytes:
     """The 32-byte secret of a join code (scrypt: deliberately slow, compute it once)."""
     return hashlib.scrypt(
-        normalize_code(code).encode("ascii"), salt=b"p2p/v1/private-round", dklen=32, **_SCRYPT
+        normalize_code(code).encode("ascii"),
+        salt=b"p2p/v1/private-round",
+        dklen=32,
+        **_SCRYPT,
     )
 
 
@@ -88,13 +91,17 @@ def private_key(code: str, secret: bytes | None = None) -> str:
     return (secret or code_secret(code))[:16].hex()
 
 
-def join_proof(code: str, round_id: str, public_key: bytes, secret: bytes | None = None) -> str:
+def join_proof(
+    code: str, round_id: str, public_key: bytes, secret: bytes | None = None
+) -> str:
     """Proof that the holder of ``public_key`` knows the code of round ``round_id``.
 
     Pass ``secret = code_secret(code)`` when checking many joins.
     """
     secret = secret or code_secret(code)
-    return hashlib.sha256(b"p2p/v1/join\x00" + secret + bytes.fromhex(round_id) + public_key).hexdigest()
+    return hashlib.sha256(
+        b"p2p/v1/join\x00" + secret + bytes.fromhex(round_id) + public_key
+    ).hexdigest()
 
 
 @dataclass(frozen=True)
