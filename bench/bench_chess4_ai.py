@@ -129,13 +129,15 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for level in args.levels:
         times: list[float] = []
+        cpu: list[float] = []
         nodes: list[int] = []
         full = 0
         limit = chess4_ai.SEARCH_LIMITS[level].depth if level in chess4_ai.SEARCH_LIMITS else 1
         for i, pos in enumerate(positions):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             info = chess4_ai.analyse(pos, level, f"bench-{i}".encode())
             times.append(time.perf_counter() - t0)
+            cpu.append(time.process_time() - c0)
             nodes.append(info.nodes)
             full += info.depth == limit and info.complete
         rows.append(
@@ -144,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
                 len(times),
                 statistics.median(times),
                 max(times),
+                statistics.median(cpu),
+                max(cpu),
                 int(statistics.median(nodes)),
                 max(nodes),
                 f"{full}/{len(times)} at {limit}",
@@ -152,16 +156,21 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{level}: done", file=sys.stderr, flush=True)
 
     base = rows[0][2] or 1e-9
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     lines = [
-        f"Machine: {machine()}.",
+        f"Machine: {machine()}; load average {load:.1f} at the end of the run.",
         f"Positions: {len(positions)} (every {args.every}th ply of {args.games} seeded Einfach self-play games, up to {args.plies} plies each).",
         "",
-        "| level | positions | median s/move | max s/move | median nodes | max nodes | full depth (plies) | median vs einfach |",
-        "|---|---:|---:|---:|---:|---:|---|---:|",
+        (
+            "| level | positions | median s/move (wall) | max s/move (wall) | median CPU s | max CPU s "
+            "| median nodes | max nodes | full depth (plies) | median vs einfach (wall) |"
+        ),
+        "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|",
     ]
-    for level, n, med, mx, mnodes, xnodes, full_depth in rows:
+    for level, n, med, mx, cmed, cmx, mnodes, xnodes, full_depth in rows:
         lines.append(
-            f"| {level} | {n} | {med:.3f} | {mx:.3f} | {mnodes} | {xnodes} | {full_depth} | {med / base:.1f}x |"
+            f"| {level} | {n} | {med:.3f} | {mx:.3f} | {cmed:.3f} | {cmx:.3f} | {mnodes} | {xnodes} "
+            f"| {full_depth} | {med / base:.1f}x |"
         )
     table = "\n".join(lines)
     print(table)
