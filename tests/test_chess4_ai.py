@@ -18,10 +18,11 @@ import pytest
 from p2p import ai
 from p2p.ai import chess4_ai
 from p2p.ai.chess4_board import SearchAdapter
+from p2p.ai.chess4_eval import POINTS, cheapest_attacker
 from p2p.ai.chess4_search import INFINITY, Limits, ParanoidSearch
 from p2p.games import create_game
 from p2p.games.chess4 import Chess4
-from p2p.games.chess4.board import FILES, KING, QUEEN, RED
+from p2p.games.chess4.board import DQUEEN, FILES, KING, QUEEN, RED
 from p2p.games.chess4.movegen import CASTLE, EP, PROMO, attacked, attackers
 
 
@@ -134,6 +135,27 @@ def test_searching_levels_see_the_last_opponents_mate_threat_einfach_does_not(le
     game = Chess4.from_fen4(fen4("R", {**shelter, "e5": "rN", "d4": "rR", "d7": "bB", "k4": "gR", "l5": "gP"}))
     assert ai.choose_move(game, level, b"") == "d4-k4"
     assert ai.choose_move(game, "einfach", b"") in ("d4-d7", "e5-d7")
+
+
+def test_cheapest_attacker_agrees_with_the_engine() -> None:
+    # The evaluation's own attack scan (value of the cheapest attacker) against the
+    # engine's list of attackers, for every piece and every "all seats but one" mask.
+    game = create_game("chess4", {})
+    cases = 0
+    for ply in range(140):
+        if game.is_over():
+            break
+        if ply % 7 == 0:
+            pos = game.position
+            for sq in sorted(sq for seat in range(4) for sq in pos.plist[seat]):
+                for me in range(4):
+                    mask = pos.live & ~(1 << me)
+                    kinds = [pos.board[a] & 7 for a in attackers(pos.board, sq, mask)]
+                    values = [9 if k == DQUEEN else POINTS[k] for k in kinds]
+                    assert cheapest_attacker(pos.board, sq, mask) == min(values, default=0)
+                    cases += 1
+        game.push(ai.choose_move(game, "einfach", bytes([ply, 1])))
+    assert cases > 1000
 
 
 def test_horizon_checks_are_exactly_the_direct_quiet_checks() -> None:

@@ -119,16 +119,16 @@ def cheapest_attacker(cells: Sequence[int], sq: int, seats: int) -> int:
     Kings count as 20 (they may take only an undefended piece, which is then a full loss anyway).
     """
     best = 99
-    for step in KNIGHT_STEPS:
-        p = cells[sq + step]
-        if p and p != OFF and p & 7 == KNIGHT and (seats >> (p >> 3)) & 1:
-            return 3
     for seat in range(4):
         if (seats >> seat) & 1:
             pawn = (seat << 3) | PAWN
             for step in PAWN_CAPTURES[seat]:
                 if cells[sq - step] == pawn:
                     return 1
+    for step in KNIGHT_STEPS:
+        p = cells[sq + step]
+        if p and p != OFF and p & 7 == KNIGHT and (seats >> (p >> 3)) & 1:
+            return 3
     for steps, sliders in ((ORTHO, _SLIDE_ORTHO), (DIAG, _SLIDE_DIAG)):
         for step in steps:
             t = sq + step
