@@ -222,3 +222,110 @@ def test_a_move_typed_while_offline_is_sent_after_the_reconnect(tmp_path: Path, 
                 await bot
 
     run(scenario())
+
+
+async def _shell_plays(h: HeadlessShell, rnd, moves: list[str], timeout: float = 20) -> None:
+    """Type ``moves`` one by one, each when it is the shell's turn, until done or the round ends."""
+    for move in moves:
+        await h.wait_for(lambda: rnd.is_over or rnd.is_my_turn, timeout)
+        if rnd.is_over:
+            return
+        plies = len(rnd.game.history())
+        await h.type_line(move, settle=0.0)
+        await h.wait_for(lambda plies=plies: len(rnd.game.history()) > plies, 10)
+
+
+def test_a_private_round_joined_by_code_and_a_wrong_code(tmp_path: Path, broker_url: str) -> None:
+    async def scenario() -> None:
+        async with HeadlessShell(
+            config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url),
+            color=False, rows=30, columns=100,
+        ) as h:
+            await h.wait_screen("Connected to", 10)
+            online = h.controller.online
+            online.join_timeout = 1.5  # a wrong code needs no 10 s to be found wrong on loopback
+            async with peer_mod.Peer(broker_url, nick="host") as host:
+                rh = await host.open_private("connect4", start=1)  # the code joiner (Yellow) starts
+                code = rh.code
+                assert code is not None and len(code) == 6
+                # Malformed and wrong codes: one line each, nothing joined, nothing busy.
+                await h.type_line("/join 0OIL10")
+                await h.wait_screen("Invalid code 0OIL10", 5)
+                wrong = "".join("2" if ch != "2" else "3" for ch in code)
+                await h.type_line(f"/join {wrong}")
+                await h.wait_screen(f"No open round behind code {wrong[:3]} {wrong[3:]}", 15)
+                assert online.round is None and online.peer.rounds == {} and not online.peer.busy
+                assert rh.phase.value == "forming" and rh.seats[1] == "open"
+                assert "Traceback" not in h.screen()
+                # The right code, typed sloppily: lower case, split in two.
+                await h.type_line(f"/join {code[:3].lower()} {code[3:].lower()}")
+                await h.wait_screen("Joined the Connect Four round", 15)
+                await h.wait_screen("Round 1 · To move: Yellow (you)", 30)
+                rnd = online.round
+                assert rnd.code == code and rnd.my_seat == 1
+
+                async def host_plays() -> None:
+                    while not rh.is_over:
+                        if await rh.wait_turn(30) and not rh.is_over:
+                            await rh.play("1")
+
+                host_task = asyncio.create_task(host_plays())
+                await _shell_plays(h, rnd, ["4", "4", "4", "4"])
+                await asyncio.wait_for(host_task, 15)
+                screen = await h.wait_screen("Round 1 · over: Yellow (you) wins", 10)
+                assert rnd.game.history() == ["4", "1", "4", "1", "4", "1", "4"]
+                # The board on screen: the winning column upper case, the rest lower case.
+                assert screen.count("│ x · · O · · · │") == 3
+                assert "│ · · · O · · · │" in screen
+                assert any("Red (host): 1" in line for line in h.controller.state.text_lines())
+                assert rh.state_hash == rnd.state_hash
+
+    run(scenario())
+
+
+def test_a_private_round_opened_in_the_shell_shows_its_code(tmp_path: Path, broker_url: str) -> None:
+    import re
+
+    async def scenario() -> None:
+        async with HeadlessShell(
+            config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url),
+            color=False, rows=30, columns=100,
+        ) as h:
+            await h.wait_screen("Connected to", 10)
+            await h.type_line("/private connect4 open=0")
+            await h.wait_screen("open=N: 1 to 3 seats", 5)
+            assert h.controller.online.round is None
+            await h.type_line("/private connect4 start=me")
+            screen = await h.wait_screen(">>> Join code: ", 10)
+            found = re.search(r">>> Join code: (\w{3}) (\w{3}) <<<", screen)
+            assert found, screen
+            code = found.group(1) + found.group(2)
+            # The status line keeps the code in view while the round waits for its players.
+            assert f"Code {found.group(1)} {found.group(2)} · Connect Four · waiting for players (1 open)" in screen
+            shown = h.controller.online.round
+            assert shown.code == code and shown.is_admin
+            await h.type_line("/start")  # while forming, the admin is shown the code again
+            await h.wait_for(lambda: sum(">>> Join code: " in line for line in h.controller.state.text_lines()) == 2)
+            async with peer_mod.Peer(broker_url, nick="guest") as guest:
+                rg = await guest.join(f"{found.group(1).lower()}-{found.group(2)}")
+                await rg.wait_started(30)
+                await h.wait_screen("Round 1 · To move: Red (you)", 30)
+
+                async def guest_plays() -> None:
+                    for move in ("7", "7"):
+                        if await rg.wait_turn(30) and not rg.is_over:
+                            await rg.play(move)
+
+                guest_task = asyncio.create_task(guest_plays())
+                await _shell_plays(h, shown, ["4", "3"])
+                await asyncio.wait_for(guest_task, 15)
+                screen = await h.wait_screen("Round 1 · To move: Red (you)", 10)
+                assert shown.game.history() == ["4", "7", "3", "7"]
+                assert "│ · · X X · · O │" in screen and "│ · · · · · · O │" in screen
+                assert any("Yellow (guest): 7" in line for line in h.controller.state.text_lines())
+                await rg.resign()
+                await h.wait_screen("Round 1 · over: Red (you) wins", 15)
+                await rg.wait_over(10)  # the shell seals the resignation; the guest then has it too
+                assert rg.state_hash == shown.state_hash
+
+    run(scenario())

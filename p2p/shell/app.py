@@ -124,7 +124,7 @@ class ShellCompleter(Completer):
         candidates = [e.nick for e in self.controller.state.lobby if not e.me]
         if text.startswith("/"):
             head = cmds.canonical(text[1:].split()[0]) or ""
-            if head in ("play", "invite", "rules"):
+            if head in ("play", "invite", "private", "rules"):
                 candidates += ["connect4", "cube", "chess4"]
             if head in ("play", "level"):
                 from p2p.ai import levels

@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "cancel": "/cancel",
     "start": "/start",
     "starter": "/starter NICK|draw",
+    "private": "/private connect4|cube|chess4 [NICK ...] [open=N] [key=value ...]",
     "join": "/join CODE",
     "local": "/local",
     "connect": "/connect",
@@ -49,7 +50,7 @@ ALIASES: dict[str, str] = {
     "zurück": "undo", "zurueck": "undo", "aufgeben": "resign", "regeln": "rules",
     "analyse": "analyze", "analyse_": "analyze", "tipp": "hint", "stufe": "level",
     "einladen": "invite", "annehmen": "accept", "ablehnen": "decline",
-    "abbrechen": "cancel", "beitreten": "join", "verlassen": "leave",
+    "abbrechen": "cancel", "beitreten": "join", "privat": "private", "verlassen": "leave",
     "sprache": "lang", "name": "nick", "wer": "who",
 }
 

@@ -226,8 +226,11 @@ class Controller(LocalPlayCommands):
     def status_text(self) -> str:
         """The status line: round, whose turn, result, score, connection."""
         parts: list[str] = []
+        forming = self.online.forming_text() if self.online is not None else None
         if self.online is not None and self.online.game() is not None:
             parts.append(self.online.status_text())
+        elif forming:
+            parts.append(forming)
         elif self.match is not None:
             match = self.match
             game = match.game
@@ -361,11 +364,17 @@ class Controller(LocalPlayCommands):
             return
         self._online_cmd("starter", args)
 
+    def cmd_private(self, args: list[str]) -> None:
+        if not args:
+            self.usage("private")
+            return
+        self._online_cmd("private", args)
+
     def cmd_join(self, args: list[str]) -> None:
-        if len(args) != 1:
+        if not args:
             self.usage("join")
             return
-        self._online_cmd("join", args)
+        self._online_cmd("join", args)  # "K7M Q2P" arrives as two words: joined there
 
     def cmd_connect(self, args: list[str]) -> None:
         starter = getattr(self, "connect_hook", None)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Coroutine
+from dataclasses import dataclass
 from typing import Any
 
 from p2p.games import GAME_NAMES, Game
@@ -19,6 +20,20 @@ from p2p.shell.app import ShellApp
 from p2p.shell.state import LobbyEntry
 
 log = logging.getLogger("p2p.shell")
+
+
+@dataclass(frozen=True)
+class SeatPlan:
+    """Who sits where in a round to open: from ``/invite`` or ``/private`` words."""
+
+    game: str
+    options: dict[str, Any]
+    nicks: list[str]
+    others: list[bytes]
+    computers: list[str]
+    start: int | None
+    open_seats: int = 0
+
 
 class OnlineSession:
     """The connected peer as the controller sees it: lobby, rounds, chat, commands."""
@@ -39,6 +54,8 @@ class OnlineSession:
         self.replay_ply: int | None = None
         """While replaying the finished round: how many moves are shown."""
         self._seen_starts: set[str] = set()
+        self.join_timeout = 10.0
+        """Seconds ``/join`` waits for the round behind a code (its retained genesis)."""
 
     # -- questions from the controller ------------------------------------------------------
 
@@ -98,6 +115,14 @@ class OnlineSession:
             text = self.t.t(key, round=self.round_no, seat=self.t.seat(game.seat_names()[seat]) if rnd.is_my_turn else label)
         score = self.score_text()
         return f"{text} · {self.t.t('status.score', score=score)}" if score else text
+
+    def forming_text(self) -> str | None:
+        """While a private round waits for its code joiners: the code, for the status line."""
+        rnd = self.round
+        if rnd is None or rnd.code is None or rnd.phase.value != "forming":
+            return None
+        return self.t.t("status.forming", code=f"{rnd.code[:3]} {rnd.code[3:]}", game=self.t.game(rnd.game_name),
+                        open=rnd.seats.count("open"))
 
     def score_text(self) -> str:
         if self.round is None:
@@ -194,6 +219,8 @@ class OnlineSession:
         game_name, options, others = self.last_group
         starter = self.round.starter
         seats = self.round.chain_state.seats
+        if self.round.code is not None:  # a private round: the code joiners were not known at open
+            others = [s.pk for s in seats if s.pk is not None and not s.is_computer and s.pk != self.peer.public_key]
         # Seat order in the new round: us first, then the others in their old order.
         order = [self.peer.public_key] + others
         start = None
@@ -219,37 +246,43 @@ class OnlineSession:
         self.last_group = (game_name, options, others)
 
     def command(self, name: str, args: list[str]) -> None:
-        """``/invite``, ``/accept``, ``/decline``, ``/cancel``, ``/start``, ``/starter``, ``/join``."""
+        """``/invite``, ``/private``, ``/accept``, ``/decline``, ``/cancel``, ``/start``, ``/starter``, ``/join``."""
         getattr(self, f"_cmd_{name}")(args)
 
-    def _cmd_invite(self, args: list[str]) -> None:
+    def _seat_plan(self, name: str, args: list[str]) -> SeatPlan | None:
+        """Parse ``/invite`` or ``/private`` words into a seat plan; ``None`` after one line."""
         options, words = cmds.parse_options(tuple(args))
         games = [w for w in words if w.lower() in GAME_NAMES]
         if len(games) != 1:
-            self.ctl.usage("invite")
-            return
+            self.ctl.usage(name)
+            return None
         game_name = games[0].lower()
         nicks = [w for w in words if w.lower() not in GAME_NAMES]
         start_spec = str(options.pop("start", self.next_start))
         ai_count = options.pop("ai", 0)
         level = options.pop("level", None)
+        open_seats = options.pop("open", 1) if name == "private" else 0
+        if name == "private" and (not isinstance(open_seats, int) or isinstance(open_seats, bool)
+                                  or not 1 <= open_seats <= 3):
+            self.ctl.say("net.open_bad", "warn")
+            return None
         others: list[bytes] = []
         for nick in nicks:
             info = self.peer.find_peer(nick)
             if info is None:
                 self.ctl.say("net.unknown_nick", "warn", nick=nick)
-                return
+                return None
             others.append(info.pk)
         from p2p.shell.local_commands import available_levels, default_level
 
         known = available_levels(game_name)
         if level is not None and level not in known:
             self.ctl.say("msg.unknown_level", "warn", level=level, levels=", ".join(known))
-            return
+            return None
         level = level or self.ctl.settings.levels.get(game_name) or default_level(game_name)
         computers = [level] * int(ai_count) if isinstance(ai_count, int) else []
         if game_name == "chess4":
-            computers += [level] * max(0, 3 - len(others) - len(computers))
+            computers += [level] * max(0, 3 - len(others) - open_seats - len(computers))
         seat_pks = [self.peer.public_key] + others
         if start_spec.lower() in ("draw", "los", "auslosen"):
             start = None
@@ -259,16 +292,47 @@ class OnlineSession:
             info = self.peer.find_peer(start_spec)
             if info is None or info.pk not in seat_pks:
                 self.ctl.say("net.unknown_nick", "warn", nick=start_spec)
-                return
+                return None
             start = seat_pks.index(info.pk)
+        return SeatPlan(game_name, dict(options), nicks, others, computers, start, open_seats)
+
+    def _cmd_invite(self, args: list[str]) -> None:
+        plan = self._seat_plan("invite", args)
+        if plan is None:
+            return
 
         async def go() -> None:
-            rnd = await self.peer.invite(others, game_name, options, computers=computers, start=start)
-            self._adopt_round(rnd, game_name, dict(options), others)
-            self.state.add(self.t.t("net.invite_sent", nicks=", ".join(nicks), game=self.t.game(game_name),
+            rnd = await self.peer.invite(plan.others, plan.game, plan.options, computers=plan.computers,
+                                         start=plan.start)
+            self._adopt_round(rnd, plan.game, dict(plan.options), plan.others)
+            self.state.add(self.t.t("net.invite_sent", nicks=", ".join(plan.nicks), game=self.t.game(plan.game),
                                     code=rnd.id[:8]), "round")
 
         self._run(go())
+
+    def _cmd_private(self, args: list[str]) -> None:
+        """Open a private round behind a join code and show the code to read aloud."""
+        plan = self._seat_plan("private", args)
+        if plan is None:
+            return
+
+        async def go() -> None:
+            rnd = await self.peer.open_private(plan.game, plan.options, open_seats=plan.open_seats,
+                                               peers=plan.others, computers=plan.computers, start=plan.start)
+            self._adopt_round(rnd, plan.game, dict(plan.options), plan.others)
+            self._show_code(rnd)
+
+        self._run(go())
+
+    def _show_code(self, rnd: Any) -> None:
+        """The join code as two groups of three (easy to read aloud) and how to use it."""
+        from p2p.protocol.round_machine import INVITE_TTL_MS
+
+        code = rnd.code or ""
+        self.state.add(self.t.t("net.private_open", game=self.t.game(rnd.game_name),
+                                seats=rnd.seats.count("open")), "round")
+        self.state.add(self.t.t("net.private_code", spoken=f"{code[:3]} {code[3:]}", code=code,
+                                seconds=INVITE_TTL_MS // 1000), "invite")
 
     def _pending(self) -> Any:
         invitations = self.peer.invitations
@@ -310,6 +374,8 @@ class OnlineSession:
             self.ctl.say("net.no_invite", "warn")
             return
         waiting = [label for label in rnd.seats if label == "open"]
+        if rnd.code is not None and rnd.is_admin and rnd.phase.value == "forming":
+            self._show_code(rnd)
         self.ctl.say("net.autostart", phase=rnd.phase.value, seats=", ".join(rnd.seats), waiting=len(waiting))
 
     def _cmd_starter(self, args: list[str]) -> None:
@@ -317,14 +383,39 @@ class OnlineSession:
         self.ctl.say("net.starter_set", who=args[0])
 
     def _cmd_join(self, args: list[str]) -> None:
-        join = getattr(self.peer, "join", None)
-        if join is None:
-            self.ctl.say("net.join_unavailable", "warn")
+        """``/join CODE``: the code in any case, spaces and dashes allowed."""
+        from p2p.protocol.topics import TopicError, normalize_code
+
+        try:
+            code = normalize_code("".join(args))
+        except TopicError:
+            self.ctl.say("net.code_bad", "warn", code=" ".join(args))
             return
+        if self.peer.busy:
+            self.ctl.say("net.busy", "warn")
+            return
+        spoken = f"{code[:3]} {code[3:]}"
+        self.ctl.say("net.joining", code=spoken)
 
         async def go() -> None:
-            rnd = await join(args[0])
+            from p2p.peer import ActionError
+
+            try:
+                rnd = await self.peer.join(code, timeout=self.join_timeout)
+            except ActionError as err:
+                reason = str(err)
+                log.info("join %s failed: %s", code, reason)
+                if "no open round" in reason:
+                    self.ctl.say("net.code_unknown", "warn", code=spoken)
+                elif "already in" in reason:
+                    self.ctl.say("net.busy", "warn")
+                elif "cannot be joined" in reason or "already started" in reason:
+                    self.ctl.say("net.code_closed", "warn", code=spoken)
+                else:
+                    self.ctl.say("net.error", "warn", reason=reason)
+                return
             self._adopt_round(rnd, rnd.game_name, dict(rnd.chain_state.options), [])
+            self.ctl.say("net.joined_round", game=self.t.game(rnd.game_name), code=spoken)
 
         self._run(go())
 
