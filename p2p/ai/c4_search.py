@@ -146,14 +146,28 @@ class HeuristicSearch:
         order = geo.order
         columns = geo.columns
         width = geo.width
+        h = geo.height
+        h1 = h + 1
+        h2 = h + 2
         for i in range(width):
             move = possible & columns[order[i]]
             if move:
                 if move == tt_move:
                     candidates.append((1000, width, move))
+                elif depth == 1:
+                    candidates.append((0, width - i, move))  # children are leaves: keep it cheap
                 else:
-                    threats = (geo.winning_cells(cur | move, mask) & free).bit_count()
-                    candidates.append((threats, width - i, move))
+                    # Threats the move creates (inlined Geometry.winning_cells).
+                    t = cur | move
+                    r = (t << 1) & (t << 2) & (t << 3)
+                    for sh in (h1, h, h2):
+                        p = (t << sh) & (t << 2 * sh)
+                        r |= p & (t << 3 * sh)
+                        r |= p & (t >> sh)
+                        p = (t >> sh) & (t >> 2 * sh)
+                        r |= p & (t << sh)
+                        r |= p & (t >> 3 * sh)
+                    candidates.append(((r & free).bit_count(), width - i, move))
         candidates.sort(reverse=True)
 
         alpha0 = alpha

@@ -40,15 +40,18 @@ NORMAL_OVERLOOK_DIAGONAL = 0.35
 NORMAL_DEPTH = 4
 NORMAL_NOISE = 60
 STARK_DEPTH = 9
-STARK_NODES = 25_000
+STARK_NODES = 20_000
 STARK_SOLVE_CELLS = 16
 """Stark asks the exact solver once at most this many cells are empty."""
 STARK_SOLVER_NODES = 20_000
-MEISTER_SOLVER_NODES = 50_000
+MEISTER_SOLVER_NODES = 45_000
 MEISTER_SOLVE_FROM = 0.40
 """Meister tries the solver once this share of the board is filled (before: hopeless)."""
 MEISTER_DEPTH = 16
-MEISTER_NODES = 30_000
+MEISTER_NODES = 45_000
+"""Heuristic budget before the solver phase."""
+MEISTER_FALLBACK_NODES = 12_000
+"""Heuristic budget when the solver ran out of nodes (the two together stay under ~1 s)."""
 MEISTER_SECOND_BEST = 0.06
 HINT_SOLVER_NODES = 150_000
 ANALYSIS_NODES = 200_000
@@ -189,7 +192,8 @@ def _meister(pos: Position, rng: random.Random) -> int:
     if pos.moves >= MEISTER_SOLVE_FROM * geo.size:
         exact = _solver_scores(pos, _scaled(MEISTER_SOLVER_NODES, geo.width))
     if exact is None:
-        scores = HeuristicSearch(geo, _scaled(MEISTER_NODES, geo.width)).root_scores(pos, MEISTER_DEPTH)
+        budget = MEISTER_NODES if pos.moves < MEISTER_SOLVE_FROM * geo.size else MEISTER_FALLBACK_NODES
+        scores = HeuristicSearch(geo, _scaled(budget, geo.width)).root_scores(pos, MEISTER_DEPTH)
         return _pick_best(scores, rng)
     if rng.random() < MEISTER_SECOND_BEST:
         values = sorted(set(exact.values()), reverse=True)

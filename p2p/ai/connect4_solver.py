@@ -12,8 +12,8 @@ stones), a draw ``0``, a loss the negative of the winner's score.
 
 >>> solve("4455")
 18
->>> analyze("4455")[3]
-18
+>>> analyze("44455554221")[3]
+-15
 
 The transposition table is a plain ``dict`` keyed by the position key: deterministic
 (no ``hash()`` of anything but ints, whose hash is their value), and cleared when it
@@ -83,7 +83,7 @@ class Solver:
         geo = self.geo
         size = geo.size
         if geo.winning_cells(cur, mask) & (mask + geo.bottom) & geo.board:
-            return (size + 1 - moves) // 2
+            return 1 if weak else (size + 1 - moves) // 2
         lo = -((size - moves) // 2)
         hi = (size + 1 - moves) // 2
         if weak:
@@ -102,7 +102,8 @@ class Solver:
                 hi = r
             else:
                 lo = r
-        return lo
+        # Fail-soft searches may prove more than the weak window asked for: keep the sign.
+        return max(-1, min(1, lo)) if weak else lo
 
     def _negamax(self, cur: int, mask: int, moves: int, alpha: int, beta: int) -> int:
         """Pons' negamax; the side to move cannot win at once (caller's guarantee)."""

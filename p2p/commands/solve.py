@@ -1,0 +1,68 @@
+"""``p2p solve connect4 [POSITION] [--analyze]``: exact Connect Four scores.
+
+A position is the sequence of played columns (``4455``); the score is for the side to
+move in Pascal Pons' convention (positive: wins, 22 minus the winner's stones on 7x6;
+0: draw; negative: loses).  Without POSITION, one position per line is read from stdin
+and ``POSITION SCORE`` printed per line (blank lines are skipped), like Pons' solver.
+``--analyze`` prints the score of every column instead (``-`` for a full column).
+
+Early positions are expensive in pure Python (seconds to hours before move ~12 on 7x6);
+see ``docs/ai.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from p2p.cli import UsageError
+
+HELP = "Exact Connect Four scores (Pascal Pons' convention)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", help="the game to solve (only: connect4)")
+    parser.add_argument("position", nargs="?", help="played columns, e.g. 4455 (default: read stdin)")
+    parser.add_argument("--analyze", "-a", action="store_true", help="score of every column")
+    parser.add_argument("--weak", "-w", action="store_true", help="only win (1) / draw (0) / loss (-1)")
+    parser.add_argument("--width", type=int, default=7, help="board width (default 7, at most 9)")
+    parser.add_argument("--height", type=int, default=6, help="board height (default 6)")
+
+
+def _answer(solver: object, text: str, args: argparse.Namespace) -> str:
+    from p2p.ai.connect4_solver import parse_position
+
+    pos = parse_position(text, args.width, args.height)
+    if args.analyze:
+        scores = solver.analyze(pos)  # type: ignore[attr-defined]
+        if args.weak:
+            scores = [None if s is None else (s > 0) - (s < 0) for s in scores]
+        return " ".join("-" if s is None else str(s) for s in scores)
+    return str(solver.solve(pos, weak=args.weak))  # type: ignore[attr-defined]
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.game != "connect4":
+        raise UsageError(f"cannot solve {args.game!r}: only connect4 has a solver")
+    from p2p.ai.connect4_solver import Solver
+
+    try:
+        solver = Solver(args.width, args.height)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    if args.position is not None:
+        try:
+            print(_answer(solver, args.position, args))
+        except ValueError as err:
+            raise UsageError(f"bad position {args.position!r}: {err}") from None
+        return 0
+    for number, line in enumerate(sys.stdin, start=1):
+        text = line.strip()
+        if not text:
+            continue
+        try:
+            answer = _answer(solver, text, args)
+        except ValueError as err:
+            raise UsageError(f"line {number}: bad position {text!r}: {err}") from None
+        print(f"{text} {answer}", flush=True)
+    return 0

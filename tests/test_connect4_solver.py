@@ -1,0 +1,208 @@
+"""The exact Connect Four solver against Pascal Pons' published test sets, and the CLI."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from p2p.ai.c4_board import Position
+from p2p.ai.connect4_solver import SearchLimit, Solver, analyze, parse_position, solve
+
+REPO = Path(__file__).resolve().parents[1]
+_LOCAL = REPO / "tests" / "data" / "connect4_testsets"
+_SHARED = Path(__file__).resolve().parents[2] / "shared" / "connect4_testsets"
+TESTSETS = _LOCAL if _LOCAL.is_dir() else _SHARED
+
+
+def load(name: str) -> list[tuple[str, int]]:
+    lines = (TESTSETS / name).read_text().splitlines()
+    return [(pos, int(score)) for pos, score in (line.split() for line in lines)]
+
+
+def check(cases: list[tuple[str, int]]) -> None:
+    solver = Solver()
+    wrong = [(p, s, solver.solve(parse_position(p))) for p, s in cases]
+    wrong = [w for w in wrong if w[1] != w[2]]
+    assert not wrong, f"{len(wrong)} wrong, first: {wrong[:3]}"
+
+
+def test_test_sets_are_complete() -> None:
+    for name in ("Test_L3_R1", "Test_L2_R1", "Test_L2_R2", "Test_L1_R1", "Test_L1_R2", "Test_L1_R3"):
+        assert len(load(name)) == 1000
+
+
+def test_end_easy_all_1000() -> None:
+    check(load("Test_L3_R1"))
+
+
+def test_middle_easy_every_fifth() -> None:
+    check(load("Test_L2_R1")[::5])
+
+
+def test_begin_easy_every_twentieth() -> None:
+    check(load("Test_L1_R1")[::20])
+
+
+def test_middle_medium_sample() -> None:
+    check(load("Test_L2_R2")[100:600:100])
+
+
+def test_begin_medium_one() -> None:
+    check(load("Test_L1_R2")[250:251])
+
+
+def test_score_convention_examples() -> None:
+    # Reference 1.2: 4455 -> 18 (win with the 4th stone), 44455554221 -> -15.
+    assert solve("4455") == 18
+    assert solve("44455554221") == -15
+    # (analyze("4455") needs 5-move children: minutes in Python, so a later position.)
+    late = "44455554221"
+    assert analyze(late)[3] == -15 and max(s for s in analyze(late) if s is not None) == -15
+    assert solve("4455", weak=True) == 1
+    assert solve("44455554221", weak=True) == -1
+
+
+def test_analyze_marks_full_columns() -> None:
+    position = load("Test_L2_R1")[0][0]  # column 5 is full there
+    scores = analyze(position)
+    assert scores[4] is None
+    assert all(s is not None for i, s in enumerate(scores) if i != 4)
+    assert max(s for s in scores if s is not None) == solve(position)
+
+
+@pytest.mark.parametrize(
+    ("position", "reason"),
+    [
+        ("48", "move 2: column 8 is out of range"),
+        ("0", "move 1: '0' is not a column"),
+        ("4a", "move 2: 'a' is not a column"),
+        ("4444444", "move 7: column 4 is full"),
+        ("1212121", "move 7: column 1 wins, so the game is over"),
+        ("12121214", "move 7: column 1 wins"),
+    ],
+)
+def test_parser_rejects_invalid_sequences(position: str, reason: str) -> None:
+    with pytest.raises(ValueError, match=reason):
+        parse_position(position)
+
+
+def test_node_limit_raises_and_table_stays_sound() -> None:
+    solver = Solver(node_limit=50)
+    pos = parse_position("4")
+    with pytest.raises(SearchLimit):
+        solver.solve(pos)
+    solver.node_limit = None
+    # The bounds stored before the limit hit are still true bounds: a later exact
+    # solve with the same table agrees with a fresh solver.
+    assert solver.solve(parse_position("44455554221")) == Solver().solve(parse_position("44455554221"))
+
+
+# -- small boards against a plain minimax written from the definition ----------------------
+
+
+def _brute(width: int, height: int, cols: tuple[int, ...]) -> int:
+    """Score by the definition: plain negamax over every move to the end of the game."""
+
+    @functools.lru_cache(maxsize=None)
+    def value(seq: tuple[int, ...]) -> int:
+        pos = Position.parse("".join(str(c + 1) for c in seq), width, height)
+        best = None
+        for c in range(width):
+            if not pos.can_play(c):
+                continue
+            if pos.is_winning_move(c):
+                v = (width * height + 1 - pos.moves) // 2
+            elif pos.moves + 1 == width * height:
+                v = 0
+            else:
+                v = -value(tuple(sorted_seq(seq + (c,))))
+            best = v if best is None else max(best, v)
+        return best if best is not None else 0
+
+    def sorted_seq(seq: tuple[int, ...]) -> tuple[int, ...]:
+        return seq  # the sequence itself is the key; positions repeat little on tiny boards
+
+    return value(cols)
+
+
+@pytest.mark.parametrize(("width", "height"), [(4, 4), (5, 4), (4, 5)])
+def test_small_boards_match_plain_minimax(width: int, height: int) -> None:
+    rng = random.Random(f"{width}x{height}")
+    solver = Solver(width, height)
+    checked = 0
+    for _ in itertools.count():
+        if checked == 12:
+            break
+        seq: list[int] = []
+        pos = Position.parse("", width, height)
+        plies = rng.randint(width * height - 10, width * height - 6)
+        ok = True
+        for _ in range(plies):
+            cols = [c for c in range(width) if pos.can_play(c) and not pos.is_winning_move(c)]
+            if not cols:
+                ok = False
+                break
+            c = rng.choice(cols)
+            pos.play_column(c)
+            seq.append(c)
+            if pos.moves == width * height:
+                ok = False
+                break
+        if not ok:
+            continue
+        text = "".join(str(c + 1) for c in seq)
+        assert solver.solve(parse_position(text, width, height)) == _brute(width, height, tuple(seq)), text
+        checked += 1
+
+
+# -- the command line ---------------------------------------------------------------------
+
+
+def _run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "p2p", "solve", *args],
+        input=stdin, capture_output=True, text=True, cwd=REPO, timeout=120,
+    )
+
+
+def test_cli_single_position() -> None:
+    out = _run("connect4", "4455")
+    assert (out.returncode, out.stdout, out.stderr) == (0, "18\n", "")
+
+
+def test_cli_analyze() -> None:
+    position = load("Test_L2_R1")[0][0]
+    out = _run("connect4", position, "--analyze")
+    assert out.returncode == 0
+    assert out.stdout.split() == [str(s) if s is not None else "-" for s in analyze(position)]
+
+
+def test_cli_stdin_lines() -> None:
+    cases = load("Test_L2_R1")[:5]
+    out = _run("connect4", stdin="".join(p + "\n" for p, _ in cases))
+    assert out.returncode == 0
+    assert out.stdout.splitlines() == [f"{p} {s}" for p, s in cases]
+
+
+def test_cli_bad_position_is_one_line_exit_2() -> None:
+    out = _run("connect4", "4444444")
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.count("\n") == 1 and "column 4 is full" in out.stderr
+
+
+def test_cli_stdin_reports_the_line_number() -> None:
+    out = _run("connect4", stdin="4455\n\n44x\n")
+    assert out.returncode == 2
+    assert out.stdout == "4455 18\n"
+    assert out.stderr.count("\n") == 1 and "line 3" in out.stderr
+
+
+def test_cli_only_connect4() -> None:
+    out = _run("chess4", "1")
+    assert out.returncode == 2 and out.stderr.count("\n") == 1
