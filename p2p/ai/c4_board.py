@@ -47,16 +47,21 @@ class Geometry:
         self.min_score = -(self.size // 2) + 3
         self.max_score = (self.size + 1) // 2 - 3
 
-    def winning_cells(self, stones: int, mask: int, diagonal_only: bool = False) -> int:
+    def winning_cells(self, stones: int, mask: int, lines: str = "all") -> int:
         """Empty cells that would complete a line of four for ``stones``.
 
-        With ``diagonal_only`` only the two diagonal directions count.
+        ``lines``: ``"all"``, ``"diagonal"`` (the two diagonals only) or ``"straight"``
+        (horizontal and vertical only).
         """
         h = self.height
         h1 = self.h1
-        if diagonal_only:
+        shifts: tuple[int, ...]
+        if lines == "diagonal":
             r = 0
-            shifts: tuple[int, ...] = (h, h + 2)
+            shifts = (h, h + 2)
+        elif lines == "straight":
+            r = (stones << 1) & (stones << 2) & (stones << 3)
+            shifts = (h1,)
         else:
             r = (stones << 1) & (stones << 2) & (stones << 3)  # vertical
             shifts = (h1, h, h + 2)  # horizontal, two diagonals

@@ -40,21 +40,23 @@ NORMAL_OVERLOOK_DIAGONAL = 0.35
 NORMAL_DEPTH = 4
 NORMAL_NOISE = 60
 STARK_DEPTH = 9
-STARK_NODES = 20_000
+STARK_NODES = 16_000
 STARK_SOLVE_CELLS = 16
 """Stark asks the exact solver once at most this many cells are empty."""
 STARK_SOLVER_NODES = 20_000
-MEISTER_SOLVER_NODES = 45_000
-MEISTER_SOLVE_FROM = 0.40
+MEISTER_SOLVER_NODES = 36_000
+MEISTER_SOLVE_FROM = 0.43
 """Meister tries the solver once this share of the board is filled (before: hopeless)."""
 MEISTER_DEPTH = 16
-MEISTER_NODES = 45_000
+MEISTER_NODES = 36_000
 """Heuristic budget before the solver phase."""
-MEISTER_FALLBACK_NODES = 12_000
+MEISTER_FALLBACK_NODES = 8_000
 """Heuristic budget when the solver ran out of nodes (the two together stay under ~1 s)."""
 MEISTER_SECOND_BEST = 0.06
-HINT_SOLVER_NODES = 150_000
-ANALYSIS_NODES = 200_000
+HINT_SOLVER_NODES = 100_000
+ANALYSIS_NODES = 100_000
+ANALYSIS_FROM = 0.25
+"""Round analysis does not even try positions with less of the board filled (hopeless)."""
 POPOUT_DEPTH = {"neuling": 1, "normal": 2, "stark": 3, "meister": 4}
 POPOUT_NODES = 6_000
 
@@ -125,8 +127,7 @@ def _normal(pos: Position, rng: random.Random) -> int:
     opp = pos.current ^ pos.mask
     threats = pos.opponent_winning_cells() & possible
     if threats:
-        straight = geo.winning_cells(opp, pos.mask) & ~geo.winning_cells(opp, pos.mask, True)
-        diagonal_only = not (threats & straight)
+        diagonal_only = not (threats & geo.winning_cells(opp, pos.mask, "straight"))
         if diagonal_only and rng.random() < NORMAL_OVERLOOK_DIAGONAL:
             # It does not see the diagonal: play as if the threat were not there.
             others = _playable(pos, possible & ~threats) or _playable(pos, possible)
@@ -219,7 +220,9 @@ def hint(game: Game) -> str:
     if game.options().get("popout"):
         return _popout_move(game, "meister", None)
     pos = _position(game)
-    exact = _solver_scores(pos, HINT_SOLVER_NODES)
+    exact = None
+    if pos.moves >= MEISTER_SOLVE_FROM * pos.geo.size:
+        exact = _solver_scores(pos, HINT_SOLVER_NODES)
     scores = exact if exact is not None else HeuristicSearch(pos.geo, MEISTER_NODES).root_scores(
         pos, MEISTER_DEPTH
     )
@@ -258,46 +261,53 @@ def _sign(v: int) -> int:
 
 
 def analyze_round(moves: list[str], width: int = 7, height: int = 6,
-                  node_limit: int = ANALYSIS_NODES) -> list[MoveReview]:
+                  node_limit: int = ANALYSIS_NODES,
+                  solve_from: float = ANALYSIS_FROM) -> list[MoveReview]:
     """Exact review of a (finished or running) round given as column texts ``"1"``..``"W"``.
 
     Raises ``ValueError`` for an invalid sequence.  Positions whose exact value needs more
-    than ``node_limit`` nodes get ``None`` (typical for the first ~10 moves on 7x6).  The
+    than ``node_limit`` nodes, or with less than ``solve_from`` of the board filled, get ``None``
+(typically the first 10-16 moves on 7x6).  The
     decisive move is the last one whose result (win/draw/loss) differs before and after;
     if no move changed the result and every value is known, the result was fixed from the
     start and no move is marked.  If the change may hide among unknown values, none is marked.
     """
     geo = geometry(width, height)
+    columns = [str(c + 1) for c in range(width)]
+    check = Position(geo)
+    for i, text in enumerate(moves, start=1):  # validate everything before any search
+        if text not in columns:
+            raise ValueError(f"move {i}: {text!r} is not a column (1-{width})")
+        if check.moves == geo.size or (i > 1 and geo.has_four(check.current ^ check.mask)):
+            raise ValueError(f"move {i}: the round is already over")
+        if not check.can_play(int(text) - 1):
+            raise ValueError(f"move {i}: column {text} is full")
+        check.play_column(int(text) - 1)
+
     pos = Position(geo)
     solver = Solver(width, height, node_limit=node_limit)
     rows: list[MoveReview] = []
-    over = False
     for i, text in enumerate(moves, start=1):
-        if text not in [str(c + 1) for c in range(width)]:
-            raise ValueError(f"move {i}: {text!r} is not a column (1-{width})")
         col = int(text) - 1
-        if over:
-            raise ValueError(f"move {i}: the round is already over")
-        if not pos.can_play(col):
-            raise ValueError(f"move {i}: column {text} is full")
-        before: int | None
-        after: int | None
-        try:
-            scores = solver.analyze(pos)
-            before = max(v for v in scores if v is not None)
-            after = scores[col]
-        except SearchLimit:
-            before = after = None
+        before: int | None = None
+        after: int | None = None
+        if pos.moves >= solve_from * geo.size:
+            try:
+                scores = solver.analyze(pos)
+                before = max(v for v in scores if v is not None)
+                after = scores[col]
+            except SearchLimit:
+                pass
         wins = pos.is_winning_move(col)
         pos.play_column(col)
         over = wins or pos.moves == geo.size
-        if after is None and not over:
+        if over:
+            after = (geo.size + 2 - pos.moves) // 2 if wins else 0
+        elif after is None and pos.moves >= solve_from * geo.size:
             try:
                 after = -solver.solve(pos)
             except SearchLimit:
-                after = None
-        elif after is None:
-            after = (geo.size + 2 - pos.moves) // 2 if wins else 0
+                pass
         rows.append(MoveReview(i, text, before, after))
     return _mark_decisive(rows)
 
