@@ -4,6 +4,7 @@
     python bench/bench_levels.py meister-vs-solver --games 100
     python bench/bench_levels.py cube --games 40 --players 2
     python bench/bench_levels.py connect4 --pairs stark:meister --games 20
+    python bench/bench_levels.py timing --games 30     # per-move time on 7x6, 8x7, 9x7
 
 Games alternate who starts; every game uses its own seed (``game number``), so a run is
 reproducible.  Per-move wall times are collected for every level (max and median) on the
@@ -148,6 +149,37 @@ def meister_vs_solver(games: int, sets: list[str]) -> str:
             f"max {max(mtimes) * 1000:.1f} ms")
 
 
+def timing_sweep(positions: int) -> str:
+    """Time every level on positions of every board size (plies 0..W*H-2, spread evenly).
+
+    The positions come from seeded games between mixed levels; each level then chooses a
+    move in each of them.  Reports max and median per (size, level).
+    """
+    import random
+
+    rows = ["| board | level | positions | median ms | max ms |", "|---|---|---|---|---|"]
+    for width, height in ((7, 6), (8, 7), (9, 7)):
+        rng = random.Random(f"sweep-{width}x{height}")
+        samples = []
+        while len(samples) < positions:
+            game = create_game("connect4", {"width": width, "height": height})
+            stop = rng.randrange(0, width * height - 8)
+            while not game.is_over() and len(game.history()) < stop:
+                game.push(choose_move(game, rng.choice(("neuling", "normal")), str(rng.random()).encode()))
+            if not game.is_over():
+                samples.append(game)
+        for level in C4_LEVELS:
+            ts = []
+            for i, game in enumerate(samples):
+                t0 = time.perf_counter()
+                choose_move(game, level, f"sweep-{i}".encode())
+                ts.append(time.perf_counter() - t0)
+            rows.append(f"| {width}x{height} | {level} | {len(ts)} | "
+                        f"{statistics.median(ts) * 1000:.1f} | {max(ts) * 1000:.1f} |")
+            print(rows[-1], file=sys.stderr)
+    return "\n".join(rows)
+
+
 def machine() -> str:
     cpu = platform.processor() or platform.machine()
     try:
@@ -157,12 +189,13 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    return (f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+            f"load average at start {os.getloadavg()[0]:.1f}")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=("connect4", "cube", "meister-vs-solver"))
+    parser.add_argument("what", choices=("connect4", "cube", "meister-vs-solver", "timing"))
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--pairs", default="", help="comma list of a:b level pairs")
     parser.add_argument("--players", type=int, default=2, help="cube: 2 or 3")
@@ -170,6 +203,9 @@ def main() -> int:
     args = parser.parse_args()
     print(f"machine: {machine()}")
     times: dict[str, list[float]] = {}
+    if args.what == "timing":
+        print(timing_sweep(args.games))
+        return 0
     if args.what == "meister-vs-solver":
         print(meister_vs_solver(args.games, args.sets.split(",")))
         return 0
