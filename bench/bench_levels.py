@@ -44,13 +44,13 @@ def play(game_name: str, options: dict, seats: list[str], seed: bytes,
 
 
 def duel(game_name: str, a: str, b: str, games: int, base_options: dict,
-         times: dict[str, list[float]]) -> tuple[int, int, int]:
+         times: dict[str, list[float]], offset: int = 0) -> tuple[int, int, int]:
     """``games`` games of level ``a`` against ``b`` (2 seats), alternating the start.
 
     Returns (wins of a, draws or shared, wins of b).
     """
     wa = wb = draws = 0
-    for i in range(games):
+    for i in range(offset, offset + games):
         first = i % 2
         seats = [a, b] if first == 0 else [b, a]
         options = dict(base_options, first=0)
@@ -62,7 +62,7 @@ def duel(game_name: str, a: str, b: str, games: int, base_options: dict,
                 wb += 1
         else:
             draws += 1
-        print(f"  {a} vs {b}: game {i + 1}/{games}: +{wa} ={draws} -{wb}", file=sys.stderr, end="\r")
+        print(f"  {a} vs {b}: game {i + 1 - offset}/{games}: +{wa} ={draws} -{wb}", file=sys.stderr, end="\r")
     print(file=sys.stderr)
     return wa, draws, wb
 
@@ -110,12 +110,9 @@ def meister_vs_solver(games: int, sets: list[str]) -> str:
 
     data = Path(__file__).resolve().parents[1] / "tests" / "data" / "connect4_testsets"
     starts = []
-    for name in sets:
-        for line in (data / name).read_text().splitlines():
-            pos, score = line.split()
-            if int(score) > 0:
-                starts.append((name, pos))
-    starts = starts[: games]
+    for name in sets:  # the first games/len(sets) winning positions of each set
+        winning = [ln.split()[0] for ln in (data / name).read_text().splitlines() if int(ln.split()[1]) > 0]
+        starts += [(name, pos) for pos in winning[: games // len(sets)]]
     solver = Solver()
     won = not_won = 0
     mtimes: list[float] = []
@@ -197,9 +194,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("what", choices=("connect4", "cube", "meister-vs-solver", "timing"))
     parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--offset", type=int, default=0,
+                        help="first game number (to split a tournament over processes)")
     parser.add_argument("--pairs", default="", help="comma list of a:b level pairs")
     parser.add_argument("--players", type=int, default=2, help="cube: 2 or 3")
-    parser.add_argument("--sets", default="Test_L2_R1,Test_L2_R2")
+    parser.add_argument("--sets", default="Test_L1_R1,Test_L2_R1")
     args = parser.parse_args()
     print(f"machine: {machine()}")
     times: dict[str, list[float]] = {}
@@ -221,10 +220,11 @@ def main() -> int:
         return 0
     pairs = [tuple(p.split(":")) for p in args.pairs.split(",") if p] or list(zip(levels, levels[1:]))
     options = {"players": 2} if name == "cube" else {}
-    print(f"{name}: {args.games} games per pair, alternating start")
+    print(f"{name}: {args.games} games per pair (numbers {args.offset}..{args.offset + args.games - 1}), "
+          "alternating start")
     print("| stronger | weaker | stronger wins | draws | weaker wins |\n|---|---|---|---|---|")
     for a, b in pairs:
-        wa, d, wb = duel(name, b, a, args.games, options, times)
+        wa, d, wb = duel(name, b, a, args.games, options, times, args.offset)
         print(f"| {b} | {a} | {wa} | {d} | {wb} |", flush=True)
     print(timing_table(times))
     return 0
