@@ -52,8 +52,11 @@ def sample_positions(games: int, plies: int, every: int) -> list[Game]:
     return out
 
 
-def match(a: str, b: str, games: int, plies: int) -> str:
-    """Level ``a`` against level ``b``; a Markdown summary of points and wins."""
+def match(a: str, b: str, games: int, plies: int, first: int = 0) -> str:
+    """Level ``a`` against level ``b``; a Markdown summary of points and wins.
+
+    Game ``g`` uses the seed ``match-<g>``; ``first`` numbers the first game, so that
+    another run with another ``first`` plays different games."""
     points = {a: 0, b: 0}
     wins = {a: 0.0, b: 0.0}
     lines = [
@@ -65,7 +68,7 @@ def match(a: str, b: str, games: int, plies: int) -> str:
         "| game | seats R,B,Y,G | plies | end | scores R,B,Y,G | winners |",
         "|---:|---|---:|---|---|---|",
     ]
-    for g in range(games):
+    for g in range(first, first + games):
         seats = (a, b, a, b) if g % 2 == 0 else (b, a, b, a)
         game = create_game("chess4", {"move_limit": plies})
         t0 = time.perf_counter()
@@ -116,13 +119,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--levels", nargs="*", default=list(chess4_ai.LEVELS))
     parser.add_argument("--markdown", type=Path, default=None)
     parser.add_argument("--match", nargs=2, metavar=("LEVEL_A", "LEVEL_B"), default=None)
+    parser.add_argument("--first-game", type=int, default=0, help="number of the first match game (its seed)")
     args = parser.parse_args(argv)
     if args.match:
         bad = [lvl for lvl in args.match if lvl not in chess4_ai.LEVELS]
         if bad:
             parser.error(f"unknown level {bad[0]!r} (known: {', '.join(chess4_ai.LEVELS)})")
         print(f"Machine: {machine()}.\n")
-        print(match(args.match[0], args.match[1], args.games, args.plies))
+        print(match(args.match[0], args.match[1], args.games, args.plies, args.first_game))
         return 0
 
     positions = sample_positions(args.games, args.plies, args.every)
