@@ -239,6 +239,16 @@ def test_moves_do_not_depend_on_the_interpreter_hash_seed() -> None:
         assert out.stdout.strip() == here
 
 
+@pytest.mark.parametrize("level", chess4_ai.LEVELS)
+def test_a_forced_move_is_played_at_once(level: str) -> None:
+    # Yellow's rook on d1 checks Red's king on h1 along the first rank; g1 and i1 are on
+    # the rook's line, g2 and h2 hold Red's own pawns, nothing can block: only Kh1-i2.
+    game = position(d1="yR")
+    assert game.legal_moves() == ["h1-i2"]
+    info = chess4_ai.analyse(game, level, b"")
+    assert (info.move, info.nodes) == ("h1-i2", 0)
+
+
 def test_einfach_depends_on_the_seed() -> None:
     game = create_game("chess4", {})
     moves = {ai.choose_move(game, "einfach", bytes([i])) for i in range(12)}

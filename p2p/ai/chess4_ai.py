@@ -85,6 +85,8 @@ def analyse(game: Game, level: str, seed: bytes = b"") -> Analysis:
     moves = board.moves()
     if not moves:
         raise ValueError("no legal move")
+    if len(moves) == 1:  # forced: nothing to think about
+        return Analysis(board.text(moves[0]), 0, 0, 0)
     draws = {m: _draw(digest, board.text(m)) for m in moves}
     if level == "einfach":
         return _greedy(board, root, moves, draws)
