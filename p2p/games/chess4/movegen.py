@@ -33,8 +33,11 @@ of the pawn taken en passant, or the castling side.  ``move_from``, ``move_to`` 
 ``move_flags`` take it apart.  ``gen_moves()`` orders moves by from-square (mailbox
 index), then piece pattern: the order depends only on the position, never on history.
 
-Helpers for evaluation: ``in_check(seat)``, ``attacked(sq, by_mask)``,
-``is_capture(move)``, ``captured_points(move)``, ``last_eliminations()``, ``copy()``.
+``make`` trusts its move: pass only moves from ``gen_moves()``.
+
+Helpers for evaluation: ``in_check(seat)``, ``legal_moves_of(seat)``, the module
+function ``attacked(board, sq, seat_mask)``, ``is_capture(move)``,
+``captured_points(move)``, ``last_eliminations()``, ``usable_ep()``, ``copy()``.
 ``make`` computes the next player's legal moves anyway (for the stalemate rule) and
 keeps them, so the ``gen_moves()`` right after a ``make`` costs only a list copy.
 """
