@@ -8,7 +8,9 @@ driver (``p2p.peer``) carries them out in order:
 * ``Dropped``: an incoming event was refused; log ``describe()`` (who, what, why);
 * ``Equivocation``: one sender signed two conflicting events; both are the evidence;
 * ``ChatLine``: show a chat line (already sanitized and rate-limited);
-* ``Notice``: anything else worth telling the user (round started, starter drawn ...).
+* ``Notice``: anything else worth telling the user (round started, starter drawn ...);
+* ``Rewound``: chain events from ``seq`` on were replaced by a forfeit that won the race
+  for that position (rewrite the round log from the machine's chain).
 """
 
 from __future__ import annotations
@@ -73,7 +75,13 @@ class Notice:
     text: str
 
 
-Effect = Publish | Applied | Dropped | Equivocation | ChatLine | Notice
+@dataclass(frozen=True)
+class Rewound:
+    seq: int
+    replaced: tuple[Event, ...]
+
+
+Effect = Publish | Applied | Dropped | Equivocation | ChatLine | Notice | Rewound
 
 
 def dropped(event: Event, reason: str) -> Dropped:

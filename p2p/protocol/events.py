@@ -211,6 +211,9 @@ KINDS: dict[str, Kind] = {
     ),
     "seal": Kind("chain", {"sealed": _sealed(("resign", "leave"))}),
     "cancel": Kind("chain", {"reason": _line(80)}),
+    "forfeit": Kind(
+        "chain", {"seat": _int(0, 3), "reason": _choice("silent", "offline")}
+    ),
     # round side events
     "accept": Kind("side", {"seat": _int(0, 3)}),
     "decline": Kind("side", {"seat": _int(0, 3)}),

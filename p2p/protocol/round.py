@@ -19,6 +19,8 @@ seq   kind              sent by, and what it does
 ..    ``move``          the position owner: ``ply``, ``move`` text, ``state`` hash after it
 ..    ``seal``          the position owner: seals ``resign``/``leave`` side events
 ..    ``cancel``        the admin, before play only
+..    ``forfeit``       the admin (or, for the admin's own seat, its successor): puts out
+                        a human seat that has not moved for the turn timeout
 ====  ================  ==================================================================
 
 Every position has exactly one owner, so honest members never race for a position: the
@@ -35,6 +37,15 @@ game (Connect Four); for an engine without resignation the round ends at once, a
 winners are the seats still in with the top score.  If the admin leaves, the admin role
 passes to the next human seat after it in seat order that has not left (fixed at start,
 recomputed by every peer), who then also plays the computer seats.
+
+Turn timeouts: a human seat to move that stays silent puts nobody else's move at risk but
+stalls the round, so the admin may append ``forfeit`` at that seat's position once the
+``ts`` of its forfeit is at least ``TurnTimeouts.silent_ms`` (or ``offline_ms``, when the
+admin says the seat's lobby presence went offline) after the ``ts`` of the head.  The seat
+is then out as if it had left.  At a position the admin owns (its own seat, or a computer
+seat) the admin's successor may forfeit the admin's seat the same way; the role passes on.
+A forfeit beats the forfeited seat's own event at the same position whatever the arrival
+order (``round_machine`` rewinds a branch that lost, at most ``MAX_REWIND`` events).
 """
 
 from __future__ import annotations
@@ -45,6 +56,26 @@ from dataclasses import dataclass, field
 from p2p.games import Game, MoveError, OptionError, game_class
 from p2p.protocol import draw
 from p2p.protocol.events import Event
+
+
+@dataclass(frozen=True)
+class TurnTimeouts:
+    """How long a human seat to move may stay silent before it can be forfeited (ms).
+
+    Part of the chain rules: every member of a round must use the same values (the
+    protocol's are the defaults; tests pass shorter ones).
+    """
+
+    silent_ms: int = 120_000
+    """The seat has simply not moved."""
+    offline_ms: int = 30_000
+    """The forfeiter says the seat's lobby presence went offline (its Last Will fired)."""
+
+    def limit(self, reason: str) -> int:
+        return self.offline_ms if reason == "offline" else self.silent_ms
+
+
+DEFAULT_TIMEOUTS = TurnTimeouts()
 
 
 class RoundError(ValueError):
@@ -100,12 +131,16 @@ class RoundState:
     ply: int = 0
     resigned: list[int] = field(default_factory=list)
     left: list[int] = field(default_factory=list)
+    forfeited: list[int] = field(default_factory=list)
     end_reason: str = ""
+    timeouts: TurnTimeouts = DEFAULT_TIMEOUTS
 
     # -- construction ------------------------------------------------------------------
 
     @classmethod
-    def from_genesis(cls, genesis: Event) -> RoundState:
+    def from_genesis(
+        cls, genesis: Event, timeouts: TurnTimeouts = DEFAULT_TIMEOUTS
+    ) -> RoundState:
         """The state after the genesis event; ``RoundError`` if the genesis is unusable."""
         if genesis.kind != "genesis" or genesis.seq != 0:
             raise RoundError("a round starts with its genesis event")
@@ -170,6 +205,7 @@ class RoundState:
             expires=body["expires"],
             private=body["private"],
             admin=genesis.pk,
+            timeouts=timeouts,
         )
         state.chain.append(genesis)
         return state
@@ -220,6 +256,25 @@ class RoundState:
                 return seat.pk
         return None
 
+    def forfeit_target(self) -> tuple[int, bytes] | None:
+        """``(seat, signer)``: the seat whose turn it is and who may forfeit it, or ``None``.
+
+        A human seat to move (not the admin's) may be forfeited by the admin; at a
+        position the admin owns (its own seat or a computer seat) the admin's seat may be
+        forfeited by its successor.  Nobody forfeits outside play or when no one is left
+        to take over.
+        """
+        if self.phase is not Phase.PLAY or self.game is None:
+            return None
+        owner = self.owner()
+        seat = None if owner is None else self.seat_of(owner)
+        if owner is None or seat is None or seat in self.left:
+            return None
+        signer = self.successor() if owner == self.admin else self.admin
+        if signer is None or signer == owner:
+            return None
+        return seat, signer
+
     def winners(self) -> tuple[int, ...]:
         """Winning seats once the round is over (empty while running or cancelled)."""
         if self.phase is not Phase.OVER or self.game is None:
@@ -252,7 +307,13 @@ class RoundState:
         owner = self.owner()
         if owner is None:
             raise RoundError(f"the round is {self.phase.value}")
-        if event.pk != owner:
+        if event.kind == "forfeit":
+            target = self.forfeit_target()
+            if target is None or event.pk != target[1]:
+                raise RoundError(
+                    f"forfeit by a key that may not forfeit position {event.seq}"
+                )
+        elif event.pk != owner:
             raise RoundError(
                 f"{event.kind} by a key that does not own position {event.seq}"
             )
@@ -431,6 +492,27 @@ class RoundState:
                     f"seat {seat} has already {'left' if seat in self.left else 'resigned'}"
                 )
             seats.append(seat)
+        leaving = [seat for inner, seat in zip(sealed, seats) if inner.kind == "leave"]
+        self._put_out(seats, leaving, "resignation")
+
+    def _apply_forfeit(self, event: Event) -> None:
+        target = self.forfeit_target()
+        assert target is not None  # apply() checked the signer against it
+        seat, reason = event.body["seat"], event.body["reason"]
+        if seat != target[0]:
+            raise RoundError(f"forfeit of seat {seat}, but seat {target[0]} is to move")
+        waited = event.ts - self.head.ts
+        limit = self.timeouts.limit(reason)
+        if waited < limit:
+            raise RoundError(
+                f"forfeit ({reason}) {waited} ms after the previous event; needs {limit} ms"
+            )
+        self.forfeited.append(seat)
+        self._put_out([seat], [seat], "forfeit")
+
+    def _put_out(self, seats: list[int], leaving: list[int], reason: str) -> None:
+        """Seats give up (``leaving`` ones also leave; the admin role passes on)."""
+        assert self.game is not None
         newly_out = [seat for seat in seats if seat not in self.resigned]
         trial = self.game.copy()
         for seat in newly_out:
@@ -440,27 +522,25 @@ class RoundState:
                 trial.resign(seat)
             except MoveError:
                 break  # this engine has no resignation: the round ends below
-        for inner, seat in zip(sealed, seats):
+        for seat in seats:
             if seat not in self.resigned:
                 self.resigned.append(seat)
-            if (
-                inner.kind == "leave"
-            ):  # a resigned admin may still leave to hand on the role
+            if seat in leaving:  # a resigned admin may still leave to hand on the role
                 self.left.append(seat)
-                if inner.pk == self.admin:
+                if self.seats[seat].pk == self.admin:
                     successor = self.successor()
                     if successor is not None:
                         self.admin = successor
         self.game = trial
         if trial.is_over():
-            self.end_reason = "resignation"
+            self.end_reason = reason
             self.phase = Phase.OVER
         elif newly_out:
             # the engine kept going without the seat: only possible if it skips it itself;
             # otherwise (no resignation support) the round ends with the others ranked.
             seat = trial.to_move()
             if seat is None or seat in self.resigned or not self._engine_resigns():
-                self.end_reason = "resignation"
+                self.end_reason = reason
                 self.phase = Phase.OVER
 
     def _engine_resigns(self) -> bool:
@@ -485,12 +565,14 @@ def next_start(state: RoundState) -> int:
     return (starter + 1) % len(state.seats)
 
 
-def verify_chain(chain: list[Event]) -> RoundState:
+def verify_chain(
+    chain: list[Event], timeouts: TurnTimeouts = DEFAULT_TIMEOUTS
+) -> RoundState:
     """Replay a complete chain from its genesis; ``ChainError`` names the first bad event."""
     if not chain:
         raise ChainError(0, None, "the log is empty")
     try:
-        state = RoundState.from_genesis(chain[0])
+        state = RoundState.from_genesis(chain[0], timeouts)
     except RoundError as err:
         raise ChainError(0, chain[0], str(err)) from None
     for index, event in enumerate(chain[1:], start=1):

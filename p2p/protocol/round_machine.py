@@ -14,14 +14,18 @@ How to drive it (``p2p.peer`` does exactly this):
   ``ChatLine``/``Notice``.  User actions raise ``ActionError`` (one line) on bad input.
 
 ``now`` is the caller's clock in integer milliseconds; it only drives local timers
-(invitation expiry, commit and reveal timeouts, chat and sync rate limits) and the ``ts``
-of our own events.  Nothing in the chain depends on it.
+(invitation expiry, commit and reveal timeouts, turn timeouts, chat and sync rate limits)
+and the ``ts`` of our own events.  Nothing in the chain depends on it.  ``tick`` also
+takes ``offline``: the members' keys whose lobby presence the driver sees offline.
 
 The machine acts by itself where the protocol says so: members commit and reveal as soon
 as the phase opens; the admin starts when every seat has accepted, closes the commit set
 when all commitments are in (or at ``COMMIT_TIMEOUT_MS``), draws when all reveals are in
 (or at ``REVEAL_TIMEOUT_MS``), cancels when an invitee declines or the invitation expires,
-and plays the computer seats; the owner of the next position seals pending resignations.
+and plays the computer seats; the owner of the next position seals pending resignations;
+the admin forfeits a human seat that has not moved for the turn timeout (the admin's
+successor forfeits the admin's seat the same way), and a forfeit that arrives after the
+forfeited seat's own event at that position replaces it (``Rewound``).
 Computer moves are computed inside ``receive``/``tick`` (``p2p.ai.choose_move``); a slow
 level blocks the caller for that long.
 """
@@ -40,11 +44,21 @@ from p2p.protocol.effects import (
     Equivocation,
     Notice,
     Publish,
+    Rewound,
     dropped,
 )
 from p2p.protocol.events import Event, EventError
 from p2p.protocol.identity import Identity, peer_id, sanitize_nickname
-from p2p.protocol.round import PRE_PLAY, Phase, RoundError, RoundState
+from p2p.protocol.round import (
+    DEFAULT_TIMEOUTS,
+    PRE_PLAY,
+    ChainError,
+    Phase,
+    RoundError,
+    RoundState,
+    TurnTimeouts,
+    verify_chain,
+)
 from p2p.protocol.topics import Topics, code_secret, join_proof, private_key
 
 COMMIT_TIMEOUT_MS = 20_000
@@ -57,6 +71,12 @@ SYNC_INTERVAL_MS = 5_000
 """We answer one sync request per member at most this often."""
 MAX_PENDING = 256
 """Events waiting for an earlier event we have not seen; the oldest are dropped beyond."""
+MAX_REWIND = 8
+"""A forfeit replaces at most this many chain events of a branch that lost the race."""
+CLOCK_SKEW_MS = 5 * 60_000
+"""A forfeit dated this far ahead of our clock is reported (not refused: see docs §8)."""
+CLOCK_GRACE_MS = 5_000
+"""A forfeit that comes this much sooner than the timeout by our own clock is reported."""
 
 
 class ActionError(ValueError):
@@ -74,11 +94,13 @@ class RoundMachine:
         topics: Topics | None = None,
         code: str | None = None,
         now: int = 0,
+        timeouts: TurnTimeouts | None = None,
     ) -> None:
         if len(nonce) != draw.NONCE_SIZE:
             raise ValueError("the draw nonce has 32 bytes")
         self.me = me
-        self.state = RoundState.from_genesis(genesis)
+        self.timeouts = timeouts or DEFAULT_TIMEOUTS
+        self.state = RoundState.from_genesis(genesis, self.timeouts)
         self.topics = topics or Topics()
         self.code = code
         self._secret = code_secret(code) if code else None
@@ -92,6 +114,11 @@ class RoundMachine:
         self.expired = False
         self._chat_limit = RateLimiter()
         self._sync_answered: dict[bytes, int] = {}
+        self.offline: frozenset[bytes] = frozenset()
+        """Members whose lobby presence the driver last reported offline (``tick``)."""
+        self._applied_at: dict[str, int] = {genesis.id: now}
+        self._orphans: set[str] = set()
+        """Ids of chain events a forfeit replaced, and of events built on them."""
 
     # -- construction -----------------------------------------------------------------
 
@@ -109,6 +136,7 @@ class RoundMachine:
         topics: Topics | None = None,
         code: str | None = None,
         ttl_ms: int = INVITE_TTL_MS,
+        timeouts: TurnTimeouts | None = None,
     ) -> tuple[RoundMachine, list[Effect]]:
         """The admin opens a round: signs the genesis, publishes it and invites the seats.
 
@@ -127,7 +155,7 @@ class RoundMachine:
         }
         try:
             genesis = events.make(me, "genesis", now, body, round=round_id, seq=0)
-            machine = cls(me, genesis, nonce, topics, code, now)
+            machine = cls(me, genesis, nonce, topics, code, now, timeouts)
         except (EventError, RoundError) as err:
             raise ActionError(str(err)) from None
         effects: list[Effect] = [Applied(genesis), Publish(machine.route(), genesis)]
@@ -150,19 +178,19 @@ class RoundMachine:
         topics: Topics | None = None,
         code: str | None = None,
         now: int = 0,
+        timeouts: TurnTimeouts | None = None,
     ) -> RoundMachine:
         """Resume a round from its chain (a saved log or a sync answer), fully verified.
 
         Raises ``p2p.protocol.round.ChainError`` naming the first bad event.  The draw
         nonce only matters if the draw is still open; pass the one used before.
         """
-        from p2p.protocol.round import verify_chain
-
-        state = verify_chain(list(chain))
-        machine = cls(me, chain[0], nonce, topics, code, now)
+        state = verify_chain(list(chain), timeouts or DEFAULT_TIMEOUTS)
+        machine = cls(me, chain[0], nonce, topics, code, now, timeouts)
         machine.state = state
         for event in chain:
             machine.seen.add(event.id)
+            machine._applied_at[event.id] = now
             for inner in event.sealed():
                 machine.seen.add(inner.id)
                 machine.side[(inner.kind, inner.pk)] = inner
@@ -233,6 +261,15 @@ class RoundMachine:
         chain = self.state.chain
         if event.seq < len(chain):  # type: ignore[operator]
             there = chain[event.seq]  # type: ignore[index]
+            if event.kind == "forfeit" and there.kind != "forfeit":
+                rewound = self._rewind_for(event, now)
+                if rewound is not None:
+                    return rewound
+            if there.kind == "forfeit" and event.pk != there.pk:
+                self._orphan(
+                    [event.id]
+                )  # a late move that lost the race: so do its heirs
+                return [dropped(event, f"position {event.seq} was forfeited")]
             if there.pk == event.pk:
                 self.seen.add(event.id)
                 return [Equivocation(there, event)]
@@ -246,17 +283,101 @@ class RoundMachine:
             self.state.apply(event)
         except RoundError as err:
             return [dropped(event, str(err))]
+        return self._applied(event, before, now)
+
+    def _applied(self, event: Event, before: Phase, now: int) -> list[Effect]:
+        """Bookkeeping and notices once ``event`` is the new head."""
         self.seen.add(event.id)
+        self._applied_at[event.id] = now
         for (
             inner
         ) in event.sealed():  # late copies are duplicates; the sealed one counts
             self.seen.add(inner.id)
             self.side[(inner.kind, inner.pk)] = inner
         effects: list[Effect] = [Applied(event)]
+        if event.kind == "forfeit":
+            effects += self._forfeit_notices(event, now)
         if self.state.phase is not before:
             self.phase_since = now
             effects += self._phase_notices(before)
         return effects
+
+    def _forfeit_notices(self, event: Event, now: int) -> list[Effect]:
+        """Tell the user about a forfeit, and what our own clock and lobby say about it."""
+        st = self.state
+        seat, reason = event.body["seat"], event.body["reason"]
+        prev = st.chain[-2]
+        waited = (event.ts - prev.ts) // 1000
+        notices: list[Effect] = [
+            Notice(
+                f"seat {seat} was forfeited ({reason}, {waited} s without a move) "
+                f"by {event.pk.hex()[:8]}"
+            )
+        ]
+        pk = st.seats[seat].pk
+        if event.ts > now + CLOCK_SKEW_MS:
+            notices.append(
+                Notice(
+                    f"the forfeit of seat {seat} is dated {(event.ts - now) // 1000} s "
+                    "ahead of our clock"
+                )
+            )
+        if reason == "offline" and pk != self.me.public_key and pk not in self.offline:
+            notices.append(
+                Notice(f"the forfeit says seat {seat} went offline; we saw it online")
+            )
+        seen_at = self._applied_at.get(prev.id)
+        limit = self.timeouts.limit(reason)
+        if seen_at is not None and now - seen_at < limit - CLOCK_GRACE_MS:
+            notices.append(
+                Notice(
+                    f"the forfeit of seat {seat} came {(now - seen_at) // 1000} s after "
+                    f"the previous event by our clock ({limit // 1000} s is the rule)"
+                )
+            )
+        return notices
+
+    def _rewind_for(self, event: Event, now: int) -> list[Effect] | None:
+        """A forfeit for a position we filled with the forfeited seat's own event.
+
+        The forfeit wins (docs/protocol.md §8): the chain from its position on is
+        replaced.  ``None`` if the forfeit does not fit there (then it is just late).
+        """
+        seq = event.seq
+        assert seq is not None and seq >= 1
+        chain = self.state.chain
+        if event.prev != chain[seq - 1].id:
+            return None
+        replaced = chain[seq:]
+        try:
+            base = verify_chain(chain[:seq], self.timeouts)
+        except ChainError:
+            return None
+        target = base.forfeit_target()
+        if target is None or replaced[0].pk != base.seats[target[0]].pk:
+            return None
+        if len(replaced) > MAX_REWIND:
+            return [
+                dropped(
+                    event,
+                    f"forfeit would replace {len(replaced)} chain events (limit {MAX_REWIND})",
+                )
+            ]
+        before = self.state.phase
+        try:
+            base.apply(event)
+        except RoundError as err:
+            return [dropped(event, str(err))]
+        self.state = base
+        self._orphan([e.id for e in replaced])
+        effects: list[Effect] = [
+            Rewound(seq, tuple(replaced)),
+            Notice(
+                f"a forfeit replaced {len(replaced)} chain event(s) from position {seq} "
+                "(a late move lost the race)"
+            ),
+        ]
+        return effects + self._applied(event, before, now)
 
     def _phase_notices(self, before: Phase) -> list[Effect]:
         st = self.state
@@ -291,7 +412,25 @@ class RoundMachine:
             return [Notice(f"the round was {st.end_reason}")]
         return []
 
+    def _orphan(self, ids: list[str]) -> None:
+        """Forget a losing branch: these ids and every parked event built on them."""
+        self._orphans.update(ids)
+        self.seen.update(ids)
+        found = True
+        while found:
+            found = False
+            for eid, parked in list(self.pending.items()):
+                if parked.prev in self._orphans:
+                    del self.pending[eid]
+                    self._orphans.add(eid)
+                    self.seen.add(eid)
+                    found = True
+
     def _park(self, event: Event) -> list[Effect]:
+        if event.prev in self._orphans:
+            self._orphans.add(event.id)
+            self.seen.add(event.id)
+            return [dropped(event, "answers an event a forfeit replaced")]
         if not self.state.is_member(event.pk):
             return [
                 dropped(event, "answers an event we do not know, from a non-member")
@@ -431,10 +570,18 @@ class RoundMachine:
 
     # -- timers ----------------------------------------------------------------------
 
-    def tick(self, now: int) -> list[Effect]:
-        """Local timers: invitation expiry, commit and reveal timeouts (admin only)."""
+    def tick(self, now: int, offline: frozenset[bytes] = frozenset()) -> list[Effect]:
+        """Local timers: invitation expiry, commit, reveal and turn timeouts.
+
+        ``offline``: the members whose lobby presence we see offline (shortens the turn
+        timeout of such a seat to ``TurnTimeouts.offline_ms``).
+        """
         st = self.state
+        self.offline = frozenset(offline)
         effects: list[Effect] = []
+        forfeit = self._due_forfeit(now)
+        if forfeit is not None:
+            return self._append("forfeit", forfeit, now) + self._react(now)
         if st.phase is Phase.FORMING and now >= st.expires:
             if self.is_admin:
                 return self._append("cancel", {"reason": "the invitation expired"}, now)
@@ -472,6 +619,24 @@ class RoundMachine:
         ):
             effects += self._draw(now)
         return effects
+
+    def _due_forfeit(self, now: int) -> dict | None:
+        """The body of the forfeit we may sign now, or ``None``.
+
+        Due once both our clock since we saw the head and the signed ``ts`` gap from the
+        head reach the timeout (so our event satisfies the chain rule).
+        """
+        target = self.state.forfeit_target()
+        if target is None or target[1] != self.me.public_key:
+            return None
+        seat = target[0]
+        pk = self.state.seats[seat].pk
+        reason = "offline" if pk in self.offline else "silent"
+        head = self.state.head
+        since = max(self._applied_at.get(head.id, now), head.ts)
+        if now - since < self.timeouts.limit(reason):
+            return None
+        return {"seat": seat, "reason": reason}
 
     # -- acting on our own -------------------------------------------------------------
 
