@@ -46,12 +46,19 @@ from p2p.protocol.effects import (
     Equivocation,
     Notice,
     Publish,
+    Rewound,
 )
 from p2p.protocol.events import Event, EventError
 from p2p.protocol.identity import Identity, label, sanitize_nickname
 from p2p.protocol.lobby import PRESENCE_TTL_S, Lobby, PeerInfo
 from p2p.protocol.lobby import Invitation as LobbyInvitation
-from p2p.protocol.round import Phase, RoundState, next_start
+from p2p.protocol.round import (
+    DEFAULT_TIMEOUTS,
+    Phase,
+    RoundState,
+    TurnTimeouts,
+    next_start,
+)
 from p2p.protocol.round_machine import ActionError, RoundMachine
 from p2p.protocol.topics import (
     TopicError,
@@ -495,7 +502,9 @@ class Peer:
     the connection alive until the block ends.  ``identity`` defaults to a fresh random
     key; the shell passes the one from ``p2p.keystore``.  ``log_dir`` (optional) gets one
     file per round with its signed chain, one event per line, as it grows (the format
-    ``p2p replay FILE`` reads).
+    ``p2p replay FILE`` reads).  ``turn_timeouts``: when a silent seat may be forfeited
+    (``p2p.protocol.round.TurnTimeouts``; the defaults are the protocol's, and every
+    member of a round must use the same).
 
     ``peer.lobby`` is the pure lobby machine (``p2p.protocol.lobby.Lobby``): who is
     online (``peer.lobby.online()``), their fingerprints and busy flags.
@@ -510,6 +519,7 @@ class Peer:
         namespace: str = "public",
         log_dir: Path | str | None = None,
         connect_timeout: float = 10.0,
+        turn_timeouts: TurnTimeouts | None = None,
     ) -> None:
         try:
             self.topics = Topics(namespace)
@@ -522,6 +532,8 @@ class Peer:
         self.broker_url = broker_url
         self.log_dir = Path(log_dir) if log_dir is not None else None
         self._connect_timeout = connect_timeout
+        self.turn_timeouts = turn_timeouts or DEFAULT_TIMEOUTS
+        """Chain rules every member of a round must share (tests pass shorter ones)."""
         try:
             self.transport = Transport(
                 broker_url, on_connected=self._on_connected, will=self._make_will
@@ -850,6 +862,7 @@ class Peer:
                 self.topics,
                 code=code,
                 now=now_ms(),
+                timeouts=self.turn_timeouts,
             )
         except Exception as err:  # noqa: BLE001 - a planted or broken genesis
             await self._unsubscribe_round(key)
@@ -918,6 +931,7 @@ class Peer:
             os.urandom(32),
             topics=self.topics,
             code=code,
+            timeouts=self.turn_timeouts,
         )
         rnd = await self._adopt(machine)
         await self._run_effects(rnd, effects)
@@ -935,7 +949,12 @@ class Peer:
         if pending.genesis.body["expires"] <= now_ms():
             raise ActionError("the invitation has expired")
         machine = RoundMachine(
-            self.identity, pending.genesis, os.urandom(32), self.topics, now=now_ms()
+            self.identity,
+            pending.genesis,
+            os.urandom(32),
+            self.topics,
+            now=now_ms(),
+            timeouts=self.turn_timeouts,
         )
         rnd = await self._adopt(machine)  # subscribed before our accept goes out
         await self._act(rnd, lambda m, now: m.accept(now))
@@ -998,7 +1017,13 @@ class Peer:
         except TopicError as err:
             raise ActionError(str(err)) from None
         machine = RoundMachine.from_log(
-            self.identity, replay.chain, os.urandom(32), self.topics, code, now_ms()
+            self.identity,
+            replay.chain,
+            os.urandom(32),
+            self.topics,
+            code,
+            now_ms(),
+            self.turn_timeouts,
         )
         rnd = await self._adopt(machine)
         for event in machine.log():
@@ -1094,6 +1119,9 @@ class Peer:
             elif isinstance(effect, Notice):
                 log.info("%s", effect.text)
                 self._notify(RoundNotice(rnd, effect.text))
+            elif isinstance(effect, Rewound) and rnd is not None:
+                changed = True
+                self._on_rewound(rnd, effect)
         busy = self.busy
         if busy != self.lobby.busy:
             announce = self.lobby.set_busy(busy, now_ms())  # also what auto-declines
@@ -1143,8 +1171,10 @@ class Peer:
         if event.kind == "move":
             seat = _mover(rnd, event)
             text = f"ply {event.body['ply']}: {event.body['move']} (seat {seat}, signed by {self.label_of(event.pk)})"
-        elif event.kind == "seal" and rnd._shadow is not None:
+        elif event.kind in ("seal", "forfeit") and rnd._shadow is not None:
             _follow(rnd._shadow, st, event)
+            if event.kind == "forfeit":
+                text = f"seat {event.body['seat']} forfeited ({event.body['reason']})"
         elif event.kind == "draw":
             text = (
                 f"starter seat {event.body['starter']} (seed {event.body['seed'][:12]})"
@@ -1152,6 +1182,23 @@ class Peer:
         self._notify(RoundUpdate(rnd, event.kind, event.seq or 0, text, seat))
         if rnd.is_over:
             self._notify(RoundOver(rnd, st.winners(), st.end_reason))
+
+    def _on_rewound(self, rnd: Round, effect: Rewound) -> None:
+        """A forfeit replaced the end of our chain: the log file and the shadow follow."""
+        rnd._shadow = None  # rebuilt from the chain on the next move
+        log.warning(
+            "round %s: a forfeit replaced %d chain events from position %d",
+            rnd.id[:8],
+            len(effect.replaced),
+            effect.seq,
+        )
+        if rnd.log_path is None:
+            return
+        chain = rnd.machine.log()[: effect.seq]
+        try:
+            rnd.log_path.write_bytes(b"".join(e.raw + b"\n" for e in chain))
+        except OSError as err:
+            log.warning("cannot write the round log %s: %s", rnd.log_path, err)
 
     def _note_resync(self, rnd: Round, applied: int) -> None:
         rnd._resync_count += applied
@@ -1263,7 +1310,9 @@ class Peer:
                 for rnd in list(self.rounds.values()):
                     if rnd.is_over:
                         continue
-                    step = functools.partial(rnd.machine.tick, now)
+                    step = functools.partial(
+                        rnd.machine.tick, now, self._offline_members(rnd)
+                    )
                     await self._run_effects(rnd, await self._call(rnd, step))
                     await self._maybe_resync(rnd)
                 before = {pk: _copy(info) for pk, info in self.lobby.peers.items()}
@@ -1273,6 +1322,16 @@ class Peer:
                 await self._run_lobby_effects(effects, before)
             except Exception:
                 log.exception("internal error in the timer loop")
+
+    def _offline_members(self, rnd: Round) -> frozenset[bytes]:
+        """Members of ``rnd`` our lobby does not see online (Last Will, goodbye, silence)."""
+        return frozenset(
+            seat.pk
+            for seat in rnd.chain_state.seats
+            if seat.pk is not None
+            and seat.pk != self.public_key
+            and seat.pk not in self.lobby.peers
+        )
 
     async def _maybe_resync(self, rnd: Round) -> None:
         """Events parked for long mean we missed one: ask the members for the chain."""
@@ -1331,6 +1390,9 @@ def _follow(shadow: Game, st: RoundState, event: Event) -> None:
             if seat is not None:
                 with contextlib.suppress(Exception):
                     shadow.resign(seat)
+    elif event.kind == "forfeit":
+        with contextlib.suppress(Exception):
+            shadow.resign(event.body["seat"])
 
 
 _BENIGN = frozenset({"duplicate", "older than the presence we hold"})
