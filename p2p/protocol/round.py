@@ -50,6 +50,7 @@ order (``round_machine`` rewinds a branch that lost, at most ``MAX_REWIND`` even
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from dataclasses import dataclass, field
 
@@ -209,6 +210,23 @@ class RoundState:
         )
         state.chain.append(genesis)
         return state
+
+    def snapshot(self) -> RoundState:
+        """An independent copy (to rewind a branch that lost the race to a forfeit)."""
+        return dataclasses.replace(
+            self,
+            options=dict(self.options),
+            seats=list(
+                self.seats
+            ),  # Seat objects are replaced, never changed, after start
+            chain=list(self.chain),
+            commits=dict(self.commits),
+            revealed=dict(self.revealed),
+            game=self.game.copy() if self.game is not None else None,
+            resigned=list(self.resigned),
+            left=list(self.left),
+            forfeited=list(self.forfeited),
+        )
 
     # -- queries -------------------------------------------------------------------------
 

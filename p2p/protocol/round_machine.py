@@ -119,6 +119,8 @@ class RoundMachine:
         self._applied_at: dict[str, int] = {genesis.id: now}
         self._orphans: set[str] = set()
         """Ids of chain events a forfeit replaced, and of events built on them."""
+        self._snapshots: dict[int, RoundState] = {}
+        """The state before each of the last ``MAX_REWIND`` chain positions, in play."""
 
     # -- construction -----------------------------------------------------------------
 
@@ -279,10 +281,15 @@ class RoundMachine:
         if event.seq > len(chain) or event.prev != self.state.head.id:  # type: ignore[operator]
             return self._park(event)
         before = self.state.phase
+        snapshot = self.state.snapshot() if before is Phase.PLAY else None
         try:
             self.state.apply(event)
         except RoundError as err:
             return [dropped(event, str(err))]
+        if snapshot is not None:
+            self._snapshots[event.seq] = snapshot  # type: ignore[index]
+            for old in [k for k in self._snapshots if k < event.seq - MAX_REWIND]:  # type: ignore[operator]
+                del self._snapshots[old]
         return self._applied(event, before, now)
 
     def _applied(self, event: Event, before: Phase, now: int) -> list[Effect]:
@@ -349,10 +356,14 @@ class RoundMachine:
         if event.prev != chain[seq - 1].id:
             return None
         replaced = chain[seq:]
-        try:
-            base = verify_chain(chain[:seq], self.timeouts)
-        except ChainError:
-            return None
+        kept = self._snapshots.get(seq)
+        if kept is not None and kept.head.id == event.prev:
+            base = kept.snapshot()
+        else:  # e.g. a round taken up from a log: replay (recomputes computer moves)
+            try:
+                base = verify_chain(chain[:seq], self.timeouts)
+            except ChainError:
+                return None
         target = base.forfeit_target()
         if target is None or replaced[0].pk != base.seats[target[0]].pk:
             return None
@@ -369,6 +380,8 @@ class RoundMachine:
         except RoundError as err:
             return [dropped(event, str(err))]
         self.state = base
+        for old in [k for k in self._snapshots if k >= seq]:
+            del self._snapshots[old]
         self._orphan([e.id for e in replaced])
         effects: list[Effect] = [
             Rewound(seq, tuple(replaced)),
