@@ -185,3 +185,31 @@ def test_board_pictures_highlight_what_matters() -> None:
     assert text.count(" *") == 2  # h3 and h4: the pawn's legal targets
     chess.push(chess.legal_moves()[0])
     assert "Last move:" in fragment_list_to_text(render(chess, BoardView(), t))
+
+
+def test_forfeit_notices_of_the_round_machine_are_translated() -> None:
+    from types import SimpleNamespace
+
+    from p2p.protocol.effects import Notice
+    from p2p.protocol.identity import Identity
+    from p2p.protocol.loopback import Loopback
+    from p2p.protocol.round_machine import RoundMachine
+    from p2p.shell.online import OnlineSession
+    from p2p.shell.state import ShellState
+
+    alice, bob = (Identity.from_seed(bytes([i]) * 32) for i in (1, 2))
+    seats = [{"pk": alice.pk_hex, "level": None}, {"pk": bob.pk_hex, "level": None}]
+    admin, effects = RoundMachine.open(alice, 0, "5a" * 16, "connect4", {}, seats, 1, b"\x01" * 32)
+    member = RoundMachine(bob, admin.state.genesis, b"\x02" * 32)
+    net = Loopback()
+    net.add("a", admin, effects)
+    net.add("b", member, member.accept(1))
+    net.run()
+    notices = [e.text for e in admin.tick(admin.state.head.ts + 30_000, frozenset({bob.public_key})) if isinstance(e, Notice)]
+    state = ShellState()
+    shell = SimpleNamespace(controller=None, t=Translator("de"), state=state)
+    session = OnlineSession(shell, peer=None)  # type: ignore[arg-type]
+    for text in notices:
+        session._notice(text)
+    shown = state.text_lines()
+    assert any("hat 30 s nicht gezogen (offline gegangen) und ist raus" in line for line in shown), (notices, shown)

@@ -207,6 +207,16 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "net.round_over": ("Runde {round} vorbei: {result} ({reason}). /again für eine neue Runde.", "Round {round} over: {result} ({reason}). /again for another round."),
     "net.drawing": ("Alle Plätze besetzt; der Beginner wird ausgelost.", "All seats taken; drawing the starting player."),
     "net.expired": ("Die Einladung ist abgelaufen.", "The invitation expired."),
+    "net.forfeited": (
+        "{nick} hat {secs} s nicht gezogen ({how}) und ist raus: Zeitüberschreitung.",
+        "{nick} did not move for {secs} s ({how}) and is out: turn timeout.",
+    ),
+    "net.forfeit.offline": ("offline gegangen", "went offline"),
+    "net.forfeit.silent": ("keine Antwort", "no answer"),
+    "net.rewound": (
+        "Ein später Zug kam erst nach der Zeitüberschreitung an; die Runde folgt dem Admin.",
+        "A late move arrived after the turn timeout; the round follows the admin.",
+    ),
     "net.auto_declined": ("Einladung automatisch abgelehnt: du bist schon in einer Runde.", "Invitation declined automatically: you are already in a round."),
     "chat.round_tag": ("[Runde]", "[round]"),
     "net.only_admin": ("Das darf nur, wer eingeladen hat.", "Only the inviting player may do that."),

@@ -9,6 +9,7 @@ the lobby and chat panes.  Connecting lives in ``p2p.shell.connect``.
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Coroutine
 from dataclasses import dataclass
@@ -19,6 +20,8 @@ from p2p.shell import commands as cmds
 from p2p.shell.app import ShellApp
 from p2p.shell.state import LobbyEntry
 
+_FORFEIT = re.compile(r"seat (\d) was forfeited \((silent|offline), (\d+) s without a move\)")
+"""The machine's forfeit notice (``RoundMachine._forfeit_notices``)."""
 log = logging.getLogger("p2p.shell")
 
 
@@ -481,6 +484,13 @@ class OnlineSession:
             self.state.add(self.t.t("net.drawing"), "round")
         elif text.startswith("the invitation expired"):
             self.state.add(self.t.t("net.expired"), "warn")
+        elif (forfeit := _FORFEIT.match(text)) is not None:
+            seat, how, secs = int(forfeit[1]), forfeit[2], forfeit[3]
+            nick = self._member_nick(seat)
+            how_text = self.t.t("net.forfeit.offline" if how == "offline" else "net.forfeit.silent")
+            self.state.add(self.t.t("net.forfeited", nick=nick, secs=secs, how=how_text), "warn")
+        elif text.startswith("a forfeit replaced"):
+            self.state.add(self.t.t("net.rewound"), "warn")
         elif text.startswith("declined") and "already in a round" in text:
             self.state.add(self.t.t("net.auto_declined"), "warn")
         else:
