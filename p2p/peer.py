@@ -1171,8 +1171,9 @@ class Peer:
         if event.kind == "move":
             seat = _mover(rnd, event)
             text = f"ply {event.body['ply']}: {event.body['move']} (seat {seat}, signed by {self.label_of(event.pk)})"
-        elif event.kind in ("seal", "forfeit") and rnd._shadow is not None:
-            _follow(rnd._shadow, st, event)
+        elif event.kind in ("seal", "forfeit"):
+            if rnd._shadow is not None:
+                _follow(rnd._shadow, st, event)
             if event.kind == "forfeit":
                 text = f"seat {event.body['seat']} forfeited ({event.body['reason']})"
         elif event.kind == "draw":
