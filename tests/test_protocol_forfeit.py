@@ -8,7 +8,7 @@ import pytest
 from test_protocol_round import PEOPLE, ROUND, assert_agree, human, nonce, open_round
 
 from p2p.protocol import events
-from p2p.protocol.effects import Applied, Dropped, Publish, Rewound
+from p2p.protocol.effects import Applied, Dropped, Equivocation, Publish, Rewound
 from p2p.protocol.loopback import Loopback
 from p2p.protocol.replay import replay_log
 from p2p.protocol.round import (
@@ -300,3 +300,35 @@ def test_a_forfeit_is_applied_only_with_the_rounds_timeouts() -> None:
     assert any(isinstance(e, Applied) and e.event.kind == "forfeit" for e in effects)
     with pytest.raises(Exception, match="needs 120000 ms"):
         verify_chain(admin.log())  # default timeouts: this log is not valid
+
+
+def test_a_move_on_the_forfeit_branch_that_overtakes_the_forfeit_waits_for_it() -> None:
+    blocked: set[tuple[str, str]] = set()
+    net = Loopback(drop=lambda src, dst, event: (src, dst) in blocked)
+    machines = _four_chess(net)
+    admin, bob, carol, dave = machines
+    n = len(admin.state.chain)
+    start_ts = admin.state.head.ts
+    blocked |= {("p1", "p0"), ("p2", "p0")}  # the admin sees neither late move
+    net.post("p1", bob.move(bob.state.game.legal_moves()[0], start_ts + SILENT + 5))
+    net.run()
+    net.post("p2", carol.move(carol.state.game.legal_moves()[0], start_ts + SILENT + 6))
+    net.run()
+    blocked.clear()
+    blocked |= {("p0", "p1"), ("p0", "p3")}  # only carol gets the forfeit at first
+    forfeit = admin.tick(start_ts + SILENT)
+    net.post("p0", forfeit)
+    net.run()
+    assert carol.state.chain[n].kind == "forfeit" and carol.state.game.to_move() == 2
+    # carol moves again on the forfeit branch; dave gets it before the forfeit
+    net.post(
+        "p2", carol.move(carol.state.game.legal_moves()[-1], start_ts + SILENT + 9)
+    )
+    net.run()
+    assert len(dave.pending) == 1 and not net.effects_of(Equivocation, "p3")
+    blocked.clear()
+    net.post("p0", forfeit)  # the forfeit reaches bob and dave late
+    net.run()
+    assert_agree(machines)
+    assert len(dave.state.chain) == n + 2 and dave.pending == {}
+    assert not net.effects_of(Equivocation)

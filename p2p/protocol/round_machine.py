@@ -268,10 +268,14 @@ class RoundMachine:
                 if rewound is not None:
                     return rewound
             if there.kind == "forfeit" and event.pk != there.pk:
-                self._orphan(
-                    [event.id]
-                )  # a late move that lost the race: so do its heirs
+                # a late event that lost the race: it and its heirs are forgotten
+                self._orphan([event.id])
                 return [dropped(event, f"position {event.seq} was forfeited")]
+            if (
+                event.prev != chain[event.seq - 1].id  # type: ignore[operator]
+                and event.seq >= len(chain) - MAX_REWIND  # type: ignore[operator]
+            ):  # built on a branch we may yet switch to (a forfeit we have not seen)
+                return self._park(event)
             if there.pk == event.pk:
                 self.seen.add(event.id)
                 return [Equivocation(there, event)]
