@@ -67,7 +67,7 @@ def test_offline_presence_shortens_the_timeout() -> None:
     admin, _bob = open_round(net, "connect4", {}, [human(0), human(1)], start=1)
     ts = admin.state.head.ts
     gone = frozenset({PEOPLE[1].public_key})
-    assert admin.tick(ts + OFFLINE) == []  # still online in our lobby: 120 s apply
+    assert admin.tick(ts + OFFLINE) == []  # still online in our lobby: 15 min apply
     assert admin.tick(ts + OFFLINE - 1, gone) == []
     (forfeit,) = published(admin.tick(ts + OFFLINE, gone), "forfeit")
     assert forfeit.body["reason"] == "offline"
@@ -105,7 +105,7 @@ def test_a_forfeit_at_a_position_the_seat_does_not_own_is_rejected() -> None:
         f"forfeit (offline) {OFFLINE - 1} ms after the previous event; needs {OFFLINE} ms"
     ]
     silent_soon = forfeit_event(0, admin, 1, admin.state.head.ts + OFFLINE, "silent")
-    assert "needs 120000 ms" in drops(carol.receive(silent_soon, 0))[0]
+    assert "needs 900000 ms" in drops(carol.receive(silent_soon, 0))[0]
     # seat 1 moves; seat 2 moves; now the admin itself is to move: it cannot forfeit itself
     net.post("p1", bob.move("a1", 10))
     net.run()
@@ -298,7 +298,7 @@ def test_a_forfeit_is_applied_only_with_the_rounds_timeouts() -> None:
     net.run()
     assert_agree([admin, bob])
     assert any(isinstance(e, Applied) and e.event.kind == "forfeit" for e in effects)
-    with pytest.raises(Exception, match="needs 120000 ms"):
+    with pytest.raises(Exception, match="needs 900000 ms"):
         verify_chain(admin.log())  # default timeouts: this log is not valid
 
 

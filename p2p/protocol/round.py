@@ -67,9 +67,9 @@ class TurnTimeouts:
     protocol's are the defaults; tests pass shorter ones).
     """
 
-    silent_ms: int = 120_000
+    silent_ms: int = 900_000
     """The seat has simply not moved."""
-    offline_ms: int = 30_000
+    offline_ms: int = 60_000
     """The forfeiter says the seat's lobby presence went offline (its Last Will fired)."""
 
     def limit(self, reason: str) -> int:
