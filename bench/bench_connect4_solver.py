@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from p2p.ai.connect4_solver import Solver, parse_position  # noqa: E402
+from p2p.ai.connect4_solver import Solver, parse_position
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "connect4_testsets"
 

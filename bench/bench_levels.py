@@ -14,6 +14,7 @@ machine this runs on; the moves themselves never depend on time.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import platform
 import statistics
@@ -23,8 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from p2p.ai import choose_move  # noqa: E402
-from p2p.games import create_game  # noqa: E402
+from p2p.ai import choose_move
+from p2p.games import create_game
 
 C4_LEVELS = ("neuling", "normal", "stark", "meister")
 
@@ -223,7 +224,7 @@ def main() -> int:
             print(f"| {lv} | {w} | {s} | {pts} |")
         print(timing_table(times))
         return 0
-    pairs = [tuple(p.split(":")) for p in args.pairs.split(",") if p] or list(zip(levels, levels[1:]))
+    pairs = [tuple(p.split(":")) for p in args.pairs.split(",") if p] or list(itertools.pairwise(levels))
     options = {"players": 2} if name == "cube" else {}
     print(f"{name}: {args.games} games per pair (numbers {args.offset}..{args.offset + args.games - 1}), "
           "alternating start")

@@ -26,8 +26,8 @@ class Geometry:
     """Masks and shifts of one board size; shared by every position of that size."""
 
     __slots__ = (
-        "width", "height", "size", "h1", "bottom", "board", "columns", "order",
-        "min_score", "max_score",
+        "board", "bottom", "columns", "h1", "height", "max_score", "min_score", "order",
+        "size", "width",
     )
 
     def __init__(self, width: int = 7, height: int = 6) -> None:

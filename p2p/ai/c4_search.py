@@ -99,8 +99,7 @@ class HeuristicSearch:
             alpha = -INF if exact_all or best == -INF else best - 1
             v = -self._search(child.current, child.mask, child.moves, depth - 1, -INF, -alpha)
             scores[c] = v
-            if v > best:
-                best = v
+            best = max(best, v)
         return scores
 
     def _search(self, cur: int, mask: int, moves: int, depth: int, alpha: int, beta: int) -> int:

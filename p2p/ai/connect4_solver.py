@@ -193,7 +193,7 @@ class Solver:
             if score >= beta:
                 table[key] = score + max_score - 2 * min_score + 2
                 return score
-            if score > alpha:
+            if score > alpha:  # noqa: PLR1730 - hot loop, max() is slower
                 alpha = score
         table[key] = alpha - min_score + 1
         return alpha
