@@ -116,18 +116,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=3)
     parser.add_argument("--plies", type=int, default=120)
     parser.add_argument("--every", type=int, default=6)
-    parser.add_argument("--levels", nargs="*", default=list(chess4_ai.LEVELS))
+    known = chess4_ai.LEVELS + chess4_ai.EXPERIMENTAL_LEVELS
+    parser.add_argument("--levels", nargs="*", default=list(known))
     parser.add_argument("--markdown", type=Path, default=None)
     parser.add_argument("--match", nargs=2, metavar=("LEVEL_A", "LEVEL_B"), default=None)
     parser.add_argument("--first-game", type=int, default=0, help="number of the first match game (its seed)")
     args = parser.parse_args(argv)
+    bad = [lvl for lvl in (args.match or []) + args.levels if lvl not in known]
+    if bad:
+        parser.error(f"unknown level {bad[0]!r} (known: {', '.join(known)})")
     if args.match:
-        bad = [lvl for lvl in args.match if lvl not in chess4_ai.LEVELS]
-        if bad:
-            parser.error(f"unknown level {bad[0]!r} (known: {', '.join(chess4_ai.LEVELS)})")
         print(f"Machine: {machine()}.\n")
         print(match(args.match[0], args.match[1], args.games, args.plies, args.first_game))
         return 0
+    if not args.levels:
+        parser.error("give at least one level")
 
     positions = sample_positions(args.games, args.plies, args.every)
     rows = []

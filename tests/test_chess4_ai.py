@@ -99,10 +99,11 @@ def test_normal_does_not_take_a_poisoned_pawn(seed: bytes) -> None:
 @pytest.mark.parametrize("level", ["normal", "stark"])
 @pytest.mark.parametrize("seed", SEEDS[:2])
 def test_searching_levels_mate_in_one(level: str, seed: bytes) -> None:
+    # "stark" is experimental (not in LEVELS): it is reached through the module itself.
     # Rd4-a4 mates Blue (king a7 walled in by its own queen and pawns): +20 and Blue is out.
     # Taking Yellow's loose rook on d7 (+5) is the lesser alternative.
     game = position(a8="bQ", d4="rR", e5="rN", d7="yR")
-    move = ai.choose_move(game, level, seed)
+    move = chess4_ai.choose_move(game, level, seed)
     assert move == "d4-a4"
     game.push(move)
     assert game.scores()[RED] == 20
@@ -133,7 +134,7 @@ def test_searching_levels_see_the_last_opponents_mate_threat_einfach_does_not(le
     del shelter["i3"]
     shelter["i2"] = "rP"
     game = Chess4.from_fen4(fen4("R", {**shelter, "e5": "rN", "d4": "rR", "d7": "bB", "k4": "gR", "l5": "gP"}))
-    assert ai.choose_move(game, level, b"") == "d4-k4"
+    assert chess4_ai.choose_move(game, level, b"") == "d4-k4"
     assert ai.choose_move(game, "einfach", b"") in ("d4-d7", "e5-d7")
 
 
@@ -199,18 +200,21 @@ def _opening(plies: int, seed: bytes = b"opening") -> Chess4:
     return game
 
 
-@pytest.mark.parametrize("level", chess4_ai.LEVELS)
+ALL_LEVELS = chess4_ai.LEVELS + chess4_ai.EXPERIMENTAL_LEVELS
+
+
+@pytest.mark.parametrize("level", ALL_LEVELS)
 def test_same_position_and_seed_give_the_same_move(level: str) -> None:
     # Stark is slow in a full opening position; its determinism is checked on a sparse one.
     game = _opening(12) if level != "stark" else position(e6="rQ", g7="gN", d4="rR", j4="bP")
     before = (game.state_hash(), game.history(), game.scores())
-    first = ai.choose_move(game, level, b"round-7")
+    first = chess4_ai.choose_move(game, level, b"round-7")
     assert (game.state_hash(), game.history(), game.scores()) == before  # game untouched
-    assert ai.choose_move(game.copy(), level, b"round-7") == first
+    assert chess4_ai.choose_move(game.copy(), level, b"round-7") == first
     replay = Chess4.create(game.options())
     for entry in game.history():
         replay.apply(entry)
-    assert ai.choose_move(replay, level, b"round-7") == first
+    assert chess4_ai.choose_move(replay, level, b"round-7") == first
     assert first in game.legal_moves()
 
 
@@ -239,7 +243,7 @@ def test_moves_do_not_depend_on_the_interpreter_hash_seed() -> None:
         assert out.stdout.strip() == here
 
 
-@pytest.mark.parametrize("level", chess4_ai.LEVELS)
+@pytest.mark.parametrize("level", ALL_LEVELS)
 def test_a_forced_move_is_played_at_once(level: str) -> None:
     # Yellow's rook on d1 checks Red's king on h1 along the first rank; g1 and i1 are on
     # the rook's line, g2 and h2 hold Red's own pawns, nothing can block: only Kh1-i2.
@@ -267,7 +271,9 @@ def test_bad_level_and_finished_game_are_clear_errors() -> None:
     assert finished.is_over()
     with pytest.raises(ValueError, match="over"):
         ai.choose_move(finished, "normal", b"")
-    assert ai.levels("chess4") == chess4_ai.LEVELS
+    assert ai.levels("chess4") == chess4_ai.LEVELS == ("einfach", "normal")
+    with pytest.raises(ValueError, match="unknown level"):
+        ai.choose_move(game, "stark", b"")  # experimental: not offered through the entry point
 
 
 # -- whole games -----------------------------------------------------------------------------
