@@ -205,11 +205,19 @@ def test_forfeit_notices_of_the_round_machine_are_translated() -> None:
     net.add("a", admin, effects)
     net.add("b", member, member.accept(1))
     net.run()
-    notices = [e.text for e in admin.tick(admin.state.head.ts + 30_000, frozenset({bob.public_key})) if isinstance(e, Notice)]
+    from p2p.protocol.round import DEFAULT_TIMEOUTS
+
+    offline_ms = DEFAULT_TIMEOUTS.offline_ms
+    notices = [
+        e.text
+        for e in admin.tick(admin.state.head.ts + offline_ms, frozenset({bob.public_key}))
+        if isinstance(e, Notice)
+    ]
     state = ShellState()
     shell = SimpleNamespace(controller=None, t=Translator("de"), state=state)
     session = OnlineSession(shell, peer=None)  # type: ignore[arg-type]
     for text in notices:
         session._notice(text)
     shown = state.text_lines()
-    assert any("hat 30 s nicht gezogen (offline gegangen) und ist raus" in line for line in shown), (notices, shown)
+    expected = f"hat {offline_ms // 1000} s nicht gezogen (offline gegangen) und ist raus"
+    assert any(expected in line for line in shown), (notices, shown)
