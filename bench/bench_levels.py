@@ -69,10 +69,16 @@ def duel(game_name: str, a: str, b: str, games: int, base_options: dict,
 
 
 def three_way(levels: list[str], games: int, times: dict[str, list[float]]) -> dict[str, list[int]]:
-    """Cube games of three levels, rotating the seats; per level: [sole wins, shared, points]."""
+    """Cube games of three levels over all 6 seatings; per level: [sole wins, shared, points].
+
+    All six permutations matter, not just rotations: with rotations alone the same level
+    always moves right after the same other level, and in a gravity game the player after
+    a weak one profits from the cells it opens.
+    """
     out = {lv: [0, 0, 0] for lv in levels}
+    seatings = list(itertools.permutations(levels))
     for i in range(games):
-        seats = [levels[(i + k) % 3] for k in range(3)]
+        seats = list(seatings[i % len(seatings)])
         game = create_game("cube", {"players": 3, "first": 0})
         seed = f"three-{i}".encode()
         while not game.is_over():
@@ -218,7 +224,7 @@ def main() -> int:
     levels = list(C4_LEVELS) if name == "connect4" else list(__import__("p2p.ai.cube_ai", fromlist=["LEVELS"]).LEVELS)
     if name == "cube" and args.players == 3:
         res = three_way(levels[-3:], args.games, times)
-        print(f"cube, 3 players, {args.games} games, seats rotating")
+        print(f"cube, 3 players, {args.games} games, all six seatings in turn")
         print("| level | sole wins | shared wins | total points |\n|---|---|---|---|")
         for lv, (w, s, pts) in res.items():
             print(f"| {lv} | {w} | {s} | {pts} |")

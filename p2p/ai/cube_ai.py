@@ -7,20 +7,23 @@ only that player's stones, three / two / one of them.  Lines shared by two playe
 dead.  The sums are updated incrementally on every drop (only the 4 or 7 lines through
 the cell change).
 
-**Search: paranoid alpha-beta** (Sturtevant & Korf; ``shared/reference/connect4.md`` 4).
-The player to move at the root maximises its value minus the best opponent's value; all
-opponents are assumed to minimise it together.  With two players this is plain minimax,
-the optimal choice.  With three, max^n would model the opponents better but allows
-almost no pruning, so at the 2-4 plies a Python search can afford per move it would see
-less; Best-Reply Search (the usual stronger alternative in the comparisons) lets the
-root player move twice in a row, which in a gravity game changes which cells are even
-playable.  Paranoid keeps full alpha-beta pruning on legal move sequences, and its known
-fault, over-cautious play, is mild in a points game where blocking is half of the play.
+**Two players: alpha-beta minimax** (the paranoid search of Sturtevant & Korf is exactly
+minimax when there is one opponent): the side to move maximises its value minus the
+opponent's.  **Three players: max^n** (Luckhardt & Irani; ``shared/reference/connect4.md``
+section 4): every player picks the move best for its own utility (own value minus the
+best other value).  Paranoid alpha-beta for three players (all opponents minimising the
+root player; prunes well, so it searches deeper) was tried first and measured worse
+here: the stronger paranoid levels played too defensively and lost to ``normal``
+(``docs/ai.md``).  Best-Reply Search, the usual winner in the published comparisons, lets
+the root player move twice in a row, which in a gravity game changes which cells are
+playable; it was not tried.  Max^n cannot prune, so it stays shallow (1-3 plies), and
+Meister searches to the end of the game once at most 9 cells are empty.
 
-Levels differ in depth, node budget and noise: ``neuling`` (one ply, big noise, every
-third move random), ``normal`` (two plies, noise), ``stark`` (four plies), ``meister``
-(iterative deepening to six plies within a node budget).  Every choice is a
-deterministic function of position, level and seed; budgets are node counts, never time.
+Levels differ in depth, node budget and noise: ``neuling`` (one ply, big noise, about a
+third of its moves random), ``normal`` (two plies with two players, one with three;
+noise), ``stark`` (four / two plies), ``meister`` (iterative deepening to six plies within
+a node budget / three plies and the exact endgame).  Every choice is a deterministic
+function of position, level and seed; budgets are node counts, never time.
 """
 
 from __future__ import annotations
@@ -43,9 +46,14 @@ LEVEL_SETTINGS: dict[str, tuple[int, int, int, float]] = {
     "neuling": (1, 1_000, 60, 0.35),
     "normal": (2, 4_000, 12, 0.0),
     "stark": (4, 20_000, 0, 0.0),
-    "meister": (6, 60_000, 0, 0.0),
+    "meister": (6, 35_000, 0, 0.0),
 }
 INF = 1 << 40
+SEARCH_3P = "maxn"
+"""Three-player search: ``"maxn"`` or ``"paranoid"`` (see the module docstring)."""
+MAXN_DEPTH = {"neuling": 1, "normal": 1, "stark": 2, "meister": 3}
+MAXN_ENDGAME = 9
+"""Meister (three players) searches to the end once at most this many cells are empty."""
 
 _CELL_WEIGHT = tuple(len(LINES_THROUGH[c]) for c in range(CELLS))
 
@@ -133,7 +141,7 @@ class CubeSearch:
     def key(self) -> tuple[int, ...]:
         return tuple(self.owner)
 
-    # -- paranoid alpha-beta --------------------------------------------------------------
+    # -- alpha-beta (paranoid; plain minimax with two players) ----------------------------
 
     def search(self, seat: int, root: int, depth: int, alpha: int, beta: int) -> int:
         self.nodes += 1
@@ -175,6 +183,62 @@ class CubeSearch:
         kind = 1 if best >= b0 else (2 if best <= a0 else 0)
         self.table[key] = (depth, kind, best, best_move)
         return best
+
+    # -- max^n (three players) -------------------------------------------------------------
+
+    def maxn(self, seat: int, depth: int) -> list[int]:
+        """Each player's utility vector after max^n to ``depth`` plies.
+
+        Every player picks the move best for its own utility (own value minus the best
+        other value); ties go to the first move in ``moves()`` order.  No pruning.
+        """
+        self.nodes += 1
+        if self.nodes >= self.node_limit:
+            raise _Budget
+        if depth == 0 or self.filled == CELLS:
+            return list(self.value)
+        nxt = (seat + 1) % self.n
+        best: list[int] | None = None
+        best_u = -INF
+        for p in self.moves():
+            self.drop(p, seat)
+            try:
+                vec = self.maxn(nxt, depth - 1)
+            finally:
+                self.undo(p, seat)
+            u = vec[seat] - max(v for q, v in enumerate(vec) if q != seat)
+            if u > best_u:
+                best, best_u = vec, u
+        assert best is not None
+        return best
+
+    def root_scores_maxn(self, seat: int, max_depth: int, node_limit: int,
+                         complete: bool = False) -> dict[int, int]:
+        """Max^n utility of every open pillar at the deepest depth that finished.
+
+        With ``complete`` only ``max_depth`` itself is searched, and an empty dict comes
+        back if it does not fit the node budget.
+        """
+        self.node_limit = node_limit
+        self.nodes = 0
+        moves = self.moves()
+        scores: dict[int, int] = {} if complete else {p: 0 for p in moves}
+        for depth in range(max_depth if complete else 1, max_depth + 1):
+            current: dict[int, int] = {}
+            try:
+                for p in moves:
+                    self.drop(p, seat)
+                    try:
+                        vec = self.maxn((seat + 1) % self.n, depth - 1)
+                    finally:
+                        self.undo(p, seat)
+                    current[p] = vec[seat] - max(v for q, v in enumerate(vec) if q != seat)
+            except _Budget:
+                break
+            scores = current
+            if self.filled + depth >= CELLS:
+                break
+        return scores
 
     def root_scores(self, seat: int, max_depth: int, node_limit: int,
                     exact_all: bool = False) -> dict[int, int]:
@@ -226,7 +290,14 @@ def choose_move(game: Game, level: str, seed: bytes = b"") -> str:
     search = CubeSearch(game)
     if random_chance and rng.random() < random_chance:
         return pillar_name(rng.choice(sorted(search.moves())))
-    scores = search.root_scores(seat, depth, nodes, exact_all=noise > 0)
+    if game.players == 3 and SEARCH_3P == "maxn":
+        scores = search.root_scores_maxn(seat, MAXN_DEPTH[level], nodes)
+        empty = CELLS - search.filled
+        if level == "meister" and empty <= MAXN_ENDGAME:
+            to_end = CubeSearch(game).root_scores_maxn(seat, empty, nodes, complete=True)
+            scores = to_end or scores
+    else:
+        scores = search.root_scores(seat, depth, nodes, exact_all=noise > 0)
     noisy = {p: v + (rng.randint(-noise, noise) if noise else 0) for p, v in scores.items()}
     top = max(noisy.values())
     return pillar_name(rng.choice(sorted(p for p, v in noisy.items() if v == top)))
