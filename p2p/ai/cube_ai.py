@@ -46,7 +46,7 @@ LEVEL_SETTINGS: dict[str, tuple[int, int, int, float]] = {
     "neuling": (1, 1_000, 60, 0.35),
     "normal": (2, 4_000, 12, 0.0),
     "stark": (4, 20_000, 0, 0.0),
-    "meister": (6, 35_000, 0, 0.0),
+    "meister": (6, 50_000, 0, 0.0),
 }
 INF = 1 << 40
 SEARCH_3P = "maxn"
@@ -251,7 +251,10 @@ class CubeSearch:
         self.nodes = 0
         moves = self.moves()
         scores = {p: 0 for p in moves}
-        for depth in range(1, max_depth + 1):
+        # Two players: even depths only, so the horizon always ends after the opponent's
+        # reply (an odd horizon sees its own threats unanswered and plays too boldly).
+        depths = range(2 if self.n == 2 and max_depth >= 2 else 1, max_depth + 1, 2 if self.n == 2 else 1)
+        for depth in depths:
             current: dict[int, int] = {}
             best = -INF
             try:
