@@ -13,9 +13,10 @@ computer's move.  The levels, weakest first (how known apps weaken play:
 - ``stark``: never misses a one-move tactic; iterative-deepening alpha-beta up to 9
   plies with threat analysis (``c4_search``), and the exact solver once few cells are
   left.
-- ``meister``: the exact solver (``connect4_solver``) whenever it answers within its node
-  budget, else a deep heuristic search; with a small seeded chance it plays the
-  second-best move (never one that loses at once), so it can be beaten.
+- ``meister``: from 43% of the board filled the exact solver (``connect4_solver``) when it
+  answers within its node budget, else (and always before) a deeper heuristic search;
+  with a small seeded chance it plays the second-best move (never one that loses at
+  once), so it can be beaten.  No opening book: the opening is searched heuristically.
 
 Pop Out rounds are searched through the game interface (``push``/``pop``) with a
 shallow alpha-beta whose leaves use the same threat evaluation; deeper for stronger
