@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -54,7 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     module = importlib.import_module(f"p2p.commands.{name}")
     parser = argparse.ArgumentParser(prog=f"p2p {name}", description=COMMANDS[name])
     module.add_arguments(parser)
-    args = parser.parse_args(args_list[1:])
+    args = parser.parse_intermixed_args(args_list[1:])
     try:
         return int(module.run(args))
     except UsageError as err:
@@ -62,6 +63,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader went away (``p2p position ... | head``): not an error
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except Exception as err:  # noqa: BLE001 - the last line of defence: no traceback to users
         print(f"p2p {name}: internal error: {type(err).__name__}: {err}", file=sys.stderr)
         return 1
