@@ -88,20 +88,15 @@ def run(args: argparse.Namespace) -> int:
             )
         except (OptionError, ValueError) as err:
             raise UsageError(str(err)) from None
-        if args.divide and depth > 0:
-            rows = divide(game, depth)
-            for move, count in rows:
-                print(f"{move}: {count}")
-            print(sum(count for _move, count in rows))
-        else:
-            print(perft(game, depth))
-        return 0
-    game = create_game(args.game)
-    if args.divide and depth > 0:
-        rows = generic_divide(game, depth)
-        for move, count in rows:
-            print(f"{move}: {count}")
-        print(sum(count for _move, count in rows))
+        count, count_each = perft, divide
     else:
-        print(generic_perft(game, depth))
+        game = create_game(args.game)
+        count, count_each = generic_perft, generic_divide
+    if args.divide and depth > 0:
+        rows = count_each(game, depth)
+        for move, n in rows:
+            print(f"{move}: {n}")
+        print(sum(n for _move, n in rows))
+    else:
+        print(count(game, depth))
     return 0
