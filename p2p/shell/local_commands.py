@@ -196,31 +196,35 @@ class LocalPlayCommands:
         if match.computer_to_move():
             self._start_computer()
 
+    def _idle_match(self) -> LocalMatch | None:
+        """The local match when there is one and the computer is not thinking (else say why)."""
+        if self.match is None:
+            self.say("msg.no_game", "warn")
+            return None
+        if self._thinking:
+            self.say("msg.computer_thinking", "warn")
+            return None
+        return self.match
+
     def cmd_again(self, args: list[str]) -> None:
         if self.online is not None and self.online.game() is not None:
             self.spawn(self._guard(self.online.again()))
             return
-        if self.match is None:
-            self.say("msg.no_game", "warn")
+        match = self._idle_match()
+        if match is None:
             return
-        if self._thinking:
-            self.say("msg.computer_thinking", "warn")
-            return
-        self.match.another_round()
+        match.another_round()
         self._announce_round()
 
     def cmd_undo(self, args: list[str]) -> None:
         if self.online is not None and self.online.game() is not None:
             self.say("msg.undo_online", "warn")
             return
-        if self.match is None:
-            self.say("msg.no_game", "warn")
-            return
-        if self._thinking:
-            self.say("msg.computer_thinking", "warn")
+        match = self._idle_match()
+        if match is None:
             return
         try:
-            taken = self.match.undo()
+            taken = match.undo()
         except MatchError:
             self.say("msg.undo_decided", "warn")
             return
@@ -228,7 +232,7 @@ class LocalPlayCommands:
             self.say("msg.nothing_to_undo", "warn")
             return
         self.say("msg.undo", moves=", ".join(taken))
-        if self.match.computer_to_move():
+        if match.computer_to_move():
             self._start_computer()
 
     def cmd_resign(self, args: list[str]) -> None:
