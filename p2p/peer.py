@@ -1041,12 +1041,6 @@ class Peer:
                 topic, qos, retained=topic.endswith("/genesis"), no_local=True
             )
 
-    async def _forget(self, rnd: Round) -> None:
-        """Stop following a round."""
-        self.rounds.pop(rnd.id, None)
-        self._by_key.pop(rnd.machine.key, None)
-        await self._unsubscribe_round(rnd.machine.key)
-
     # -- driving the machines -----------------------------------------------------------
 
     async def _act(
