@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from p2p.games import create_game
-from p2p.games.base import Game, MoveError, OptionValue, Options
+from p2p.games.base import Game, OptionValue, Options
 
 
 class MatchError(ValueError):
@@ -136,13 +136,3 @@ class Match:
         for entry in record.moves:
             game.apply(entry)
             yield game.copy()
-
-
-def replay_moves(game: Game, moves: list[str]) -> Game:
-    """Apply history entries to ``game`` and return it; ``MoveError`` names the ply (1-based)."""
-    for ply, entry in enumerate(moves, start=1):
-        try:
-            game.apply(entry)
-        except MoveError as err:
-            raise type(err)(f"move {ply} ({entry!r}): {err}") from None
-    return game
