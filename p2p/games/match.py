@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from p2p.games import create_game
-from p2p.games.base import Game, OptionValue, Options
+from p2p.games.base import Game, Options, OptionValue
 
 
 class MatchError(ValueError):
