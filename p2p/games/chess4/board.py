@@ -60,14 +60,6 @@ def piece(owner: int, kind: int) -> int:
     return (owner << 3) | kind
 
 
-def owner_of(p: int) -> int:
-    return p >> 3
-
-
-def kind_of(p: int) -> int:
-    return p & 7
-
-
 def on_board(file: int, rank: int) -> bool:
     """True for the 160 playing squares (0-based file and rank)."""
     if not (0 <= file < 14 and 0 <= rank < 14):

@@ -367,9 +367,6 @@ class Position:
             return (0, 0, 0)
         return self._stack[-1][-1]
 
-    def live_seats(self) -> tuple[int, ...]:
-        return tuple(s for s in SEATS if self.live >> s & 1)
-
     def usable_ep(self) -> tuple[tuple[int, int, int], ...]:
         """(seat, skipped, landing) of en-passant entries some other live pawn could take."""
         b = self.board
