@@ -95,20 +95,24 @@ class CubeSearch:
                 owner = p
         return (owner, OPEN_WEIGHTS[self.counts[li][owner]]) if owner >= 0 else (-1, 0)
 
-    def drop(self, pillar: int, seat: int) -> int:
-        cell = pillar + PILLARS * self.heights[pillar]
-        self.heights[pillar] += 1
-        self.owner[cell] = seat
-        self.filled += 1
+    def _count(self, cell: int, seat: int, delta: int) -> None:
+        """Add ``delta`` stones of ``seat`` to every line through ``cell``, keeping values."""
         value = self.value
         for li in LINES_THROUGH[cell]:
             owner, v = self._line(li)
             if owner >= 0:
                 value[owner] -= v
-            self.counts[li][seat] += 1
+            self.counts[li][seat] += delta
             owner, v = self._line(li)
             if owner >= 0:
                 value[owner] += v
+
+    def drop(self, pillar: int, seat: int) -> int:
+        cell = pillar + PILLARS * self.heights[pillar]
+        self.heights[pillar] += 1
+        self.owner[cell] = seat
+        self.filled += 1
+        self._count(cell, seat, 1)
         return cell
 
     def undo(self, pillar: int, seat: int) -> None:
@@ -116,15 +120,7 @@ class CubeSearch:
         cell = pillar + PILLARS * self.heights[pillar]
         self.owner[cell] = -1
         self.filled -= 1
-        value = self.value
-        for li in LINES_THROUGH[cell]:
-            owner, v = self._line(li)
-            if owner >= 0:
-                value[owner] -= v
-            self.counts[li][seat] -= 1
-            owner, v = self._line(li)
-            if owner >= 0:
-                value[owner] += v
+        self._count(cell, seat, -1)
 
     def utility(self, root: int) -> int:
         """Root's value minus the best opponent's value."""
