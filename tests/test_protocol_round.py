@@ -11,7 +11,13 @@ from p2p.protocol.effects import Applied, Dropped, Equivocation, Notice, Publish
 from p2p.protocol.identity import Identity
 from p2p.protocol.loopback import Loopback
 from p2p.protocol.round import ChainError, Phase, RoundState, verify_chain
-from p2p.protocol.round_machine import REVEAL_TIMEOUT_MS, ActionError, RoundMachine
+from p2p.protocol.round_machine import (
+    INVITE_TTL_MS,
+    PRIVATE_TTL_MS,
+    REVEAL_TIMEOUT_MS,
+    ActionError,
+    RoundMachine,
+)
 from p2p.protocol.topics import Topics, private_key
 
 PEOPLE = [Identity.from_seed(bytes([i + 1]) * 32) for i in range(4)]
@@ -221,6 +227,22 @@ def test_private_round_two_joins_for_the_last_seat() -> None:
     assert second.my_seat is None
     with pytest.raises(ActionError):
         second.move("4", net.now)
+
+
+def test_a_private_round_waits_longer_for_its_code_than_an_invitation() -> None:
+    invited, _ = RoundMachine.open(
+        PEOPLE[0], 1000, ROUND, "connect4", {}, [human(0), human(1)], 0, nonce(0)
+    )
+    private, _ = RoundMachine.open(
+        PEOPLE[0], 1000, ROUND, "connect4", {}, [human(0), {"pk": None, "level": None}], 0,
+        nonce(0), code="K7MQ2X",
+    )
+    assert invited.state.expires == 1000 + INVITE_TTL_MS
+    assert private.state.expires == 1000 + PRIVATE_TTL_MS > invited.state.expires
+    # Still forming just before the code expires, cancelled at the expiry.
+    assert private.tick(1000 + PRIVATE_TTL_MS - 1) == [] and private.phase is Phase.FORMING
+    private.tick(1000 + PRIVATE_TTL_MS)
+    assert private.phase is Phase.CANCELLED
 
 
 def test_resync_after_missing_events() -> None:

@@ -67,6 +67,8 @@ REVEAL_TIMEOUT_MS = 20_000
 """The admin draws this long after closing the commit set; missing reveals are excluded."""
 INVITE_TTL_MS = 60_000
 """An invitation (genesis) expires this long after it was made."""
+PRIVATE_TTL_MS = 600_000
+"""A private round waits this long for people typing its join code (read aloud, passed on)."""
 SYNC_INTERVAL_MS = 5_000
 """We answer one sync request per member at most this often."""
 MAX_PENDING = 256
@@ -137,7 +139,7 @@ class RoundMachine:
         nonce: bytes,
         topics: Topics | None = None,
         code: str | None = None,
-        ttl_ms: int = INVITE_TTL_MS,
+        ttl_ms: int | None = None,
         timeouts: TurnTimeouts | None = None,
     ) -> tuple[RoundMachine, list[Effect]]:
         """The admin opens a round: signs the genesis, publishes it and invites the seats.
@@ -145,8 +147,12 @@ class RoundMachine:
         ``seats``: one ``{"pk": hex | None, "level": str | None}`` per seat in seat order
         (the admin's own key in one of them; ``pk`` and ``level`` both ``None`` is an open
         seat of a private round, which needs ``code``).  ``start``: the starting seat, or
-        ``None`` to draw it.  Raises ``ActionError`` if the round is not possible.
+        ``None`` to draw it.  ``ttl_ms``: how long the round may stay forming; default
+        ``PRIVATE_TTL_MS`` behind a code, else ``INVITE_TTL_MS``.  Raises ``ActionError`` if
+        the round is not possible.
         """
+        if ttl_ms is None:
+            ttl_ms = PRIVATE_TTL_MS if code is not None else INVITE_TTL_MS
         body = {
             "game": game,
             "options": dict(options),

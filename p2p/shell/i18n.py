@@ -180,8 +180,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Private round of {game} opened; seats open for the code: {seats}.",
     ),
     "net.private_code": (
-        ">>> Beitrittscode: {spoken} <<< Mitspieler tippen /join {code} (gilt {seconds} s).",
-        ">>> Join code: {spoken} <<< Others type /join {code} (valid {seconds} s).",
+        ">>> Beitrittscode: {spoken} <<< Mitspieler tippen /join {code} (gilt {minutes} min).",
+        ">>> Join code: {spoken} <<< Others type /join {code} (valid {minutes} min).",
     ),
     "net.open_bad": ("open=N: 1 bis 3 freie Plätze für den Code.", "open=N: 1 to 3 seats open for the code."),
     "net.code_bad": (

@@ -329,13 +329,13 @@ class OnlineSession:
 
     def _show_code(self, rnd: Any) -> None:
         """The join code as two groups of three (easy to read aloud) and how to use it."""
-        from p2p.protocol.round_machine import INVITE_TTL_MS
+        from p2p.protocol.round_machine import PRIVATE_TTL_MS
 
         code = rnd.code or ""
         self.state.add(self.t.t("net.private_open", game=self.t.game(rnd.game_name),
                                 seats=rnd.seats.count("open")), "round")
         self.state.add(self.t.t("net.private_code", spoken=f"{code[:3]} {code[3:]}", code=code,
-                                seconds=INVITE_TTL_MS // 1000), "invite")
+                                minutes=PRIVATE_TTL_MS // 60_000), "invite")
 
     def _pending(self) -> Any:
         invitations = self.peer.invitations
