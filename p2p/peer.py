@@ -27,6 +27,7 @@ import contextlib
 import functools
 import logging
 import os
+import ssl
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -504,7 +505,8 @@ class Peer:
     file per round with its signed chain, one event per line, as it grows (the format
     ``p2p replay FILE`` reads).  ``turn_timeouts``: when a silent seat may be forfeited
     (``p2p.protocol.round.TurnTimeouts``; the defaults are the protocol's, and every
-    member of a round must use the same).
+    member of a round must use the same).  ``tls_context`` replaces the default TLS
+    context for ``mqtts://`` and ``wss://`` brokers (e.g. to trust a private CA).
 
     ``peer.lobby`` is the pure lobby machine (``p2p.protocol.lobby.Lobby``): who is
     online (``peer.lobby.online()``), their fingerprints and busy flags.
@@ -520,6 +522,7 @@ class Peer:
         log_dir: Path | str | None = None,
         connect_timeout: float = 10.0,
         turn_timeouts: TurnTimeouts | None = None,
+        tls_context: ssl.SSLContext | None = None,
     ) -> None:
         try:
             self.topics = Topics(namespace)
@@ -536,7 +539,10 @@ class Peer:
         """Chain rules every member of a round must share (tests pass shorter ones)."""
         try:
             self.transport = Transport(
-                broker_url, on_connected=self._on_connected, will=self._make_will
+                broker_url,
+                on_connected=self._on_connected,
+                will=self._make_will,
+                tls_context=tls_context,
             )
         except ValueError as err:
             raise ActionError(str(err)) from None

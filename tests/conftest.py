@@ -134,3 +134,21 @@ async def start_round(
     for r in rounds:
         await r.wait_started(30)
     return rounds
+
+
+@pytest.fixture(scope="session")
+def ws_bridge(mosquitto: LocalBroker) -> Iterator[Any]:
+    """``ws://127.0.0.1:PORT/mqtt`` in front of the session broker (``tests/ws_bridge.py``)."""
+    from ws_bridge import WebsocketBridge
+
+    with WebsocketBridge("127.0.0.1", mosquitto.port) as bridge:
+        yield bridge
+
+
+@pytest.fixture(scope="session")
+def wss_bridge(mosquitto: LocalBroker) -> Iterator[Any]:
+    """``wss://127.0.0.1:PORT/mqtt`` with a throwaway self-signed certificate."""
+    from ws_bridge import WebsocketBridge
+
+    with WebsocketBridge("127.0.0.1", mosquitto.port, tls=True) as bridge:
+        yield bridge

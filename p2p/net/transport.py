@@ -29,6 +29,7 @@ import asyncio
 import contextlib
 import enum
 import logging
+import os
 import random
 import secrets
 import socket
@@ -77,6 +78,23 @@ a PUBLISH stalls for the peer's delayed ACK (about 40 ms per hop, measured in
 
 
 _T = TypeVar("_T")
+
+
+def _raw_socket(sock: Any) -> socket.socket:
+    """A duplicate of the TCP socket under ``sock`` (paho's websocket wrapper included).
+
+    The wrapper has neither ``setsockopt`` nor ``shutdown``; both act on the socket,
+    not on the descriptor, so a duplicate descriptor reaches the real connection.
+    """
+    return socket.socket(fileno=os.dup(sock.fileno()))
+
+
+def _set_nodelay(sock: Any) -> None:
+    """``NODELAY`` on a websocket connection (aiomqtt applies it to plain TCP only)."""
+    if sock is None:
+        return
+    with contextlib.suppress(OSError), _raw_socket(sock) as raw:
+        raw.setsockopt(*NODELAY)
 
 
 def run(main: Coroutine[Any, Any, _T]) -> _T:
@@ -216,6 +234,8 @@ class Transport:
                 ...
 
     ``publish`` never raises for a lost connection: the message waits in the outbox.
+    ``tls_context`` (``mqtts://``, ``wss://``) replaces the system's default context,
+    e.g. to trust a private CA.
     """
 
     def __init__(
@@ -231,8 +251,10 @@ class Transport:
         min_backoff: float = 0.1,
         max_backoff: float = 10.0,
         protocol: str = "5",
+        tls_context: ssl.SSLContext | None = None,
     ) -> None:
         self.address = parse_broker_url(url)
+        self._tls_context = tls_context
         self._on_connected = on_connected
         self._will = will
         self.max_payload = max_payload
@@ -343,8 +365,8 @@ class Transport:
             return
         sock = client._client.socket()
         if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.shutdown(2)  # socket.SHUT_RDWR
+            with contextlib.suppress(OSError), _raw_socket(sock) as raw:
+                raw.shutdown(socket.SHUT_RDWR)
 
     # -- subscriptions -----------------------------------------------------------------
 
@@ -565,7 +587,9 @@ class Transport:
             connect_props.SessionExpiryInterval = 0
             # Let the broker drop absurd packets for us; the app-level cap is smaller.
             connect_props.MaximumPacketSize = max(65536, self.max_payload * 4)
-        tls_context = ssl.create_default_context() if address.tls else None
+        tls_context = None
+        if address.tls:
+            tls_context = self._tls_context or ssl.create_default_context()
         return aiomqtt.Client(
             address.host,
             address.port,
@@ -612,6 +636,8 @@ class Transport:
                 client = self._make_client()
                 async with client:
                     self._client = client
+                    if self.address.websockets:
+                        _set_nodelay(client._client.socket())
                     for topic, (qos, retained, no_local) in list(
                         self._subscriptions.items()
                     ):
