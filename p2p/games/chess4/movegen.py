@@ -38,8 +38,10 @@ index), then piece pattern: the order depends only on the position, never on his
 Helpers for evaluation: ``in_check(seat)``, ``legal_moves_of(seat)``, the module
 function ``attacked(board, sq, seat_mask)``, ``is_capture(move)``,
 ``captured_points(move)``, ``last_eliminations()``, ``usable_ep()``, ``copy()``.
-``make`` computes the next player's legal moves anyway (for the stalemate rule) and
-keeps them, so the ``gen_moves()`` right after a ``make`` costs only a list copy.
+``make`` only tests whether the next player has a legal move (the stalemate rule),
+stopping at the first one; ``gen_moves()`` generates the list when first asked and
+keeps it until the next ``make`` (``unmake`` restores the list of the position it
+returns to).  So a search pays for move generation only at nodes that expand.
 """
 
 from __future__ import annotations
@@ -72,6 +74,7 @@ from p2p.games.chess4.board import (
     SLIDES,
     SQUARE_INDEX,
     SQUARES,
+    WIDTH,
     empty_board,
     name,
     start_pieces,
@@ -528,7 +531,18 @@ class Position:
                         app(mv)
 
         if check:
-            moves = [m for m in moves if self._safe(m, me)]
+            # Only a move that lands on a checking line (captures a checker or blocks
+            # it), takes a king (decision 1 removes that seat's attackers) or captures en
+            # passant (which also empties the landing square) can end the check: a piece
+            # leaving its square only opens lines.  Those few get the full test.
+            lines = _check_lines(b, ksq, emask)
+            safe = self._safe
+            moves = [
+                m
+                for m in moves
+                if ((m >> 9) & 511 in lines or m & (EP << 18) or b[(m >> 9) & 511] & 7 == KING)
+                and safe(m, me)
+            ]
 
         # King moves (the king is generated last so the filters above skip it).
         if ksq >= 0 and b[ksq] == (me << 3) | KING:
@@ -560,6 +574,74 @@ class Position:
                 # Keep the whole list ordered by from-square like the rest.
                 moves = _merge_king(moves, kmoves, ksq)
         return moves
+
+    def _has_move(self, me: int) -> bool:
+        """``bool(self.legal_moves_of(me))``, cheaper: stops at the first move that passes
+        the full legality test ``_safe`` (castling is tried last, as in the generator)."""
+        b = self.board
+        safe = self._safe
+        land = _LAND[me]
+        enemy = _ENEMY[me]
+        ept = None
+        live = self.live
+        for s in SEATS:
+            e = self.ep[s]
+            if e is not None and s != me and live >> s & 1 and b[e[1]] == (s << 3) | PAWN:
+                if ept is None:
+                    ept = {}
+                ept[e[0]] = e[1]
+        ksq = self.kings[me]
+        king = (me << 3) | KING
+        if ksq < 0 or b[ksq] != king:
+            return bool(self.legal_moves_of(me))  # no king (a FEN4 setup): no shortcut
+        for fr in self.plist[me]:
+            p = b[fr]
+            k = p & 7
+            if k == PAWN:
+                push = PAWN_PUSH[me]
+                to = fr + push
+                if b[to] == 0:
+                    if safe(fr | to << 9, me):
+                        return True
+                    if (
+                        to not in PROMOTION[me]
+                        and fr in PAWN_START[me]
+                        and b[to + push] == 0
+                        and safe(fr | (to + push) << 9, me)
+                    ):
+                        return True
+                for c in PAWN_CAPTURES[me]:
+                    to = fr + c
+                    q = b[to]
+                    if ept is not None and to in ept and (q == 0 or q in enemy):
+                        if safe(fr | to << 9 | EP << 18 | ept[to] << 22, me):
+                            return True
+                    elif q and q in enemy and safe(fr | to << 9, me):
+                        return True
+            elif k == KNIGHT:
+                for to, mv in KNIGHT_MOVES[fr]:
+                    if b[to] in land and safe(mv, me):
+                        return True
+            elif k == KING:
+                if fr != ksq or p != king:
+                    continue  # cannot happen: one king per live seat
+                for o in KING_STEPS:
+                    to = fr + o
+                    if b[to] in land and safe(fr | to << 9, me):
+                        return True
+            else:
+                for ray in SLIDE_MOVES[k][fr]:
+                    for to, mv in ray:
+                        q = b[to]
+                        if q and q not in enemy:
+                            break
+                        if safe(mv, me):
+                            return True
+                        if q:
+                            break
+        # Castling: only when nothing else moves (a legal castling implies a legal king
+        # step to the transit square, so this never decides; kept for exactness).
+        return bool(self.castling >> (2 * me) & 3) and bool(self.legal_moves_of(me))
 
     def _takes_king_safely(self, m: int, me: int) -> bool:
         """A pinned piece leaving its ray is legal only if it takes a live king and
@@ -735,6 +817,7 @@ class Position:
         # the same position; (c) count the kings attacked by the mover's own pieces.
         mated = 0
         checked_by_me = []
+        known = None  # legal moves computed for checked players, reusable by (f)
         others = live & ~(1 << me)
         for x in SEATS:
             if not others >> x & 1:
@@ -743,7 +826,12 @@ class Position:
             if attacked(b, ksq, live & ~(1 << x)):
                 if full and attacked(b, ksq, 1 << me):
                     checked_by_me.append(ksq)
-                if not self.legal_moves_of(x):
+                moves = self.legal_moves_of(x)
+                if moves:
+                    if known is None:
+                        known = {}
+                    known[x] = moves
+                else:
                     mated |= 1 << x
         if mated:
             scores[me] += rules.MATE_POINTS * POPCOUNT[mated]
@@ -752,7 +840,7 @@ class Position:
         # (d) mated players are out.
         live &= ~mated
         self.live = live
-        stalemated = self._pass_turn(me, start=False)
+        stalemated = self._pass_turn(me, start=False, known=None if mated else known)
         if kingcap or mated or stalemated:
             rec[13] = (kingcap, mated, stalemated)
         if self.over or not full:
@@ -784,13 +872,17 @@ class Position:
         plain, with_queens = rules.CHECK_BONUS[min(len(kings), 3)]
         return with_queens if queens_only else plain
 
-    def _pass_turn(self, after: int, start: bool) -> int:
+    def _pass_turn(self, after: int, start: bool, known: dict[int, list[int]] | None = None) -> int:
         """(e) end test, then (f): give the turn to the next live player after ``after``
         (``start``: test ``after`` itself first); stalemated players get +20 and are out.
-        Returns the mask of stalemated seats and caches the new side's legal moves."""
+        Returns the mask of stalemated seats.  The new side's legal moves are generated
+        only when somebody asks (``gen_moves``): here it is enough to know that there is
+        one.  ``known``: legal moves step (b) already computed on this very position
+        (valid while nobody else has left the game)."""
         stalemated = 0
         seat = after
         first = start
+        live0 = self.live
         while True:
             if self._end_test():
                 self._moves = []
@@ -798,10 +890,13 @@ class Position:
             if not first:
                 seat = _NEXT[seat][self.live]
             first = False
-            moves = self.legal_moves_of(seat)
-            if moves:
+            if known is not None and seat in known and self.live == live0:
                 self.turn = seat
-                self._moves = moves
+                self._moves = known[seat]
+                return stalemated
+            if self._has_move(seat):
+                self.turn = seat
+                self._moves = None
                 return stalemated
             if not self.in_check(seat):
                 self.scores[seat] += rules.STALEMATE_POINTS
@@ -936,6 +1031,23 @@ class Position:
             key = self.key()
             self._rep[key] = self._rep.get(key, 0) + 1
             rec[12] = key
+
+
+def _check_lines(board: list[int], ksq: int, mask: int) -> set[int]:
+    """Squares of the pieces of seats in ``mask`` that attack ``ksq``, plus the squares
+    between each attacking line piece and ``ksq``."""
+    out = set()
+    for s in attackers(board, ksq, mask):
+        out.add(s)
+        df = (s & 15) - (ksq & 15)
+        dr = (s >> 4) - (ksq >> 4)
+        if df == 0 or dr == 0 or df == dr or df == -dr:  # a line piece (or adjacent)
+            step = ((dr > 0) - (dr < 0)) * WIDTH + (df > 0) - (df < 0)
+            x = ksq + step
+            while x != s:
+                out.add(x)
+                x += step
+    return out
 
 
 def _merge_king(moves: list[int], kmoves: list[int], ksq: int) -> list[int]:
