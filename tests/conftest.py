@@ -26,9 +26,8 @@ def _require_mosquitto() -> None:
     pytest.skip(message)
 
 
-@pytest.fixture(scope="session")
-def mosquitto() -> Iterator[LocalBroker]:
-    """One local Mosquitto for the whole session (do not restart it: others share it)."""
+def _started_broker() -> Iterator[LocalBroker]:
+    """Start a local Mosquitto, hand it to the test, stop it afterwards."""
     _require_mosquitto()
     broker = LocalBroker()
     try:
@@ -37,19 +36,18 @@ def mosquitto() -> Iterator[LocalBroker]:
         pytest.fail(f"local mosquitto did not start: {err}", pytrace=False)
     yield broker
     broker.close()
+
+
+@pytest.fixture(scope="session")
+def mosquitto() -> Iterator[LocalBroker]:
+    """One local Mosquitto for the whole session (do not restart it: others share it)."""
+    yield from _started_broker()
 
 
 @pytest.fixture()
 def private_mosquitto() -> Iterator[LocalBroker]:
     """A broker of the test's own, which it may stop and restart (reconnect tests)."""
-    _require_mosquitto()
-    broker = LocalBroker()
-    try:
-        broker.start()
-    except BrokerError as err:
-        pytest.fail(f"local mosquitto did not start: {err}", pytrace=False)
-    yield broker
-    broker.close()
+    yield from _started_broker()
 
 
 @pytest.fixture()

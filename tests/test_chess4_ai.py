@@ -22,29 +22,10 @@ from p2p.ai.chess4_eval import POINTS, cheapest_attacker
 from p2p.ai.chess4_search import INFINITY, Limits, ParanoidSearch
 from p2p.games import create_game
 from p2p.games.chess4 import Chess4
-from p2p.games.chess4.board import DQUEEN, FILES, KING, QUEEN, RED
+from p2p.games.chess4.board import DQUEEN, KING, QUEEN, RED
 from p2p.games.chess4.movegen import CASTLE, EP, PROMO, attacked, attackers
 
-
-def fen4(turn: str, pieces: dict[str, str]) -> str:
-    """FEN4 text with ``pieces`` (square -> ``rK`` ...), no castling, no points."""
-    rows = []
-    for rank in range(13, -1, -1):
-        cells: list[str] = []
-        run = 0
-        for f in range(14):
-            p = pieces.get(f"{FILES[f]}{rank + 1}")
-            if p is None:
-                run += 1
-                continue
-            if run:
-                cells.append(str(run))
-                run = 0
-            cells.append(p)
-        if run:
-            cells.append(str(run))
-        rows.append(",".join(cells))
-    return f"{turn}-0,0,0,0-0,0,0,0-0,0,0,0-0,0,0,0-0-" + "/".join(rows)
+from chess4_fen import fen
 
 
 KINGS_AND_SHELTER = {
@@ -57,7 +38,7 @@ KINGS_AND_SHELTER = {
 
 def position(**extra: str) -> Chess4:
     """Red to move: the four kings with shelter, plus ``extra`` pieces (square=piece)."""
-    return Chess4.from_fen4(fen4("R", {**KINGS_AND_SHELTER, **extra}))
+    return Chess4.from_fen4(fen({**KINGS_AND_SHELTER, **extra}))
 
 
 SEEDS = [b"", b"1", b"seed-2", b"\x00\xff"]
@@ -116,7 +97,7 @@ def test_normal_captures_an_exposed_king(seed: bytes) -> None:
     # and puts Yellow out at once (design decision 1).
     pieces = {**KINGS_AND_SHELTER, "d11": "rB", "d7": "bR", "e5": "rN"}
     del pieces["f13"]
-    game = Chess4.from_fen4(fen4("R", pieces))
+    game = Chess4.from_fen4(fen(pieces))
     move = ai.choose_move(game, "normal", seed)
     assert move == "d11-g14"
     game.push(move)
@@ -133,7 +114,7 @@ def test_searching_levels_see_the_last_opponents_mate_threat_einfach_does_not(le
     shelter = dict(KINGS_AND_SHELTER)
     del shelter["i3"]
     shelter["i2"] = "rP"
-    game = Chess4.from_fen4(fen4("R", {**shelter, "e5": "rN", "d4": "rR", "d7": "bB", "k4": "gR", "l5": "gP"}))
+    game = Chess4.from_fen4(fen({**shelter, "e5": "rN", "d4": "rR", "d7": "bB", "k4": "gR", "l5": "gP"}))
     assert chess4_ai.choose_move(game, level, b"") == "d4-k4"
     assert ai.choose_move(game, "einfach", b"") in ("d4-d7", "e5-d7")
 
