@@ -1,7 +1,7 @@
 """The ``p2p`` command line: one sub-command per module in ``p2p.commands``.
 
-Every sub-command module exposes ``HELP`` (one line), ``add_arguments(parser)`` and
-``run(args) -> int``.  Modules are imported only when their command runs, so
+Every sub-command module exposes ``add_arguments(parser)`` and ``run(args) -> int``;
+its one-line help lives in ``COMMANDS`` here.  Modules are imported only when their command runs, so
 ``p2p position`` never pays for prompt_toolkit or aiomqtt.  No traceback ever reaches
 the user: errors become one line on stderr and exit status 2 (1 for an internal error).
 """

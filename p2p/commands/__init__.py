@@ -1,1 +1,1 @@
-"""One module per ``p2p`` sub-command: ``HELP``, ``add_arguments(parser)``, ``run(args)``."""
+"""One module per ``p2p`` sub-command: ``add_arguments(parser)`` and ``run(args)``."""

@@ -20,8 +20,6 @@ from typing import Any
 
 from p2p.cli import UsageError
 
-HELP = "Run a complete online round between scripted peers on a local broker"
-
 _GAMES = {
     # game: (options, human seats, computer seats, level for the scripted humans)
     "cube": ({"players": 3}, 3, 0, "normal"),

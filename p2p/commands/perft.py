@@ -17,8 +17,6 @@ from p2p.cli import UsageError
 from p2p.games import GAME_NAMES, create_game
 from p2p.games.base import Game, OptionError
 
-HELP = "Count legal move sequences (four-player chess and the others)"
-
 MAX_DEPTH = 12
 
 

@@ -16,8 +16,6 @@ from p2p.cli import UsageError
 from p2p.games import GAME_NAMES, create_game
 from p2p.games.base import Game, MoveError, OptionError, OptionValue
 
-HELP = "Apply moves from the start and print the position"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", metavar="GAME", help=f"one of: {', '.join(GAME_NAMES)}")

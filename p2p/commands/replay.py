@@ -12,7 +12,6 @@ from pathlib import Path
 
 from p2p.cli import UsageError
 
-HELP = "Verify and replay a saved round log"
 MAX_FILE_SIZE = 64 * 1024 * 1024
 
 

@@ -13,8 +13,6 @@ import logging
 import os
 import sys
 
-HELP = "Open the chat-and-play shell (the default)"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--broker", metavar="URL", help="MQTT broker, e.g. mqtt://host:1883 (default: saved or public)")

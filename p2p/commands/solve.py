@@ -17,8 +17,6 @@ import sys
 
 from p2p.cli import UsageError
 
-HELP = "Exact Connect Four scores (Pascal Pons' convention)"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", help="the game to solve (only: connect4)")
