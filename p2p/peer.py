@@ -1012,6 +1012,11 @@ class Peer:
         except LogError as err:
             raise ActionError(f"{path}: {err}") from None
         state = replay.state
+        if state.genesis.v != ev.PROTOCOL_VERSION:
+            raise ActionError(
+                f"{path}: a round of protocol v{state.genesis.v} cannot be resumed"
+                " (p2p replay still checks it)"
+            )
         if state.seat_of(self.public_key) is None:
             raise ActionError("you hold no seat in that round")
         if state.round_id in self.rounds:

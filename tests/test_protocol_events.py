@@ -189,10 +189,11 @@ def test_parse_rejects_garbage(payload: bytes, reason: str) -> None:
 
 
 def test_parse_rejects_wrong_version_and_unknown_kind() -> None:
-    value = presence().value()
-    value["v"] = 2
-    with pytest.raises(events.EventError, match="version"):
-        events.parse(canonical.encode(value))
+    for version in (3, 1, True, "2", None):  # v1 only in old logs; true is not 1
+        value = presence().value()
+        value["v"] = version
+        with pytest.raises(events.EventError, match="version"):
+            events.parse(canonical.encode(value))
     value = presence().value()
     value["kind"] = "teleport"
     with pytest.raises(events.EventError, match="unknown kind"):
@@ -297,14 +298,14 @@ def test_sealed_events_are_verified() -> None:
 
 def test_topics_layout() -> None:
     t = topics.Topics()
-    assert t.root == "p2p/v1/public"
+    assert t.root == "p2p/v2/public"
     assert t.presence(ALICE.peer_id) == topics.Route(
-        f"p2p/v1/public/lobby/presence/{ALICE.peer_id}", 0, True
+        f"p2p/v2/public/lobby/presence/{ALICE.peer_id}", 0, True
     )
     assert t.parse_presence(t.presence(ALICE.peer_id).topic) == ALICE.peer_id
-    assert t.parse_presence("p2p/v1/other/lobby/presence/" + ALICE.peer_id) is None
+    assert t.parse_presence("p2p/v2/other/lobby/presence/" + ALICE.peer_id) is None
     assert t.round_events(ROUND).qos == 1 and not t.round_events(ROUND).retain
-    assert topics.Topics("friends").hello().topic == "p2p/v1/friends/lobby/hello"
+    assert topics.Topics("friends").hello().topic == "p2p/v2/friends/lobby/hello"
     with pytest.raises(topics.TopicError):
         topics.Topics("Bad/Name")
 

@@ -2,7 +2,7 @@
 
 Wire format: the canonical encoding (``p2p.protocol.canonical``) of one object ::
 
-    {"v": 1, "kind": "move", "pk": <64 hex>, "ts": <int ms>,
+    {"v": 2, "kind": "move", "pk": <64 hex>, "ts": <int ms>,
      "round": <32 hex> | null, "seq": <int> | null, "prev": <64 hex> | null,
      "body": {...}, "sig": <128 hex>}
 
@@ -38,7 +38,12 @@ from typing import Any
 from p2p.protocol import canonical
 from p2p.protocol.identity import Identity, sanitize_nickname, strip_controls, verify
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
+"""The version every event we sign carries, and the only one accepted from the network."""
+LEGACY_VERSIONS = (1,)
+"""Older versions ``parse(..., legacy=True)`` still accepts, so that old round logs replay
+(``p2p replay``); a round's events must all carry its genesis's version."""
+ALL_VERSIONS = (PROTOCOL_VERSION, *LEGACY_VERSIONS)
 MAX_EVENT_SIZE = 8192
 """Largest accepted payload in bytes (checked before anything else)."""
 MAX_TS = 2**53
@@ -158,7 +163,7 @@ def _sealed(kinds: tuple[str, ...]) -> Check:
         if not isinstance(value, list) or len(value) > MAX_SEALED:
             raise EventError(f"sealed must be a list of at most {MAX_SEALED} events")
         for item in value:
-            inner = from_value(item, nested=True)
+            inner = from_value(item, nested=True, versions=ALL_VERSIONS)
             if inner.kind not in kinds:
                 raise EventError(f"a {inner.kind} event cannot be sealed here")
 
@@ -247,6 +252,8 @@ class Event:
     id: str
     raw: bytes
     """The canonical wire bytes (what is published and what logs store)."""
+    v: int = PROTOCOL_VERSION
+    """The protocol version the event was signed under."""
 
     @property
     def pk_hex(self) -> str:
@@ -258,7 +265,10 @@ class Event:
 
     def sealed(self) -> list[Event]:
         """The side events embedded in this chain event's body (already verified)."""
-        return [from_value(item, nested=True) for item in self.body.get("sealed", [])]
+        return [
+            from_value(item, nested=True, versions=(self.v,))
+            for item in self.body.get("sealed", [])
+        ]
 
     def describe(self) -> str:
         """A short human-readable line: kind, sender fingerprint, id prefix."""
@@ -278,11 +288,12 @@ def event_id(unsigned: dict[str, Any]) -> str:
 _ENVELOPE_KEYS = {"v", "kind", "pk", "ts", "round", "seq", "prev", "body", "sig"}
 
 
-def _check_envelope(value: Any) -> None:
+def _check_envelope(value: Any, versions: tuple[int, ...]) -> None:
     if not isinstance(value, dict) or set(value) != _ENVELOPE_KEYS:
         raise EventError("not an event envelope")
-    if value["v"] != PROTOCOL_VERSION:
-        raise EventError(f"unsupported protocol version {value['v']!r}")
+    version = value["v"]
+    if type(version) is not int or version not in versions:  # true is not 1
+        raise EventError(f"unsupported protocol version {str(version)[:20]!r}")
     kind = value["kind"]
     if not isinstance(kind, str) or kind not in KINDS:
         raise EventError(f"unknown kind {str(kind)[:20]!r}")
@@ -330,12 +341,21 @@ def _check_envelope(value: Any) -> None:
             check(body[name])
         except EventError as err:
             raise EventError(f"{kind}.{name}: {err}") from None
+    for inner in body.get("sealed", ()):
+        if inner["v"] != version:  # checked strictly by the sealed schema above
+            raise EventError("a sealed event of another protocol version")
 
 
-def from_value(value: Any, nested: bool = False) -> Event:
-    """Check a decoded envelope (schema, id, signature) and wrap it as an ``Event``."""
+def from_value(
+    value: Any, nested: bool = False, versions: tuple[int, ...] = (PROTOCOL_VERSION,)
+) -> Event:
+    """Check a decoded envelope (schema, id, signature) and wrap it as an ``Event``.
+
+    ``versions``: the protocol versions accepted (only the current one, unless replaying
+    an old log).
+    """
     try:
-        _check_envelope(value)
+        _check_envelope(value, versions)
         unsigned = _unsigned(value)
         eid = event_id(unsigned)
         pk = bytes.fromhex(value["pk"])
@@ -360,11 +380,16 @@ def from_value(value: Any, nested: bool = False) -> Event:
         sig=sig,
         id=eid,
         raw=raw,
+        v=value["v"],
     )
 
 
-def parse(payload: bytes) -> Event:
-    """Check bytes received from the broker and return the event; ``EventError`` if invalid."""
+def parse(payload: bytes, legacy: bool = False) -> Event:
+    """Check bytes received from the broker and return the event; ``EventError`` if invalid.
+
+    ``legacy``: also accept the older protocol versions (``LEGACY_VERSIONS``), for
+    replaying old round logs; live traffic is always the current version only.
+    """
     if not isinstance(payload, (bytes, bytearray)):
         raise EventError("payload is not bytes")
     if len(payload) > MAX_EVENT_SIZE:
@@ -375,7 +400,7 @@ def parse(payload: bytes) -> Event:
         value = canonical.decode(bytes(payload))
     except canonical.CanonicalError as err:
         raise EventError(str(err)) from None
-    return from_value(value)
+    return from_value(value, versions=ALL_VERSIONS if legacy else (PROTOCOL_VERSION,))
 
 
 def make(

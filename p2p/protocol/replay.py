@@ -50,7 +50,7 @@ def parse_log(lines: Iterable[bytes]) -> tuple[list[Event], int]:
         if not line.strip():
             continue
         try:
-            event = events.parse(line)
+            event = events.parse(line, legacy=True)  # old logs replay too
         except EventError as err:
             raise LogError(f"line {number}: {err}") from None
         if event.round is None:

@@ -316,6 +316,8 @@ class RoundState:
         """Append one chain event; ``RoundError`` (state unchanged) if it does not fit."""
         if event.round != self.round_id:
             raise RoundError("event of another round")
+        if event.v != self.genesis.v:
+            raise RoundError(f"a v{event.v} event in a v{self.genesis.v} round")
         if event.kind == "genesis" or event.seq is None:
             raise RoundError(f"{event.kind} is not a chain event here")
         if event.seq != len(self.chain):

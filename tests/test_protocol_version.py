@@ -1,0 +1,62 @@
+"""Protocol version 2 on the wire; version 1 round logs still replay (``p2p replay``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from p2p.protocol import canonical, events
+from p2p.protocol.identity import Identity
+from p2p.protocol.replay import LogError, replay_log
+from p2p.protocol.round import Phase, RoundError, RoundState
+
+DATA = Path(__file__).parent / "data" / "v1"
+ALICE = Identity.from_seed(b"\x01" * 32)
+
+
+def lines(name: str) -> list[bytes]:
+    return (DATA / name).read_bytes().split(b"\n")
+
+
+def test_we_sign_version_2() -> None:
+    event = events.make(ALICE, "hello", 5, {"nick": "alice"})
+    assert events.PROTOCOL_VERSION == 2 and event.v == 2
+    assert canonical.decode(event.raw)["v"] == 2  # type: ignore[index]
+
+
+@pytest.mark.parametrize("name", ["v1_connect4.log", "v1_cube_forfeit.log"])
+def test_recorded_v1_logs_still_replay(name: str) -> None:
+    """Logs recorded by the version-1 code (tests/data/v1) verify with the v1 rules."""
+    result = replay_log(lines(name))
+    assert result.state.genesis.v == 1
+    assert result.state.phase is Phase.OVER
+    assert result.state.winners()
+
+
+def test_a_v1_event_is_refused_live() -> None:
+    first = lines("v1_connect4.log")[0]
+    assert events.parse(first, legacy=True).v == 1
+    with pytest.raises(events.EventError, match="version"):
+        events.parse(first)
+
+
+def test_a_round_holds_events_of_its_own_version_only() -> None:
+    v1 = [events.parse(x, legacy=True) for x in lines("v1_connect4.log") if x]
+    state = RoundState.from_genesis(v1[0])
+    # a v2 event at position 1 of a v1 round (validly signed by the admin) is refused
+    start = events.make(
+        ALICE, "start", 7, {"sealed": []}, round=v1[0].round, seq=1, prev=v1[0].id
+    )
+    with pytest.raises(RoundError, match="v2 event in a v1 round"):
+        state.apply(start)
+
+
+def test_a_v1_log_with_a_v2_event_mixed_in_is_refused() -> None:
+    log = lines("v1_connect4.log")
+    genesis = events.parse(log[0], legacy=True)
+    intruder = events.make(
+        ALICE, "start", 7, {"sealed": []}, round=genesis.round, seq=1, prev=genesis.id
+    )
+    with pytest.raises(LogError, match="v2 event in a v1 round"):
+        replay_log([log[0], intruder.raw, *log[2:]])
