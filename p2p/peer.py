@@ -38,6 +38,7 @@ from typing import Any, Self
 from p2p.games import Game, game_class
 from p2p.net.transport import ConnectionState, Inbound, Transport, WillMessage
 from p2p.protocol import events as ev
+from p2p.protocol import sealing
 from p2p.protocol.chat import clean_line
 from p2p.protocol.effects import (
     Applied,
@@ -61,9 +62,11 @@ from p2p.protocol.round import (
     next_start,
 )
 from p2p.protocol.round_machine import ActionError, RoundMachine
+from p2p.protocol.sealing import SealError
 from p2p.protocol.topics import (
     TopicError,
     Topics,
+    code_secret,
     make_code,
     normalize_code,
     private_key,
@@ -101,6 +104,9 @@ IDLE_SYNC_S = 15.0
 """A running round where nothing happened for this long, while it is not our turn, asks
 for a sync: a safety net for an event lost in a reconnect race (MQTT delivers only to
 current subscribers)."""
+GENESIS_REPAIR_S = 0.2
+"""The admin of a private round re-publishes its retained genesis this long after it saw
+it deleted or overwritten (at most once per this interval, however fast a stranger is)."""
 
 
 def now_ms() -> int:
@@ -288,6 +294,11 @@ class Round:
         self._lock = asyncio.Lock()  # one machine step at a time (see Peer._call)
         self._has_computers = any(seat.is_computer for seat in machine.state.seats)
         self._genesis_cleared = False
+        self.sealing_key: bytes | None = None
+        """The round key every payload on the round's topics is sealed with
+        (``p2p.protocol.sealing``); ``None``: plain (a public round)."""
+        self._genesis_payload: bytes | None = None  # our retained genesis, as sealed
+        self._genesis_repair: asyncio.TimerHandle | None = None
 
     # -- queries ---------------------------------------------------------------------
 
@@ -549,9 +560,8 @@ class Peer:
         self.transport.on_state(self._on_connection_state)
         self.rounds: dict[str, Round] = {}  # by round id
         self._by_key: dict[str, Round] = {}  # by topic key
-        self._joining: dict[
-            str, asyncio.Future[Event]
-        ] = {}  # topic key -> retained genesis
+        self._joining: dict[str, tuple[asyncio.Future[Event], bytes]] = {}
+        """Topic key -> (the retained genesis we wait for, the code's round key)."""
         self._listeners: list[Notifications] = []
         self._tasks: list[asyncio.Task[None]] = []
         self.stats = PeerStats()
@@ -700,6 +710,7 @@ class Peer:
         if self.transport.state is ConnectionState.RECONNECTED:
             for rnd in list(self.rounds.values()):
                 if not rnd.is_over:
+                    self._repair_genesis(rnd)  # a restarted broker may have lost it
                     await rnd.request_sync()
 
     def _on_connection_state(self, state: ConnectionState, detail: str) -> None:
@@ -845,13 +856,15 @@ class Peer:
             raise ActionError(str(err)) from None
         if self.busy:
             raise ActionError("you are already in a round; leave it first")
-        key = await asyncio.to_thread(
-            private_key, code
+        secret = await asyncio.to_thread(
+            code_secret, code
         )  # scrypt: keep the loop responsive
+        key = private_key(code, secret)
         if key in self._by_key:
             raise ActionError("you are already in this round")
+        round_key = sealing.private_round_key(secret)
         waiting: asyncio.Future[Event] = asyncio.get_running_loop().create_future()
-        self._joining[key] = waiting
+        self._joining[key] = (waiting, round_key)
         try:
             await self._subscribe_round(key)
             try:
@@ -885,7 +898,7 @@ class Peer:
         ):
             await self._unsubscribe_round(key)
             raise ActionError(f"the round behind code {code} cannot be joined")
-        rnd = await self._adopt(machine)
+        rnd = await self._adopt(machine, round_key)
         await self._act(rnd, lambda m, now: m.join(self.nick, now))
         return rnd
 
@@ -926,6 +939,10 @@ class Peer:
                     )
         if self.busy:
             raise ActionError("you are already in a round; leave it first")
+        round_key = None
+        if code is not None:  # a private round's traffic is keyed from its code
+            secret = await asyncio.to_thread(code_secret, code)
+            round_key = sealing.private_round_key(secret)
         machine, effects = RoundMachine.open(
             self.identity,
             now_ms(),
@@ -939,7 +956,7 @@ class Peer:
             code=code,
             timeouts=self.turn_timeouts,
         )
-        rnd = await self._adopt(machine)
+        rnd = await self._adopt(machine, round_key)
         await self._run_effects(rnd, effects)
         return rnd
 
@@ -975,9 +992,13 @@ class Peer:
             ) from None
         await self._run_effects(None, effects)
 
-    async def _adopt(self, machine: RoundMachine) -> Round:
-        """Track a round and subscribe to its topics (before we send anything in it)."""
+    async def _adopt(self, machine: RoundMachine, key: bytes | None = None) -> Round:
+        """Track a round and subscribe to its topics (before we send anything in it).
+
+        ``key``: the round key its payloads are sealed with (``Round.sealing_key``).
+        """
         rnd = Round(self, machine)
+        rnd.sealing_key = key
         self.rounds[rnd.id] = rnd
         self._by_key[machine.key] = rnd
         if self.log_dir is not None:
@@ -1036,7 +1057,12 @@ class Peer:
             now_ms(),
             self.turn_timeouts,
         )
-        rnd = await self._adopt(machine)
+        round_key = None
+        if code is not None:
+            round_key = sealing.private_round_key(
+                await asyncio.to_thread(code_secret, code)
+            )
+        rnd = await self._adopt(machine, round_key)
         for event in machine.log():
             _mover(
                 rnd, event
@@ -1090,7 +1116,7 @@ class Peer:
                 expiry = PRESENCE_TTL_S if effect.event.kind == "presence" else None
                 self.transport.publish_nowait(
                     route.topic,
-                    effect.payload,
+                    self._seal(route.topic, effect.payload),
                     qos=route.qos,
                     retain=route.retain,
                     expiry=expiry,
@@ -1154,6 +1180,81 @@ class Peer:
         rnd._genesis_cleared = True
         route = self.topics.round_genesis(rnd.machine.key)
         self.transport.publish_nowait(route.topic, b"", qos=route.qos, retain=True)
+
+    def _round_topic(self, topic: str) -> tuple[str, str] | None:
+        """``(topic key, channel)`` of a round topic of our namespace, else ``None``."""
+        root = self.topics.root + "/round/"
+        if not topic.startswith(root):
+            return None
+        parts = topic[len(root) :].split("/")
+        return (parts[0], parts[1]) if len(parts) == 2 else None
+
+    def _seal(self, topic: str, payload: bytes) -> bytes:
+        """``payload`` as it goes out on ``topic``: sealed with the round key if it has one."""
+        where = self._round_topic(topic)
+        rnd = self._by_key.get(where[0]) if where else None
+        if where is None or rnd is None or rnd.sealing_key is None or not payload:
+            return payload
+        sealed = sealing.seal_round(
+            rnd.sealing_key, os.urandom(sealing.NONCE_SIZE), where[1], payload
+        )
+        if where[1] == "genesis":
+            rnd._genesis_payload = sealed
+        return sealed
+
+    def _unseal(self, key: str, channel: str, payload: bytes) -> bytes | None:
+        """The event bytes of a payload on a round topic, ``None`` to drop it.
+
+        A payload on the topics of a sealed round that does not open with its key comes
+        from someone without the key (a stranger): dropped before it is even parsed.
+        """
+        rnd = self._by_key.get(key)
+        if rnd is not None and channel == "genesis":
+            self._watch_genesis(rnd, payload)
+        if rnd is not None:
+            round_key = rnd.sealing_key
+        else:
+            round_key = self._joining[key][1] if key in self._joining else None
+        if round_key is None or not payload:
+            return payload
+        try:
+            return sealing.open_round(round_key, channel, payload)
+        except SealError as err:
+            rid = rnd.id if rnd is not None else None
+            self._warn(f"dropped payload on round/{key[:8]}…/{channel}: {err}", rid, str(err), "payload")
+            return None
+
+    def _watch_genesis(self, rnd: Round, payload: bytes) -> None:
+        """Someone deleted or overwrote our private round's retained genesis: repair it."""
+        if (
+            not rnd.is_admin
+            or rnd._genesis_payload is None
+            or payload == rnd._genesis_payload  # our own copy (a broker without noLocal)
+        ):
+            return
+        what = "deleted" if not payload else "overwritten"
+        log.warning("round %s: the retained genesis was %s", rnd.id[:8], what)
+        self.stats.count_drop(f"retained genesis {what}")
+        if rnd._genesis_repair is None:
+            rnd._genesis_repair = asyncio.get_running_loop().call_later(
+                GENESIS_REPAIR_S, self._repair_genesis, rnd
+            )
+
+    def _repair_genesis(self, rnd: Round) -> None:
+        """Publish our private round's genesis again, retained, while joiners may come."""
+        rnd._genesis_repair = None
+        if (
+            rnd._genesis_payload is None
+            or rnd._genesis_cleared
+            or not rnd.is_admin
+            or rnd.phase is not Phase.FORMING
+            or self._closed
+        ):
+            return
+        route = self.topics.round_genesis(rnd.machine.key)
+        self.transport.publish_nowait(
+            route.topic, rnd._genesis_payload, qos=route.qos, retain=True
+        )
 
     def _warn(self, text: str, round_id: str | None, reason: str, kind: str) -> None:
         self.stats.count_drop(reason)
@@ -1236,10 +1337,14 @@ class Peer:
         if not topic.startswith(root):
             return
         rest = topic[len(root) :]
-        if not message.payload:
+        payload: bytes | None = message.payload
+        where = self._round_topic(topic)
+        if where is not None:
+            payload = self._unseal(where[0], where[1], message.payload)
+        if not payload:
             return  # an emptied retained message: harmless by design
         try:
-            event = ev.parse(message.payload)
+            event = ev.parse(payload)
         except EventError as err:
             self._warn(
                 f"dropped payload on {rest} from ?: {err}", None, str(err), "payload"
@@ -1248,15 +1353,15 @@ class Peer:
         if rest.startswith("round/"):
             parts = rest.split("/")
             rnd = self._by_key.get(parts[1]) if len(parts) == 3 else None
-            waiting = self._joining.get(parts[1]) if len(parts) == 3 else None
+            joining = self._joining.get(parts[1]) if len(parts) == 3 else None
             if (
                 rnd is None
-                and waiting is not None
+                and joining is not None
                 and parts[2] == "genesis"
                 and event.kind == "genesis"
             ):
-                if not waiting.done():
-                    waiting.set_result(event)
+                if not joining[0].done():
+                    joining[0].set_result(event)
                 return
             if rnd is not None:
                 effects = await self._call(
@@ -1401,8 +1506,11 @@ def _follow(shadow: Game, st: RoundState, event: Event) -> None:
             shadow.resign(event.body["seat"])
 
 
-_BENIGN = frozenset({"duplicate", "older than the presence we hold"})
-"""Drop reasons that honest traffic produces too: logged at debug level, not reported."""
+_BENIGN = frozenset(
+    {"duplicate", "older than the presence we hold", "not sealed with the round key"}
+)
+"""Drop reasons that honest traffic (or a stranger's noise we drop unread) produces:
+logged at debug level and counted, not reported."""
 
 
 def _copy(info: PeerInfo) -> PeerInfo:

@@ -66,8 +66,9 @@ log = logging.getLogger("p2p.net")
 DEFAULT_BROKER_URL = "wss://broker.emqx.io:8084/mqtt"
 """The public EMQX broker, as in the original browser game."""
 
-MAX_PAYLOAD = 8192
-"""Receive cap in bytes: bigger payloads are dropped before any parsing."""
+MAX_PAYLOAD = 8192 + 512
+"""Receive cap in bytes: bigger payloads are dropped before any parsing (an event of at
+most 8192 bytes plus the envelope that seals it, ``p2p.protocol.sealing``)."""
 
 _CLIENT_ID_ALPHABET = string.ascii_letters + string.digits
 
