@@ -1019,8 +1019,8 @@ class Peer:
 
         The chain in the file is verified and replayed, then the other members are asked
         for what happened since (``Resynced`` reports it).  ``code``: the join code of a
-        private round.  A draw still open when we stopped goes on without our reveal
-        (our nonce is gone), which only means we cannot be drawn to start.
+        private round.  A draw still open when we stopped cannot complete without our
+        reveal (our nonce is gone): the admin cancels it (docs/protocol.md §7).
         """
         from p2p.protocol.replay import LogError, replay_log
 

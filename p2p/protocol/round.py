@@ -56,7 +56,14 @@ from dataclasses import dataclass, field
 
 from p2p.games import Game, MoveError, OptionError, game_class
 from p2p.protocol import draw
-from p2p.protocol.events import Event
+from p2p.protocol.events import PROTOCOL_VERSION, Event
+
+FAIR_DRAW_VERSION = min(2, PROTOCOL_VERSION)
+"""Rounds from this protocol version on use the fair draw (docs/protocol.md §7): every
+human seat's commitment and reveal must be sealed (else the admin can only cancel), and a
+round with computer seats draws its seed even when the admin names the starter.  Older
+(v1) logs keep the v1 rules so they still replay.  (``min``: until the v2 bump lands the
+current version is the one that plays by the new rules.)"""
 
 
 @dataclass(frozen=True)
@@ -135,6 +142,8 @@ class RoundState:
     forfeited: list[int] = field(default_factory=list)
     end_reason: str = ""
     timeouts: TurnTimeouts = DEFAULT_TIMEOUTS
+    version: int = PROTOCOL_VERSION
+    """The protocol version of the genesis: which draw rules the round plays by."""
 
     # -- construction ------------------------------------------------------------------
 
@@ -207,6 +216,7 @@ class RoundState:
             private=body["private"],
             admin=genesis.pk,
             timeouts=timeouts,
+            version=genesis.value()["v"],
         )
         state.chain.append(genesis)
         return state
@@ -246,6 +256,37 @@ class RoundState:
 
     def human_seats(self) -> list[int]:
         return [s.index for s in self.seats if not s.is_computer]
+
+    @property
+    def fair_draw(self) -> bool:
+        """True if the round plays by the fair-draw rules (every seat counts, §7)."""
+        return self.version >= FAIR_DRAW_VERSION
+
+    def draws_seed(self) -> bool:
+        """True if the round runs commit-reveal after ``start``.
+
+        Always when the starter is drawn; with a named starter only if computer seats use
+        the seed (fair-draw rules), so no single member can choose their luck.
+        """
+        if self.start_seat is None:
+            return True
+        return self.fair_draw and any(s.is_computer for s in self.seats)
+
+    def draw_result(self, revealed: dict[int, bytes]) -> tuple[bytes, int]:
+        """``(seed, starter)`` from the revealed nonces by seat (every peer computes it).
+
+        The seed hashes the nonces in seat order.  The starter is the named seat, or
+        ``eligible[int(seed) mod len(eligible)]`` with ``eligible`` the revealed seats and
+        the computer seats (under the fair-draw rules every human seat has revealed, so
+        that is every seat).
+        """
+        seed = draw.draw_seed(self.round_id, [revealed[s] for s in sorted(revealed)])
+        if self.start_seat is not None and self.fair_draw:
+            return seed, self.start_seat
+        eligible = sorted(
+            set(revealed) | {s.index for s in self.seats if s.is_computer}
+        )
+        return seed, draw.starter(seed, eligible)
 
     def owner(self) -> bytes | None:
         """The public key that may append the next chain event (``None``: nobody)."""
@@ -389,7 +430,7 @@ class RoundState:
             if not seat.is_computer and seat.index not in accepted:
                 raise RoundError(f"seat {seat.index} has not accepted")
         self.seats = seats
-        if self.start_seat is None:
+        if self.draws_seed():
             self.phase = Phase.COMMIT
         else:
             self._begin_play(draw.fixed_seed(self.round_id), self.start_seat)
@@ -406,6 +447,11 @@ class RoundState:
             commits[seat] = inner.body["commit"]
         if self.seat_of(self.admin) not in commits:
             raise RoundError("the admin's own commitment is missing")
+        missing = [s for s in self.human_seats() if s not in commits]
+        if missing and self.fair_draw:
+            raise RoundError(
+                f"commit_close leaves out the commitment of {seats_text(missing)}"
+            )
         self.commits = commits
         self.phase = Phase.REVEAL
 
@@ -426,11 +472,10 @@ class RoundState:
             revealed[seat] = nonce
         if self.seat_of(self.admin) not in revealed:
             raise RoundError("the admin's own reveal is missing")
-        seed = draw.draw_seed(self.round_id, [revealed[s] for s in sorted(revealed)])
-        eligible = sorted(
-            set(revealed) | {s.index for s in self.seats if s.is_computer}
-        )
-        starter = draw.starter(seed, eligible)
+        missing = [s for s in self.commits if s not in revealed]
+        if missing and self.fair_draw:
+            raise RoundError(f"the draw leaves out the reveal of {seats_text(missing)}")
+        seed, starter = self.draw_result(revealed)
         if event.body["seed"] != seed.hex() or event.body["starter"] != starter:
             raise RoundError(
                 f"the draw states a wrong result (seed {seed.hex()[:12]}, starter {starter})"
@@ -577,6 +622,13 @@ class RoundState:
             raise RoundError("a round in play cannot be cancelled")
         self.phase = Phase.CANCELLED
         self.end_reason = f"cancelled: {event.body['reason']}"
+
+
+def seats_text(seats: list[int]) -> str:
+    """``seat 2`` or ``seats 1, 2``: how rule errors and notices name seats."""
+    if len(seats) == 1:
+        return f"seat {seats[0]}"
+    return "seats " + ", ".join(str(s) for s in sorted(seats))
 
 
 def next_start(state: RoundState) -> int:

@@ -57,6 +57,7 @@ from p2p.protocol.round import (
     RoundError,
     RoundState,
     TurnTimeouts,
+    seats_text,
     verify_chain,
 )
 from p2p.protocol.topics import Topics, code_secret, join_proof, private_key
@@ -295,7 +296,7 @@ class RoundMachine:
         try:
             self.state.apply(event)
         except RoundError as err:
-            return [dropped(event, str(err))]
+            return [dropped(event, str(err)), *self._draw_dispute(event)]
         if snapshot is not None:
             self._snapshots[event.seq] = snapshot  # type: ignore[index]
             for old in [k for k in self._snapshots if k < event.seq - MAX_REWIND]:  # type: ignore[operator]
@@ -402,6 +403,53 @@ class RoundMachine:
         ]
         return effects + self._applied(event, before, now)
 
+    def _draw_dispute(self, event: Event) -> list[Effect]:
+        """A refused ``commit_close``/``draw`` that left out what reached us: say whose."""
+        if event.kind not in ("commit_close", "draw"):
+            return []
+        kind, what = (
+            ("commit", "commitment")
+            if event.kind == "commit_close"
+            else ("reveal", "reveal")
+        )
+        sealed = {self.state.seat_of(inner.pk) for inner in event.sealed()}
+        left_out = sorted(s for s in self._pooled_seats(kind) - sealed if s is not None)
+        if not left_out:
+            return []
+        return [
+            Notice(
+                f"the admin's {event.kind} left out the {what} of {seats_text(left_out)} "
+                "that reached us; the draw does not go ahead"
+            )
+        ]
+
+    def _cancelled_draw_notices(self, before: Phase) -> list[Effect]:
+        """The admin cancelled during the draw: what the draw held on our side (§7)."""
+        st = self.state
+        if before is Phase.COMMIT:
+            if not self._missing("commit", st.human_seats()):
+                return [
+                    Notice(
+                        "the draw was cancelled although every seat's commitment reached us"
+                    )
+                ]
+            return []
+        if self._missing("reveal", sorted(st.commits)):
+            return []
+        revealed = {
+            st.seat_of(e.pk): bytes.fromhex(e.body["nonce"])
+            for e in self._pooled("reveal")
+        }
+        seed, starter = st.draw_result(revealed)  # type: ignore[arg-type]
+        outcome = (
+            f"seat {starter} would have started"
+            if st.start_seat is None
+            else f"the seed would have been {seed.hex()[:12]}"
+        )
+        return [
+            Notice(f"the draw was cancelled after every reveal reached us; {outcome}")
+        ]
+
     def _phase_notices(self, before: Phase) -> list[Effect]:
         st = self.state
         if st.phase is Phase.PLAY:
@@ -424,6 +472,10 @@ class RoundMachine:
                         )
             return notices
         if st.phase is Phase.COMMIT:
+            if st.start_seat is not None:
+                return [
+                    Notice("all seats taken; drawing the seed of the computer moves")
+                ]
             return [Notice("all seats taken; drawing the starting seat")]
         if st.phase is Phase.OVER:
             return [
@@ -432,7 +484,10 @@ class RoundMachine:
                 )
             ]
         if st.phase is Phase.CANCELLED:
-            return [Notice(f"the round was {st.end_reason}")]
+            notices = [Notice(f"the round was {st.end_reason}")]
+            if before in (Phase.COMMIT, Phase.REVEAL) and st.fair_draw:
+                notices += self._cancelled_draw_notices(before)
+            return notices
         return []
 
     def _orphan(self, ids: list[str]) -> None:
@@ -643,6 +698,11 @@ class RoundMachine:
             effects += self._draw(now)
         return effects
 
+    def _missing(self, kind: str, seats: Iterable[int]) -> list[int]:
+        """The ``seats`` whose ``kind`` side event we do not hold."""
+        held = self._pooled_seats(kind)
+        return [s for s in seats if s not in held]
+
     def _due_forfeit(self, now: int) -> dict | None:
         """The body of the forfeit we may sign now, or ``None``.
 
@@ -802,21 +862,30 @@ class RoundMachine:
         return self._append("start", {"sealed": [e.value() for e in sealed]}, now)
 
     def _close_commits(self, now: int) -> list[Effect]:
+        """Seal the commitments; under the fair-draw rules a missing one cancels (§7)."""
+        missing = self._missing("commit", self.state.human_seats())
+        if missing and self.state.fair_draw:
+            reason = f"{seats_text(missing)} did not commit to the draw in time"
+            return self._append("cancel", {"reason": reason}, now)
         commits = self._pooled("commit")
         return self._append(
             "commit_close", {"sealed": [e.value() for e in commits]}, now
         )
 
     def _draw(self, now: int) -> list[Effect]:
+        """Seal the reveals; under the fair-draw rules a missing one cancels (§7)."""
         st = self.state
+        missing = self._missing("reveal", sorted(st.commits))
+        if missing and st.fair_draw:
+            reason = f"{seats_text(missing)} did not reveal for the draw in time"
+            return self._append("cancel", {"reason": reason}, now)
         reveals = [e for e in self._pooled("reveal") if st.seat_of(e.pk) in st.commits]
         by_seat = {st.seat_of(e.pk): bytes.fromhex(e.body["nonce"]) for e in reveals}
-        seed = draw.draw_seed(st.round_id, [by_seat[s] for s in sorted(by_seat)])  # type: ignore[type-var]
-        eligible = sorted(set(by_seat) | {s.index for s in st.seats if s.is_computer})  # type: ignore[arg-type]
+        seed, starter = st.draw_result(by_seat)  # type: ignore[arg-type]
         body = {
             "sealed": [e.value() for e in reveals],
             "seed": seed.hex(),
-            "starter": draw.starter(seed, eligible),
+            "starter": starter,
         }
         return self._append("draw", body, now)
 

@@ -1,0 +1,218 @@
+"""The draw cannot be steered, live: hostile admins and withholders on a real Mosquitto.
+
+A hostile admin here is a real ``Peer`` whose round machine signs what an attacker would
+(validly, with the admin's own key) instead of what the protocol says; the honest members
+are unmodified peers.  Each test fails on the v1 rules.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from conftest import autoplay, eventually, first_legal, invitation, meet, run
+from test_integration_hostile import expect_rejected
+from test_integration_rounds import assert_same_outcome
+
+from p2p.peer import Peer, RoundNotice
+from p2p.protocol import draw, round_machine
+from p2p.protocol import events as ev
+from p2p.protocol.effects import Publish
+from p2p.protocol.round import Phase
+
+
+async def expect_notice(notes, text: str, timeout: float = 5.0) -> RoundNotice:  # type: ignore[no-untyped-def]
+    """The next ``RoundNotice`` whose text contains ``text``."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        note = await notes.next(max(0.01, deadline - loop.time()))
+        if isinstance(note, RoundNotice) and text in note.text:
+            return note
+
+
+def hostile_chain_event(machine, kind: str, body: dict) -> list:  # type: ignore[no-untyped-def]
+    """Sign ``kind`` at the head with the admin's key and publish it, whatever the rules say."""
+    head = machine.state.head
+    event = ev.make(
+        machine.me,
+        kind,
+        head.ts + 1,
+        body,
+        round=machine.state.round_id,
+        seq=head.seq + 1,
+        prev=head.id,
+    )
+    return [Publish(machine.route(), event)]
+
+
+async def invite_and_accept(
+    admin: Peer, guests: list[Peer], game: str, options: dict, **kw
+):  # type: ignore[no-untyped-def]
+    rnd = await admin.invite([g.peer_id for g in guests], game, options, **kw)
+    rounds = [rnd]
+    for guest in guests:
+        rounds.append(await (await invitation(guest, rnd.id)).accept())
+    return rounds
+
+
+def test_admin_sealing_only_its_own_commitment_is_refused_live(broker_url: str) -> None:
+    async def body() -> None:
+        async with (
+            Peer(broker_url, nick="admin") as admin,
+            Peer(broker_url, nick="bob") as bob,
+        ):
+            await meet(admin, bob)
+            notes = bob.events()
+            rnd = await admin.invite([bob.peer_id], "connect4", {})
+            machine = rnd.machine
+            honest_close = machine._close_commits
+            sent: list[bool] = []
+
+            def close_only_mine(now: int) -> list:  # type: ignore[type-arg]
+                if sent:
+                    return []
+                sent.append(True)
+                mine = machine.side[("commit", machine.me.public_key)]
+                return hostile_chain_event(
+                    machine, "commit_close", {"sealed": [mine.value()]}
+                )
+
+            machine._close_commits = close_only_mine  # type: ignore[method-assign]
+            theirs = await (await invitation(bob, rnd.id)).accept()
+            await expect_rejected(notes, "leaves out the commitment of seat 1")
+            await expect_notice(
+                notes, "left out the commitment of seat 1 that reached us"
+            )
+            assert theirs.phase is Phase.COMMIT  # the draw did not go ahead
+            assert [e.kind for e in theirs.log()] == ["genesis", "start"]
+            # the honest rules: every commitment sealed, then a draw both sides verify
+            machine._close_commits = honest_close  # type: ignore[method-assign]
+            await admin._act(rnd, lambda m, now: m._close_commits(now))
+            for r in (rnd, theirs):
+                await r.wait_started(10)
+            assert {r.starter for r in (rnd, theirs)} == {rnd.starter}
+            assert sorted(theirs.chain_state.revealed) == [0, 1]
+
+    run(body())
+
+
+def test_admin_choosing_a_subset_after_seeing_the_reveals_is_refused_live(
+    broker_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(round_machine, "REVEAL_TIMEOUT_MS", 1500)
+
+    async def body() -> None:
+        async with (
+            Peer(broker_url, nick="admin") as admin,
+            Peer(broker_url, nick="bob") as bob,
+            Peer(broker_url, nick="carol") as carol,
+        ):
+            await meet(admin, bob, carol)
+            notes = bob.events()
+            rnd = await admin.invite(
+                [bob.peer_id, carol.peer_id], "cube", {"players": 3}
+            )
+            machine = rnd.machine
+            sent: list[bool] = []
+
+            def draw_without_seat_2(now: int) -> list:  # type: ignore[type-arg]
+                """Seen every reveal; seal the subset that does not contain seat 2."""
+                if sent:
+                    return []
+                sent.append(True)
+                st = machine.state
+                reveals = [
+                    e for e in machine._pooled("reveal") if st.seat_of(e.pk) != 2
+                ]
+                seed = draw.draw_seed(
+                    st.round_id, [bytes.fromhex(e.body["nonce"]) for e in reveals]
+                )
+                body = {
+                    "sealed": [e.value() for e in reveals],
+                    "seed": seed.hex(),
+                    "starter": draw.starter(seed, [0, 1]),
+                }
+                return hostile_chain_event(machine, "draw", body)
+
+            machine._draw = draw_without_seat_2  # type: ignore[method-assign]
+            rounds = [rnd]
+            for guest in (bob, carol):
+                rounds.append(await (await invitation(guest, rnd.id)).accept())
+            await expect_rejected(notes, "the draw leaves out the reveal of seat 2")
+            await expect_notice(notes, "left out the reveal of seat 2 that reached us")
+            assert rounds[1].phase is Phase.REVEAL and rounds[2].phase is Phase.REVEAL
+            # the admin's remaining choice is to cancel: the members see what it threw away
+            await rnd.cancel("I did not like the draw")
+            await expect_notice(notes, "every reveal reached us; seat")
+            for r in rounds:
+                await r.wait_over(10)
+                assert r.phase is Phase.CANCELLED and r.starter is None
+
+    run(body())
+
+
+def test_withheld_reveal_cancels_the_draw_live(
+    broker_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(round_machine, "REVEAL_TIMEOUT_MS", 1500)
+
+    async def body() -> None:
+        async with (
+            Peer(broker_url, nick="fair1") as p1,
+            Peer(broker_url, nick="fair2") as p2,
+            Peer(broker_url, nick="cheat") as cheat,
+        ):
+            await meet(p1, p2, cheat)
+            # The cheater commits, then never publishes its reveal.
+            original = cheat.transport.publish_nowait
+
+            def withhold(topic, payload, **kw):  # type: ignore[no-untyped-def]
+                if b'"kind":"reveal"' in payload:
+                    return asyncio.get_running_loop().create_future()
+                return original(topic, payload, **kw)
+
+            cheat.transport.publish_nowait = withhold  # type: ignore[method-assign]
+            rounds = await invite_and_accept(p1, [p2, cheat], "cube", {"players": 3})
+            for r in rounds:
+                await r.wait_started(10)
+            cheat_seat = rounds[2].my_seat
+            for r in rounds:
+                st = r.chain_state
+                assert st.phase is Phase.CANCELLED and st.starter is None
+                assert st.end_reason == (
+                    f"cancelled: seat {cheat_seat} did not reveal for the draw in time"
+                )
+
+    run(body())
+
+
+def test_named_starter_with_a_computer_mixes_every_members_nonce_live(
+    broker_url: str,
+) -> None:
+    async def body() -> None:
+        async with (
+            Peer(broker_url, nick="host") as host,
+            Peer(broker_url, nick="guest") as guest,
+        ):
+            await meet(host, guest)
+            rounds = await invite_and_accept(
+                host, [guest], "cube", {"players": 3}, computers=["neuling"], start=1
+            )
+            for r in rounds:
+                await r.wait_started(10)
+            st = rounds[1].chain_state
+            assert st.starter == 1 and sorted(st.revealed) == [0, 1]
+            assert st.seed == draw.draw_seed(
+                st.round_id, [st.revealed[0], st.revealed[1]]
+            )
+            assert st.seed != draw.fixed_seed(
+                st.round_id
+            )  # the round id alone no longer decides
+            await asyncio.gather(*(autoplay(r, first_legal) for r in rounds))
+            for r in rounds:
+                await r.wait_over(20)
+            assert_same_outcome(rounds)
+            await eventually(lambda: not host.busy and not guest.busy, 5, "both free")
+
+    run(body())
