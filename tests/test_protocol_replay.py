@@ -219,17 +219,18 @@ def test_admin_leaving_chess4_passes_the_role_on() -> None:
     assert result.state.head.id == machines[1].state.head.id
 
 
-V1_LOGS = Path(__file__).parent / "data" / "v1_logs"
+V1_LOGS = Path(__file__).parent / "data" / "v1"
 
 
-@pytest.mark.skipif(
-    events.PROTOCOL_VERSION < 2, reason="v1 logs keep the v1 draw rules once v2 is current"
-)
 @pytest.mark.parametrize(
     ("name", "starter", "revealed"),
     [
-        ("cube3_withheld_reveal.log", 0, [0, 1]),  # a v1 draw without seat 2's reveal
-        ("connect4_named_start_computer.log", 0, []),  # v1: named start, fixed seed
+        (
+            "v1_cube3_withheld_reveal.log",
+            0,
+            [0, 1],
+        ),  # a v1 draw without seat 2's reveal
+        ("v1_connect4_named_start_computer.log", 0, []),  # v1: named start, fixed seed
     ],
 )
 def test_old_v1_logs_still_replay(name: str, starter: int, revealed: list[int]) -> None:
@@ -237,7 +238,7 @@ def test_old_v1_logs_still_replay(name: str, starter: int, revealed: list[int]) 
 
     result = replay_log((V1_LOGS / name).read_bytes().split(b"\n"))
     state = result.state
-    assert state.version == 1 and not state.fair_draw
+    assert state.genesis.v == 1 and not state.fair_draw
     assert state.phase is Phase.OVER
     assert state.starter == starter and sorted(state.revealed) == revealed
     if not revealed:

@@ -56,14 +56,13 @@ from dataclasses import dataclass, field
 
 from p2p.games import Game, MoveError, OptionError, game_class
 from p2p.protocol import draw
-from p2p.protocol.events import PROTOCOL_VERSION, Event
+from p2p.protocol.events import Event
 
-FAIR_DRAW_VERSION = min(2, PROTOCOL_VERSION)
+FAIR_DRAW_VERSION = 2
 """Rounds from this protocol version on use the fair draw (docs/protocol.md §7): every
 human seat's commitment and reveal must be sealed (else the admin can only cancel), and a
 round with computer seats draws its seed even when the admin names the starter.  Older
-(v1) logs keep the v1 rules so they still replay.  (``min``: until the v2 bump lands the
-current version is the one that plays by the new rules.)"""
+(v1) logs keep the v1 rules so they still replay."""
 
 
 @dataclass(frozen=True)
@@ -142,8 +141,6 @@ class RoundState:
     forfeited: list[int] = field(default_factory=list)
     end_reason: str = ""
     timeouts: TurnTimeouts = DEFAULT_TIMEOUTS
-    version: int = PROTOCOL_VERSION
-    """The protocol version of the genesis: which draw rules the round plays by."""
 
     # -- construction ------------------------------------------------------------------
 
@@ -216,7 +213,6 @@ class RoundState:
             private=body["private"],
             admin=genesis.pk,
             timeouts=timeouts,
-            version=genesis.value()["v"],
         )
         state.chain.append(genesis)
         return state
@@ -260,7 +256,7 @@ class RoundState:
     @property
     def fair_draw(self) -> bool:
         """True if the round plays by the fair-draw rules (every seat counts, §7)."""
-        return self.version >= FAIR_DRAW_VERSION
+        return self.genesis.v >= FAIR_DRAW_VERSION
 
     def draws_seed(self) -> bool:
         """True if the round runs commit-reveal after ``start``.
