@@ -51,8 +51,8 @@ from p2p.protocol.effects import (
     Rewound,
 )
 from p2p.protocol.events import Event, EventError
-from p2p.protocol.identity import Identity, label, sanitize_nickname
-from p2p.protocol.lobby import PRESENCE_TTL_S, Lobby, PeerInfo
+from p2p.protocol.identity import Identity, label, peer_id, sanitize_nickname
+from p2p.protocol.lobby import MAX_INVITATIONS, PRESENCE_TTL_S, Lobby, PeerInfo
 from p2p.protocol.lobby import Invitation as LobbyInvitation
 from p2p.protocol.round import (
     DEFAULT_TIMEOUTS,
@@ -294,9 +294,10 @@ class Round:
         self._lock = asyncio.Lock()  # one machine step at a time (see Peer._call)
         self._has_computers = any(seat.is_computer for seat in machine.state.seats)
         self._genesis_cleared = False
-        self.sealing_key: bytes | None = None
+        self.sealing_key: bytes = b""
         """The round key every payload on the round's topics is sealed with
-        (``p2p.protocol.sealing``); ``None``: plain (a public round)."""
+        (``p2p.protocol.sealing``): chosen by the admin and sealed to each invitee in
+        the invitation, or derived from the join code of a private round."""
         self._genesis_payload: bytes | None = None  # our retained genesis, as sealed
         self._genesis_repair: asyncio.TimerHandle | None = None
 
@@ -384,6 +385,27 @@ class Round:
     def log(self) -> list[Event]:
         """The verified chain, genesis first."""
         return self.machine.log()
+
+    def topic(self, channel: str = "events") -> str:
+        """The MQTT topic of one of the round's channels (events, sync, chat, genesis)."""
+        key = self.machine.key
+        routes = {
+            "events": self._peer.topics.round_events,
+            "sync": self._peer.topics.round_sync,
+            "chat": self._peer.topics.round_chat,
+            "genesis": self._peer.topics.round_genesis,
+        }
+        return routes[channel](key).topic
+
+    def sealed(self, payload: bytes, channel: str = "events") -> bytes:
+        """``payload`` sealed with the round key, as a member sends it on ``channel``.
+
+        For tests and tools that publish a member's own bytes (e.g. a hostile member's
+        signed event) through a client of their own.
+        """
+        return sealing.seal_round(
+            self.sealing_key, os.urandom(sealing.NONCE_SIZE), channel, payload
+        )
 
     def __repr__(self) -> str:
         return f"Round({self.id[:8]} {self.game_name} {self.phase.value})"
@@ -562,6 +584,9 @@ class Peer:
         self._by_key: dict[str, Round] = {}  # by topic key
         self._joining: dict[str, tuple[asyncio.Future[Event], bytes]] = {}
         """Topic key -> (the retained genesis we wait for, the code's round key)."""
+        self._invite_keys: dict[str, bytes] = {}
+        """Round id -> round key, from invitations sealed to us (bounded)."""
+        self._seed = self.identity.seed()  # opens what is sealed to us (sealing)
         self._listeners: list[Notifications] = []
         self._tasks: list[asyncio.Task[None]] = []
         self.stats = PeerStats()
@@ -624,19 +649,13 @@ class Peer:
 
     @property
     def busy(self) -> bool:
-        """True while we hold a seat in a round that is not over and we have not left.
-
-        A ``leave`` we sent counts at once, though it enters the chain only when the owner
-        of the next position seals it: an opponent who vanished must not keep us "in a
-        round" (the round still ends by its forfeit rule for everyone).
-        """
+        """True while we hold a seat in a round that is not over."""
         for rnd in self.rounds.values():
             seat = rnd.my_seat
             if (
                 seat is not None
                 and not rnd.is_over
                 and seat not in rnd.chain_state.resigned
-                and ("leave", self.public_key) not in rnd.machine.side
             ):
                 return True
         return False
@@ -945,7 +964,7 @@ class Peer:
                     )
         if self.busy:
             raise ActionError("you are already in a round; leave it first")
-        round_key = None
+        round_key = os.urandom(sealing.KEY_SIZE)  # a fresh key for each round
         if code is not None:  # a private round's traffic is keyed from its code
             secret = await asyncio.to_thread(code_secret, code)
             round_key = sealing.private_round_key(secret)
@@ -977,6 +996,9 @@ class Peer:
             ) from None
         if pending.genesis.body["expires"] <= now_ms():
             raise ActionError("the invitation has expired")
+        round_key = self._invite_keys.get(round_id)
+        if round_key is None:
+            raise ActionError("the invitation carried no round key")
         machine = RoundMachine(
             self.identity,
             pending.genesis,
@@ -985,7 +1007,7 @@ class Peer:
             now=now_ms(),
             timeouts=self.turn_timeouts,
         )
-        rnd = await self._adopt(machine)  # subscribed before our accept goes out
+        rnd = await self._adopt(machine, round_key)  # subscribed before our accept
         await self._act(rnd, lambda m, now: m.accept(now))
         return rnd
 
@@ -998,10 +1020,11 @@ class Peer:
             ) from None
         await self._run_effects(None, effects)
 
-    async def _adopt(self, machine: RoundMachine, key: bytes | None = None) -> Round:
+    async def _adopt(self, machine: RoundMachine, key: bytes) -> Round:
         """Track a round and subscribe to its topics (before we send anything in it).
 
-        ``key``: the round key its payloads are sealed with (``Round.sealing_key``).
+        ``key``: the round key its payloads are sealed with (``Round.sealing_key``); it
+        is kept next to the round log (mode 0600) so a restarted peer can resume.
         """
         rnd = Round(self, machine)
         rnd.sealing_key = key
@@ -1015,6 +1038,7 @@ class Peer:
                     rnd.log_path.write_bytes(
                         b"".join(e.raw + b"\n" for e in machine.log())
                     )
+                write_round_key(rnd.log_path.with_suffix(".key"), key)
             except OSError as err:
                 log.warning("cannot write the round log %s: %s", rnd.log_path, err)
         await self._subscribe_round(machine.key)
@@ -1063,11 +1087,18 @@ class Peer:
             now_ms(),
             self.turn_timeouts,
         )
-        round_key = None
         if code is not None:
             round_key = sealing.private_round_key(
                 await asyncio.to_thread(code_secret, code)
             )
+        else:
+            key_path = Path(path).with_suffix(".key")
+            try:
+                round_key = read_round_key(key_path)
+            except (OSError, ValueError) as err:
+                raise ActionError(
+                    f"cannot read the round key {key_path}: {getattr(err, 'strerror', None) or err}"
+                ) from None
         rnd = await self._adopt(machine, round_key)
         for event in machine.log():
             _mover(
@@ -1120,9 +1151,12 @@ class Peer:
             if isinstance(effect, Publish):
                 route = effect.route
                 expiry = PRESENCE_TTL_S if effect.event.kind == "presence" else None
+                payload = self._seal(route.topic, effect.payload, effect.event)
+                if payload is None:
+                    continue
                 self.transport.publish_nowait(
                     route.topic,
-                    self._seal(route.topic, effect.payload),
+                    payload,
                     qos=route.qos,
                     retain=route.retain,
                     expiry=expiry,
@@ -1195,24 +1229,56 @@ class Peer:
         parts = topic[len(root) :].split("/")
         return (parts[0], parts[1]) if len(parts) == 2 else None
 
-    def _seal(self, topic: str, payload: bytes) -> bytes:
-        """``payload`` as it goes out on ``topic``: sealed with the round key if it has one."""
+    def _seal(self, topic: str, payload: bytes, event: Event) -> bytes | None:
+        """``payload`` as it goes out on ``topic``; ``None``: do not send it.
+
+        Round topics: sealed with the round key; our inbox copies of a round's events
+        (invitations, cancels): sealed to the invitee with the round key inside; the
+        lobby stays public.  Round traffic without a key is never sent in the clear.
+        """
+        if not payload:
+            return payload  # clearing a retained message
         where = self._round_topic(topic)
-        rnd = self._by_key.get(where[0]) if where else None
-        if where is None or rnd is None or rnd.sealing_key is None or not payload:
+        if where is not None:
+            rnd = self._by_key.get(where[0])
+            key = rnd.sealing_key if rnd is not None else self._invite_keys.get(where[0])
+            if not key:
+                log.warning("no round key for %s: not sent", topic)
+                return None
+            sealed = sealing.seal_round(
+                key, os.urandom(sealing.NONCE_SIZE), where[1], payload
+            )
+            if rnd is not None and where[1] == "genesis":
+                rnd._genesis_payload = sealed
+            return sealed
+        inbox = self.topics.root + "/inbox/"
+        if not topic.startswith(inbox):
             return payload
-        sealed = sealing.seal_round(
-            rnd.sealing_key, os.urandom(sealing.NONCE_SIZE), where[1], payload
+        rnd = self.rounds.get(event.round or "")
+        them = topic[len(inbox) :]
+        to = [
+            seat.pk
+            for seat in (rnd.chain_state.seats if rnd is not None else ())
+            if seat.pk is not None and peer_id(seat.pk) == them
+        ]
+        if rnd is None or not to:
+            log.warning("no member behind %s: not sent", topic)
+            return None
+        return sealing.seal_invitation(
+            os.urandom(sealing.KEY_SIZE),
+            self._seed,
+            self.public_key,
+            to[0],
+            rnd.id,
+            rnd.sealing_key,
+            payload,
         )
-        if where[1] == "genesis":
-            rnd._genesis_payload = sealed
-        return sealed
 
     def _unseal(self, key: str, channel: str, payload: bytes) -> bytes | None:
         """The event bytes of a payload on a round topic, ``None`` to drop it.
 
-        A payload on the topics of a sealed round that does not open with its key comes
-        from someone without the key (a stranger): dropped before it is even parsed.
+        A payload that does not open with the round's key comes from someone without
+        the key (a stranger): dropped before it is even parsed.
         """
         rnd = self._by_key.get(key)
         if rnd is not None and channel == "genesis":
@@ -1220,15 +1286,24 @@ class Peer:
         if rnd is not None:
             round_key = rnd.sealing_key
         else:
-            round_key = self._joining[key][1] if key in self._joining else None
-        if round_key is None or not payload:
+            round_key = self._joining[key][1] if key in self._joining else b""
+        if not payload:
             return payload
         try:
             return sealing.open_round(round_key, channel, payload)
-        except SealError as err:
+        except SealError:
             rid = rnd.id if rnd is not None else None
-            self._warn(f"dropped payload on round/{key[:8]}…/{channel}: {err}", rid, str(err), "payload")
+            reason = "not sealed with the round key"
+            self._warn(f"dropped payload on round/{key[:8]}…/{channel}: {reason}", rid, reason, "payload")
             return None
+
+    def _remember_invite_key(self, round_id: str, key: bytes) -> None:
+        """Keep the round key of an invitation until we accept or decline it (bounded)."""
+        if round_id in self._invite_keys:
+            return
+        if len(self._invite_keys) >= 4 * MAX_INVITATIONS:
+            self._invite_keys.pop(next(iter(self._invite_keys)))
+        self._invite_keys[round_id] = key
 
     def _watch_genesis(self, rnd: Round, payload: bytes) -> None:
         """Someone deleted or overwrote our private round's retained genesis: repair it."""
@@ -1349,6 +1424,15 @@ class Peer:
             payload = self._unseal(where[0], where[1], message.payload)
         if not payload:
             return  # an emptied retained message: harmless by design
+        inbox = rest == f"inbox/{self.peer_id}"
+        if inbox:  # sealed to us: (round key, its proof, event)
+            try:
+                invite_key, auth, payload = sealing.open_invitation(
+                    self._seed, self.public_key, payload
+                )
+            except SealError as err:
+                self._warn(f"dropped payload on {rest}: {err}", None, str(err), "payload")
+                return
         try:
             event = ev.parse(payload)
         except EventError as err:
@@ -1356,6 +1440,15 @@ class Peer:
                 f"dropped payload on {rest} from ?: {err}", None, str(err), "payload"
             )
             return
+        if inbox:
+            if event.round is None or not sealing.check_key_auth(
+                self._seed, self.public_key, event.pk, event.round, invite_key, auth
+            ):
+                reason = "round key not sealed by the event's signer"
+                self._warn(f"dropped {event.describe()}: {reason}", event.round, reason, event.kind)
+                return
+            if event.kind == "genesis":
+                self._remember_invite_key(event.round, invite_key)
         if rest.startswith("round/"):
             parts = rest.split("/")
             rnd = self._by_key.get(parts[1]) if len(parts) == 3 else None
@@ -1513,10 +1606,34 @@ def _follow(shadow: Game, st: RoundState, event: Event) -> None:
 
 
 _BENIGN = frozenset(
-    {"duplicate", "older than the presence we hold", "not sealed with the round key"}
+    {
+        "duplicate",
+        "older than the presence we hold",
+        "not sealed with the round key",
+        "not sealed to us",
+    }
 )
 """Drop reasons that honest traffic (or a stranger's noise we drop unread) produces:
 logged at debug level and counted, not reported."""
+
+
+ROUND_KEY_HEADER = "p2p-round-key-v1"
+
+
+def write_round_key(path: Path, key: bytes) -> None:
+    """Keep a round key next to its log, readable by us only (mode 0600)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as handle:
+        handle.write(f"{ROUND_KEY_HEADER} {key.hex()}\n")
+    os.chmod(path, 0o600)
+
+
+def read_round_key(path: Path) -> bytes:
+    """The round key kept by ``write_round_key``; ``ValueError`` if the file is not one."""
+    words = path.read_text(encoding="ascii").split()
+    if len(words) != 2 or words[0] != ROUND_KEY_HEADER or len(words[1]) != 64:
+        raise ValueError("not a round key file")
+    return bytes.fromhex(words[1])
 
 
 def _copy(info: PeerInfo) -> PeerInfo:

@@ -165,14 +165,18 @@ def test_withheld_reveal_cancels_the_draw_live(
         ):
             await meet(p1, p2, cheat)
             # The cheater commits, then never publishes its reveal.
-            original = cheat.transport.publish_nowait
+            # (its payloads are sealed: drop the reveal before it is sealed and sent)
+            original = cheat._run_effects
 
-            def withhold(topic, payload, **kw):  # type: ignore[no-untyped-def]
-                if b'"kind":"reveal"' in payload:
-                    return asyncio.get_running_loop().create_future()
-                return original(topic, payload, **kw)
+            async def withhold(rnd, effects, source=""):  # type: ignore[no-untyped-def]
+                kept = [
+                    e
+                    for e in effects
+                    if not (isinstance(e, Publish) and e.event.kind == "reveal")
+                ]
+                return await original(rnd, kept, source)
 
-            cheat.transport.publish_nowait = withhold  # type: ignore[method-assign]
+            cheat._run_effects = withhold  # type: ignore[method-assign]
             rounds = await invite_and_accept(p1, [p2, cheat], "cube", {"players": 3})
             for r in rounds:
                 await r.wait_started(10)

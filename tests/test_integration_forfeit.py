@@ -130,8 +130,8 @@ def test_a_forfeit_that_wins_the_race_rewinds_every_peer_and_its_log(
                 seq=late.seq,
                 prev=prev.id,
             )
-            topic = alice.topics.round_events(rounds[0].machine.key).topic
-            await relay.publish(topic, forfeit.raw, qos=1)
+            # (sealed with the round key, as alice's client sends it)
+            await relay.publish(rounds[0].topic(), rounds[0].sealed(forfeit.raw), qos=1)
             for r in rounds:
                 await r.wait_over(10)
             chains = {tuple(e.id for e in r.log()) for r in rounds}

@@ -4,7 +4,8 @@ A raw aiomqtt client ("mallory") publishes each attack on the round's real topic
 attack must be refused by every peer with a reason, change nothing, and the round must
 still be played to an identical end.  Attacks that need a member's key (a move for the
 wrong seat, equivocation) are signed with that member's identity, as a malicious member
-or a buggy client would.
+or a buggy client would, and sealed with the round key (``Round.sealed``) as a member
+sends them; a stranger without the round key is dropped before its bytes are parsed.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from conftest import autoplay, eventually, first_legal, meet, run, start_round
 from test_integration_rounds import assert_same_outcome
 
 from p2p.peer import Equivocated, Notifications, Peer, Rejected
-from p2p.protocol import canonical
+from p2p.protocol import canonical, sealing
 from p2p.protocol import events as ev
 from p2p.protocol.identity import Identity
 
@@ -100,12 +101,27 @@ def test_hostile_events_are_refused_while_the_round_goes_on(
                 await rb.play("1")
                 await ra.wait_turn(10)
             assert rb.game.history() == ["1"] * 6
-            events_topic = topics.round_events(rb.machine.key).topic
+            events_topic = rb.topic()
+            assert events_topic == topics.round_events(rb.machine.key).topic
             notes_b, notes_a = bob.events(), alice.events()
             length = len(rb.log())
 
-            async def inject(payload: bytes, reason: str) -> None:
+            # a stranger without the round key: even a validly signed move of the seat
+            # to move is dropped unread (not parsed, no signature check)
+            unsealed = "not sealed with the round key"
+            before = [p.stats.dropped.get(unsealed, 0) for p in (alice, bob)]
+            for payload in (move_event(alice.identity, rb, "2").raw, b"x" * 200):
                 await mallory.publish(events_topic, payload, qos=1)
+            await eventually(
+                lambda: [p.stats.dropped.get(unsealed, 0) for p in (alice, bob)]
+                == [n + 2 for n in before],
+                5,
+                "the stranger's payloads to be dropped",
+            )
+            assert len(rb.log()) == length and len(ra.log()) == length
+
+            async def inject(payload: bytes, reason: str) -> None:
+                await mallory.publish(events_topic, rb.sealed(payload), qos=1)
                 await expect_rejected(notes_b, reason)
                 await expect_rejected(notes_a, reason)
                 assert len(rb.log()) == length and len(ra.log()) == length
@@ -129,7 +145,7 @@ def test_hostile_events_are_refused_while_the_round_goes_on(
             await inject(b'{"v":1}', "not an event envelope")
             # a duplicate: a real event of this round, sent again
             duplicates = bob.stats.dropped.get("duplicate", 0)
-            await mallory.publish(events_topic, rb.log()[-1].raw, qos=1)
+            await mallory.publish(events_topic, rb.sealed(rb.log()[-1].raw), qos=1)
             await eventually(
                 lambda: bob.stats.dropped.get("duplicate", 0) > duplicates,
                 5,
@@ -172,7 +188,25 @@ def test_hostile_events_are_refused_while_the_round_goes_on(
                 round="ab" * 16,
                 seq=0,
             )
-            await mallory.publish(topics.inbox(bob.peer_id).topic, bogus.raw, qos=1)
+            # (anyone can seal to bob's key; a plain copy is not even opened)
+            inbox = topics.inbox(bob.peer_id).topic
+            not_ours = bob.stats.dropped.get("not sealed to us", 0)
+            await mallory.publish(inbox, bogus.raw, qos=1)
+            await eventually(
+                lambda: bob.stats.dropped.get("not sealed to us", 0) > not_ours,
+                5,
+                "the unsealed invitation to be dropped",
+            )
+            sealed_bogus = sealing.seal_invitation(
+                bytes(range(9, 41)),
+                spammer.seed(),
+                spammer.public_key,
+                bob.public_key,
+                bogus.round,
+                bytes(32),
+                bogus.raw,
+            )
+            await mallory.publish(inbox, sealed_bogus, qos=1)
             await expect_rejected(notes_b, "unusable invitation")
             assert bob.invitations == []
 
@@ -217,8 +251,8 @@ def test_hostile_events_are_refused_while_the_round_goes_on(
                 move_event(alice.identity, rb, "2"),
                 move_event(alice.identity, rb, "3"),
             )
-            await mallory.publish(events_topic, first.raw, qos=1)
-            await mallory.publish(events_topic, second.raw, qos=1)
+            await mallory.publish(events_topic, rb.sealed(first.raw), qos=1)
+            await mallory.publish(events_topic, rb.sealed(second.raw), qos=1)
             proof = None
             while proof is None:
                 note = await notes_b.next(5)

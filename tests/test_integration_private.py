@@ -12,13 +12,13 @@ import asyncio
 
 import aiomqtt
 import pytest
-from conftest import autoplay, eventually, first_legal, run
+from conftest import autoplay, eventually, first_legal, meet, run, start_round
 from test_integration_rounds import assert_same_outcome
 
 from p2p import peer as peer_module
 from p2p.peer import Peer
+from p2p.protocol import canonical, sealing
 from p2p.protocol import events as ev
-from p2p.protocol import sealing
 from p2p.protocol.identity import Identity
 
 
@@ -133,5 +133,74 @@ def test_stranger_cannot_hijack_or_kill_a_private_round(
             for r in rounds:
                 await r.wait_over(20)
             assert_same_outcome(rounds)
+
+    run(body(), timeout=90)
+
+
+def test_an_eavesdropper_on_hash_learns_no_move_chat_or_seat(
+    broker_url: str, mosquitto
+) -> None:
+    """A subscriber to ``#`` sees a whole round with chat and the draw, and an invitation:
+    it decodes every payload it gets and finds no move, chat text, seat key or event of
+    the round; the lobby alone is public."""
+
+    async def body() -> None:
+        seen: list[tuple[str, bytes]] = []
+        async with aiomqtt.Client("127.0.0.1", mosquitto.port, identifier="eve") as eve:
+            await eve.subscribe("#", qos=1)
+
+            async def listen() -> None:
+                async for message in eve.messages:
+                    seen.append((message.topic.value, bytes(message.payload)))
+
+            listening = asyncio.create_task(listen())
+            async with (
+                Peer(broker_url, nick="alice") as alice,
+                Peer(broker_url, nick="bob") as bob,
+            ):
+                await meet(alice, bob)
+                ra, rb = await start_round(alice, [bob], "connect4")  # with the draw
+                await ra.say("meet me at the old oak at nine")
+                await rb.say("bring the blue notebook")
+                await eventually(
+                    lambda: len(rb.machine.state.chain) >= 3, 10, "the draw"
+                )
+                await asyncio.gather(
+                    autoplay(ra, first_legal), autoplay(rb, first_legal)
+                )
+                await ra.wait_over(10)
+                await rb.wait_over(10)
+                log = ra.log()
+                assert len(log) > 8 and ra.game.history()
+                await asyncio.sleep(0.3)  # the last payloads reach eve too
+            listening.cancel()
+        members = [alice.public_key, bob.public_key]
+        secrets = [b"old oak", b"blue notebook", b'"move"', b'"kind":"move"']
+        secrets += [e.raw for e in log] + [e.id.encode() for e in log]
+        secrets += [e.sig.hex().encode() for e in log]
+        round_payloads = 0
+        for topic, payload in seen:
+            lobby = "/lobby/" in topic
+            try:
+                value = canonical.decode(payload)
+            except canonical.CanonicalError:
+                value = None
+            if value is not None:  # readable: only the public lobby may be
+                assert lobby, f"readable payload on {topic}"
+                event = ev.parse(payload)
+                assert event.round is None and event.kind in (
+                    "presence",
+                    "hello",
+                    "chat",
+                )
+            else:
+                assert not lobby, f"unreadable lobby payload on {topic}"
+                round_payloads += "/round/" in topic
+                for pk in members:  # nobody's key, nobody's fingerprint
+                    assert pk not in payload and pk.hex().encode() not in payload
+            for secret in secrets:
+                assert secret not in payload, f"{secret[:40]!r} readable on {topic}"
+        assert round_payloads >= len(log), "eve saw the round's (sealed) traffic"
+        assert any("/inbox/" in topic for topic, _ in seen), "and the invitation"
 
     run(body(), timeout=90)

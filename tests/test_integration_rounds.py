@@ -473,6 +473,14 @@ def test_restarted_peer_resumes_from_its_log(broker_url: str, tmp_path) -> None:
             ) as again:
                 with pytest.raises(ActionError, match="cannot read"):
                     await again.resume(tmp_path / "missing.log")
+                # the round key is kept next to the log, for us only
+                key_path = path.with_suffix(".key")
+                assert key_path.stat().st_mode & 0o777 == 0o600
+                (tmp_path / "elsewhere").mkdir()
+                alone = tmp_path / "elsewhere" / path.name
+                alone.write_bytes(path.read_bytes())
+                with pytest.raises(ActionError, match="cannot read the round key"):
+                    await again.resume(alone)
                 rr = await again.resume(path)
                 assert rr.id == rs.id and rr.my_seat == 1
                 assert await rr.wait_turn(10)  # synced: it is our turn again

@@ -11,6 +11,7 @@ Modules, bottom up:
 * ``identity`` — Ed25519 key pair, peer id and fingerprint, nickname sanitizing;
 * ``events`` — the signed envelope: ``make`` to sign, ``parse`` to check bytes;
 * ``topics`` — topic names with QoS/retain, private-round join codes;
+* ``sealing`` — end-to-end sealing of round payloads and invitations (round keys);
 * ``draw`` — commit-reveal formulas and the per-ply seeds of computer players;
 * ``round`` — ``RoundState``: the rules of a round's hash chain, ``verify_chain``;
 * ``round_machine`` — ``RoundMachine``: one member's sans-I/O round;

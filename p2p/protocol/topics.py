@@ -21,8 +21,9 @@ code (alphabet ``CODE_ALPHABET``: no 0/O/1/I/L); its key is derived from the cod
 scrypt, so the topic does not show the code and the code cannot be cheaply recovered from
 the topic.  A join carries a proof that the joiner knows the code (``join_proof``).
 
-Note: MQTT brokers let anyone subscribe to ``#``; a private round is hidden from lobby
-browsing, not from a wildcard eavesdropper (who still cannot join without the code).
+Note: MQTT brokers let anyone subscribe to ``#``; a wildcard eavesdropper sees every
+topic name, but what travels on ``inbox/`` and ``round/`` topics is sealed
+(``p2p.protocol.sealing``): it cannot read a round, nor join a private one without the code.
 """
 
 from __future__ import annotations
