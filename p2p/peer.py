@@ -649,13 +649,19 @@ class Peer:
 
     @property
     def busy(self) -> bool:
-        """True while we hold a seat in a round that is not over."""
+        """True while we hold a seat in a round that is not over and we have not left.
+
+        A ``leave`` we sent counts at once, though it enters the chain only when the owner
+        of the next position seals it: an opponent who vanished must not keep us "in a
+        round" (the round still ends by its forfeit rule for everyone).
+        """
         for rnd in self.rounds.values():
             seat = rnd.my_seat
             if (
                 seat is not None
                 and not rnd.is_over
                 and seat not in rnd.chain_state.resigned
+                and ("leave", self.public_key) not in rnd.machine.side
             ):
                 return True
         return False

@@ -45,6 +45,7 @@ class Match:
         *,
         best_of: int | None = None,
         first: int = 0,
+        rotate: bool = True,
     ):
         if best_of is not None and best_of < 1:
             raise MatchError("best of must be at least 1")
@@ -53,6 +54,8 @@ class Match:
         self.base_options.pop("first", None)
         self.best_of = best_of
         self.first = first
+        self.rotate = rotate
+        """False: ``first`` starts every round (e.g. "I always start" against a computer)."""
         self.rounds: list[RoundRecord] = []
         self.current: Game = self._new_round()
 
@@ -68,7 +71,7 @@ class Match:
     def starting_seat(self, round_index: int) -> int:
         """The seat that starts round ``round_index`` (0-based)."""
         probe = create_game(self.game_name, self.base_options)
-        return (self.first + round_index) % probe.players
+        return (self.first + (round_index if self.rotate else 0)) % probe.players
 
     def _new_round(self) -> Game:
         options = dict(self.base_options)
@@ -118,6 +121,18 @@ class Match:
                 first=self.current.options()["first"],  # type: ignore[arg-type]
                 moves=tuple(self.current.history()),
                 winners=self.current.winners(),
+            )
+        )
+        self.current = self._new_round()
+        return self.current
+
+    def abandon_round(self) -> Game:
+        """Close a round that is still running without a winner; the next seat starts the next."""
+        self.rounds.append(
+            RoundRecord(
+                first=self.current.options()["first"],  # type: ignore[arg-type]
+                moves=tuple(self.current.history()),
+                winners=(),
             )
         )
         self.current = self._new_round()

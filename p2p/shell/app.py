@@ -355,7 +355,7 @@ class ShellApp:
             self.chat_scroll = max(0, self.chat_scroll - 5)
 
         single = Condition(lambda: self.input.text == "" and self.controller.single_key_moves())
-        for digit in "123456789":
+        for digit in "0123456789":
 
             @kb.add(digit, filter=single)
             def _column(event: KeyPressEvent, digit: str = digit) -> None:

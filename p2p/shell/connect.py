@@ -37,17 +37,24 @@ def attach_hooks_only(shell: ShellApp) -> None:
     shell.controller.local_broker_hook = lambda: shell.controller.spawn(start_local(shell))
 
 
-def attach(broker: str, timeout: float = 6.0) -> Callable[[ShellApp], Coroutine[Any, Any, None]]:
-    """The start-up coroutine that connects to ``broker`` in the background."""
+def attach(
+    broker: str, timeout: float = 6.0, peer_options: dict[str, Any] | None = None
+) -> Callable[[ShellApp], Coroutine[Any, Any, None]]:
+    """The start-up coroutine that connects to ``broker`` in the background.
+
+    ``peer_options``: extra ``Peer`` arguments (tests pass shorter ``turn_timeouts``).
+    """
 
     async def startup(shell: ShellApp) -> None:
         attach_hooks_only(shell)
-        await connect(shell, broker, timeout)
+        await connect(shell, broker, timeout, peer_options)
 
     return startup
 
 
-async def connect(shell: ShellApp, broker: str, timeout: float = 6.0) -> OnlineSession | None:
+async def connect(
+    shell: ShellApp, broker: str, timeout: float = 6.0, peer_options: dict[str, Any] | None = None
+) -> OnlineSession | None:
     """Connect a peer to ``broker`` (empty: the default public one); on failure offer ``/local``."""
     ctl = shell.controller
     t = shell.t
@@ -74,6 +81,7 @@ async def connect(shell: ShellApp, broker: str, timeout: float = 6.0) -> OnlineS
         peer = Peer(
             broker, nick=shell.settings.nick, identity=identity, connect_timeout=timeout,
             log_dir=(shell.options.config_dir / "rounds") if shell.options.config_dir is not None else None,
+            **(peer_options or {}),
         )
         await peer.start()
     except Exception as err:  # noqa: BLE001 - ConnectionError, bad URL, key file ...
@@ -95,6 +103,7 @@ async def connect(shell: ShellApp, broker: str, timeout: float = 6.0) -> OnlineS
     ctl.say("net.connected", broker=broker, nick=peer.nick, fp=peer.short_id)
     shell.on_exit.append(peer.close)
     ctl.spawn(session.pump())
+    ctl.spawn(ctl._guard(session.resume_unfinished()))  # a round left running by a restart
     ctl.refresh()
     return session
 

@@ -20,6 +20,7 @@ from typing import Any
 from p2p.games import GAME_NAMES, Game
 from p2p.games.base import MoveError
 from p2p.shell import commands as cmds
+from p2p.shell import move_input
 from p2p.shell import settings as settings_mod
 from p2p.shell.i18n import Translator
 from p2p.shell.local import LocalMatch, LockedError, NotHumanTurn
@@ -78,15 +79,12 @@ class Controller(LocalPlayCommands):
         return None
 
     def is_move(self, text: str) -> bool:
-        """Whether ``text`` reads as a move of the running game (syntax only)."""
+        """Whether ``text`` has the shape of a move of the game shown (legal or not).
+
+        A move-shaped line is never chat: it is played or refused with one line.
+        """
         game = self.current_game()
-        if game is None or game.is_over():
-            return False
-        try:
-            game.normalize(text)
-        except MoveError:
-            return False
-        return True
+        return game is not None and move_input.looks_like_move(game.name, text)
 
     def show_legal(self) -> bool:
         """Whether the house rule "show legal moves" is on for the game shown."""
@@ -94,13 +92,20 @@ class Controller(LocalPlayCommands):
         return bool(game is not None and game.options().get("show_legal", False))
 
     def single_key_moves(self) -> bool:
-        """True when a lone digit should play at once (Connect Four, a person to move)."""
+        """True when a lone digit key is a move at once (a running Connect Four round).
+
+        Also while it is not our turn: the digit is then refused with a notice instead
+        of waiting in the input line to become chat with the next key (``65``).  Boards
+        wider than 9 columns need two digits, so they type a line instead.
+        """
         game = self.current_game()
         if game is None or game.name != "connect4" or game.is_over():
             return False
+        if int(game.options().get("width", 7)) > 9:  # type: ignore[arg-type]
+            return False
         if self.online is not None and self.online.game() is not None:
-            return self.online.my_turn()
-        return self.match is not None and not self.match.computer_to_move() and self.match.replay_ply is None
+            return not self.online.round.is_over
+        return self.match is not None and self.match.replay_ply is None
 
     # -- entry points from the app --------------------------------------------------------
 
@@ -158,9 +163,18 @@ class Controller(LocalPlayCommands):
     # -- moves ----------------------------------------------------------------------------
 
     def play(self, text: str) -> None:
-        """A person's move in the running round (local or online)."""
+        """A person's move in the running round (local or online): a move or one line."""
         if self.online is not None and self.online.game() is not None:
-            self.online.play(text)
+            rnd = self.online.round
+            if rnd.is_over or rnd.game.is_over():
+                self.say("msg.game_over", "warn")
+            elif not rnd.is_my_turn:
+                self.say("move.not_your_turn", "warn", move=text)
+            else:
+                move = self._resolve(rnd.game, text)
+                if move is not None:
+                    self.selected = None
+                    self.online.play(move)
             return
         match = self.match
         if match is None:
@@ -168,9 +182,16 @@ class Controller(LocalPlayCommands):
             return
         if match.replay_ply is not None:
             match.stop_replay()
+        if match.game.is_over():
+            self.say("msg.game_over", "warn")
+            return
         if self._thinking or match.computer_to_move():
             self.say("msg.computer_thinking", "warn")
             return
+        resolved = self._resolve(match.game, text)
+        if resolved is None:
+            return
+        text = resolved
         try:
             match.play_human(text, self.clock())
         except LockedError:
@@ -187,6 +208,18 @@ class Controller(LocalPlayCommands):
             return
         self.selected = None
         self._after_move()
+
+    def _resolve(self, game: Game, text: str) -> str | None:
+        """The move a typed line means, or ``None`` after one line (error or selection)."""
+        outcome = move_input.resolve(game, text, self.selected)
+        if isinstance(outcome, move_input.Refused):
+            self.say(outcome.key, "warn", **outcome.fields)
+            return None
+        if isinstance(outcome, move_input.Select):
+            self.selected = outcome.square
+            self.say("move.selected", piece=outcome.piece, square=outcome.square)
+            return None
+        return outcome.move
 
     def click(self, move: str) -> None:
         """A board click: select a chess square, or play the clicked column/pillar."""

@@ -222,6 +222,48 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "net.auto_declined": ("Einladung automatisch abgelehnt: du bist schon in einer Runde.", "Invitation declined automatically: you are already in a round."),
     "chat.round_tag": ("[Runde]", "[round]"),
     "net.only_admin": ("Das darf nur, wer eingeladen hat.", "Only the inviting player may do that."),
+    # -- round life and input (shell-life) ------------------------------------------------
+    "move.no_column": ("Es gibt keine Spalte {column} (1–{width}).", "There is no column {column} (1–{width})."),
+    "move.no_pillar": ("Es gibt keine Säule {pillar} (a1–d4).", "There is no pillar {pillar} (a1–d4)."),
+    "move.no_square": ("Es gibt kein Feld {square} auf diesem Brett.", "There is no square {square} on this board."),
+    "move.ambiguous": ("Mehrere Züge nach {square}: {moves} – bitte von-nach tippen.", "Several moves go to {square}: {moves} – type from-to."),
+    "move.no_piece_to": ("Keine Figur {piece} kann nach {square} ziehen.", "No {piece} can move to {square}."),
+    "move.select_first": (
+        "Kein Zug nach {square}: erst eine eigene Figur wählen (ihr Feld tippen) oder von-nach tippen, z. B. h2-h4.",
+        "No move to {square}: select one of your pieces first (type its square) or type from-to, e.g. h2-h4.",
+    ),
+    "move.selected": ("{piece} auf {square} gewählt – jetzt das Zielfeld tippen.", "{piece} on {square} selected – now type its target square."),
+    "move.not_your_turn": ("Du bist nicht am Zug – {move} wurde nicht gespielt.", "It is not your turn – {move} was not played."),
+    "round.away_win": (
+        "{nick} ist offline gegangen – du gewinnst in {secs} s, falls {nick} nicht zurückkommt.",
+        "{nick} went offline — you win in {secs} s unless {nick} returns.",
+    ),
+    "round.away_out": (
+        "{nick} ist offline gegangen – {nick} ist in {secs} s raus, falls {nick} nicht zurückkommt.",
+        "{nick} went offline — {nick} is out in {secs} s unless {nick} returns.",
+    ),
+    "round.away_later": (
+        "{nick} ist offline gegangen – ist {nick} am Zug, bleiben {secs} s zum Zurückkommen.",
+        "{nick} went offline — once it is {nick}'s turn, {nick} has {secs} s to return.",
+    ),
+    "round.back": ("{nick} ist wieder da – die Runde geht weiter.", "{nick} is back — the round goes on."),
+    "status.away": ("{nick} offline · raus in {secs} s", "{nick} offline · out in {secs} s"),
+    "round.resumed": (
+        "Runde {code} ({game}) aus dem Protokoll wieder aufgenommen ({moves} Züge); gleiche mit den anderen ab …",
+        "Resumed round {code} ({game}) from its log ({moves} moves); catching up with the others …",
+    ),
+    "round.resume_failed": ("Runde {code} nicht wieder aufgenommen: {reason}", "Round {code} not resumed: {reason}"),
+    "round.history": ("Bisher: {moves}", "So far: {moves}"),
+    "round.you_left": ("Du hast die Runde verlassen.", "You left the round."),
+    "round.resigned": ("{nick} gibt auf.", "{nick} resigns."),
+    "play.start_bad": (
+        "start=ich|computer|abwechselnd (me|computer|alternate)",
+        "start=me|computer|alternate (ich|computer|abwechselnd)",
+    ),
+    "play.start_rule.me": ("du beginnst jede Runde", "you start every round"),
+    "play.start_rule.computer": ("der Computer beginnt jede Runde", "the computer starts every round"),
+    "play.start_rule.alternate": ("der Beginn wechselt", "the start alternates"),
+    "play.start_rule": ("Beginn: {rule}.", "Start: {rule}."),
     # -- notifications ---------------------------------------------------------------------
     "notify.turn": ("Du bist am Zug", "Your turn"),
     "notify.invite": ("Einladung von {nick}", "Invitation from {nick}"),

@@ -63,9 +63,18 @@ def position_after(game: Game, plies: int) -> Game:
 class LocalMatch:
     """Rounds of one game played on this machine (a ``p2p.games.match.Match`` plus seats)."""
 
-    def __init__(self, game_name: str, options: dict[str, OptionValue], seats: tuple[Seat, ...]) -> None:
+    def __init__(
+        self, game_name: str, options: dict[str, OptionValue], seats: tuple[Seat, ...], start: str = "alternate"
+    ) -> None:
         first = options.get("first", 0)
-        self.series = Match(game_name, options, first=first if isinstance(first, int) else 0)
+        first = first if isinstance(first, int) else 0
+        if start == "computer":
+            first = next((i for i, s in enumerate(seats) if s.is_computer), first)
+        elif start == "me":
+            first = next((i for i, s in enumerate(seats) if not s.is_computer), first)
+        self.start_rule = start
+        """``alternate`` (the starting seat rotates), ``me`` or ``computer`` (fixed)."""
+        self.series = Match(game_name, options, first=first, rotate=start == "alternate")
         self.game_name = game_name
         self.seats = seats
         self.locked_until = 0.0
@@ -160,16 +169,15 @@ class LocalMatch:
         return taken
 
     def another_round(self) -> None:
-        """Start the next round: the other side begins, the score runs on.
+        """Start the next round: the next seat begins (unless a fixed start rule), the score runs on.
 
-        A round that is still running is left (not counted) and a fresh one starts with
-        the same starter.
+        A round that is still running is abandoned (no point for anyone) and counts as a
+        round, so the starting seat rotates all the same.
         """
         if self.game.is_over():
             self.series.next_round()
         else:
-            options = dict(self.game.options())
-            self.series.current = create_game(self.game_name, options)
+            self.series.abandon_round()
         self.locked_until = 0.0
         self.replay_ply = None
 

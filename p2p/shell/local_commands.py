@@ -27,6 +27,14 @@ from p2p.shell.state import ShellState
 log = logging.getLogger("p2p.shell")
 
 
+START_RULES = {
+    "alternate": "alternate", "abwechselnd": "alternate", "alt": "alternate",
+    "me": "me", "ich": "me",
+    "computer": "computer", "ai": "computer", "cpu": "computer",
+}
+"""``/play GAME ai start=...``: who starts each round against the computer."""
+
+
 def available_levels(game_name: str) -> tuple[str, ...]:
     """The computer levels of a game, or ``()`` when its computer player is missing."""
     from p2p.ai import levels
@@ -97,11 +105,14 @@ class LocalPlayCommands:
                 level = match.seats[seat].level or default_level(match.game_name)
                 self.state.busy = self.seat_label(match.game, seat)
                 self.refresh()
-                snapshot = match.game.copy()
-                plies = len(match.game.history())
+                game = match.game
+                snapshot = game.copy()
+                plies = len(game.history())
                 move = await asyncio.to_thread(choose_move, snapshot, level, os.urandom(8))
-                if self.match is not match or len(match.game.history()) != plies:
-                    return  # the round changed while the computer was thinking
+                if self.match is not match:
+                    return  # another match was started meanwhile
+                if match.game is not game or len(game.history()) != plies:
+                    continue  # /again or /resign meanwhile: think again about the new position
                 match.play_computer(move)
                 self.state.add(f"{self.seat_label(match.game, seat)}: {move}", "round")
             if self.match is match:
@@ -145,6 +156,10 @@ class LocalPlayCommands:
         if not words:
             self.usage("play")
             return
+        start = START_RULES.get(str(options.pop("start", "alternate")).lower())
+        if start is None:
+            self.say("play.start_bad", "warn")
+            return
         name = words[0].lower()
         aliases = {"4": "connect4", "c4": "connect4", "vier": "connect4", "3d": "cube", "chess": "chess4", "schach": "chess4"}
         name = aliases.get(name, name)
@@ -181,9 +196,11 @@ class LocalPlayCommands:
             seats = tuple(Seat() for _ in range(players))
         else:
             seats = (Seat(),) + tuple(Seat(level) for _ in range(players - 1))
-        self.match = LocalMatch(name, dict(options), seats)
+        self.match = LocalMatch(name, dict(options), seats, start=start)
         self.selected = None
         self.settings.levels[name] = level
+        if mode == "ai":
+            self.say("play.start_rule", rule=self.t.t(f"play.start_rule.{start}"))
         self._announce_round()
 
     def _announce_round(self) -> None:
@@ -210,10 +227,13 @@ class LocalPlayCommands:
         if self.online is not None and self.online.game() is not None:
             self.spawn(self._guard(self.online.again()))
             return
-        match = self._idle_match()
+        match = self.match
         if match is None:
+            self.say("msg.no_game", "warn")
             return
+        # Also while a computer thinks: its answer for the old position is thrown away.
         match.another_round()
+        self.selected = None
         self._announce_round()
 
     def cmd_undo(self, args: list[str]) -> None:
@@ -252,10 +272,12 @@ class LocalPlayCommands:
         except MoveError as err:
             self.say("msg.bad_move", "warn", move="/resign", reason=err)
             return
-        self._round_over()
+        self.selected = None
+        self.say("round.resigned", nick=self.seat_label(match.game, seat))
+        self._after_move()  # over now, or (chess4, the cube) the others play on
 
     def cmd_leave(self, args: list[str]) -> None:
-        if self.online is not None and self.online.round_active():
+        if self.online is not None and (self.online.round is not None or self.online.peer.busy):
             self.spawn(self._guard(self.online.leave()))
             return
         if self.match is None:

@@ -8,11 +8,14 @@ the lobby and chat panes.  Connecting lives in ``p2p.shell.connect``.
 
 from __future__ import annotations
 
+import asyncio
+import json
 import logging
 import re
 import time
 from collections.abc import Coroutine
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from p2p.games import GAME_NAMES, Game
@@ -23,6 +26,11 @@ from p2p.shell.state import LobbyEntry
 _FORFEIT = re.compile(r"seat (\d) was forfeited \((silent|offline), (\d+) s without a move\)")
 """The machine's forfeit notice (``RoundMachine._forfeit_notices``)."""
 log = logging.getLogger("p2p.shell")
+RESUME_WINDOW_S = 15 * 60
+"""A round log written to within this long is taken up again on start (the protocol's
+silent-seat timeout: older rounds have forfeited us or moved on without us)."""
+RESUME_CANDIDATES = 5
+"""At most this many of the newest round logs are looked at on start."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +67,11 @@ class OnlineSession:
         self._seen_starts: set[str] = set()
         self.join_timeout = 10.0
         """Seconds ``/join`` waits for the round behind a code (its retained genesis)."""
+        self.names: dict[bytes, str] = {}
+        """Every nickname seen for a key (lobby, chat, round logs): a member who went
+        offline keeps a name instead of a raw key."""
+        self.away: set[bytes] = set()
+        """Members of the shown round whose going offline we announced (for "is back")."""
 
     # -- questions from the controller ------------------------------------------------------
 
@@ -95,7 +108,7 @@ class OnlineSession:
         if s.pk is None:
             return "?"
         if with_fingerprint:
-            return self.peer.label_of(s.pk, s.nick)
+            return self.peer.label_of(s.pk, self._nick(s.pk, s.nick))
         return self._nick(s.pk, s.nick)
 
     def seat_label(self, seat: int, name: str) -> str:
@@ -109,16 +122,52 @@ class OnlineSession:
         game = rnd.game
         if self.replay_ply is not None:
             text = self.t.t("status.replay", ply=self.replay_ply, total=len(game.history()))
-        elif game.is_over():
-            text = self.t.t("status.over", round=self.round_no, result=self.ctl.result_text(game))
+        elif rnd.is_over or game.is_over():
+            # The chain decides (an engine without resignation keeps "running" after a leave).
+            text = self.t.t("status.over", round=self.round_no, result=self.result_text())
         else:
             seat = game.to_move()
             label = self.ctl.seat_label(game, seat)
             key = "status.you" if rnd.is_my_turn else "status.round"
             text = self.t.t(key, round=self.round_no, seat=self.t.seat(game.seat_names()[seat]) if rnd.is_my_turn else label)
+            away = self._away_countdown()
+            if away is not None:
+                text += " · " + self.t.t("status.away", nick=away[0], secs=away[1])
         score = self.score_text()
         return f"{text} · {self.t.t('status.score', score=score)}" if score else text
 
+    def result_text(self) -> str:
+        """The result of the shown round as its chain says (winners by seat label)."""
+        rnd = self.round
+        game = rnd.game
+        winners = rnd.winners if rnd.is_over else game.winners()
+        if not winners:
+            return self.t.t("result.draw")
+        names = [self.ctl.seat_label(game, s) for s in winners]
+        if len(names) == 1:
+            return self.t.t("result.win", seat=names[0])
+        return self.t.t("result.wins", seats=", ".join(names))
+
+    def _away_countdown(self) -> tuple[str, int] | None:
+        """(nick, seconds) while the seat to move is a member whose presence is offline."""
+        rnd = self.round
+        if rnd is None or rnd.is_over or rnd.game is None:
+            return None
+        seat = rnd.game.to_move()
+        seats = rnd.chain_state.seats
+        if seat is None or seat >= len(seats) or seats[seat].is_computer:
+            return None
+        pk = seats[seat].pk
+        if pk is None or pk == self.peer.public_key or pk in self.peer.lobby.peers:
+            return None
+        return self._nick(pk, seats[seat].nick), self._seconds_left(rnd)
+
+    def _seconds_left(self, rnd: Any) -> int:
+        """Seconds until an offline seat to move may be forfeited (counted from the head)."""
+        from p2p.peer import now_ms
+
+        limit = self.peer.turn_timeouts.offline_ms
+        return max(0, (limit - (now_ms() - rnd.chain_state.head.ts)) // 1000)
     def forming_text(self) -> str | None:
         """While a private round waits for its code joiners: the code, for the status line."""
         rnd = self.round
@@ -145,6 +194,7 @@ class OnlineSession:
         entries = [LobbyEntry(self.peer.nick, self.peer.short_id, self.peer.busy, me=True)]
         for info in self.peer.online():
             entries.append(LobbyEntry(info.nick, short_id(info.pk), info.busy))
+            self.names[info.pk] = info.nick
         self.state.lobby = entries
         self.state.online = self.connected()
 
@@ -170,7 +220,7 @@ class OnlineSession:
             self.ctl.say("msg.game_over", "warn")
             return
         if not rnd.is_my_turn:
-            self.ctl.say("msg.not_your_turn", "warn")
+            self.ctl.say("move.not_your_turn", "warn", move=text)
             return
         try:
             move = rnd.game.normalize(text)
@@ -199,12 +249,26 @@ class OnlineSession:
         await self.round.resign()
 
     async def leave(self) -> None:
-        if self.round is None:
+        """Leave the shown round -- or any round the peer still counts us in (never stuck)."""
+        rounds = [self.round] if self.round is not None and not self.round.is_over else []
+        rounds += [r for r in self.peer.rounds.values() if r is not self.round and self._holds_seat(r)]
+        if not rounds and self.round is None:
             self.ctl.say("msg.no_game", "warn")
             return
-        if not self.round.is_over:
-            await self.round.leave()
+        for rnd in rounds:
+            await rnd.leave()
         self.round = None
+        self.away.clear()
+        self.replay_ply = None
+        if rounds:
+            self.ctl.say("round.you_left")
+
+    def _holds_seat(self, rnd: Any) -> bool:
+        """True for a running round where we hold a seat we have not given up."""
+        seat = rnd.my_seat
+        st = rnd.chain_state
+        return (seat is not None and not rnd.is_over and seat not in st.resigned
+                and seat not in st.left and ("leave", self.peer.public_key) not in rnd.machine.side)
 
     async def set_nick(self, nick: str) -> None:
         # The lobby machine announces the new name with its next presence heartbeat.
@@ -238,15 +302,111 @@ class OnlineSession:
                                 game=self.t.game(game_name), code=rnd.id[:8]), "round")
 
     def _nick(self, pk: bytes, fallback: str = "") -> str:
+        """A member's nickname: the lobby's, else the last one seen, else the seat's; never hex."""
         if pk == self.peer.public_key:
             return self.peer.nick
         info = self.peer.lobby.peers.get(pk)
-        return info.nick if info else (fallback or pk.hex()[:8])
+        if info is not None:
+            return info.nick
+        return self.names.get(pk) or fallback or "?"
 
     def _adopt_round(self, rnd: Any, game_name: str, options: dict[str, Any], others: list[bytes]) -> None:
         self.round = rnd
         self.replay_ply = None
+        self.away.clear()
         self.last_group = (game_name, options, others)
+        self._save_sidecar(rnd)
+
+    # -- round logs: names and codes beside them, taken up again after a restart ------------------
+
+    def _sidecar(self, rnd_id: str) -> Path | None:
+        log_dir = self.peer.log_dir
+        return None if log_dir is None else Path(log_dir) / f"round-{rnd_id}.shell.json"
+
+    def _save_sidecar(self, rnd: Any) -> None:
+        """The join code and the members' names beside the round log (the log has neither)."""
+        path = self._sidecar(rnd.id)
+        if path is None:
+            return
+        names = {s.pk.hex(): self._nick(s.pk, s.nick) for s in rnd.chain_state.seats if s.pk is not None}
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps({"code": rnd.code, "names": names}))
+        except OSError as err:
+            log.warning("cannot write %s: %s", path, err)
+
+    def _load_sidecar(self, rnd_id: str) -> dict[str, Any]:
+        path = self._sidecar(rnd_id)
+        try:
+            data = json.loads(path.read_text()) if path is not None and path.exists() else {}
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def _unfinished_logs(self) -> list[tuple[Path, Any]]:
+        """The newest round logs in which we still hold a seat of a running round."""
+        from p2p.protocol.replay import LogError, replay_log
+
+        log_dir = self.peer.log_dir
+        if log_dir is None or not Path(log_dir).is_dir():
+            return []
+        now = time.time()
+        paths = []
+        for path in Path(log_dir).glob("round-*.log"):
+            try:
+                mtime = path.stat().st_mtime
+            except OSError:
+                continue
+            if now - mtime <= RESUME_WINDOW_S:
+                paths.append((mtime, path))
+        found = []
+        for _, path in sorted(paths, reverse=True)[:RESUME_CANDIDATES]:
+            try:
+                state = replay_log(path.read_bytes().split(b"\n")).state
+            except (LogError, OSError, ValueError) as err:
+                log.info("not resuming %s: %s", path, err)
+                continue
+            seat = state.seat_of(self.peer.public_key)
+            if seat is None or state.phase.value in ("over", "cancelled"):
+                continue
+            if seat in state.resigned or seat in state.left:
+                continue
+            found.append((path, state))
+        return found
+
+    async def resume_unfinished(self) -> None:
+        """After a start: take up the newest unfinished round from its log and resync it."""
+        if self.round is not None or self.peer.busy:
+            return
+        found = await asyncio.to_thread(self._unfinished_logs)
+        for path, state in found:
+            side = self._load_sidecar(state.round_id)
+            names = side.get("names") if isinstance(side.get("names"), dict) else {}
+            for pk_hex, nick in names.items():
+                try:
+                    self.names.setdefault(bytes.fromhex(pk_hex), str(nick))
+                except ValueError:
+                    continue
+            from p2p.peer import ActionError
+
+            try:
+                rnd = await self.peer.resume(path, code=side.get("code"))
+            except ActionError as err:
+                self.ctl.say("round.resume_failed", "warn", code=state.round_id[:8], reason=err)
+                continue
+            others = [s.pk for s in rnd.chain_state.seats
+                      if s.pk is not None and not s.is_computer and s.pk != self.peer.public_key]
+            self._adopt_round(rnd, rnd.game_name, dict(rnd.chain_state.options), others)
+            self._seen_starts.add(rnd.id)
+            self.round_no = max(self.round_no, 1)
+            self.ctl.match = None
+            moves = rnd.game.history() if rnd.game is not None else []
+            self.state.add(self.t.t("round.resumed", code=rnd.id[:8], game=self.t.game(rnd.game_name),
+                                    moves=len(moves)), "round")
+            if moves:
+                self.state.add(self.t.t("round.history", moves=" ".join(moves)), "round")
+            self.ctl.refresh()
+            return
 
     def command(self, name: str, args: list[str]) -> None:
         """``/invite``, ``/private``, ``/accept``, ``/decline``, ``/cancel``, ``/start``, ``/starter``, ``/join``."""
@@ -300,6 +460,9 @@ class OnlineSession:
         return SeatPlan(game_name, dict(options), nicks, others, computers, start, open_seats)
 
     def _cmd_invite(self, args: list[str]) -> None:
+        if self.peer.busy:
+            self.ctl.say("net.busy", "warn")
+            return
         plan = self._seat_plan("invite", args)
         if plan is None:
             return
@@ -315,6 +478,9 @@ class OnlineSession:
 
     def _cmd_private(self, args: list[str]) -> None:
         """Open a private round behind a join code and show the code to read aloud."""
+        if self.peer.busy:
+            self.ctl.say("net.busy", "warn")
+            return
         plan = self._seat_plan("private", args)
         if plan is None:
             return
@@ -429,12 +595,20 @@ class OnlineSession:
         events = self.peer.events()
         self.refresh_lobby()
         self.ctl.refresh()
+        self.ctl.spawn(self._tick())
         async for note in events:
             try:
                 self.handle(note)
             except Exception as err:  # noqa: BLE001 - a display bug must not stop the pump
                 self.ctl.internal_error(err)
             self.ctl.refresh()
+
+    async def _tick(self) -> None:
+        """Repaint once a second while a countdown is on the status line."""
+        while True:
+            await asyncio.sleep(1.0)
+            if self._away_countdown() is not None:
+                self.ctl.refresh()
 
     def handle(self, note: Any) -> None:
         from p2p import peer as p
@@ -445,11 +619,14 @@ class OnlineSession:
             tag = t.t("chat.round_tag") + " " if note.round_id is not None else ""
             # Others are shown with their fingerprint: a nickname alone proves nothing.
             sender = self.peer.nick if note.sender == self.peer.public_key else note.label
+            if note.nick and note.nick != "?":
+                self.names.setdefault(note.sender, note.nick)
             self.state.add(tag + note.text, "chat", sender=sender, clock=clock)
         elif isinstance(note, p.PresenceChanged):
             self.refresh_lobby()
             key = "net.joined" if note.online else "net.left"
             self.state.add(t.t(key, nick=note.peer.label))
+            self._member_presence(note.peer, note.online)
         elif isinstance(note, p.InvitationReceived):
             invitation = note.invitation
             inviter = invitation.admin_label
@@ -475,6 +652,32 @@ class OnlineSession:
         elif isinstance(note, p.Resynced):
             self.state.add(t.t("net.resynced", count=note.applied), "round")
 
+    def _member_presence(self, info: Any, online: bool) -> None:
+        """A member of the running round went offline (how long until the forfeit) or is back."""
+        rnd = self.round
+        if rnd is None or rnd.is_over or rnd.game is None:
+            return
+        st = rnd.chain_state
+        seat = st.seat_of(info.pk)
+        if seat is None or info.pk == self.peer.public_key or seat in st.left or seat in st.resigned:
+            return
+        nick = self._nick(info.pk, info.nick)
+        if online:
+            if info.pk in self.away and info.busy:  # back, and in a round (ours, resumed)
+                self.away.discard(info.pk)
+                self.state.add(self.t.t("round.back", nick=nick), "round")
+            return
+        if info.pk in self.away:
+            return
+        self.away.add(info.pk)
+        secs = self.peer.turn_timeouts.offline_ms // 1000
+        if rnd.game.to_move() != seat:
+            self.state.add(self.t.t("round.away_later", nick=nick, secs=secs), "warn")
+            return
+        humans_in = [s for s in st.human_seats() if s not in st.left and s not in st.resigned]
+        key = "round.away_win" if len(humans_in) == 2 and rnd.my_seat in humans_in else "round.away_out"
+        self.state.add(self.t.t(key, nick=nick, secs=self._seconds_left(rnd)), "warn")
+
     def _notice(self, text: str) -> None:
         """Protocol notices in the user's language; those shown otherwise are only logged."""
         log.info("notice: %s", text)
@@ -486,7 +689,7 @@ class OnlineSession:
             self.state.add(self.t.t("net.expired"), "warn")
         elif (forfeit := _FORFEIT.match(text)) is not None:
             seat, how, secs = int(forfeit[1]), forfeit[2], forfeit[3]
-            nick = self._member_nick(seat)
+            nick = self._member_nick(seat, with_fingerprint=False)
             how_text = self.t.t("net.forfeit.offline" if how == "offline" else "net.forfeit.silent")
             self.state.add(self.t.t("net.forfeited", nick=nick, secs=secs, how=how_text), "warn")
         elif text.startswith("a forfeit replaced"):
@@ -520,6 +723,7 @@ class OnlineSession:
         if note.kind == "start" and rnd.id not in self._seen_starts:
             self._seen_starts.add(rnd.id)
             self.round_no += 1
+            self._save_sidecar(rnd)  # now with every member's name
             self.ctl.match = None
             self.state.add(t.t("net.round_started", code=rnd.id[:8], game=t.game(rnd.game_name)), "round")
         elif note.kind == "commit_close":
@@ -530,11 +734,14 @@ class OnlineSession:
                 self.state.add(t.t("net.reveal", nick=self._member_nick(seat), reveal=nonce.hex()[:16]), "round")
             self.state.add(t.t("net.seed", seed=st.seed.hex()[:16] if st.seed else "-"), "round")
         elif note.kind == "move":
-            game = rnd.game
-            history = game.history() if game is not None else []
-            if history:
-                mover = self._mover_of_last(game)
-                self.state.add(t.t("net.moved", nick=mover, move=history[-1]), "round")
+            # The note's own event and seat: by the time we show it the chain may hold more
+            # (the computer seats' answers are applied in the same step as a human move).
+            chain = st.chain
+            event = chain[note.seq] if 0 < note.seq < len(chain) else None
+            if event is not None and event.kind == "move" and rnd.game is not None:
+                seat = note.seat if note.seat is not None else st.seat_of(event.pk)
+                mover = self.ctl.seat_label(rnd.game, seat) if seat is not None else "?"
+                self.state.add(t.t("net.moved", nick=mover, move=event.body["move"]), "round")
         elif note.kind == "seal":
             self.state.add(t.t("net.sealed"), "round")
         elif note.kind == "cancel":
@@ -546,17 +753,6 @@ class OnlineSession:
             if rnd.is_my_turn:
                 self.ctl.notify(t.t("notify.turn"), t.game(rnd.game_name))
 
-    def _mover_of_last(self, game: Game) -> str:
-        probe = game.copy()
-        try:
-            probe.pop()
-        except (IndexError, ValueError):
-            return "?"
-        seat = probe.to_move()
-        if seat is None:
-            return "?"
-        return self.ctl.seat_label(game, seat)
-
     def _round_over(self, note: Any) -> None:
         rnd = note.round
         if rnd is not self.round or rnd.id in self._counted:
@@ -567,8 +763,8 @@ class OnlineSession:
             pk = seats[note.winners[0]].pk
             if pk is not None:
                 self.wins[pk] = self.wins.get(pk, 0) + 1
-        game = rnd.game
-        result = self.ctl.result_text(game) if game is not None else note.reason
+        self.away.clear()
+        result = self.result_text() if rnd.game is not None else note.reason
         self.state.add(self.t.t("net.round_over", round=self.round_no, result=result, reason=note.reason or "-"), "round")
 
 

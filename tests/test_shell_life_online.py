@@ -1,0 +1,226 @@
+"""Issue 11 online, through the shell's real input on a real Mosquitto: the move list names
+the real mover, nobody stays "in a round" that is gone, a member who goes offline is
+announced with the time until the forfeit, forfeits and scores use names, a restarted
+shell takes its round up again, and a digit typed out of turn never becomes chat."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from p2p.shell.connect import attach
+from p2p.shell.testing import HeadlessShell
+
+peer_mod = pytest.importorskip("p2p.peer")
+Peer = peer_mod.Peer
+
+
+def run(coro):
+    return asyncio.run(asyncio.wait_for(coro, 120))
+
+
+async def said(h: HeadlessShell, text: str, timeout: float = 10.0) -> str:
+    """Wait until a chat-pane line contains ``text``; returns that line."""
+    def found() -> str | None:
+        return next((line for line in h.controller.state.text_lines() if text in line), None)
+
+    await h.wait_for(lambda: found() is not None, timeout)
+    return found() or ""
+
+
+def status(h: HeadlessShell) -> str:
+    return h.controller.status_text()
+
+
+async def seen_in_lobby(h: HeadlessShell, nick: str) -> None:
+    await h.wait_for(lambda: any(e.nick == nick for e in h.controller.state.lobby), 10)
+
+
+async def accept_next(peer) -> object:
+    """The scripted peer accepts the next invitation it gets."""
+    for _ in range(400):
+        if peer.invitations:
+            return await peer.invitations[-1].accept()
+        await asyncio.sleep(0.025)
+    raise TimeoutError("no invitation arrived")
+
+
+async def autoplay(rnd, pick=lambda moves: moves[0]) -> None:
+    """A scripted member plays ``pick(legal moves)`` whenever it is its turn."""
+    while not rnd.is_over:
+        if await rnd.wait_turn(60) and not rnd.is_over:
+            await rnd.play(pick(rnd.game.legal_moves()))
+
+
+def test_the_move_list_names_the_real_mover_and_a_leave_ends_the_status(tmp_path: Path, broker_url: str) -> None:
+    """We run the computer seat (admin) of a 3-seat cube round: every move line names the
+    seat that made it; when bob leaves (the cube has no resignation) our status says over."""
+    line_re = re.compile(r"^\d\d:\d\d (Red|Yellow|Blue) \(([^)]*)\): ([a-d][1-4])$")
+
+    async def scenario() -> None:
+        async with HeadlessShell(
+            config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100
+        ) as h:
+            await h.wait_screen("Connected to", 10)
+            async with Peer(broker_url, nick="bob") as bob:
+                await seen_in_lobby(h, "bob")
+                await h.type_line("/invite bob cube ai=1 start=me")
+                rb = await accept_next(bob)
+                await h.wait_for(lambda: "To move: Red (you)" in status(h), 20)
+                rnd = h.controller.online.round
+                for _ in range(3):  # our move, bob's answer, the computer's answer
+                    await h.wait_for(lambda: rnd.is_my_turn, 20)
+                    plies = len(rnd.game.history())
+                    await h.type_line(rnd.game.legal_moves()[0], settle=0.0)
+                    await h.wait_for(lambda plies=plies: len(rnd.game.history()) > plies, 10)
+                    await rb.wait_turn(20)
+                    await rb.play(rb.game.legal_moves()[-1])
+                await h.wait_for(lambda: len(rnd.game.history()) >= 9 and rnd.is_my_turn, 20)
+                history = rnd.game.history()
+                names = ["Red", "Yellow", "Blue"]
+                movers = ["you", "bob", None]
+                await h.wait_for(lambda: sum(bool(line_re.match(x)) for x in h.controller.state.text_lines()) >= 9)
+                shown = [line_re.match(x) for x in h.controller.state.text_lines()]
+                shown = [(m[1], m[2], m[3]) for m in shown if m]
+                assert [s[2] for s in shown] == history, shown
+                for ply, (name, who, move) in enumerate(shown):
+                    assert name == names[ply % 3], shown
+                    expected = movers[ply % 3]
+                    assert who == expected if expected else who.startswith("computer"), shown
+                # bob leaves: the cube cannot go on without a seat, the round is over for us.
+                await rb.leave()
+                await h.wait_for(lambda: "Round 1 · over:" in status(h), 15)
+                await said(h, "Round 1 over")
+
+    run(scenario())
+
+
+def test_offline_countdown_forfeit_by_name_and_no_digit_becomes_chat(tmp_path: Path, broker_url: str) -> None:
+    from p2p.protocol.round import TurnTimeouts
+
+    fast = TurnTimeouts(silent_ms=600_000, offline_ms=3_000)
+
+    async def scenario() -> None:
+        async with HeadlessShell(
+            config_dir=tmp_path, lang="en", broker=broker_url, rows=30, columns=100,
+            startup=attach(broker_url, peer_options={"turn_timeouts": fast}),
+        ) as h:
+            await h.wait_screen("Connected to", 10)
+            bob = Peer(broker_url, nick="bob", turn_timeouts=fast)
+            await bob.start()
+            try:
+                await seen_in_lobby(h, "bob")
+                await h.type_line("/invite bob connect4 start=me")
+                await accept_next(bob)
+                await h.wait_for(lambda: "To move: Red (you)" in status(h), 20)
+                rnd = h.controller.online.round
+                h.send("4")  # a lone digit plays at once
+                await h.wait_for(lambda: rnd.game.history() == ["4"], 10)
+                # Not our turn: each digit is refused with a line, never kept to become "65".
+                h.send("6")
+                await said(h, "It is not your turn – 6 was not played.")
+                h.send("5")
+                await said(h, "It is not your turn – 5 was not played.")
+                assert h.shell.input.text == ""
+                assert not any(line.sender for line in h.controller.state.lines if "65" in line.text)
+            finally:
+                await bob.close()  # bob quits: his goodbye presence says offline
+            line = await said(h, "bob went offline — you win in")
+            assert "unless bob returns" in line
+            await h.wait_for(lambda: "bob offline · out in" in status(h), 5)
+            # The forfeit and the score use his name, never a raw key.
+            forfeit = await said(h, "did not move for", 20)
+            await h.wait_for(lambda: "Round 1 · over: Red (you) wins" in status(h), 10)
+            assert forfeit.split(" ", 1)[1].startswith("bob did not move for")
+            assert "you 1 · bob 0" in status(h)
+            for text in (forfeit, status(h), await said(h, "Round 1 over")):
+                assert "?" not in text and not re.search(r"[0-9a-f]{8}", text), text
+
+    run(scenario())
+
+
+def test_leave_after_the_opponent_restarted_frees_us_for_invite_and_private(tmp_path: Path, broker_url: str) -> None:
+    from p2p.protocol.identity import Identity
+
+    seed = os.urandom(32)
+
+    async def scenario() -> None:
+        async with HeadlessShell(
+            config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100
+        ) as h:
+            await h.wait_screen("Connected to", 10)
+            async with Peer(broker_url, nick="bob", identity=Identity.from_seed(seed)) as bob:
+                await seen_in_lobby(h, "bob")
+                await h.type_line("/invite bob connect4 start=me")
+                await accept_next(bob)
+                await h.wait_for(lambda: "To move: Red (you)" in status(h), 20)
+                h.send("4")
+                await h.wait_for(lambda: "To move: Yellow (bob)" in status(h), 10)
+            await said(h, "bob went offline")
+            # bob restarts without his round (a fresh program, same key): online, not in it.
+            async with Peer(broker_url, nick="bob", identity=Identity.from_seed(seed)):
+                await h.wait_for(lambda: any(e.nick == "bob" for e in h.controller.state.lobby), 10)
+                assert not any("bob is back" in x for x in h.controller.state.text_lines())
+                await h.type_line("/leave")
+                await said(h, "You left the round.")
+                await h.wait_for(lambda: status(h).startswith("No game"), 5)
+                assert not h.controller.online.peer.busy
+                await h.type_line("/leave")
+                await said(h, "No game is running.")
+                await h.type_line("/private connect4")
+                await said(h, ">>> Join code:")
+                await h.type_line("/cancel")
+                await h.wait_for(lambda: not h.controller.online.peer.busy, 10)
+                await h.type_line("/invite bob connect4")
+                await said(h, "Invitation to bob for Connect Four sent")
+                assert not any("already in a round" in x for x in h.controller.state.text_lines())
+
+    run(scenario())
+
+
+def test_a_restarted_shell_takes_its_round_up_again(tmp_path: Path, broker_url: str) -> None:
+    async def scenario() -> None:
+        async with Peer(broker_url, nick="alice") as alice:
+            async with HeadlessShell(
+                config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100,
+            ) as h:
+                await h.wait_screen("Connected to", 10)
+                my_id = h.controller.online.peer.peer_id
+                await h.wait_for(lambda: alice.find_peer(my_id[:8]) is not None, 10)
+                ra = await alice.invite([my_id[:8]], "connect4", start=0)
+                await said(h, "invites you to Connect Four")
+                await h.type_line("/accept")
+                await ra.wait_turn(20)
+                await ra.play("1")
+                await h.wait_for(lambda: "To move: Yellow (you)" in status(h), 20)
+                h.send("7")
+                await ra.wait_turn(20)
+                await ra.play("1")
+                await h.wait_for(lambda: "To move: Yellow (you)" in status(h), 10)
+            # The shell quits mid-round and starts again with the same config directory.
+            await asyncio.sleep(0.3)
+            async with HeadlessShell(
+                config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100,
+            ) as h:
+                await said(h, "Resumed round", 15)
+                await said(h, "So far: 1 7 1")
+                await h.wait_for(lambda: "Round 1 · To move: Yellow (you)" in status(h), 10)
+                rnd = h.controller.online.round
+                assert rnd.id == ra.id and h.controller.online.peer.busy
+                alice_task = asyncio.create_task(autoplay(ra, lambda moves: "2"))
+                for _ in range(3):
+                    await h.wait_for(lambda: rnd.is_my_turn or rnd.is_over, 20)
+                    if rnd.is_over:
+                        break
+                    plies = len(rnd.game.history())
+                    h.send("7")
+                    await h.wait_for(lambda plies=plies: len(rnd.game.history()) > plies, 10)
+                await h.wait_for(lambda: "Round 1 · over: Yellow (you) wins" in status(h), 20)
+                await asyncio.wait_for(alice_task, 20)
+                assert ra.state_hash == rnd.state_hash and ra.is_over
+
+    run(scenario())
