@@ -224,3 +224,59 @@ def test_a_restarted_shell_takes_its_round_up_again(tmp_path: Path, broker_url: 
                 assert ra.state_hash == rnd.state_hash and ra.is_over
 
     run(scenario())
+
+
+def test_move_lines_stay_right_after_the_admin_left_and_we_run_the_computers(tmp_path: Path, broker_url: str) -> None:
+    """Online four-player chess: the admin leaves, we take over its role and the computer
+    seats; every move line still names the seat that made the move."""
+    from p2p.games import create_game
+    from p2p.shell.local_commands import default_level
+
+    level = default_level("chess4")
+    line_re = re.compile(r"^\d\d:\d\d (Red|Blue|Yellow|Green) \(([^)]*)\): ([a-n]\d+-[a-n]\d+)$")
+
+    async def scenario() -> None:
+        async with Peer(broker_url, nick="host") as host:
+            async with HeadlessShell(
+                config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100,
+            ) as h:
+                await h.wait_screen("Connected to", 10)
+                my_id = h.controller.online.peer.peer_id
+                await h.wait_for(lambda: host.find_peer(my_id[:8]) is not None, 10)
+                rh = await host.invite([my_id[:8]], "chess4", {"move_limit": 16}, computers=[level, level], start=0)
+                await said(h, "invites you to Four-player chess")
+                await h.type_line("/accept")
+                for _ in range(2):  # host (Red) moves twice, then leaves
+                    await rh.wait_turn(30)
+                    await rh.play(rh.game.legal_moves()[0])
+                    rnd = h.controller.online.round
+                    await h.wait_for(lambda: rnd.is_my_turn, 30)
+                    plies = len(rnd.game.history())
+                    await h.type_line(rnd.game.legal_moves()[0], settle=0.0)
+                    await h.wait_for(lambda plies=plies: len(rnd.game.history()) > plies, 10)
+                await rh.wait_turn(30)
+                await rh.leave()
+                await h.wait_for(lambda: rnd.chain_state.admin == h.controller.online.peer.public_key, 15)
+                while not rnd.is_over:
+                    await h.wait_for(lambda: rnd.is_my_turn or rnd.is_over, 60)
+                    if rnd.is_over:
+                        break
+                    plies = len(rnd.game.history())
+                    await h.type_line(rnd.game.legal_moves()[0], settle=0.0)
+                    await h.wait_for(lambda plies=plies: len(rnd.game.history()) > plies or rnd.is_over, 10)
+                await h.wait_for(lambda: "Round 1 · over:" in status(h), 30)
+                # Who made each move, recomputed from the history on a fresh engine.
+                game = create_game("chess4", rnd.game.options())
+                names = game.seat_names()
+                expected = []
+                for entry in rnd.game.history():
+                    if not entry.startswith("resign"):
+                        seat = game.to_move()
+                        who = {0: "host", 1: "you"}.get(seat, "computer")
+                        expected.append((names[seat], who, entry))
+                    game.apply(entry)
+                shown = [line_re.match(x) for x in h.controller.state.text_lines()]
+                shown = [(m[1], "computer" if m[2].startswith("computer") else m[2], m[3]) for m in shown if m]
+                assert len(expected) > 6 and shown == expected
+
+    run(scenario())
