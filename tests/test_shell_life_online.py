@@ -280,3 +280,42 @@ def test_move_lines_stay_right_after_the_admin_left_and_we_run_the_computers(tmp
                 assert len(expected) > 6 and shown == expected
 
     run(scenario())
+
+
+def test_a_restarted_shell_resumes_its_private_round_with_the_code_kept_beside_the_log(
+    tmp_path: Path, broker_url: str
+) -> None:
+    async def scenario() -> None:
+        async with Peer(broker_url, nick="guest") as guest:
+            async with HeadlessShell(
+                config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100,
+            ) as h:
+                await h.wait_screen("Connected to", 10)
+                await h.type_line("/private connect4 start=me")
+                line = await said(h, ">>> Join code: ")
+                code = re.search(r"Join code: (\w{3}) (\w{3})", line)
+                rg = await guest.join(code[1] + code[2])
+                await h.wait_for(lambda: "To move: Red (you)" in status(h), 30)
+                h.send("4")
+                await rg.wait_turn(20)
+                await rg.play("1")
+                await h.wait_for(lambda: "To move: Red (you)" in status(h), 10)
+            await asyncio.sleep(0.3)
+            async with HeadlessShell(
+                config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100,
+            ) as h:
+                await said(h, "Resumed round", 15)
+                rnd = h.controller.online.round
+                assert rnd.id == rg.id and rnd.code == rg.code
+                guest_task = asyncio.create_task(autoplay(rg, lambda moves: "1"))
+                for _ in range(3):
+                    await h.wait_for(lambda: rnd.is_my_turn, 20)
+                    plies = len(rnd.game.history())
+                    h.send("4")
+                    await h.wait_for(lambda plies=plies: len(rnd.game.history()) > plies, 10)
+                await h.wait_for(lambda: "Round 1 · over: Red (you) wins" in status(h), 20)
+                await asyncio.wait_for(guest_task, 20)
+                assert rg.state_hash == rnd.state_hash
+                assert "guest 0" in status(h)
+
+    run(scenario())
