@@ -319,3 +319,29 @@ def test_a_restarted_shell_resumes_its_private_round_with_the_code_kept_beside_t
                 assert "guest 0" in status(h)
 
     run(scenario())
+
+
+def test_the_host_of_a_private_round_starts_it_with_who_is_there(tmp_path: Path, broker_url: str) -> None:
+    async def scenario() -> None:
+        async with Peer(broker_url, nick="guest") as guest:
+            async with HeadlessShell(
+                config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100,
+            ) as h:
+                await h.wait_screen("Connected to", 10)
+                await h.type_line("/private cube open=2 start=me")
+                line = await said(h, ">>> Join code: ")
+                code = re.search(r"Join code: (\w{3}) (\w{3})", line)
+                await h.type_line("/start now")  # nobody there yet: one line, the code stays
+                await said(h, "Nobody has joined yet")
+                assert h.controller.online.round.phase.value == "forming"
+                waiting = h.controller.online.round
+                await guest.join(code[1] + code[2])
+                await h.wait_for(lambda: any(k == "join" for k, _ in waiting.machine.side), 10)
+                await h.type_line("/start now")
+                await said(h, "Starting with guest: 3D Connect Four")
+                rg = await accept_next(guest)
+                await h.wait_for(lambda: "Round 1 · To move: Red (you)" in status(h), 30)
+                assert waiting.phase.value == "cancelled"
+                assert rg.game.players == 2 and rg.id == h.controller.online.round.id
+
+    run(scenario())

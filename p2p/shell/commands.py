@@ -30,7 +30,7 @@ COMMANDS: dict[str, str] = {
     "accept": "/accept",
     "decline": "/decline",
     "cancel": "/cancel",
-    "start": "/start",
+    "start": "/start [now]",
     "starter": "/starter NICK|draw",
     "private": "/private connect4|cube|chess4 [NICK ...] [open=N] [key=value ...]",
     "join": "/join CODE",

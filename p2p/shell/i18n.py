@@ -264,6 +264,12 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "play.start_rule.computer": ("der Computer beginnt jede Runde", "the computer starts every round"),
     "play.start_rule.alternate": ("der Beginn wechselt", "the start alternates"),
     "play.start_rule": ("Beginn: {rule}.", "Start: {rule}."),
+    "net.start_now_hint": ("/start jetzt beginnt sofort mit allen, die schon da sind.", "/start now begins at once with everyone who is here."),
+    "net.start_nobody": ("Noch ist niemand beigetreten – der Code gilt weiter.", "Nobody has joined yet – the code stays valid."),
+    "net.start_now": (
+        "Start mit {nicks}: {game} mit den Anwesenden, jede/r bekommt eine direkte Einladung (/accept).",
+        "Starting with {nicks}: {game} with those who are here; each gets a direct invitation (/accept).",
+    ),
     # -- notifications ---------------------------------------------------------------------
     "notify.turn": ("Du bist am Zug", "Your turn"),
     "notify.invite": ("Einladung von {nick}", "Invitation from {nick}"),

@@ -543,9 +543,49 @@ class OnlineSession:
             self.ctl.say("net.no_invite", "warn")
             return
         waiting = [label for label in rnd.seats if label == "open"]
-        if rnd.code is not None and rnd.is_admin and rnd.phase.value == "forming":
+        hosting = rnd.code is not None and rnd.is_admin and rnd.phase.value == "forming"
+        if hosting and args and args[0].lower() in ("now", "jetzt"):
+            self._start_now(rnd)
+            return
+        if hosting:
             self._show_code(rnd)
         self.ctl.say("net.autostart", phase=rnd.phase.value, seats=", ".join(rnd.seats), waiting=len(waiting))
+        if hosting:
+            self.ctl.say("net.start_now_hint")
+
+    def _start_now(self, rnd: Any) -> None:
+        """The host's start button: play now with whoever entered the code so far.
+
+        The genesis fixes the number of seats, so the waiting round is called off and the
+        people who joined (and those invited directly) get a direct invitation to the same
+        game with as many seats as are filled; four-player chess fills up with computers.
+        """
+        st = rnd.chain_state
+        joined = [e for (kind, _), e in rnd.machine.side.items() if kind == "join"]
+        if not joined:
+            self.ctl.say("net.start_nobody", "warn")
+            return
+        for event in joined:
+            self.names[event.pk] = str(event.body.get("nick", "")) or self.names.get(event.pk, "?")
+        invited = [s.pk for s in st.seats if s.pk is not None and s.pk != self.peer.public_key]
+        others = invited + [e.pk for e in joined if e.pk not in invited]
+        computers = [s.level for s in st.seats if s.is_computer]
+        if rnd.game_name == "chess4":
+            from p2p.shell.local_commands import default_level
+
+            level = self.ctl.settings.levels.get("chess4") or default_level("chess4")
+            computers += [level] * max(0, 3 - len(others) - len(computers))
+        options = {k: v for k, v in st.options.items() if k not in ("first", "players")}
+        start = 0 if st.start_seat == 0 else None
+
+        async def go() -> None:
+            await rnd.cancel("the host started with who was there")
+            new = await self.peer.invite(others, rnd.game_name, options, computers=computers, start=start)
+            self._adopt_round(new, rnd.game_name, dict(options), others)
+            self.state.add(self.t.t("net.start_now", nicks=", ".join(self._nick(pk) for pk in others),
+                                    game=self.t.game(rnd.game_name)), "round")
+
+        self._run(go())
 
     def _cmd_starter(self, args: list[str]) -> None:
         self.next_start = args[0]
