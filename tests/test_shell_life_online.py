@@ -246,10 +246,11 @@ def test_move_lines_stay_right_after_the_admin_left_and_we_run_the_computers(tmp
                 rh = await host.invite([my_id[:8]], "chess4", {"move_limit": 16}, computers=[level, level], start=0)
                 await said(h, "invites you to Four-player chess")
                 await h.type_line("/accept")
+                await h.wait_for(lambda: h.controller.online.round is not None, 10)
+                rnd = h.controller.online.round
                 for _ in range(2):  # host (Red) moves twice, then leaves
                     await rh.wait_turn(30)
                     await rh.play(rh.game.legal_moves()[0])
-                    rnd = h.controller.online.round
                     await h.wait_for(lambda: rnd.is_my_turn, 30)
                     plies = len(rnd.game.history())
                     await h.type_line(rnd.game.legal_moves()[0], settle=0.0)
