@@ -52,7 +52,13 @@ from p2p.protocol.effects import (
 )
 from p2p.protocol.events import Event, EventError
 from p2p.protocol.identity import Identity, label, peer_id, sanitize_nickname
-from p2p.protocol.lobby import MAX_INVITATIONS, PRESENCE_TTL_S, Lobby, PeerInfo
+from p2p.protocol.lobby import (
+    DECLINED_CANCEL,
+    MAX_INVITATIONS,
+    PRESENCE_TTL_S,
+    Lobby,
+    PeerInfo,
+)
 from p2p.protocol.lobby import Invitation as LobbyInvitation
 from p2p.protocol.round import (
     DEFAULT_TIMEOUTS,
@@ -171,8 +177,13 @@ class RoundOver(Notification):
 
 @dataclass(frozen=True)
 class RoundNotice(Notification):
+    """A protocol notice: ``text`` in English for logs, ``code`` and ``params`` for a UI
+    (see ``p2p.protocol.effects.Notice``)."""
+
     round: Round | None
     text: str
+    code: str = ""
+    params: dict[str, object] = field(default_factory=dict, hash=False)
 
 
 @dataclass(frozen=True)
@@ -183,6 +194,8 @@ class Rejected(Notification):
     round_id: str | None = None
     reason: str = ""
     kind: str = ""
+    sender: str = ""
+    """Short fingerprint of the signer, ``"?"`` or empty when unknown."""
 
 
 @dataclass(frozen=True)
@@ -1180,6 +1193,7 @@ class Peer:
                     rnd.id if rnd else None,
                     effect.reason,
                     effect.kind,
+                    effect.sender,
                 )
             elif isinstance(effect, Equivocation):
                 log.warning("%s", effect.describe())
@@ -1195,7 +1209,7 @@ class Peer:
                 )
             elif isinstance(effect, Notice):
                 log.info("%s", effect.text)
-                self._notify(RoundNotice(rnd, effect.text))
+                self._notify(RoundNotice(rnd, effect.text, effect.code, effect.params))
             elif isinstance(effect, Rewound) and rnd is not None:
                 changed = True
                 self._on_rewound(rnd, effect)
@@ -1343,13 +1357,15 @@ class Peer:
             route.topic, rnd._genesis_payload, qos=route.qos, retain=True
         )
 
-    def _warn(self, text: str, round_id: str | None, reason: str, kind: str) -> None:
+    def _warn(
+        self, text: str, round_id: str | None, reason: str, kind: str, sender: str = ""
+    ) -> None:
         self.stats.count_drop(reason)
         if reason in _BENIGN:
             log.debug("%s", text)  # QoS 1 redelivery, a retained copy again: normal
             return
         log.warning("%s", text)
-        self._notify(Rejected(text, round_id, reason, kind))
+        self._notify(Rejected(text, round_id, reason, kind, sender))
 
     def _on_applied(self, rnd: Round, event: Event) -> None:
         if rnd.log_path is not None and event.seq:
@@ -1503,10 +1519,12 @@ class Peer:
         """Run lobby effects and turn the change of the online list into notifications."""
         await self._run_effects(None, [e for e in effects if not isinstance(e, Notice)])
         for note in effects:
-            if isinstance(note, Notice) and not note.text.endswith(
-                (" is online", " left", " went silent")
+            if isinstance(note, Notice) and note.code not in (
+                "peer_online",
+                "peer_left",
+                "peer_silent",
             ):
-                self._notify(RoundNotice(None, note.text))
+                self._notify(RoundNotice(None, note.text, note.code, note.params))
         after = self.lobby.peers
         for pk in before.keys() - after.keys():
             self._notify(PresenceChanged(before[pk], False))
@@ -1617,6 +1635,7 @@ _BENIGN = frozenset(
         "older than the presence we hold",
         "not sealed with the round key",
         "not sealed to us",
+        DECLINED_CANCEL,
     }
 )
 """Drop reasons that honest traffic (or a stranger's noise we drop unread) produces:

@@ -187,7 +187,7 @@ def test_chess4_against_computer_players_to_its_end(tmp_path: Path) -> None:
             fast_clock(h)
             await h.type_line("/play chess4 ai einfach move_limit=12")
             screen = await h.wait_screen("Runde 1 · Am Zug: Rot")
-            assert "rK" in screen and "yK" in screen
+            assert "rK" in screen and "gK" in screen and "yK" not in screen  # German owner letters
             # Selecting a piece shows its legal targets (show_legal is on by default).
             await h.type_line("/select h2")
             assert " *" in h.screen()

@@ -186,7 +186,7 @@ def test_reconnect_and_hostile_input_are_shown_as_one_line_each(tmp_path: Path, 
                 before = len(h.controller.state.lines)
                 route = mallory.topics.lobby_chat()
                 mallory.transport.publish_nowait(route.topic, b"\x00not an event", qos=0)
-                await h.wait_screen("Warning: event from", 10)
+                await h.wait_screen("Warning: an invalid event", 10)
                 warnings = [line for line in list(h.controller.state.lines)[before:] if line.kind == "warn"]
                 assert len(warnings) >= 1 and "Traceback" not in h.screen()
 

@@ -142,6 +142,7 @@ def test_completion_of_commands_games_levels_and_nicknames() -> None:
 
     class FakeController:
         state = ShellState()
+        t = Translator("de")
 
     ctl = FakeController()
     ctl.state.lobby = [LobbyEntry("anna", "aa", me=True), LobbyEntry("bob", "bb"), LobbyEntry("bodo", "cc")]
@@ -155,7 +156,9 @@ def test_completion_of_commands_games_levels_and_nicknames() -> None:
     assert complete("/invite bo") == ["bob", "bodo"]
     assert complete("/invite bob con") == ["connect4"]
     assert complete("/lang d") == ["de"]
-    assert "neuling" in complete("/play connect4 neu")
+    assert "Neuling" in complete("/play connect4 neu")
+    FakeController.t = Translator("en")
+    assert "master" in complete("/play connect4 ma")  # level names in the user's language
     assert complete("hi b") == ["bob", "bodo"]  # nicknames in chat too, never our own
     assert complete("hi a") == []
 
@@ -208,16 +211,18 @@ def test_forfeit_notices_of_the_round_machine_are_translated() -> None:
     from p2p.protocol.round import DEFAULT_TIMEOUTS
 
     offline_ms = DEFAULT_TIMEOUTS.offline_ms
+    from p2p.peer import RoundNotice
+
     notices = [
-        e.text
+        RoundNotice(None, e.text, e.code, e.params)
         for e in admin.tick(admin.state.head.ts + offline_ms, frozenset({bob.public_key}))
         if isinstance(e, Notice)
     ]
     state = ShellState()
     shell = SimpleNamespace(controller=None, t=Translator("de"), state=state)
     session = OnlineSession(shell, peer=None)  # type: ignore[arg-type]
-    for text in notices:
-        session._notice(text)
+    for note in notices:
+        session._notice(note)
     shown = state.text_lines()
     expected = f"hat {offline_ms // 1000} s nicht gezogen (offline gegangen) und ist raus"
     assert any(expected in line for line in shown), (notices, shown)

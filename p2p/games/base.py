@@ -25,8 +25,19 @@ RESIGN_PREFIX = "resign:"
 """History entries that record a resignation look like ``resign:2``."""
 
 
-class MoveError(ValueError):
-    """A move that cannot be played; ``str(err)`` is a one-line reason for the user."""
+class CodedError(ValueError):
+    """A one-line reason (``str(err)``, English, for logs) plus a stable ``code`` and its
+    ``params``, so a user interface can say it in its own language (the shell's
+    catalogue has a ``reason.<code>`` text for each code)."""
+
+    def __init__(self, message: str = "", code: str = "", /, **params: object) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params = params
+
+
+class MoveError(CodedError):
+    """A move that cannot be played."""
 
 
 class MalformedMove(MoveError):
@@ -37,7 +48,7 @@ class IllegalMove(MoveError):
     """A well-formed move that the rules forbid here (a full column, not your turn)."""
 
 
-class OptionError(ValueError):
+class OptionError(CodedError):
     """A game option that is unknown or out of range."""
 
 
@@ -126,7 +137,7 @@ class Game(ABC):
 
         Engines that support it record it so that ``encode()`` and replay see it.
         """
-        raise IllegalMove("this game has no resignation")
+        raise IllegalMove("this game has no resignation", "no_resign")
 
     @abstractmethod
     def pop(self) -> str:
@@ -157,7 +168,7 @@ class Game(ABC):
         if entry.startswith(RESIGN_PREFIX):
             seat_text = entry[len(RESIGN_PREFIX) :]
             if not seat_text.isdigit():
-                raise MalformedMove(f"{entry!r} is not a resignation")
+                raise MalformedMove(f"{entry!r} is not a resignation", "not_move", text=entry)
             self.resign(int(seat_text))
         else:
             self.push(entry)
@@ -175,9 +186,9 @@ def option_int(options: Options, key: str, default: int, lo: int, hi: int) -> in
     """Read an integer option, checking its type and range."""
     value = options.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise OptionError(f"option {key} must be a whole number")
+        raise OptionError(f"option {key} must be a whole number", "option_int", key=key)
     if not lo <= value <= hi:
-        raise OptionError(f"option {key} must be between {lo} and {hi}")
+        raise OptionError(f"option {key} must be between {lo} and {hi}", "option_range", key=key, lo=lo, hi=hi)
     return value
 
 
@@ -185,7 +196,7 @@ def option_bool(options: Options, key: str, default: bool) -> bool:
     """Read a yes/no option, checking its type."""
     value = options.get(key, default)
     if not isinstance(value, bool):
-        raise OptionError(f"option {key} must be true or false")
+        raise OptionError(f"option {key} must be true or false", "option_bool", key=key)
     return value
 
 
@@ -193,4 +204,4 @@ def check_known(options: Options, known: set[str]) -> None:
     """Reject options this game does not know, so typos never pass silently."""
     unknown = sorted(set(options) - known)
     if unknown:
-        raise OptionError(f"unknown option: {', '.join(unknown)}")
+        raise OptionError(f"unknown option: {', '.join(unknown)}", "option_unknown", keys=", ".join(unknown))

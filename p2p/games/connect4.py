@@ -195,12 +195,12 @@ class Connect4(Game):
         popped = raw.startswith("p")
         digits = raw[1:] if popped else raw
         if not digits.isdigit() or not digits.isascii():
-            raise MalformedMove(f"{text.strip()!r} is not a column (1-{self.width})")
+            raise MalformedMove(f"{text.strip()!r} is not a column (1-{self.width})", "not_column", text=text.strip(), max=self.width)
         column = int(digits)
         if not 1 <= column <= self.width:
-            raise MalformedMove(f"column {column} does not exist (1-{self.width})")
+            raise MalformedMove(f"column {column} does not exist (1-{self.width})", "no_column", column=column, max=self.width)
         if popped and not self.popout:
-            raise MalformedMove(f"{text.strip()!r}: popping is only allowed in Pop Out")
+            raise MalformedMove(f"{text.strip()!r}: popping is only allowed in Pop Out", "no_popout", text=text.strip())
         return column - 1, popped
 
     def normalize(self, text: str) -> str:
@@ -209,17 +209,17 @@ class Connect4(Game):
     def push(self, move: str) -> None:
         column, popped = self.parse(move)
         if self.is_over():
-            raise IllegalMove("the round is over")
+            raise IllegalMove("the round is over", "over")
         seat = self._side()
         stones = self.columns[column]
         if popped:
             if not stones or stones[0] != seat:
-                raise IllegalMove(f"column {column + 1}: no stone of yours at the bottom to pop")
+                raise IllegalMove(f"column {column + 1}: no stone of yours at the bottom to pop", "pop_none", column=column + 1)
             stones.pop(0)
             lines = self._lines_after_pop(seat, column)
         else:
             if len(stones) >= self.height:
-                raise IllegalMove(f"column {column + 1} is full")
+                raise IllegalMove(f"column {column + 1} is full", "column_full", column=column + 1)
             stones.append(seat)
             lines = self._lines_through(column, len(stones) - 1)
         ply = _Ply(self._text(column, popped), seat, column, popped, lines, b"")
@@ -249,9 +249,9 @@ class Connect4(Game):
 
     def resign(self, seat: int) -> None:
         if self.is_over():
-            raise IllegalMove("the round is over")
+            raise IllegalMove("the round is over", "over")
         if seat not in (RED, YELLOW):
-            raise IllegalMove(f"there is no seat {seat}")
+            raise IllegalMove(f"there is no seat {seat}", "no_seat", seat=seat)
         self._resigned = seat
 
     # -- lines -----------------------------------------------------------------------

@@ -163,7 +163,7 @@ class Cube(Game):
         """Pillar number 0..15 for a pillar name; raises ``MalformedMove``."""
         raw = text.strip().lower()
         if len(raw) != 2 or raw[0] not in FILES or raw[1] not in "1234":
-            raise MalformedMove(f"{text.strip()!r} is not a pillar (a1-d4)")
+            raise MalformedMove(f"{text.strip()!r} is not a pillar (a1-d4)", "not_pillar", text=text.strip())
         return FILES.index(raw[0]) + SIZE * (int(raw[1]) - 1)
 
     def normalize(self, text: str) -> str:
@@ -172,9 +172,9 @@ class Cube(Game):
     def push(self, move: str) -> None:
         pillar = self.parse(move)
         if self.is_over():
-            raise IllegalMove("the game is over")
+            raise IllegalMove("the game is over", "over")
         if self.heights[pillar] >= SIZE:
-            raise IllegalMove(f"pillar {pillar_name(pillar)} is full")
+            raise IllegalMove(f"pillar {pillar_name(pillar)} is full", "pillar_full", pillar=pillar_name(pillar))
         self.drop(pillar)
 
     def drop(self, pillar: int) -> tuple[int, ...]:

@@ -15,7 +15,7 @@ driver (``p2p.peer``) carries them out in order:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from p2p.protocol.events import Event
 from p2p.protocol.topics import Route
@@ -72,7 +72,21 @@ class ChatLine:
 
 @dataclass(frozen=True)
 class Notice:
+    """A line for the user: ``text`` (English, for logs) plus a stable ``code`` and its
+    ``params`` so a user interface can say it in its own language without parsing text.
+
+    Codes (params): ``forfeit`` (seat, reason, waited, by), ``forfeit_ahead`` (seat, secs),
+    ``forfeit_seen_online`` (seat), ``forfeit_early`` (seat, secs, limit), ``rewound``
+    (count, seq), ``starts`` (seat, how: drawn|named), ``reveal_left_out`` (seat),
+    ``drawing``, ``over`` (reason), ``cancelled`` (reason: a ``cancel_reason`` code, seat),
+    ``expired``, ``draw_stalled``, ``peer_left`` / ``peer_online`` / ``peer_silent``
+    (nick), ``auto_declined``, ``invited`` (nick, game), ``invitation_cancelled`` (reason,
+    seat), ``invitation_expired``.
+    """
+
     text: str
+    code: str = ""
+    params: dict[str, object] = field(default_factory=dict, hash=False)
 
 
 @dataclass(frozen=True)
@@ -87,3 +101,18 @@ Effect = Publish | Applied | Dropped | Equivocation | ChatLine | Notice | Rewoun
 def dropped(event: Event, reason: str) -> Dropped:
     """A ``Dropped`` effect for a parsed event."""
     return Dropped(event.id, event.pk.hex()[:8], event.kind, reason)
+
+
+CANCEL_EXPIRED = "the invitation expired"
+"""The ``reason`` of the admin's cancel when nobody filled the round in time."""
+
+
+def cancel_reason(text: str) -> tuple[str, int | None]:
+    """The code of a cancel's wire ``reason``: ``declined``/``left`` (with the seat),
+    ``expired``, or ``other`` (free text the admin chose; shown as it is)."""
+    if text == CANCEL_EXPIRED:
+        return "expired", None
+    words = text.split()
+    if len(words) == 3 and words[0] == "seat" and words[1].isdigit() and words[2] in ("declined", "left"):
+        return words[2], int(words[1])
+    return "other", None

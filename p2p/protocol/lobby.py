@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from p2p.games import game_class
 from p2p.protocol import events
 from p2p.protocol.chat import RateLimiter, clean_line
-from p2p.protocol.effects import ChatLine, Dropped, Effect, Notice, Publish, dropped
+from p2p.protocol.effects import ChatLine, Dropped, Effect, Notice, Publish, cancel_reason, dropped
 from p2p.protocol.events import Event, EventError
 from p2p.protocol.identity import Identity, label, peer_id, sanitize_nickname
 from p2p.protocol.round import RoundError, RoundState
@@ -50,6 +50,9 @@ HELLO_ANSWER_MS = 2_000
 """We answer hellos with our presence at most this often."""
 MAX_PEERS = 2_000
 MAX_INVITATIONS = 16
+MAX_DECLINED = 64
+DECLINED_CANCEL = "cancel of an invitation we declined"
+"""Drop reason of the admin's expected cancel after our decline (not worth a warning)."""
 
 
 @dataclass
@@ -99,6 +102,9 @@ class Lobby:
         self.busy = False
         self.peers: dict[bytes, PeerInfo] = {}
         self.invitations: dict[str, Invitation] = {}
+        self.declined: dict[str, None] = {}
+        """Round ids of invitations we declined (newest last, at most ``MAX_DECLINED``):
+        the admin's cancel that follows is expected, not an error to show."""
         self._last_presence: int | None = None
         self._last_hello_answer: int | None = None
         self._chat_limit = RateLimiter()
@@ -225,7 +231,7 @@ class Lobby:
             if known.session != body["session"]:
                 return [dropped(event, "offline presence of another session")]
             del self.peers[event.pk]
-            return [Notice(f"{known.label} left")]
+            return [Notice(f"{known.label} left", "peer_left", {"nick": known.label})]
         if event.ts + body["ttl"] * 1000 < now - MAX_SKEW_MS:
             return [dropped(event, "expired presence")]
         if known is not None and event.ts <= known.ts:
@@ -236,7 +242,7 @@ class Lobby:
             self.peers[event.pk] = PeerInfo(
                 event.pk, body["nick"], body["busy"], body["session"], event.ts, now
             )
-            return [Notice(f"{self.peers[event.pk].label} is online")]
+            return [Notice(f"{self.peers[event.pk].label} is online", "peer_online", {"nick": self.peers[event.pk].label})]
         known.nick, known.busy, known.session = (
             body["nick"],
             body["busy"],
@@ -283,9 +289,10 @@ class Lobby:
                 round=event.round,
                 prev=event.id,
             )
+            self._remember_declined(state.round_id)
             return [
                 Publish(self.topics.round_events(state.round_id), decline),
-                Notice("declined an invitation: busy"),
+                Notice("declined an invitation: busy", "auto_declined"),
             ]
         effects: list[Effect] = []
         for rid, older in list(self.invitations.items()):
@@ -298,7 +305,7 @@ class Lobby:
         self.invitations[state.round_id] = Invitation(event, now)
         who = self.peers.get(event.pk)
         name = who.label if who else label("?", event.pk)
-        return effects + [Notice(f"{name} invites you to {state.game_name}")]
+        return effects + [Notice(f"{name} invites you to {state.game_name}", "invited", {"nick": name, "game": state.game_name})]
 
     def _on_cancel(self, event: Event, now: int, topic: str | None) -> list[Effect]:
         invitation = self.invitations.get(event.round or "")
@@ -308,15 +315,25 @@ class Lobby:
             or event.seq != 1
             or event.prev != invitation.genesis.id
         ):
+            if event.round in self.declined:
+                return [dropped(event, DECLINED_CANCEL)]
             return [dropped(event, "cancel of no invitation of ours")]
         del self.invitations[invitation.round_id]
-        return [Notice(f"the invitation was cancelled: {event.body['reason']}")]
+        why, seat = cancel_reason(event.body["reason"])
+        return [
+            Notice(
+                f"the invitation was cancelled: {event.body['reason']}",
+                "invitation_cancelled",
+                {"reason": why, "seat": seat},
+            )
+        ]
 
     def decline_invitation(self, round_id: str, now: int) -> list[Effect]:
         """Decline and forget an invitation."""
         invitation = self.invitations.pop(round_id, None)
         if invitation is None:
             raise ValueError("no such invitation")
+        self._remember_declined(round_id)
         state = RoundState.from_genesis(invitation.genesis)
         seat = state.seat_of(self.me.public_key)
         decline = events.make(
@@ -328,6 +345,11 @@ class Lobby:
             prev=invitation.genesis.id,
         )
         return [Publish(self.topics.round_events(round_id), decline)]
+
+    def _remember_declined(self, round_id: str) -> None:
+        self.declined[round_id] = None
+        while len(self.declined) > MAX_DECLINED:
+            del self.declined[next(iter(self.declined))]
 
     def take_invitation(self, round_id: str) -> Invitation:
         """Remove an invitation we are about to accept (the peer then builds its round)."""
@@ -350,11 +372,11 @@ class Lobby:
         for pk, info in list(self.peers.items()):
             if now - info.last_heard >= SILENCE_MS:
                 del self.peers[pk]
-                effects.append(Notice(f"{info.label} went silent"))
+                effects.append(Notice(f"{info.label} went silent", "peer_silent", {"nick": info.label}))
         for rid, invitation in list(self.invitations.items()):
             if now >= invitation.genesis.body["expires"]:
                 del self.invitations[rid]
-                effects.append(Notice("an invitation expired"))
+                effects.append(Notice("an invitation expired", "invitation_expired"))
         return effects
 
 

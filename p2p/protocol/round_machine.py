@@ -37,6 +37,7 @@ from collections.abc import Iterable, Sequence
 from p2p.protocol import draw, events
 from p2p.protocol.chat import RateLimiter, clean_line
 from p2p.protocol.effects import (
+    CANCEL_EXPIRED,
     Applied,
     ChatLine,
     Dropped,
@@ -45,6 +46,7 @@ from p2p.protocol.effects import (
     Notice,
     Publish,
     Rewound,
+    cancel_reason,
     dropped,
 )
 from p2p.protocol.events import Event, EventError
@@ -329,7 +331,9 @@ class RoundMachine:
         notices: list[Effect] = [
             Notice(
                 f"seat {seat} was forfeited ({reason}, {waited} s without a move) "
-                f"by {event.pk.hex()[:8]}"
+                f"by {event.pk.hex()[:8]}",
+                "forfeit",
+                {"seat": seat, "reason": reason, "waited": waited, "by": event.pk.hex()[:8]},
             )
         ]
         pk = st.seats[seat].pk
@@ -337,12 +341,18 @@ class RoundMachine:
             notices.append(
                 Notice(
                     f"the forfeit of seat {seat} is dated {(event.ts - now) // 1000} s "
-                    "ahead of our clock"
+                    "ahead of our clock",
+                    "forfeit_ahead",
+                    {"seat": seat, "secs": (event.ts - now) // 1000},
                 )
             )
         if reason == "offline" and pk != self.me.public_key and pk not in self.offline:
             notices.append(
-                Notice(f"the forfeit says seat {seat} went offline; we saw it online")
+                Notice(
+                    f"the forfeit says seat {seat} went offline; we saw it online",
+                    "forfeit_seen_online",
+                    {"seat": seat},
+                )
             )
         seen_at = self._applied_at.get(prev.id)
         limit = self.timeouts.limit(reason)
@@ -350,7 +360,9 @@ class RoundMachine:
             notices.append(
                 Notice(
                     f"the forfeit of seat {seat} came {(now - seen_at) // 1000} s after "
-                    f"the previous event by our clock ({limit // 1000} s is the rule)"
+                    f"the previous event by our clock ({limit // 1000} s is the rule)",
+                    "forfeit_early",
+                    {"seat": seat, "secs": (now - seen_at) // 1000, "limit": limit // 1000},
                 )
             )
         return notices
@@ -398,7 +410,9 @@ class RoundMachine:
             Rewound(seq, tuple(replaced)),
             Notice(
                 f"a forfeit replaced {len(replaced)} chain event(s) from position {seq} "
-                "(a late move lost the race)"
+                "(a late move lost the race)",
+                "rewound",
+                {"count": len(replaced), "seq": seq},
             ),
         ]
         return effects + self._applied(event, before, now)
@@ -419,7 +433,9 @@ class RoundMachine:
         return [
             Notice(
                 f"the admin's {event.kind} left out the {what} of {seats_text(left_out)} "
-                "that reached us; the draw does not go ahead"
+                "that reached us; the draw does not go ahead",
+                "draw_left_out",
+                {"what": kind, "seats": left_out},
             )
         ]
 
@@ -430,7 +446,8 @@ class RoundMachine:
             if not self._missing("commit", st.human_seats()):
                 return [
                     Notice(
-                        "the draw was cancelled although every seat's commitment reached us"
+                        "the draw was cancelled although every seat's commitment reached us",
+                        "draw_cancelled_commits",
                     )
                 ]
             return []
@@ -447,7 +464,11 @@ class RoundMachine:
             else f"the seed would have been {seed.hex()[:12]}"
         )
         return [
-            Notice(f"the draw was cancelled after every reveal reached us; {outcome}")
+            Notice(
+                f"the draw was cancelled after every reveal reached us; {outcome}",
+                "draw_cancelled_reveals",
+                {"seat": starter if st.start_seat is None else None, "seed": seed.hex()[:12]},
+            )
         ]
 
     def _phase_notices(self, before: Phase) -> list[Effect]:
@@ -455,7 +476,11 @@ class RoundMachine:
         if st.phase is Phase.PLAY:
             how = "drawn" if st.start_seat is None else "named by the admin"
             notices: list[Effect] = [
-                Notice(f"the round starts; seat {st.starter} moves first ({how})")
+                Notice(
+                    f"the round starts; seat {st.starter} moves first ({how})",
+                    "starts",
+                    {"seat": st.starter, "how": "drawn" if st.start_seat is None else "named"},
+                )
             ]
             if before is Phase.REVEAL:
                 for kind, pk in self.side:
@@ -467,24 +492,38 @@ class RoundMachine:
                     ):
                         notices.append(
                             Notice(
-                                f"the admin's draw left out the reveal of seat {seat} that we received"
+                                f"the admin's draw left out the reveal of seat {seat} that we received",
+                                "reveal_left_out",
+                                {"seat": seat},
                             )
                         )
             return notices
         if st.phase is Phase.COMMIT:
             if st.start_seat is not None:
                 return [
-                    Notice("all seats taken; drawing the seed of the computer moves")
+                    Notice(
+                        "all seats taken; drawing the seed of the computer moves",
+                        "drawing_seed",
+                    )
                 ]
-            return [Notice("all seats taken; drawing the starting seat")]
+            return [Notice("all seats taken; drawing the starting seat", "drawing")]
         if st.phase is Phase.OVER:
             return [
                 Notice(
-                    f"the round is over ({st.end_reason}); winners: {list(st.winners())}"
+                    f"the round is over ({st.end_reason}); winners: {list(st.winners())}",
+                    "over",
+                    {"reason": st.end_reason},
                 )
             ]
         if st.phase is Phase.CANCELLED:
-            notices = [Notice(f"the round was {st.end_reason}")]
+            why, seat = cancel_reason(st.end_reason.removeprefix("cancelled: "))
+            notices = [
+                Notice(
+                    f"the round was {st.end_reason}",
+                    "cancelled",
+                    {"reason": why, "seat": seat},
+                )
+            ]
             if before in (Phase.COMMIT, Phase.REVEAL) and st.fair_draw:
                 notices += self._cancelled_draw_notices(before)
             return notices
@@ -662,10 +701,10 @@ class RoundMachine:
             return self._append("forfeit", forfeit, now) + self._react(now)
         if st.phase is Phase.FORMING and now >= st.expires:
             if self.is_admin:
-                return self._append("cancel", {"reason": "the invitation expired"}, now)
+                return self._append("cancel", {"reason": CANCEL_EXPIRED}, now)
             if not self.expired:
                 self.expired = True
-                effects.append(Notice("the invitation expired"))
+                effects.append(Notice("the invitation expired", "expired"))
         if not self.is_admin:
             waited = now - self.phase_since
             limit = 3 * (
@@ -680,7 +719,7 @@ class RoundMachine:
                     True  # told once; the round still goes on if the admin returns
                 )
                 effects.append(
-                    Notice("the admin has not closed the draw for a long time")
+                    Notice("the admin has not closed the draw for a long time", "draw_stalled")
                 )
             return effects
         waited = now - self.phase_since

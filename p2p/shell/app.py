@@ -34,7 +34,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import HSplit, Layout, VSplit, Window
-from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.layout.controls import FormattedTextControl, UIContent
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.output import ColorDepth
 from prompt_toolkit.styles import Style
@@ -54,6 +54,7 @@ from p2p.shell.notify import (
 )
 from p2p.shell.settings import Settings
 from p2p.shell.state import ShellState
+from p2p.shell.wrap import wrap_fragments
 
 log = logging.getLogger("p2p.shell")
 
@@ -107,6 +108,19 @@ def _safe(view: Callable[..., Any], fallback: Callable[[], Any]) -> Callable[...
     return wrapped
 
 
+class SizedTextControl(FormattedTextControl):
+    """A ``FormattedTextControl`` whose text callable may read the width it is drawn at
+    (``self.width``), so the chat can be word-wrapped by the shell itself."""
+
+    width = 80
+
+    def create_content(self, width: int, height: int | None) -> UIContent:
+        if width != self.width:
+            self.width = width
+            self._fragment_cache.clear()
+        return super().create_content(width, height)
+
+
 class ShellCompleter(Completer):
     """Completes command names, then nicknames, games, levels and languages."""
 
@@ -131,7 +145,7 @@ class ShellCompleter(Completer):
 
                 for game in ("connect4", "cube", "chess4"):
                     try:
-                        candidates += list(levels(game))
+                        candidates += [self.controller.t.level(lv) for lv in levels(game)]
                     except ImportError:
                         pass
             if head == "lang":
@@ -158,6 +172,10 @@ class ShellApp:
         self.t = Translator(options.lang)
         self.state = ShellState()
         self.chat_scroll = 0
+        """Rows the chat is scrolled up from its end (PageUp/PageDown)."""
+        self.chat_rows = 0
+        """Rows the word-wrapped chat took at the last render."""
+        self.chat_control = SizedTextControl(lambda: self._chat(), get_cursor_position=lambda: self._chat_cursor())
         self.controller = Controller(
             state=self.state,
             settings=self.settings,
@@ -255,18 +273,26 @@ class ShellApp:
         return out
 
     def _chat(self) -> StyleAndTextTuples:
+        """Chat lines word-wrapped to the pane (never in the middle of a word)."""
+        width = self.chat_control.width
         out: StyleAndTextTuples = []
+        rows = 0
         for line in self.state.lines:
-            out.append(("class:time", line.clock + " "))
+            frags: StyleAndTextTuples = [("class:time", line.clock + " ")]
             if line.sender:
-                out.append(("class:sender", line.sender + ": "))
-            out.append((KIND_STYLE.get(line.kind, ""), line.text + "\n"))
+                frags.append(("class:sender", line.sender + ": "))
+            frags.append((KIND_STYLE.get(line.kind, ""), line.text))
+            for row in wrap_fragments(frags, width):
+                out.extend(row)
+                out.append(("", "\n"))
+                rows += 1
         if out:
-            out[-1] = (out[-1][0], out[-1][1].rstrip("\n"))
+            out.pop()
+        self.chat_rows = rows
         return out
 
     def _chat_cursor(self) -> Point:
-        return Point(0, max(0, len(self.state.lines) - 1 - self.chat_scroll))
+        return Point(0, max(0, self.chat_rows - 1 - self.chat_scroll))
 
     def _board(self) -> StyleAndTextTuples:
         game = self.controller.current_game()
@@ -309,10 +335,7 @@ class ShellApp:
             height=Dimension(min=3, max=8, preferred=6),
         )
         chat = Frame(
-            Window(
-                FormattedTextControl(self._chat, get_cursor_position=self._chat_cursor),
-                wrap_lines=True,
-            ),
+            Window(self.chat_control, wrap_lines=False),
             title=self.t.t("pane.chat"),
         )
         board = Frame(
@@ -348,7 +371,7 @@ class ShellApp:
 
         @kb.add("pageup")
         def _up(event: KeyPressEvent) -> None:
-            self.chat_scroll = min(len(self.state.lines) - 1, self.chat_scroll + 5)
+            self.chat_scroll = min(max(0, self.chat_rows - 1), self.chat_scroll + 5)
 
         @kb.add("pagedown")
         def _down(event: KeyPressEvent) -> None:

@@ -32,13 +32,10 @@ def move_squares(text: str) -> tuple[str, str] | None:
 
 def render(game: Game, view: BoardView, t: Translator) -> StyleAndTextTuples:
     """The board, Red's side at the bottom, plus points and who is out."""
-    from p2p.games.chess4.board import (
-        NEUTRAL,
-        PIECE_LETTERS,
-        SEAT_LETTERS,
-        on_board,
-        sq_of,
-    )
+    from p2p.games.chess4.board import NEUTRAL, on_board, sq_of
+
+    piece_letters = t.t("piece.letters")
+    owner_letters = t.t("piece.owners")
 
     board = game.position.board  # type: ignore[attr-defined]
     out_seats = set(game.eliminated())
@@ -66,7 +63,7 @@ def render(game: Game, view: BoardView, t: Translator) -> StyleAndTextTuples:
             if p:
                 owner = p >> 3
                 grey = owner == NEUTRAL or owner in out_seats
-                text = ("x" if grey else SEAT_LETTERS[owner]) + PIECE_LETTERS[p & 7]
+                text = ("x" if grey else owner_letters[owner]) + piece_letters[p & 7]
                 if view.color:
                     style = DIM if grey else SEAT_STYLES.get(names[owner], "bold")
             else:
@@ -85,4 +82,5 @@ def render(game: Game, view: BoardView, t: Translator) -> StyleAndTextTuples:
         out.append(_frag("", t.t("board.last", move=history[-1]) + "\n"))
     if out_seats:
         out.append(_frag("", t.t("board.out", seats=", ".join(t.seat(names[s]) for s in sorted(out_seats))) + "\n"))
+    out.append(_frag(DIM if view.color else "", t.t("board.legend") + "\n"))
     return out

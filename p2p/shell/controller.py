@@ -204,7 +204,7 @@ class Controller(LocalPlayCommands):
             if match.game.is_over():
                 self.say("msg.game_over", "warn")
             else:
-                self.say("msg.bad_move", "warn", move=text, reason=err)
+                self.say("msg.bad_move", "warn", move=text, reason=self.t.reason(err))
             return
         self.selected = None
         self._after_move()
@@ -241,7 +241,7 @@ class Controller(LocalPlayCommands):
         if self.online is not None and self.online.game() is not None:
             return self.online.seat_label(seat, name)
         if self.match is not None and self.match.seats[seat].is_computer:
-            return self.t.t("seat.computer", seat=name, level=self.match.seats[seat].level)
+            return self.t.t("seat.computer", seat=name, level=self.t.level(self.match.seats[seat].level or ""))
         return name
 
     def result_text(self, game: Game) -> str:
@@ -297,8 +297,10 @@ class Controller(LocalPlayCommands):
     # -- commands: general -------------------------------------------------------------------
 
     def cmd_help(self, args: list[str]) -> None:
-        for line in self.t.help_lines():
-            self.state.add(line, "info")
+        lines = self.t.help_lines()
+        width = max(len(cmd) for cmd, _ in lines)
+        for cmd, meaning in lines:
+            self.state.add(f"{cmd.ljust(width)}  {meaning}", "info")
 
     def cmd_quit(self, args: list[str]) -> None:
         self.quit()

@@ -8,7 +8,7 @@ to the user.  A missing key shows as the key itself (visible in tests, never a c
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 LANGUAGES: tuple[str, ...] = ("de", "en")
 
@@ -58,6 +58,54 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "seat.Player 3": ("Spieler 3", "Player 3"),
     "seat.Player 4": ("Spieler 4", "Player 4"),
     "seat.computer": ("{seat} (Computer {level})", "{seat} (computer {level})"),
+    "level.neuling": ("Neuling", "beginner"),
+    "level.einfach": ("einfach", "easy"),
+    "level.normal": ("normal", "normal"),
+    "level.stark": ("stark", "strong"),
+    "level.meister": ("Meister", "master"),
+    "nick.default": ("gast", "guest"),
+    "piece.letters": (" BSLTDKU", " PNBRQKD"),
+    "piece.owners": ("rbgü", "rbyg"),
+    "piece.1": ("Bauer", "pawn"),
+    "piece.2": ("Springer", "knight"),
+    "piece.3": ("Läufer", "bishop"),
+    "piece.4": ("Turm", "rook"),
+    "piece.5": ("Dame", "queen"),
+    "piece.6": ("König", "king"),
+    "piece.7": ("umgewandelte Dame", "promoted queen"),
+    "board.legend": (
+        "K König D Dame T Turm L Läufer S Springer B Bauer\nU umgewandelte Dame (zieht wie D, 1 Punkt)",
+        "K king Q queen R rook B bishop N knight P pawn\nD promoted queen (moves like Q, worth 1 point)",
+    ),
+    "reason.unknown": ("ungültig", "invalid"),
+    "reason.over": ("die Runde ist vorbei", "the round is over"),
+    "reason.no_seat": ("es gibt keinen Platz {seat}", "there is no seat {seat}"),
+    "reason.no_resign": ("in diesem Spiel gibt es kein Aufgeben", "this game has no resignation"),
+    "reason.not_move": ("{text} ist kein Zug (so schreiben: h2-h4)", "{text} is not a move (write it like h2-h4)"),
+    "reason.not_column": ("{text} ist keine Spalte (1–{max})", "{text} is not a column (1–{max})"),
+    "reason.no_column": ("es gibt keine Spalte {column} (1–{max})", "there is no column {column} (1–{max})"),
+    "reason.no_popout": ("{text}: Herausziehen gibt es nur bei Pop Out", "{text}: popping is only allowed in Pop Out"),
+    "reason.pop_none": ("Spalte {column}: unten liegt kein Stein von dir", "column {column}: no stone of yours at the bottom to pop"),
+    "reason.column_full": ("Spalte {column} ist voll", "column {column} is full"),
+    "reason.not_pillar": ("{text} ist keine Säule (a1–d4)", "{text} is not a pillar (a1–d4)"),
+    "reason.pillar_full": ("Säule {pillar} ist voll", "pillar {pillar} is full"),
+    "reason.not_square": ("{square} ist kein Feld des Bretts", "{square} is not a square of the board"),
+    "reason.same_square": ("ein Zug braucht zwei verschiedene Felder", "a move needs two different squares"),
+    "reason.promote_queen": ("Bauern werden immer zur Dame (=D)", "pawns always promote to a queen (=D)"),
+    "reason.no_piece": ("auf {square} steht keine Figur", "there is no piece on {square}"),
+    "reason.grey_piece": ("die Figur auf {square} ist grau (ihr Spieler ist raus) und zieht nicht", "the piece on {square} is grey (its player is out) and cannot move"),
+    "reason.other_piece": ("die Figur auf {square} gehört {owner}; am Zug ist {turn}", "the piece on {square} is {owner}'s; it is {turn}'s turn"),
+    "reason.no_such_piece": ("auf {square} steht kein {piece}", "there is no {piece} on {square}"),
+    "reason.castle_check": ("aus dem Schach heraus gibt es keine Rochade", "you cannot castle out of check"),
+    "reason.castle_attacked": ("der König kann nicht über oder auf ein angegriffenes Feld rochieren", "the king cannot castle through or onto an attacked square"),
+    "reason.self_check": ("{move} ließe deinen König im Schach", "{move} would leave your king in check"),
+    "reason.own_piece": ("{piece} auf {square} kann nicht auf die eigene Figur auf {target}", "the {piece} on {square} cannot move onto your own piece on {target}"),
+    "reason.cannot_reach": ("{piece} auf {square} kann nicht nach {target}", "the {piece} on {square} cannot move to {target}"),
+    "reason.already_out": ("{seat} ist schon raus", "{seat} is already out"),
+    "reason.option_int": ("Option {key} muss eine ganze Zahl sein", "option {key} must be a whole number"),
+    "reason.option_range": ("Option {key} muss zwischen {lo} und {hi} liegen", "option {key} must be between {lo} and {hi}"),
+    "reason.option_bool": ("Option {key} ist true oder false", "option {key} must be true or false"),
+    "reason.option_unknown": ("unbekannte Option: {keys}", "unknown option: {keys}"),
     "game.connect4": ("Vier in einer Reihe", "Connect Four"),
     "game.cube": ("Viergewinnt 3D", "3D Connect Four"),
     "game.chess4": ("Schach zu viert", "Four-player chess"),
@@ -155,10 +203,9 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "net.left": ("{nick} ist weg.", "{nick} left."),
     "net.invite_sent": ("Einladung an {nicks} zu {game} gesendet (Code {code}).", "Invitation to {nicks} for {game} sent (code {code})."),
     "net.invited": (">>> {nick} lädt dich zu {game} ein. /accept oder /decline <<<", ">>> {nick} invites you to {game}. /accept or /decline <<<"),
-    "net.invite_details": ("    Optionen: {options} · Beginner: {how}", "    options: {options} · starter: {how}"),
+    "net.invite_details": ("    Optionen: {options} · wer beginnt: {how}", "    options: {options} · starter: {how}"),
     "net.accepted": ("{nick} hat angenommen.", "{nick} accepted."),
     "net.declined": ("{nick} hat abgelehnt.", "{nick} declined."),
-    "net.cancelled": ("Einladung zurückgezogen.", "Invitation cancelled."),
     "net.no_invite": ("Keine offene Einladung.", "No open invitation."),
     "net.unknown_nick": ("Niemand namens {nick} in der Lobby.", "Nobody called {nick} in the lobby."),
     "net.commit": ("Festlegung von {nick}: {commit}", "Commitment from {nick}: {commit}"),
@@ -170,7 +217,14 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "net.moved": ("{nick}: {move}", "{nick}: {move}"),
     "net.resigned": ("{nick} gibt auf.", "{nick} resigns."),
     "net.left_round": ("{nick} hat die Runde verlassen.", "{nick} left the round."),
-    "net.rejected": ("Warnung: Ereignis von {who} verworfen ({reason}).", "Warning: event from {who} rejected ({reason})."),
+    "net.rejected": (
+        "Warnung: ein ungültiges Ereignis von {who} wurde verworfen (Details in shell.log).",
+        "Warning: an invalid event from {who} was refused (details in shell.log).",
+    ),
+    "net.equivocated": (
+        "Warnung: {who} hat zwei verschiedene Ereignisse für dieselbe Stelle signiert.",
+        "Warning: {who} signed two different events for the same place.",
+    ),
     "net.error": ("Fehler: {reason}", "Error: {reason}"),
     "net.autostart": (
         "Die Runde beginnt von selbst, sobald alle angenommen haben (Phase {phase}; Plätze: {seats}; offen: {waiting}).",
@@ -205,10 +259,61 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "net.busy": ("Du bist schon in einer Runde: erst /leave.", "You are already in a round: /leave first."),
     "net.seed": ("Zufallswert der Runde (aus allen Aufdeckungen): {seed}", "Round seed (from all reveals): {seed}"),
-    "net.sealed": ("Aufgabe/Verlassen ist jetzt Teil der Runde.", "A resignation/leave is now part of the round."),
-    "net.round_over": ("Runde {round} vorbei: {result} ({reason}). /again für eine neue Runde.", "Round {round} over: {result} ({reason}). /again for another round."),
+    "net.round_over": ("Runde {round} vorbei: {result}. /again für eine neue Runde.", "Round {round} over: {result}. /again for another round."),
+    "net.round_over_why": ("Runde {round} vorbei: {result} ({why}). /again für eine neue Runde.", "Round {round} over: {result} ({why}). /again for another round."),
+    "end.resignation": ("Aufgabe", "resignation"),
+    "end.forfeit": ("Zeitüberschreitung", "turn timeout"),
+    "net.renamed": ("{old} heißt jetzt {nick}.", "{old} is now called {nick}."),
     "net.drawing": ("Alle Plätze besetzt; der Beginner wird ausgelost.", "All seats taken; drawing the starting player."),
     "net.expired": ("Die Einladung ist abgelaufen.", "The invitation expired."),
+    "notice.cancelled.declined": ("{nick} hat abgelehnt; die Runde ist abgesagt.", "{nick} declined; the round is called off."),
+    "notice.cancelled.left": ("{nick} ist vor dem Start gegangen; die Runde ist abgesagt.", "{nick} left before the start; the round is called off."),
+    "notice.cancelled.expired": ("Nicht alle haben rechtzeitig angenommen; die Runde ist abgesagt.", "Not everyone accepted in time; the round is called off."),
+    "notice.cancelled.other": ("Die Runde ist abgesagt: {text}", "The round is called off: {text}"),
+    "notice.invitation_cancelled.declined": (
+        "Die Einladung ist zurückgezogen: ein anderer Eingeladener hat abgelehnt.",
+        "The invitation was withdrawn: another invited player declined.",
+    ),
+    "notice.invitation_cancelled.left": (
+        "Die Einladung ist zurückgezogen: ein anderer Eingeladener ist gegangen.",
+        "The invitation was withdrawn: another invited player left.",
+    ),
+    "notice.invitation_cancelled.expired": ("Die Einladung ist abgelaufen.", "The invitation expired."),
+    "notice.invitation_cancelled.other": ("Die Einladung ist zurückgezogen.", "The invitation was withdrawn."),
+    "notice.forfeit_ahead": (
+        "Warnung: die Zeitüberschreitung von {nick} ist {secs} s nach unserer Uhr datiert.",
+        "Warning: the turn timeout of {nick} is dated {secs} s ahead of our clock.",
+    ),
+    "notice.forfeit_seen_online": (
+        "Warnung: {nick} soll offline gewesen sein, war bei uns aber online.",
+        "Warning: {nick} is said to have gone offline, but we saw them online.",
+    ),
+    "notice.forfeit_early": (
+        "Warnung: die Zeitüberschreitung von {nick} kam nach unserer Uhr schon nach {secs} s (Regel: {limit} s).",
+        "Warning: by our clock the turn timeout of {nick} came after {secs} s (the rule is {limit} s).",
+    ),
+    "notice.reveal_left_out": (
+        "Warnung: die Auslosung ließ die Aufdeckung von {nick} weg, die wir erhalten hatten.",
+        "Warning: the draw left out the reveal of {nick} that we had received.",
+    ),
+    "notice.draw_stalled": (
+        "Der Einladende schließt die Auslosung seit langem nicht ab.",
+        "The inviting player has not closed the draw for a long time.",
+    ),
+    "notice.drawing_seed": ("Alle Plätze besetzt; der Zufallswert der Computerzüge wird ausgelost.", "All seats taken; drawing the seed of the computer moves."),
+    "notice.draw_left_out": (
+        "Warnung: der Einladende ließ Beiträge zur Auslosung weg, die uns erreicht hatten ({seats}); die Auslosung geht so nicht weiter.",
+        "Warning: the inviting player left out draw entries that had reached us ({seats}); the draw does not go ahead.",
+    ),
+    "notice.draw_cancelled_commits": (
+        "Warnung: die Auslosung wurde abgebrochen, obwohl alle Festlegungen angekommen waren.",
+        "Warning: the draw was called off although every commitment had arrived.",
+    ),
+    "notice.draw_cancelled_reveals": (
+        "Warnung: die Auslosung wurde abgebrochen, nachdem alle Aufdeckungen angekommen waren (Beginn wäre gewesen: {nick}).",
+        "Warning: the draw was called off after every reveal had arrived (the starter would have been: {nick}).",
+    ),
+    "notice.untranslated": ("Hinweis (nur englisch verfügbar): {text}", "{text}"),
     "net.forfeited": (
         "{nick} hat {secs} s nicht gezogen ({how}) und ist raus: Zeitüberschreitung.",
         "{nick} did not move for {secs} s ({how}) and is out: turn timeout.",
@@ -275,20 +380,21 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "notify.invite": ("Einladung von {nick}", "Invitation from {nick}"),
 }
 
-HELP_LINES: dict[str, tuple[str, str]] = {
-    "/play GAME [ai|2p] [LEVEL]": ("lokal spielen (connect4, cube, chess4)", "play locally (connect4, cube, chess4)"),
-    "1..7 · a1..d4 · h2-h4": ("ein Zug (Ziffer allein spielt sofort)", "a move (a lone digit plays at once)"),
-    "/undo · /again · /resign": ("zurücknehmen · neue Runde · aufgeben", "take back · another round · resign"),
-    "/replay [next|prev|end] · /analyze · /hint": ("Wiedergabe · Analyse · Tipp", "replay · analysis · hint"),
-    "/level [LEVEL] · /stats · /rules [GAME]": ("Computerstufe · Statistik · Regeln", "computer level · stats · rules"),
-    "/invite NICK GAME · /accept · /decline · /cancel": ("Einladungen", "invitations"),
-    "/private GAME [open=N] · /join CODE": ("private Runde mit Beitrittscode · per Code beitreten", "private round behind a join code · join by code"),
-    "/start · /starter NICK|draw · /leave": ("Runde starten · Beginner · verlassen", "start round · starter · leave"),
-    "/local · /connect": ("lokaler Broker mit Computer · neu verbinden", "local broker with computer · reconnect"),
-    "/nick NAME · /broker URL · /lang de|en · /notify on|off": ("Einstellungen", "settings"),
-    "/help · /quit (Strg-Q)": ("Hilfe · beenden", "help · quit (Ctrl-Q)"),
-    "TEXT": ("Chat", "chat"),
-}
+HELP_LINES: tuple[tuple[tuple[str, str], tuple[str, str]], ...] = (
+    # ((command column German, English), (meaning German, English))
+    (("/play SPIEL [ai|2p] [STUFE]", "/play GAME [ai|2p] [LEVEL]"), ("lokal spielen (connect4, cube, chess4)", "play locally (connect4, cube, chess4)")),
+    (("1..7 · a1..d4 · h2-h4", "1..7 · a1..d4 · h2-h4"), ("ein Zug (Ziffer allein spielt sofort)", "a move (a lone digit plays at once)")),
+    (("/undo · /again · /resign", "/undo · /again · /resign"), ("zurücknehmen · neue Runde · aufgeben", "take back · another round · resign")),
+    (("/replay [next|prev|end] · /analyze · /hint", "/replay [next|prev|end] · /analyze · /hint"), ("Wiedergabe · Analyse · Tipp", "replay · analysis · hint")),
+    (("/level [STUFE] · /stats · /rules [SPIEL]", "/level [LEVEL] · /stats · /rules [GAME]"), ("Computerstufe · Statistik · Regeln", "computer level · stats · rules")),
+    (("/invite NAME SPIEL · /accept · /decline · /cancel", "/invite NICK GAME · /accept · /decline · /cancel"), ("Einladungen", "invitations")),
+    (("/private SPIEL [open=N] · /join CODE", "/private GAME [open=N] · /join CODE"), ("private Runde mit Beitrittscode · per Code beitreten", "private round behind a join code · join by code")),
+    (("/start · /starter NAME|draw · /leave", "/start · /starter NICK|draw · /leave"), ("Runde starten · wer beginnt · verlassen", "start round · starter · leave")),
+    (("/local · /connect", "/local · /connect"), ("lokaler Broker mit Computer · neu verbinden", "local broker with computer · reconnect")),
+    (("/nick NAME · /broker URL · /lang de|en · /notify on|off", "/nick NAME · /broker URL · /lang de|en · /notify on|off"), ("Einstellungen", "settings")),
+    (("/help · /quit (Strg-Q)", "/help · /quit (Ctrl-Q)"), ("Hilfe · beenden", "help · quit")),
+    (("TEXT", "TEXT"), ("Chat", "chat")),
+)
 
 
 def detect_language(environ: Mapping[str, str] | None = None) -> str:
@@ -314,7 +420,7 @@ class Translator:
         self.lang = lang
         return True
 
-    def t(self, key: str, **fields: object) -> str:
+    def t(self, key: str, /, **fields: object) -> str:
         """The text for ``key`` in the current language, formatted with ``fields``."""
         pair = CATALOGUE.get(key)
         if pair is None:
@@ -337,7 +443,32 @@ class Translator:
         key = f"game.{name}"
         return self.t(key) if key in CATALOGUE else name
 
-    def help_lines(self) -> list[str]:
-        """The /help text, one line per command group."""
-        width = max(len(k) for k in HELP_LINES)
-        return [f"{k.ljust(width)}  {v[0] if self.lang == 'de' else v[1]}" for k, v in HELP_LINES.items()]
+    def pick(self, pair: tuple[str, str]) -> str:
+        """The current language's half of a ``(german, english)`` pair."""
+        return pair[0] if self.lang == "de" else pair[1]
+
+    def help_lines(self) -> list[tuple[str, str]]:
+        """The /help text: (command, meaning) per command group."""
+        return [(self.pick(keys), self.pick(text)) for keys, text in HELP_LINES]
+
+    def level(self, level: str) -> str:
+        """A computer level's name in the current language (the id is the wire name)."""
+        key = f"level.{level}"
+        return self.t(key) if key in CATALOGUE else level
+
+    def levels(self, levels: Iterable[str]) -> str:
+        return ", ".join(self.level(lv) for lv in levels)
+
+    def reason(self, err: BaseException) -> str:
+        """An engine's ``CodedError`` in the current language (English text as fallback)."""
+        code = getattr(err, "code", "")
+        params = dict(getattr(err, "params", {}) or {})
+        key = f"reason.{code}"
+        if not code or key not in CATALOGUE:
+            return str(err) if self.lang == "en" else self.t("reason.unknown")
+        if isinstance(params.get("piece"), int):
+            params["piece"] = self.t(f"piece.{params['piece']}")
+        for name in ("owner", "turn", "seat"):
+            if isinstance(params.get(name), str):
+                params[name] = self.seat(str(params[name]))
+        return self.t(key, **params)

@@ -45,6 +45,17 @@ def available_levels(game_name: str) -> tuple[str, ...]:
         return ()
 
 
+def level_id(word: str, known: tuple[str, ...]) -> str | None:
+    """The level id for ``word``: the id itself or its name in either language."""
+    from p2p.shell.i18n import CATALOGUE
+
+    low = word.lower()
+    for level in known:
+        if low == level or low in (name.lower() for name in CATALOGUE.get(f"level.{level}", ())):
+            return level
+    return None
+
+
 def default_level(game_name: str) -> str:
     """The computer level offered first: the weakest one (fast on any machine)."""
     known = available_levels(game_name)
@@ -177,17 +188,17 @@ class LocalPlayCommands:
                 mode = "ai"
             elif low in ("2p", "local", "lokal", "zwei", "hotseat"):
                 mode = "2p"
-            elif low in known_levels:
-                mode, level = "ai", low
+            elif level_id(low, known_levels) is not None:
+                mode, level = "ai", level_id(low, known_levels) or level
             else:
-                self.say("msg.unknown_level", "warn", level=word, levels=", ".join(known_levels))
+                self.say("msg.unknown_level", "warn", level=word, levels=self.t.levels(known_levels))
                 return
         try:
             from p2p.games import create_game
 
             players = create_game(name, options).players
         except OptionError as err:
-            self.say("msg.bad_option", "warn", reason=err)
+            self.say("msg.bad_option", "warn", reason=self.t.reason(err))
             return
         if mode == "ai" and not known_levels:
             self.say("msg.no_computer", "warn", game=self.t.game(name))
@@ -270,7 +281,7 @@ class LocalPlayCommands:
         try:
             match.resign(seat)
         except MoveError as err:
-            self.say("msg.bad_move", "warn", move="/resign", reason=err)
+            self.say("msg.bad_move", "warn", move="/resign", reason=self.t.reason(err))
             return
         self.selected = None
         self.say("round.resigned", nick=self.seat_label(match.game, seat))
@@ -317,17 +328,17 @@ class LocalPlayCommands:
         known = available_levels(name)
         current = self.settings.levels.get(name, default_level(name))
         if not args:
-            self.say("msg.levels", game=self.t.game(name), levels=", ".join(known), level=current)
+            self.say("msg.levels", game=self.t.game(name), levels=self.t.levels(known), level=self.t.level(current))
             return
-        level = args[0].lower()
+        level = level_id(args[0], known) or ""
         if level not in known:
-            self.say("msg.unknown_level", "warn", level=args[0], levels=", ".join(known))
+            self.say("msg.unknown_level", "warn", level=args[0], levels=self.t.levels(known))
             return
         self.settings.levels[name] = level
         self.save_settings()
         if self.match is not None and self.match.game_name == name:
             self.match.seats = tuple(Seat(level) if s.is_computer else s for s in self.match.seats)
-        self.say("msg.level_set", game=self.t.game(name), level=level)
+        self.say("msg.level_set", game=self.t.game(name), level=self.t.level(level))
 
     def cmd_stats(self, args: list[str]) -> None:
         stats = self.settings.connect4_stats
@@ -335,7 +346,7 @@ class LocalPlayCommands:
             self.say("msg.stats", game=self.t.game("connect4"), level="-", won=0, lost=0, drawn=0)
         for level, entry in sorted(stats.items()):
             self.say(
-                "msg.stats", game=self.t.game("connect4"), level=level,
+                "msg.stats", game=self.t.game("connect4"), level=self.t.level(level),
                 won=entry.get("won", 0), lost=entry.get("lost", 0), drawn=entry.get("drawn", 0),
             )
 

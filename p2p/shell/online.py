@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 import time
 from collections.abc import Coroutine
 from dataclasses import dataclass
@@ -21,10 +20,9 @@ from typing import Any
 from p2p.games import GAME_NAMES, Game
 from p2p.shell import commands as cmds
 from p2p.shell.app import ShellApp
+from p2p.shell.i18n import CATALOGUE
 from p2p.shell.state import LobbyEntry
 
-_FORFEIT = re.compile(r"seat (\d) was forfeited \((silent|offline), (\d+) s without a move\)")
-"""The machine's forfeit notice (``RoundMachine._forfeit_notices``)."""
 log = logging.getLogger("p2p.shell")
 RESUME_WINDOW_S = 15 * 60
 """A round log written to within this long is taken up again on start (the protocol's
@@ -65,6 +63,10 @@ class OnlineSession:
         self.replay_ply: int | None = None
         """While replaying the finished round: how many moves are shown."""
         self._seen_starts: set[str] = set()
+        self._announced_out: dict[str, int] = {}
+        """Per round id: how many resigned/left seats were already announced."""
+        self._present: dict[bytes, str] = {}
+        """Who we have announced as online, with the label shown (joins are said once)."""
         self.join_timeout = 10.0
         """Seconds ``/join`` waits for the round behind a code (its retained genesis)."""
         self.names: dict[bytes, str] = {}
@@ -104,7 +106,7 @@ class OnlineSession:
             return "?"
         s = seats[seat]
         if s.is_computer:
-            return f"{self.t.t('msg.computer')} {s.level}"
+            return f"{self.t.t('msg.computer')} {self.t.level(s.level or '')}"
         if s.pk is None:
             return "?"
         if with_fingerprint:
@@ -225,14 +227,14 @@ class OnlineSession:
         try:
             move = rnd.game.normalize(text)
         except ValueError as err:
-            self.ctl.say("msg.bad_move", "warn", move=text, reason=err)
+            self.ctl.say("msg.bad_move", "warn", move=text, reason=self.t.reason(err))
             return
         if move not in rnd.game.legal_moves():
             probe = rnd.game.copy()
             try:
                 probe.push(move)
             except ValueError as err:
-                self.ctl.say("msg.bad_move", "warn", move=text, reason=err)
+                self.ctl.say("msg.bad_move", "warn", move=text, reason=self.t.reason(err))
                 return
         self._run(rnd.play(move))
 
@@ -436,11 +438,13 @@ class OnlineSession:
                 self.ctl.say("net.unknown_nick", "warn", nick=nick)
                 return None
             others.append(info.pk)
-        from p2p.shell.local_commands import available_levels, default_level
+        from p2p.shell.local_commands import available_levels, default_level, level_id
 
         known = available_levels(game_name)
+        if level is not None:
+            level = level_id(str(level), known) or str(level)
         if level is not None and level not in known:
-            self.ctl.say("msg.unknown_level", "warn", level=level, levels=", ".join(known))
+            self.ctl.say("msg.unknown_level", "warn", level=level, levels=self.t.levels(known))
             return None
         level = level or self.ctl.settings.levels.get(game_name) or default_level(game_name)
         computers = [level] * int(ai_count) if isinstance(ai_count, int) else []
@@ -664,8 +668,7 @@ class OnlineSession:
             self.state.add(tag + note.text, "chat", sender=sender, clock=clock)
         elif isinstance(note, p.PresenceChanged):
             self.refresh_lobby()
-            key = "net.joined" if note.online else "net.left"
-            self.state.add(t.t(key, nick=note.peer.label))
+            self._presence(note.peer.pk, note.peer.label, note.online)
             self._member_presence(note.peer, note.online)
         elif isinstance(note, p.InvitationReceived):
             invitation = note.invitation
@@ -682,11 +685,13 @@ class OnlineSession:
         elif isinstance(note, p.RoundOver):
             self._round_over(note)
         elif isinstance(note, p.RoundNotice):
-            self._notice(note.text)
+            self._notice(note)
         elif isinstance(note, p.Rejected):
-            self.state.add(t.t("net.rejected", who=note.kind or "?", reason=note.reason or note.text), "warn")
+            log.info("rejected: %s", note.text)
+            self.state.add(t.t("net.rejected", who=note.sender or "?"), "warn")
         elif isinstance(note, p.Equivocated):
-            self.state.add(t.t("net.rejected", who="equivocation", reason=note.text), "warn")
+            log.warning("%s", note.text)
+            self.state.add(t.t("net.equivocated", who=self.peer.label_of(note.first.pk)), "warn")
         elif isinstance(note, p.ConnectionChanged):
             self._connection(note.state)
         elif isinstance(note, p.Resynced):
@@ -718,26 +723,57 @@ class OnlineSession:
         key = "round.away_win" if len(humans_in) == 2 and rnd.my_seat in humans_in else "round.away_out"
         self.state.add(self.t.t(key, nick=nick, secs=self._seconds_left(rnd)), "warn")
 
-    def _notice(self, text: str) -> None:
-        """Protocol notices in the user's language; those shown otherwise are only logged."""
-        log.info("notice: %s", text)
-        if text.startswith(("the round starts", "the round is over", "the round was")):
-            return  # shown from the round's own updates
-        if text.startswith("all seats taken"):
-            self.state.add(self.t.t("net.drawing"), "round")
-        elif text.startswith("the invitation expired"):
-            self.state.add(self.t.t("net.expired"), "warn")
-        elif (forfeit := _FORFEIT.match(text)) is not None:
-            seat, how, secs = int(forfeit[1]), forfeit[2], forfeit[3]
-            nick = self._member_nick(seat, with_fingerprint=False)
-            how_text = self.t.t("net.forfeit.offline" if how == "offline" else "net.forfeit.silent")
-            self.state.add(self.t.t("net.forfeited", nick=nick, secs=secs, how=how_text), "warn")
-        elif text.startswith("a forfeit replaced"):
-            self.state.add(self.t.t("net.rewound"), "warn")
-        elif text.startswith("declined") and "already in a round" in text:
-            self.state.add(self.t.t("net.auto_declined"), "warn")
+    def _presence(self, pk: bytes, label: str, online: bool) -> None:
+        """Say when someone comes or goes, or changes name; a busy/free flip is silent."""
+        known = self._present.get(pk)
+        if not online:
+            if self._present.pop(pk, None) is not None:
+                self.state.add(self.t.t("net.left", nick=known))
+        elif known is None:
+            self._present[pk] = label
+            self.state.add(self.t.t("net.joined", nick=label))
+        elif known != label:
+            self._present[pk] = label
+            self.state.add(self.t.t("net.renamed", old=known, nick=label))
+
+    def _notice(self, note: Any) -> None:
+        """A protocol notice in the user's language, chosen by its code (never its text)."""
+        log.info("notice %s: %s", note.code or "-", note.text)
+        code, params, t = note.code, note.params, self.t
+        rnd = note.round if note.round is self.round else None
+        seat = params.get("seat")
+        nick = self._member_nick(seat, with_fingerprint=False) if rnd is not None and isinstance(seat, int) else "?"
+        if code in ("starts", "over", "invited", "peer_online", "peer_left", "peer_silent"):
+            return  # shown from the round's updates, the invitation or the lobby
+        if note.round is not None and rnd is None:
+            return  # a round that is not on the board (e.g. one we left)
+        if code == "drawing":
+            self.state.add(t.t("net.drawing"), "round")
+        elif code in ("expired", "invitation_expired"):
+            self.state.add(t.t("net.expired"), "warn")
+        elif code == "forfeit":
+            how = t.t("net.forfeit.offline" if params.get("reason") == "offline" else "net.forfeit.silent")
+            self.state.add(t.t("net.forfeited", nick=nick, secs=params.get("waited", "?"), how=how), "warn")
+        elif code in ("forfeit_ahead", "forfeit_seen_online", "forfeit_early", "reveal_left_out"):
+            self.state.add(t.t(f"notice.{code}", nick=nick, secs=params.get("secs", "?"),
+                               limit=params.get("limit", "?")), "warn")
+        elif code == "rewound":
+            self.state.add(t.t("net.rewound"), "warn")
+        elif code == "auto_declined":
+            self.state.add(t.t("net.auto_declined"), "warn")
+        elif code in ("draw_stalled", "drawing_seed", "draw_cancelled_commits", "draw_cancelled_reveals"):
+            self.state.add(t.t(f"notice.{code}", nick=nick), "round" if code == "drawing_seed" else "warn")
+        elif code == "draw_left_out":
+            seats = params.get("seats") or []
+            names = ", ".join(self._member_nick(s, with_fingerprint=False) for s in seats if isinstance(s, int))
+            self.state.add(t.t("notice.draw_left_out", seats=names or "?"), "warn")
+        elif code in ("cancelled", "invitation_cancelled"):
+            why = str(params.get("reason", "other"))
+            key = f"notice.{code}.{why}"
+            text = rnd.chain_state.end_reason.removeprefix("cancelled: ") if rnd is not None else ""
+            self.state.add(t.t(key if key in CATALOGUE else f"notice.{code}.other", nick=nick, text=text), "warn")
         else:
-            self.state.add(text, "info")
+            self.state.add(t.t("notice.untranslated", text=note.text), "info")
 
     def _connection(self, state: str) -> None:
         t = self.t
@@ -783,9 +819,7 @@ class OnlineSession:
                 mover = self.ctl.seat_label(rnd.game, seat) if seat is not None else "?"
                 self.state.add(t.t("net.moved", nick=mover, move=event.body["move"]), "round")
         elif note.kind == "seal":
-            self.state.add(t.t("net.sealed"), "round")
-        elif note.kind == "cancel":
-            self.state.add(t.t("net.cancelled"), "warn")
+            self._announce_out(rnd)
         if note.kind in ("start", "draw") and st.starter is not None and rnd.game is not None and not rnd.game.history():
             name = t.seat(rnd.game.seat_names()[st.starter])
             how = t.t("net.starter.drawn") if st.commits else t.t("net.starter.chosen")
@@ -804,8 +838,27 @@ class OnlineSession:
             if pk is not None:
                 self.wins[pk] = self.wins.get(pk, 0) + 1
         self.away.clear()
-        result = self.result_text() if rnd.game is not None else note.reason
-        self.state.add(self.t.t("net.round_over", round=self.round_no, result=result, reason=note.reason or "-"), "round")
+        if rnd.game is None or rnd.phase.value == "cancelled":
+            return  # a round called off before play: its notice said why
+        result = self.result_text()
+        why_key = f"end.{note.reason}"
+        if why_key in CATALOGUE:
+            self.state.add(self.t.t("net.round_over_why", round=self.round_no, result=result,
+                                    why=self.t.t(why_key)), "round")
+        else:
+            self.state.add(self.t.t("net.round_over", round=self.round_no, result=result), "round")
+
+    def _announce_out(self, rnd: Any) -> None:
+        """After a seal: who resigned or left (each seat said once)."""
+        st = rnd.chain_state
+        done = self._announced_out.get(rnd.id, 0)
+        for seat in st.resigned[done:]:
+            if seat in st.forfeited:
+                continue  # said by the forfeit notice
+            nick = self._member_nick(seat, with_fingerprint=False)
+            key = "net.left_round" if seat in st.left else "net.resigned"
+            self.state.add(self.t.t(key, nick=nick), "round")
+        self._announced_out[rnd.id] = len(st.resigned)
 
 
 def _options_text(options: dict[str, Any]) -> str:

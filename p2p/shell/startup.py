@@ -13,9 +13,11 @@ from p2p.shell.app import ShellApp, ShellOptions
 from p2p.shell.settings import Settings
 
 
-def default_nick() -> str:
-    """A nickname for someone who gave none: ``gast-`` plus four hex digits."""
-    return "gast-" + secrets.token_hex(2)
+def default_nick(lang: str = "en") -> str:
+    """A nickname for someone who gave none: ``guest-``/``gast-`` plus four hex digits."""
+    from p2p.shell.i18n import Translator
+
+    return Translator(lang).t("nick.default") + "-" + secrets.token_hex(2)
 
 
 def make_shell(
@@ -29,7 +31,7 @@ def make_shell(
 ) -> ShellApp:
     """A ready shell with its first lines written (not running yet)."""
     if not settings.nick:
-        settings.nick = default_nick()
+        settings.nick = default_nick(lang)
     shell = ShellApp(
         ShellOptions(nick=settings.nick, broker=broker, lang=lang, color=color, config_dir=config_dir, settings=settings)
     )

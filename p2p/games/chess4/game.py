@@ -113,7 +113,7 @@ def next_first(options: Options | None = None) -> int:
 def _parse(text: str) -> tuple[int, int, str | None, str | None]:
     """(from, to, moving piece letter, captured piece letter); ``MalformedMove`` if not a move."""
     if not isinstance(text, str):
-        raise MalformedMove("a move must be text like h2-h4")
+        raise MalformedMove("a move must be text like h2-h4", "not_move", text="?")
     t = text.strip()
     m = _MOVE_RE.match(t)
     if m is None:
@@ -121,19 +121,19 @@ def _parse(text: str) -> tuple[int, int, str | None, str | None]:
         if low != t and re.fullmatch(r"[a-n]\d{1,2}\s*[-x:]?\s*[a-n]\d{1,2}[+#]*", low):
             m = _MOVE_RE.match(low)
     if m is None:
-        raise MalformedMove(f"{text.strip()!r} is not a move (write it like h2-h4)")
+        raise MalformedMove(f"{text.strip()!r} is not a move (write it like h2-h4)", "not_move", text=text.strip())
     squares = []
     for f, r in (("f1", "r1"), ("f2", "r2")):
         label = m.group(f) + m.group(r)
         sq = maybe_square(label)
         if sq is None:
-            raise MalformedMove(f"{label} is not a square of the board")
+            raise MalformedMove(f"{label} is not a square of the board", "not_square", square=label)
         squares.append(sq)
     if squares[0] == squares[1]:
-        raise MalformedMove("a move needs two different squares")
+        raise MalformedMove("a move needs two different squares", "same_square")
     promo = m.group("promo")
     if promo and promo not in ("=D", "=Q"):
-        raise MalformedMove("pawns always promote to a queen (=D)")
+        raise MalformedMove("pawns always promote to a queen (=D)", "promote_queen")
     return squares[0], squares[1], m.group("p1"), m.group("p2")
 
 
@@ -265,7 +265,7 @@ class Chess4(Game):
 
     def _castle_text(self, long_side: bool) -> str:
         if self._pos.over:
-            raise MalformedMove("O-O needs a side to move; the game is over")
+            raise MalformedMove("O-O needs a side to move; the game is over", "over")
         kf, kt, *_ = CASTLES[self._pos.turn][1 if long_side else 0]
         return name(kf) + "-" + name(kt)
 
@@ -277,7 +277,7 @@ class Chess4(Game):
             return
         pos = self._pos
         if pos.over:
-            raise IllegalMove("the game is over")
+            raise IllegalMove("the game is over", "over")
         fr, to = self._squares(text)
         raw = _MOVE_RE.match(move.strip())
         letter = raw.group("p1") if raw else None
@@ -299,15 +299,21 @@ class Chess4(Game):
         me = pos.turn
         p = b[fr]
         if not p:
-            raise IllegalMove(f"there is no piece on {name(fr)}")
+            raise IllegalMove(f"there is no piece on {name(fr)}", "no_piece", square=name(fr))
         owner, kind = p >> 3, p & 7
         if owner == NEUTRAL or not pos.live >> owner & 1:
             raise IllegalMove(
-                f"the piece on {name(fr)} is grey (its player is out) and cannot move"
+                f"the piece on {name(fr)} is grey (its player is out) and cannot move",
+                "grey_piece",
+                square=name(fr),
             )
         if owner != me:
             raise IllegalMove(
-                f"the piece on {name(fr)} is {SEAT_NAMES[owner]}'s; it is {SEAT_NAMES[me]}'s turn"
+                f"the piece on {name(fr)} is {SEAT_NAMES[owner]}'s; it is {SEAT_NAMES[me]}'s turn",
+                "other_piece",
+                square=name(fr),
+                owner=SEAT_NAMES[owner],
+                turn=SEAT_NAMES[me],
             )
         if (
             letter is not None
@@ -318,10 +324,13 @@ class Chess4(Game):
             )
         ):
             raise IllegalMove(
-                f"there is no {PIECE_NAMES[PIECE_LETTERS.index(letter)]} on {name(fr)}"
+                f"there is no {PIECE_NAMES[PIECE_LETTERS.index(letter)]} on {name(fr)}",
+                "no_such_piece",
+                piece=PIECE_LETTERS.index(letter),
+                square=name(fr),
             )
         if letter == "P" and kind != PAWN:
-            raise IllegalMove(f"there is no pawn on {name(fr)}")
+            raise IllegalMove(f"there is no pawn on {name(fr)}", "no_such_piece", piece=PAWN, square=name(fr))
         for m in pos.gen_moves():
             if m & 511 == fr and (m >> 9) & 511 == to:
                 return m
@@ -329,23 +338,24 @@ class Chess4(Game):
         if _reachable(pos, fr, to):
             if kind == KING and any((c[0], c[1]) == (fr, to) for c in CASTLES[me]):
                 if pos.in_check(me):
-                    raise IllegalMove("you cannot castle out of check")
+                    raise IllegalMove("you cannot castle out of check", "castle_check")
                 raise IllegalMove(
-                    "the king cannot castle through or onto an attacked square"
+                    "the king cannot castle through or onto an attacked square",
+                    "castle_attacked",
                 )
-            raise IllegalMove(f"{name(fr)}-{name(to)} would leave your king in check")
+            raise IllegalMove(f"{name(fr)}-{name(to)} would leave your king in check", "self_check", move=f"{name(fr)}-{name(to)}")
         q = b[to]
         if q and q != OFF and q >> 3 == me:
-            raise IllegalMove(f"{what} cannot move onto your own piece on {name(to)}")
-        raise IllegalMove(f"{what} cannot move to {name(to)}")
+            raise IllegalMove(f"{what} cannot move onto your own piece on {name(to)}", "own_piece", piece=kind, square=name(fr), target=name(to))
+        raise IllegalMove(f"{what} cannot move to {name(to)}", "cannot_reach", piece=kind, square=name(fr), target=name(to))
 
     def resign(self, seat: int) -> None:
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 4:
-            raise IllegalMove(f"there is no seat {seat!r}")
+            raise IllegalMove(f"there is no seat {seat!r}", "no_seat", seat=seat)
         if self._pos.over:
-            raise IllegalMove("the game is over")
+            raise IllegalMove("the game is over", "over")
         if not self._pos.live >> seat & 1:
-            raise IllegalMove(f"{SEAT_NAMES[seat]} is already out")
+            raise IllegalMove(f"{SEAT_NAMES[seat]} is already out", "already_out", seat=SEAT_NAMES[seat])
         self._pos.resign(seat)
         self._history.append(f"{RESIGN_PREFIX}{seat}")
         self._tokens.append("R")

@@ -1,0 +1,85 @@
+"""Word-wrapping of styled text for the chat pane, by display width.
+
+prompt_toolkit wraps a window's lines at the last cell, in the middle of a word.  Here a
+line of ``(style, text)`` fragments is broken between words instead; a word wider than
+the pane (a long URL) is the only thing ever cut, and continuation rows are indented so
+they read as part of the line above.  Widths are display cells (``get_cwidth``): an emoji
+or a CJK character takes two.
+"""
+
+from __future__ import annotations
+
+import re
+
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.utils import get_cwidth
+
+_TOKENS = re.compile(r"\S+|\s+")
+
+
+def wrap_fragments(fragments: StyleAndTextTuples, width: int, indent: int = 2) -> list[StyleAndTextTuples]:
+    """Break one logical line into rows of at most ``width`` cells, between words."""
+    width = max(width, indent + 4)
+    rows: list[StyleAndTextTuples] = [[]]
+    used = 0
+
+    def new_row() -> None:
+        nonlocal used
+        rows.append([("", " " * indent)])
+        used = indent
+
+    for frag in fragments:
+        style, text = frag[0], frag[1]
+        for token in _TOKENS.findall(text):
+            size = get_cwidth(token)
+            if token.isspace():
+                if used + size > width:
+                    new_row()  # a space at the end of a row is dropped
+                    continue
+                rows[-1].append((style, token))
+                used += size
+                continue
+            if used + size > width and used > (indent if len(rows) > 1 else 0):
+                # the word does not fit behind what is there: start a new row
+                while rows[-1] and rows[-1][-1][1].isspace():
+                    rows[-1].pop()
+                new_row()
+            while used + size > width:  # a word wider than the pane: cut it
+                room = width - used
+                head, cut = "", 0
+                for char in token:
+                    w = get_cwidth(char)
+                    if cut + w > room:
+                        break
+                    head += char
+                    cut += w
+                if not head:  # not even one character fits (a wide char at the edge)
+                    new_row()
+                    continue
+                rows[-1].append((style, head))
+                token = token[len(head):]
+                size = get_cwidth(token)
+                new_row()
+            if token:
+                rows[-1].append((style, token))
+                used += size
+    return rows
+
+
+def display_width(text: str) -> int:
+    """Cells ``text`` takes on the screen."""
+    return get_cwidth(text)
+
+
+def fit(text: str, width: int) -> str:
+    """``text`` cut to at most ``width`` cells (with ``…`` when cut)."""
+    if get_cwidth(text) <= width:
+        return text
+    out, used = "", 0
+    for char in text:
+        w = get_cwidth(char)
+        if used + w > width - 1:
+            break
+        out += char
+        used += w
+    return out + "…"
