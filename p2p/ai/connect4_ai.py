@@ -57,6 +57,11 @@ MEISTER_SECOND_BEST = 0.06
 HINT_SOLVER_NODES = 100_000
 ANALYSIS_NODES = 100_000
 ANALYSIS_FROM = 0.25
+ESTIMATE_NODES = 8_000
+"""Node budget of the heuristic search that judges a position the solver cannot (yet)."""
+ESTIMATE_MARGIN = 100
+"""An estimated move that scores this much below the best (in evaluation units, far
+below ``WIN``) counts as a probable mistake."""
 """Round analysis does not even try positions with less of the board filled (hopeless)."""
 POPOUT_DEPTH = {"neuling": 1, "normal": 2, "stark": 3, "meister": 4}
 POPOUT_NODES = 6_000
@@ -248,13 +253,55 @@ class MoveReview:
     before: int | None
     after: int | None
     decisive: bool = False
+    est_before: int | None = None
+    """Where ``before`` is unknown: the heuristic search's score of the best move
+    (evaluation units; ``>= WIN // 2`` a win it found, ``<= -WIN // 2`` a loss)."""
+    est_after: int | None = None
+    """Where ``after`` is unknown: the heuristic search's score of the move played."""
+
+    @property
+    def estimated(self) -> bool:
+        """True if the verdict rests on the heuristic search, not only on the solver."""
+        return (self.before is None and self.est_before is not None) or (
+            self.after is None and self.est_after is not None
+        )
 
     @property
     def mistake(self) -> bool | None:
-        """True if the move lost value (a slower win, a faster loss, or a worse result)."""
-        if self.before is None or self.after is None:
+        """True if the move lost value (a slower win, a faster loss, or a worse result).
+
+        Exact when the solver knew both sides; otherwise estimated: the result class (win,
+        open, loss) got worse, or the search scores it ``ESTIMATE_MARGIN`` below the best.
+        """
+        if self.before is not None and self.after is not None:
+            return self.after < self.before
+        b = _result_class(self.before, self.est_before)
+        a = _result_class(self.after, self.est_after)
+        if a is None or b is None:
             return None
-        return self.after < self.before
+        if a != b:
+            return a < b
+        return (
+            a == 0
+            and self.before is None
+            and self.after is None
+            and self.est_before is not None
+            and self.est_after is not None
+            and self.est_before - self.est_after >= ESTIMATE_MARGIN
+        )
+
+
+def _result_class(exact: int | None, estimate: int | None) -> int | None:
+    """+1 won, -1 lost, 0 open: from the exact score, else from a search estimate."""
+    if exact is not None:
+        return _sign(exact)
+    if estimate is None:
+        return None
+    if estimate >= WIN // 2:
+        return 1
+    if estimate <= -WIN // 2:
+        return -1
+    return 0
 
 
 def _sign(v: int) -> int:
@@ -263,12 +310,14 @@ def _sign(v: int) -> int:
 
 def analyze_round(moves: list[str], width: int = 7, height: int = 6,
                   node_limit: int = ANALYSIS_NODES,
-                  solve_from: float = ANALYSIS_FROM) -> list[MoveReview]:
+                  solve_from: float = ANALYSIS_FROM,
+                  estimate_nodes: int = ESTIMATE_NODES) -> list[MoveReview]:
     """Exact review of a (finished or running) round given as column texts ``"1"``..``"W"``.
 
     Raises ``ValueError`` for an invalid sequence.  Positions whose exact value needs more
     than ``node_limit`` nodes, or with less than ``solve_from`` of the board filled, get ``None``
-(typically the first 10-16 moves on 7x6).  The
+(typically the first 10-16 moves on 7x6) and, instead, an estimate from the strongest
+heuristic search (``est_before``/``est_after``, Meister's depth, ``estimate_nodes``).  The
     decisive move is the last one whose result (win/draw/loss) differs before and after;
     if no move changed the result and every value is known, the result was fixed from the
     start and no move is marked.  If the change may hide among unknown values, none is marked.
@@ -299,6 +348,20 @@ def analyze_round(moves: list[str], width: int = 7, height: int = 6,
                 after = scores[col]
             except SearchLimit:
                 pass
+        est_before: int | None = None
+        est_after: int | None = None
+        if before is None and estimate_nodes > 0:
+            scores_h = HeuristicSearch(geo, estimate_nodes).root_scores(pos, MEISTER_DEPTH, exact_all=True)
+            est_before = max(scores_h.values())
+            est_after = scores_h.get(col)
+            if est_after is None and not pos.is_winning_move(col):
+                # the search left the column out (it loses at once, or a win was missed):
+                # judge the position after it from the opponent's side
+                child = pos.copy()
+                child.play_column(col)
+                if child.moves < geo.size:
+                    reply = HeuristicSearch(geo, estimate_nodes).root_scores(child, MEISTER_DEPTH)
+                    est_after = -max(reply.values())
         wins = pos.is_winning_move(col)
         pos.play_column(col)
         over = wins or pos.moves == geo.size
@@ -309,7 +372,9 @@ def analyze_round(moves: list[str], width: int = 7, height: int = 6,
                 after = -solver.solve(pos)
             except SearchLimit:
                 pass
-        rows.append(MoveReview(i, text, before, after))
+        if after is not None:
+            est_after = None
+        rows.append(MoveReview(i, text, before, after, False, est_before, est_after))
     return _mark_decisive(rows)
 
 
@@ -320,7 +385,7 @@ def _mark_decisive(rows: list[MoveReview]) -> list[MoveReview]:
         if r.before is None or r.after is None:
             return rows  # the change, if any, may hide among the unknown values
         if _sign(r.before) != _sign(r.after):
-            return rows[:k] + [MoveReview(r.ply, r.move, r.before, r.after, True)] + rows[k + 1:]
+            return rows[:k] + [MoveReview(r.ply, r.move, r.before, r.after, True, r.est_before, r.est_after)] + rows[k + 1:]
     return rows
 
 
