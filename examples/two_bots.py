@@ -45,6 +45,7 @@ async def play(url: str, game: str) -> None:
             )
         await robo
         print(rnd.game.render())
+        print(f"seats: {', '.join(rnd.seats)}")
         print(
             f"winners: {[rnd.seats[i] for i in rnd.winners]}; state hash {rnd.state_hash[:16]}..."
         )

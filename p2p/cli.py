@@ -32,6 +32,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="p2p", description="Serverless peer-to-peer board games over MQTT."
     )
+    parser.add_argument("--version", "-V", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_text in COMMANDS.items():
         sub_parser = sub.add_parser(name, help=help_text, description=help_text)
@@ -43,6 +44,11 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit status."""
     args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list and args_list[0] in ("--version", "-V"):
+        from p2p import __version__
+
+        print(f"p2p {__version__}")
+        return 0
     if not args_list or args_list[0].startswith("-") and args_list[0] not in ("-h", "--help"):
         args_list = ["shell", *args_list]
     if args_list[0] in ("-h", "--help"):

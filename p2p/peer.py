@@ -106,6 +106,8 @@ RESYNC_AFTER_S = 2.0
 """A round with events parked (an earlier one is missing) asks for a sync after this long."""
 OFFLOAD_COMPUTER_MOVES = True
 """Run machine steps of rounds with computer seats in a worker thread (see ``Peer._call``)."""
+MAX_MEMBER_NICKS = 256
+"""How many round members' nicknames a peer keeps for labels after they left the lobby."""
 IDLE_SYNC_S = 15.0
 """A running round where nothing happened for this long, while it is not our turn, asks
 for a sync: a safety net for an event lost in a reconnect race (MQTT delivers only to
@@ -580,6 +582,9 @@ class Peer:
         )
         self.broker_url = broker_url
         self.log_dir = Path(log_dir) if log_dir is not None else None
+        self._member_nicks: dict[bytes, str] = {}
+        """Nicknames of our round members as the lobby showed them (newest last, at most
+        ``MAX_MEMBER_NICKS``): a member who has gone offline keeps its name."""
         self._connect_timeout = connect_timeout
         self.turn_timeouts = turn_timeouts or DEFAULT_TIMEOUTS
         """Chain rules every member of a round must share (tests pass shorter ones)."""
@@ -632,7 +637,19 @@ class Peer:
         if public_key == self.public_key:
             return self.label
         info = self.lobby.peers.get(public_key)
-        return label(info.nick if info else nick or "?", public_key)
+        if info is not None:
+            return label(info.nick, public_key)
+        return label(nick or self._member_nicks.get(public_key) or "?", public_key)
+
+    def _remember_members(self, rnd: Round) -> None:
+        """Keep the lobby nicknames of a round's members for when they are gone."""
+        for seat in rnd.machine.state.seats:
+            info = self.lobby.peers.get(seat.pk) if seat.pk is not None else None
+            if info is not None and seat.pk is not None:
+                self._member_nicks.pop(seat.pk, None)
+                self._member_nicks[seat.pk] = info.nick
+        while len(self._member_nicks) > MAX_MEMBER_NICKS:
+            del self._member_nicks[next(iter(self._member_nicks))]
 
     def online(self) -> list[PeerInfo]:
         """Everyone else online in our namespace, by nickname."""
@@ -1047,6 +1064,7 @@ class Peer:
         """
         rnd = Round(self, machine)
         rnd.sealing_key = key
+        self._remember_members(rnd)
         self.rounds[rnd.id] = rnd
         self._by_key[machine.key] = rnd
         if self.log_dir is not None:
@@ -1368,6 +1386,8 @@ class Peer:
         self._notify(Rejected(text, round_id, reason, kind, sender))
 
     def _on_applied(self, rnd: Round, event: Event) -> None:
+        if event.kind == "start":
+            self._remember_members(rnd)
         if rnd.log_path is not None and event.seq:
             try:
                 with rnd.log_path.open("ab") as handle:

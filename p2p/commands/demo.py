@@ -5,6 +5,9 @@ Runs without internet: it starts a local Mosquitto (``p2p.net.broker``) unless
 invites the others, the starting seat is drawn by commit-reveal, the round is played to
 its end with computer-chosen moves (``p2p.ai``), and every peer's independently verified
 final state hash is printed -- they must be identical (exit status 0), otherwise 1.
+Each peer's round log is written to the data directory (``rounds/demo/<peer>/`` in the
+config directory, ``p2p.config``) and its path printed, so ``p2p replay`` can be tried
+on it at once.
 Everything goes through the public ``p2p.peer`` API, exactly as a bot would use it.
 """
 
@@ -45,7 +48,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--seed",
         type=int,
         default=1,
-        help="seed for the peers' keys and moves (default: 1)",
+        help=(
+            "seed for the peers' keys and their move choices (default: 1); the draw uses "
+            "fresh random nonces, so who starts -- and with it the game -- varies between runs"
+        ),
     )
     parser.add_argument(
         "--peers",
@@ -166,8 +172,11 @@ async def _demo(
             hashlib.sha256(f"p2p-demo/{seed}/{name}".encode()).digest()
         )
 
+    from p2p.config import config_dir
+
+    logs = config_dir() / "rounds" / "demo"
     peers = [
-        Peer(url, nick=name, identity=identity(name), namespace=namespace)
+        Peer(url, nick=name, identity=identity(name), namespace=namespace, log_dir=logs / name)
         for name in _NAMES[:humans]
     ]
     host = peers[0]
@@ -288,6 +297,13 @@ async def _demo(
                 f"state hash {replayed.state_hash()[:16]}...",
                 always=True,
             )
+        nicks = {p.public_key.hex(): p.nick for p in peers}
+        for peer, r in zip(peers, rounds):
+            if r.log_path is not None:
+                _write_names(r.log_path, nicks)
+                say("log", f"{peer.nick}'s round log: {r.log_path}", always=True)
+        if rounds[0].log_path is not None:
+            say("log", f"try: p2p replay --moves {rounds[0].log_path}", always=True)
         ok = len(hashes) == 1 and all(r.state_hash in hashes for r in rounds)
         say(
             "result", "identical on every peer" if ok else "PEERS DISAGREE", always=True
@@ -297,3 +313,14 @@ async def _demo(
         narrator.cancel()
         for peer in peers:
             await peer.close()
+
+
+def _write_names(log_path: Any, nicks: dict[str, str]) -> None:
+    """The peers' nicknames beside a round log (as the shell keeps them), for ``p2p replay``."""
+    import json
+
+    side = log_path.with_name(log_path.name.removesuffix(".log") + ".shell.json")
+    try:
+        side.write_text(json.dumps({"names": nicks}))
+    except OSError:
+        pass  # the log itself is what counts; names are a convenience

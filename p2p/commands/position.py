@@ -18,8 +18,11 @@ from p2p.games.base import Game, MoveError, OptionError, OptionValue
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game", metavar="GAME", help=f"one of: {', '.join(GAME_NAMES)}")
-    parser.add_argument("moves", metavar="MOVE", nargs="*", help="moves in the game's notation")
+    parser.add_argument("game", metavar="GAME", nargs="?", help=f"one of: {', '.join(GAME_NAMES)}")
+    parser.add_argument(
+        "moves", metavar="MOVE", nargs="*",
+        help="moves in the game's notation (none: the start position)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--players", type=int, help="number of players (cube: 2 or 3)")
     parser.add_argument("--first", type=int, help="starting seat, 0-based")
@@ -53,6 +56,8 @@ def _options(args: argparse.Namespace) -> dict[str, OptionValue]:
 
 def build(args: argparse.Namespace) -> Game:
     """The game after the given moves; ``UsageError`` names a bad move and its ply."""
+    if args.game is None:
+        raise UsageError(f"which game? GAME is one of: {', '.join(GAME_NAMES)}")
     if args.game not in GAME_NAMES:
         raise UsageError(f"unknown game {args.game!r} (known: {', '.join(GAME_NAMES)})")
     try:
@@ -66,22 +71,35 @@ def build(args: argparse.Namespace) -> Game:
             game = create_game(args.game, _options(args))
     except (OptionError, ValueError) as err:
         raise UsageError(str(err)) from None
-    moves = [m for chunk in args.moves for m in _split(game, chunk)]
+    apply_moves(game, args.moves)
+    return game
+
+
+def apply_moves(game: Game, chunks: list[str]) -> None:
+    """Play ``chunks`` (split as ``split_moves`` does); ``UsageError`` names the first bad
+    move as ``move N 'X': reason`` (``p2p solve`` words its errors the same way)."""
+    moves = [m for chunk in chunks for m in split_moves(game, chunk)]
     for ply, move in enumerate(moves, start=1):
         try:
             game.apply(move)
         except MoveError as err:
             raise UsageError(f"move {ply} {move!r}: {err}") from None
-    return game
 
 
-def _split(game: Game, chunk: str) -> list[str]:
-    """Connect Four moves may be run together as digits (``4453``), as in the usual notation.
+def split_moves(game: Game, chunk: str) -> list[str]:
+    """Connect Four moves may be run together (``4453``), as in the usual notation.
 
-    Only on boards of at most 9 columns, where every column is one digit.
+    Only on boards of at most 9 columns, where every column is one character; a Pop Out
+    move (``p3``) stays whole.
     """
     width = game.options().get("width", 10)
-    if game.name == "connect4" and chunk.isdigit() and len(chunk) > 1 and width <= 9:
+    if (
+        game.name == "connect4"
+        and len(chunk) > 1
+        and isinstance(width, int)
+        and width <= 9
+        and not chunk.lower().startswith("p")
+    ):
         return list(chunk)
     return [chunk]
 

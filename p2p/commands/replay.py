@@ -22,14 +22,51 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _who(state, seat: int) -> str:  # type: ignore[no-untyped-def]
-    from p2p.protocol.identity import short_id
+def _names(path: Path) -> dict[str, str]:
+    """Nicknames beside the log (``round-<id>.shell.json``, written by the shell from its
+    lobby; the log itself only names code joiners): public key hex -> nickname."""
+    import json
+
+    side = path.with_name(path.name.removesuffix(".log") + ".shell.json")
+    try:
+        names = json.loads(side.read_text()).get("names", {})
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return {k: v for k, v in names.items() if isinstance(k, str) and isinstance(v, str)} if isinstance(names, dict) else {}
+
+
+def _who(state, seat: int, names: dict[str, str]) -> str:  # type: ignore[no-untyped-def]
+    """``alice (fingerprint)``, ``computer (normal)``; ``?`` when no name is known."""
+    from p2p.protocol.identity import label
 
     s = state.seats[seat]
     if s.is_computer:
         return f"computer ({s.level})"
     assert s.pk is not None
-    return f"{s.nick or 'player'} ({short_id(s.pk)})"
+    return label(s.nick or names.get(s.pk.hex(), ""), s.pk)
+
+
+def _moves(state, names: dict[str, str]) -> list[str]:  # type: ignore[no-untyped-def]
+    """One line per move (and per resignation/forfeit) with the seat that made it."""
+    from p2p.games import create_game
+    from p2p.games.base import RESIGN_PREFIX
+
+    game = state.game
+    probe = create_game(state.game_name, game.options())
+    seat_names = probe.seat_names()
+    out = []
+    ply = 0
+    for entry in game.history():
+        if entry.startswith(RESIGN_PREFIX):
+            seat = int(entry[len(RESIGN_PREFIX):])
+            out.append(f"  out: {seat_names[seat]} {_who(state, seat, names)}")
+        else:
+            seat = probe.to_move()
+            ply += 1
+            who = f"{seat_names[seat]} {_who(state, seat, names)}" if seat is not None else "?"
+            out.append(f"  ply {ply}: {entry}  by {who}")
+        probe.apply(entry)
+    return out
 
 
 def run(args: argparse.Namespace) -> int:
@@ -51,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{path}: {err}") from None
     state = result.state
     game = state.game
+    nicks = _names(path)
     print(f"round {state.round_id}  game {state.game_name}  options {state.options}")
     print(
         f"verified {len(result.chain)} chain events ({result.ignored} other events ignored)"
@@ -63,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         flags = " (admin at the start)" if seat.pk == state.genesis.pk else ""
         flags += " (resigned)" if seat.index in state.resigned else ""
         flags += " (left)" if seat.index in state.left else ""
-        print(f"  seat {seat.index} {seat_name}: {_who(state, seat.index)}{flags}")
+        print(f"  seat {seat.index} {seat_name}: {_who(state, seat.index, nicks)}{flags}")
     if state.starter is not None:
         if state.start_seat is None:
             print(
@@ -72,12 +110,9 @@ def run(args: argparse.Namespace) -> int:
             )
         else:
             print(f"starting seat {state.starter}, named by the admin")
-    if args.moves:
-        for event in state.chain:
-            if event.kind == "move":
-                print(
-                    f"  ply {event.body['ply']}: {event.body['move']}  by {event.pk.hex()[:8]}"
-                )
+    if args.moves and game is not None:
+        for line in _moves(state, nicks):
+            print(line)
     if game is not None:
         print(game.render())
         print(f"scores {list(game.scores())}")

@@ -27,9 +27,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--height", type=int, default=6, help="board height (default 6)")
 
 
+def _check(text: str, args: argparse.Namespace) -> None:
+    """``UsageError`` worded as ``p2p position`` words it (``move N 'X': reason``)."""
+    from p2p.commands.position import apply_moves
+    from p2p.games import create_game
+
+    apply_moves(create_game("connect4", {"width": args.width, "height": args.height}), [text])
+
+
 def _answer(solver: object, text: str, args: argparse.Namespace) -> str:
     from p2p.ai.connect4_solver import parse_position
 
+    _check(text, args)
     pos = parse_position(text, args.width, args.height)
     if args.analyze:
         scores = solver.analyze(pos)  # type: ignore[attr-defined]
@@ -52,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             print(_answer(solver, args.position, args))
         except ValueError as err:
-            raise UsageError(f"bad position {args.position!r}: {err}") from None
+            raise UsageError(str(err)) from None
         return 0
     for number, line in enumerate(sys.stdin, start=1):
         text = line.strip()
@@ -60,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
             continue
         try:
             answer = _answer(solver, text, args)
-        except ValueError as err:
-            raise UsageError(f"line {number}: bad position {text!r}: {err}") from None
+        except (ValueError, UsageError) as err:
+            raise UsageError(f"line {number}: {err}") from None
         print(f"{text} {answer}", flush=True)
     return 0
