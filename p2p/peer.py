@@ -602,8 +602,8 @@ class Peer:
         self._by_key: dict[str, Round] = {}  # by topic key
         self._joining: dict[str, tuple[asyncio.Future[Event], bytes]] = {}
         """Topic key -> (the retained genesis we wait for, the code's round key)."""
-        self._invite_keys: dict[str, bytes] = {}
-        """Round id -> round key, from invitations sealed to us (bounded)."""
+        self._invite_keys: dict[str, tuple[bytes, str]] = {}
+        """Round id -> (round key, topic key), from invitations sealed to us (bounded)."""
         self._seed = self.identity.seed()  # opens what is sealed to us (sealing)
         self._listeners: list[Notifications] = []
         self._tasks: list[asyncio.Task[None]] = []
@@ -1032,9 +1032,9 @@ class Peer:
             ) from None
         if pending.genesis.body["expires"] <= now_ms():
             raise ActionError("the invitation has expired")
-        round_key = self._invite_keys.get(round_id)
-        if round_key is None:
+        if round_id not in self._invite_keys:
             raise ActionError("the invitation carried no round key")
+        round_key, topic_key = self._invite_keys[round_id]
         machine = RoundMachine(
             self.identity,
             pending.genesis,
@@ -1043,6 +1043,7 @@ class Peer:
             now=now_ms(),
             timeouts=self.turn_timeouts,
         )
+        machine.key = topic_key  # a private round's: only the invitation tells it
         rnd = await self._adopt(machine, round_key)  # subscribed before our accept
         await self._act(rnd, lambda m, now: m.accept(now))
         return rnd
@@ -1075,7 +1076,7 @@ class Peer:
                     rnd.log_path.write_bytes(
                         b"".join(e.raw + b"\n" for e in machine.log())
                     )
-                write_round_key(rnd.log_path.with_suffix(".key"), key)
+                write_round_key(rnd.log_path.with_suffix(".key"), key, machine.key)
             except OSError as err:
                 log.warning("cannot write the round log %s: %s", rnd.log_path, err)
         await self._subscribe_round(machine.key)
@@ -1109,8 +1110,6 @@ class Peer:
             raise ActionError("you hold no seat in that round")
         if state.round_id in self.rounds:
             return self.rounds[state.round_id]
-        if state.private and code is None:
-            raise ActionError("a private round needs its join code to resume")
         try:
             code = normalize_code(code) if code is not None else None
         except TopicError as err:
@@ -1124,18 +1123,18 @@ class Peer:
             now_ms(),
             self.turn_timeouts,
         )
-        if code is not None:
-            round_key = sealing.private_round_key(
-                await asyncio.to_thread(code_secret, code)
-            )
-        else:
-            key_path = Path(path).with_suffix(".key")
-            try:
-                round_key = read_round_key(key_path)
-            except (OSError, ValueError) as err:
+        key_path = Path(path).with_suffix(".key")
+        try:
+            round_key, machine.key = read_round_key(key_path)
+        except (OSError, ValueError) as err:
+            if code is None:
+                why = getattr(err, "strerror", None) or err
+                hint = " (or give the join code)" if state.private else ""
                 raise ActionError(
-                    f"cannot read the round key {key_path}: {getattr(err, 'strerror', None) or err}"
+                    f"cannot read the round key {key_path}: {why}{hint}"
                 ) from None
+            secret = await asyncio.to_thread(code_secret, code)
+            round_key = sealing.private_round_key(secret)
         rnd = await self._adopt(machine, round_key)
         for event in machine.log():
             _mover(
@@ -1188,11 +1187,12 @@ class Peer:
             if isinstance(effect, Publish):
                 route = effect.route
                 expiry = PRESENCE_TTL_S if effect.event.kind == "presence" else None
-                payload = self._seal(route.topic, effect.payload, effect.event)
+                topic = self._reroute(route.topic)
+                payload = self._seal(topic, effect.payload, effect.event)
                 if payload is None:
                     continue
                 self.transport.publish_nowait(
-                    route.topic,
+                    topic,
                     payload,
                     qos=route.qos,
                     retain=route.retain,
@@ -1279,7 +1279,7 @@ class Peer:
         where = self._round_topic(topic)
         if where is not None:
             rnd = self._by_key.get(where[0])
-            key = rnd.sealing_key if rnd is not None else self._invite_keys.get(where[0])
+            key = rnd.sealing_key if rnd is not None else self._invite_key(where[0])
             if not key:
                 log.warning("no round key for %s: not sent", topic)
                 return None
@@ -1309,8 +1309,26 @@ class Peer:
             to[0],
             rnd.id,
             rnd.sealing_key,
+            bytes.fromhex(rnd.machine.key),
             payload,
         )
+
+    def _invite_key(self, topic_key: str) -> bytes | None:
+        """The round key of an invitation whose round uses ``topic_key``."""
+        for key, topic in self._invite_keys.values():
+            if topic == topic_key:
+                return key
+        return None
+
+    def _reroute(self, topic: str) -> str:
+        """The lobby answers an invitation on ``round/<round id>/…``; a private round's
+        invitation named other topics (its code's key): use those."""
+        where = self._round_topic(topic)
+        if where is None or where[0] not in self._invite_keys:
+            return topic
+        topic_key = self._invite_keys[where[0]][1]
+        prefix = self.topics.root + "/round/"
+        return f"{prefix}{topic_key}/{where[1]}"
 
     def _unseal(self, key: str, channel: str, payload: bytes) -> bytes | None:
         """The event bytes of a payload on a round topic, ``None`` to drop it.
@@ -1335,13 +1353,13 @@ class Peer:
             self._warn(f"dropped payload on round/{key[:8]}…/{channel}: {reason}", rid, reason, "payload")
             return None
 
-    def _remember_invite_key(self, round_id: str, key: bytes) -> None:
-        """Keep the round key of an invitation until we accept or decline it (bounded)."""
+    def _remember_invite_key(self, round_id: str, key: bytes, topic_key: str) -> None:
+        """Keep the keys of an invitation until we accept or decline it (bounded)."""
         if round_id in self._invite_keys:
             return
         if len(self._invite_keys) >= 4 * MAX_INVITATIONS:
             self._invite_keys.pop(next(iter(self._invite_keys)))
-        self._invite_keys[round_id] = key
+        self._invite_keys[round_id] = (key, topic_key)
 
     def _watch_genesis(self, rnd: Round, payload: bytes) -> None:
         """Someone deleted or overwrote our private round's retained genesis: repair it."""
@@ -1469,7 +1487,7 @@ class Peer:
         inbox = rest == f"inbox/{self.peer_id}"
         if inbox:  # sealed to us: (round key, its proof, event)
             try:
-                invite_key, auth, payload = sealing.open_invitation(
+                invite_key, auth, topic_key, payload = sealing.open_invitation(
                     self._seed, self.public_key, payload
                 )
             except SealError as err:
@@ -1484,13 +1502,19 @@ class Peer:
             return
         if inbox:
             if event.round is None or not sealing.check_key_auth(
-                self._seed, self.public_key, event.pk, event.round, invite_key, auth
+                self._seed,
+                self.public_key,
+                event.pk,
+                event.round,
+                invite_key,
+                topic_key,
+                auth,
             ):
                 reason = "round key not sealed by the event's signer"
                 self._warn(f"dropped {event.describe()}: {reason}", event.round, reason, event.kind)
                 return
             if event.kind == "genesis":
-                self._remember_invite_key(event.round, invite_key)
+                self._remember_invite_key(event.round, invite_key, topic_key.hex())
         if rest.startswith("round/"):
             parts = rest.split("/")
             rnd = self._by_key.get(parts[1]) if len(parts) == 3 else None
@@ -1665,20 +1689,27 @@ logged at debug level and counted, not reported."""
 ROUND_KEY_HEADER = "p2p-round-key-v1"
 
 
-def write_round_key(path: Path, key: bytes) -> None:
-    """Keep a round key next to its log, readable by us only (mode 0600)."""
+def write_round_key(path: Path, key: bytes, topic_key: str) -> None:
+    """Keep a round key (and its topic key) next to its log, for us only (mode 0600)."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="ascii") as handle:
-        handle.write(f"{ROUND_KEY_HEADER} {key.hex()}\n")
+        handle.write(f"{ROUND_KEY_HEADER} {key.hex()} {topic_key}\n")
     os.chmod(path, 0o600)
 
 
-def read_round_key(path: Path) -> bytes:
-    """The round key kept by ``write_round_key``; ``ValueError`` if the file is not one."""
+def read_round_key(path: Path) -> tuple[bytes, str]:
+    """``(round key, topic key)`` kept by ``write_round_key``; ``ValueError`` if the
+    file is not one."""
     words = path.read_text(encoding="ascii").split()
-    if len(words) != 2 or words[0] != ROUND_KEY_HEADER or len(words[1]) != 64:
+    if (
+        len(words) != 3
+        or words[0] != ROUND_KEY_HEADER
+        or len(words[1]) != 64
+        or len(words[2]) != 32
+    ):
         raise ValueError("not a round key file")
-    return bytes.fromhex(words[1])
+    bytes.fromhex(words[2])
+    return bytes.fromhex(words[1]), words[2]
 
 
 def _copy(info: PeerInfo) -> PeerInfo:

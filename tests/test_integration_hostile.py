@@ -204,6 +204,7 @@ def test_hostile_events_are_refused_while_the_round_goes_on(
                 bob.public_key,
                 bogus.round,
                 bytes(32),
+                bytes.fromhex(bogus.round),
                 bogus.raw,
             )
             await mallory.publish(inbox, sealed_bogus, qos=1)

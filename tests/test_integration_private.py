@@ -12,7 +12,15 @@ import asyncio
 
 import aiomqtt
 import pytest
-from conftest import autoplay, eventually, first_legal, meet, run, start_round
+from conftest import (
+    autoplay,
+    eventually,
+    first_legal,
+    invitation,
+    meet,
+    run,
+    start_round,
+)
 from test_integration_rounds import assert_same_outcome
 
 from p2p import peer as peer_module
@@ -202,5 +210,43 @@ def test_an_eavesdropper_on_hash_learns_no_move_chat_or_seat(
                 assert secret not in payload, f"{secret[:40]!r} readable on {topic}"
         assert round_payloads >= len(log), "eve saw the round's (sealed) traffic"
         assert any("/inbox/" in topic for topic, _ in seen), "and the invitation"
+
+    run(body(), timeout=90)
+
+
+def test_a_peer_invited_into_a_private_round_plays_and_can_decline(
+    broker_url: str,
+) -> None:
+    """An invitee of a private round cannot compute its topics (no code): the sealed
+    invitation names them.  It plays with a code joiner; a second invitee's decline (sent
+    on the invitation's topics) calls the host's next round off."""
+
+    async def body() -> None:
+        async with (
+            Peer(broker_url, nick="host") as host,
+            Peer(broker_url, nick="guest") as guest,
+            Peer(broker_url, nick="coder") as coder,
+        ):
+            await meet(host, guest)
+            rh = await host.open_private(
+                "cube", {"players": 3}, open_seats=1, peers=[guest.peer_id]
+            )
+            rg = await (await invitation(guest, rh.id)).accept()
+            assert rg.machine.key == rh.machine.key != rh.id
+            rc = await coder.join(rh.code)
+            rounds = [rh, rg, rc]
+            for r in rounds:
+                await r.wait_started(20)
+            await asyncio.gather(*(autoplay(r, first_legal) for r in rounds))
+            for r in rounds:
+                await r.wait_over(20)
+            assert_same_outcome(rounds)
+
+            again = await host.open_private(
+                "cube", {"players": 3}, open_seats=1, peers=[guest.peer_id]
+            )
+            await (await invitation(guest, again.id)).decline()
+            await again.wait_over(10)
+            assert "declined" in again.chain_state.end_reason
 
     run(body(), timeout=90)

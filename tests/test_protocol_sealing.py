@@ -20,6 +20,7 @@ BOB = Identity.from_seed(bytes(range(1, 33)))
 CAROL = Identity.from_seed(bytes(range(2, 34)))
 KEY = bytes(range(100, 132))
 ROUND = "0f" * 16
+TOPIC = bytes(range(16))
 
 
 @settings(max_examples=40, deadline=None)
@@ -80,17 +81,18 @@ def _invite(sender: Identity, recipient: Identity, key: bytes = KEY) -> bytes:
         recipient.public_key,
         ROUND,
         key,
+        TOPIC,
         genesis.raw,
     )
 
 
 def test_invitation_opens_only_for_the_invitee() -> None:
     sealed = _invite(ALICE, BOB)
-    key, auth, raw = sealing.open_invitation(BOB.seed(), BOB.public_key, sealed)
+    key, auth, topic, raw = sealing.open_invitation(BOB.seed(), BOB.public_key, sealed)
     event = ev.parse(raw)
-    assert key == KEY and event.pk == ALICE.public_key
+    assert key == KEY and topic == TOPIC and event.pk == ALICE.public_key
     assert sealing.check_key_auth(
-        BOB.seed(), BOB.public_key, event.pk, event.round, key, auth
+        BOB.seed(), BOB.public_key, event.pk, event.round, key, topic, auth
     )
     assert len(sealed) == len(raw) + sealing.INVITE_OVERHEAD
     assert ALICE.public_key not in sealed and KEY not in sealed
@@ -104,22 +106,34 @@ def test_invitation_opens_only_for_the_invitee() -> None:
 def test_a_fellow_invitee_cannot_hand_us_a_wrong_round_key() -> None:
     """Carol holds alice's signed event but not alice's key: her wrapping fails auth."""
     sealed = _invite(ALICE, BOB)
-    _, _, raw = sealing.open_invitation(BOB.seed(), BOB.public_key, sealed)
+    _, _, _, raw = sealing.open_invitation(BOB.seed(), BOB.public_key, sealed)
     forged = sealing.seal_invitation(
-        bytes(32), CAROL.seed(), CAROL.public_key, BOB.public_key, ROUND, bytes(32), raw
+        bytes(32),
+        CAROL.seed(),
+        CAROL.public_key,
+        BOB.public_key,
+        ROUND,
+        bytes(32),
+        bytes(16),
+        raw,
     )
-    key, auth, raw2 = sealing.open_invitation(BOB.seed(), BOB.public_key, forged)
+    key, auth, topic, raw2 = sealing.open_invitation(BOB.seed(), BOB.public_key, forged)
     assert raw2 == raw and key == bytes(32)
     assert not sealing.check_key_auth(
-        BOB.seed(), BOB.public_key, ALICE.public_key, ROUND, key, auth
+        BOB.seed(), BOB.public_key, ALICE.public_key, ROUND, key, topic, auth
     )
-    # the genuine auth does not carry over to another round or another key
-    _, auth, _ = sealing.open_invitation(BOB.seed(), BOB.public_key, sealed)
-    assert not sealing.check_key_auth(
-        BOB.seed(), BOB.public_key, ALICE.public_key, "1f" * 16, KEY, auth
-    )
-    assert not sealing.check_key_auth(
-        BOB.seed(), BOB.public_key, ALICE.public_key, ROUND, bytes(32), auth
+    # the genuine auth does not carry over to another round, key or topic
+    _, auth, _, _ = sealing.open_invitation(BOB.seed(), BOB.public_key, sealed)
+    for rnd, key, topic in (
+        ("1f" * 16, KEY, TOPIC),
+        (ROUND, bytes(32), TOPIC),
+        (ROUND, KEY, bytes(16)),
+    ):
+        assert not sealing.check_key_auth(
+            BOB.seed(), BOB.public_key, ALICE.public_key, rnd, key, topic, auth
+        )
+    assert sealing.check_key_auth(
+        BOB.seed(), BOB.public_key, ALICE.public_key, ROUND, KEY, TOPIC, auth
     )
 
 
@@ -128,5 +142,5 @@ def test_unusable_public_keys_are_one_line_errors() -> None:
         with pytest.raises(SealError):
             sealing.x25519_public(bad)
     assert not sealing.check_key_auth(
-        BOB.seed(), BOB.public_key, b"\x01" + bytes(31), ROUND, KEY, bytes(32)
+        BOB.seed(), BOB.public_key, b"\x01" + bytes(31), ROUND, KEY, TOPIC, bytes(32)
     )

@@ -11,12 +11,14 @@ from ``os.urandom``).  Two kinds of sealed payload (``docs/protocol.md`` §12):
   whoever opens a payload with it holds the code or was invited.
 * **invitations** -- what goes to ``inbox/<peer id>`` (a genesis or a cancel), sealed to
   the invitee's X25519 key with a fresh ephemeral key (ECIES):
-  ``eph_pk (32) ‖ ChaCha20-Poly1305(kek, 0, round key ‖ auth ‖ event bytes, aad)``,
+  ``eph_pk (32) ‖ ChaCha20-Poly1305(kek, 0, round key ‖ auth ‖ topic key ‖ event, aad)``,
   ``kek = HKDF(X25519(eph, invitee))``.  The nonce is zero because every kek is used
-  once.  ``auth = HMAC(HKDF(X25519(sender, invitee)), round id ‖ round key)`` proves
-  that the signer of the enclosed event (the admin) chose this round key for us: a
-  fellow invitee cannot hand us a wrong one, and the sender stays hidden from anyone
-  but the invitee.
+  once.  The topic key (16 bytes) names the round's topics: the round id, or a private
+  round's code-derived key, which an invitee cannot compute without the code.
+  ``auth = HMAC(HKDF(X25519(sender, invitee)), round id ‖ round key ‖ topic key)``
+  proves that the signer of the enclosed event (the admin) chose these for us: a fellow
+  invitee cannot hand us wrong ones, and the sender stays hidden from anyone but the
+  invitee.
 
 Every peer's X25519 key follows from its Ed25519 identity (RFC 7748 / RFC 8032: the
 private scalar is the first half of SHA-512(seed), the public key is the birational map
@@ -49,8 +51,9 @@ NONCE_SIZE = 12
 TAG_SIZE = 16
 ROUND_OVERHEAD = NONCE_SIZE + TAG_SIZE
 """Bytes a sealed round payload adds to the event."""
-INVITE_OVERHEAD = KEY_SIZE + TAG_SIZE + KEY_SIZE + 32
-"""Bytes a sealed invitation adds to the event (eph key, tag, round key, auth)."""
+TOPIC_KEY_SIZE = 16
+INVITE_OVERHEAD = KEY_SIZE + TAG_SIZE + KEY_SIZE + 32 + TOPIC_KEY_SIZE
+"""Bytes a sealed invitation adds to the event (eph key, tag, round key, auth, topic key)."""
 CHANNELS = ("events", "sync", "chat", "genesis")
 """The round topics' last segments; each is bound into its payloads."""
 
@@ -145,10 +148,16 @@ def open_round(key: bytes, channel: str, payload: bytes) -> bytes:
 
 
 def _key_auth(
-    shared: bytes, sender_pk: bytes, recipient_pk: bytes, round_id: str, key: bytes
+    shared: bytes,
+    sender_pk: bytes,
+    recipient_pk: bytes,
+    round_id: str,
+    key: bytes,
+    topic_key: bytes,
 ) -> bytes:
     auth_key = _hkdf(shared, _AUTH_TAG + sender_pk + recipient_pk)
-    return hmac.new(auth_key, bytes.fromhex(round_id) + key, hashlib.sha256).digest()
+    data = bytes.fromhex(round_id) + key + topic_key
+    return hmac.new(auth_key, data, hashlib.sha256).digest()
 
 
 def seal_invitation(
@@ -158,12 +167,16 @@ def seal_invitation(
     recipient_pk: bytes,
     round_id: str,
     round_key: bytes,
+    topic_key: bytes,
     event: bytes,
 ) -> bytes:
-    """Seal ``event`` (a genesis or cancel of ``round_id``, signed by the sender) and the
-    round key to the Ed25519 key ``recipient_pk``.  ``ephemeral``: 32 fresh random bytes."""
+    """Seal ``event`` (a genesis or cancel of ``round_id``, signed by the sender), the
+    round key and the topic key to the Ed25519 key ``recipient_pk``.  ``ephemeral``: 32
+    fresh random bytes."""
     if len(ephemeral) != KEY_SIZE or len(round_key) != KEY_SIZE:
         raise SealError("ephemeral key and round key have 32 bytes")
+    if len(topic_key) != TOPIC_KEY_SIZE:
+        raise SealError("a topic key has 16 bytes")
     eph = X25519PrivateKey.from_private_bytes(ephemeral)
     eph_pk = eph.public_key().public_bytes_raw()
     them = x25519_public(recipient_pk)
@@ -174,15 +187,16 @@ def seal_invitation(
         recipient_pk,
         round_id,
         round_key,
+        topic_key,
     )
-    body = round_key + auth + event
+    body = round_key + auth + topic_key + event
     return eph_pk + ChaCha20Poly1305(kek).encrypt(_ZERO_NONCE, body, _INVITE_TAG)
 
 
 def open_invitation(
     my_seed: bytes, my_pk: bytes, payload: bytes
-) -> tuple[bytes, bytes, bytes]:
-    """Open an inbox payload sealed to us: ``(round key, auth, event bytes)``.
+) -> tuple[bytes, bytes, bytes, bytes]:
+    """Open an inbox payload sealed to us: ``(round key, auth, topic key, event bytes)``.
 
     The caller parses the event, then checks ``auth`` with ``check_key_auth`` against the
     event's signer and round before trusting the round key.
@@ -198,7 +212,13 @@ def open_invitation(
         )
     except InvalidTag:
         raise SealError("not sealed to us") from None
-    return body[:KEY_SIZE], body[KEY_SIZE : 2 * KEY_SIZE], body[2 * KEY_SIZE :]
+    topic_end = 2 * KEY_SIZE + TOPIC_KEY_SIZE
+    return (
+        body[:KEY_SIZE],
+        body[KEY_SIZE : 2 * KEY_SIZE],
+        body[2 * KEY_SIZE : topic_end],
+        body[topic_end:],
+    )
 
 
 def check_key_auth(
@@ -207,12 +227,14 @@ def check_key_auth(
     sender_pk: bytes,
     round_id: str,
     round_key: bytes,
+    topic_key: bytes,
     auth: bytes,
 ) -> bool:
-    """True if ``sender_pk``'s holder sealed ``round_key`` of ``round_id`` to us."""
+    """True if ``sender_pk``'s holder sealed ``round_key`` and ``topic_key`` of
+    ``round_id`` to us."""
     try:
         shared = _exchange(x25519_private(my_seed), x25519_public(sender_pk))
     except SealError:
         return False
-    expected = _key_auth(shared, sender_pk, my_pk, round_id, round_key)
+    expected = _key_auth(shared, sender_pk, my_pk, round_id, round_key, topic_key)
     return hmac.compare_digest(expected, auth)
