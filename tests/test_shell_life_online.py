@@ -6,6 +6,7 @@ shell takes its round up again, and a digit typed out of turn never becomes chat
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 from pathlib import Path
@@ -83,7 +84,7 @@ def test_the_move_list_names_the_real_mover_and_a_leave_ends_the_status(tmp_path
                 history = rnd.game.history()
                 names = ["Red", "Yellow", "Blue"]
                 movers = ["you", "bob", None]
-                await h.wait_for(lambda: sum(bool(line_re.match(x)) for x in h.controller.state.text_lines()) >= 9)
+                await h.wait_for(lambda: sum(bool(line_re.match(x)) for x in h.controller.state.text_lines()) >= len(history))
                 shown = [line_re.match(x) for x in h.controller.state.text_lines()]
                 shown = [(m[1], m[2], m[3]) for m in shown if m]
                 assert [s[2] for s in shown] == history, shown
@@ -276,9 +277,14 @@ def test_move_lines_stay_right_after_the_admin_left_and_we_run_the_computers(tmp
                         who = {0: "host", 1: "you"}.get(seat, "computer")
                         expected.append((names[seat], who, entry))
                     game.apply(entry)
-                shown = [line_re.match(x) for x in h.controller.state.text_lines()]
-                shown = [(m[1], "computer" if m[2].startswith("computer") else m[2], m[3]) for m in shown if m]
-                assert len(expected) > 6 and shown == expected
+
+                def shown() -> list[tuple[str, str, str]]:
+                    found = [line_re.match(x) for x in h.controller.state.text_lines()]
+                    return [(m[1], "computer" if m[2].startswith("computer") else m[2], m[3]) for m in found if m]
+
+                with contextlib.suppress(TimeoutError):  # the pane may lag the chain a moment
+                    await h.wait_for(lambda: len(shown()) >= len(expected), 10)
+                assert len(expected) > 6 and shown() == expected
 
     run(scenario())
 
@@ -343,6 +349,7 @@ def test_the_host_of_a_private_round_starts_it_with_who_is_there(tmp_path: Path,
                 rg = await accept_next(guest)
                 await h.wait_for(lambda: "Round 1 · To move: Red (you)" in status(h), 30)
                 assert waiting.phase.value == "cancelled"
+                await rg.wait_started(30)
                 assert rg.game.players == 2 and rg.id == h.controller.online.round.id
 
     run(scenario())

@@ -153,7 +153,7 @@ class OnlineSession:
     def _away_countdown(self) -> tuple[str, int] | None:
         """(nick, seconds) while the seat to move is a member whose presence is offline."""
         rnd = self.round
-        if rnd is None or rnd.is_over or rnd.game is None:
+        if rnd is None or rnd.is_over or rnd.game is None or not self.connected():
             return None
         seat = rnd.game.to_move()
         seats = rnd.chain_state.seats
@@ -700,8 +700,8 @@ class OnlineSession:
     def _member_presence(self, info: Any, online: bool) -> None:
         """A member of the running round went offline (how long until the forfeit) or is back."""
         rnd = self.round
-        if rnd is None or rnd.is_over or rnd.game is None:
-            return
+        if rnd is None or rnd.is_over or rnd.game is None or not self.connected():
+            return  # while we are cut off ourselves, everyone's presence merely expires
         st = rnd.chain_state
         seat = st.seat_of(info.pk)
         if seat is None or info.pk == self.peer.public_key or seat in st.left or seat in st.resigned:
