@@ -32,13 +32,17 @@ def move_squares(text: str) -> tuple[str, str] | None:
 
 def render(game: Game, view: BoardView, t: Translator) -> StyleAndTextTuples:
     """The board, Red's side at the bottom, plus points and who is out."""
-    from p2p.games.chess4.board import NEUTRAL, on_board, sq_of
+    from p2p.games.chess4.board import KING, NEUTRAL, on_board, sq_of
 
     piece_letters = t.t("piece.letters")
     owner_letters = t.t("piece.owners")
 
     board = game.position.board  # type: ignore[attr-defined]
     out_seats = set(game.eliminated())
+    checked = {
+        seat for seat in range(game.players)
+        if seat not in out_seats and not game.is_over() and game.in_check(seat)  # type: ignore[attr-defined]
+    }
     names = game.seat_names()
     history = [h for h in game.history() if not h.startswith("resign:")]
     last = move_squares(history[-1]) if history else None
@@ -66,6 +70,9 @@ def render(game: Game, view: BoardView, t: Translator) -> StyleAndTextTuples:
                 text = ("x" if grey else owner_letters[owner]) + piece_letters[p & 7]
                 if view.color:
                     style = DIM if grey else SEAT_STYLES.get(names[owner], "bold")
+                if p & 7 == KING and owner in checked:  # a king in check: "+" and red
+                    out.append(_frag("fg:ansiwhite bg:ansired bold" if view.color else "", "+" + text, handler))
+                    continue
             else:
                 text = " *" if label in targets else " ·"
                 style = EMPTY_STYLE if view.color and label not in targets else ""
@@ -77,10 +84,23 @@ def render(game: Game, view: BoardView, t: Translator) -> StyleAndTextTuples:
         out.append(_frag("", "\n"))
     out.append(_frag("", "   " + "".join(f"  {f}" for f in FILES) + "\n"))
     points = " · ".join(f"{t.seat(n)} {p}" for n, p in zip(names, game.scores()))
-    out.append(_frag("", t.t("board.points", points=points) + "\n"))
+    _wrapped(out, t.t("board.points", points=points), "")
+    if checked:
+        _wrapped(out, t.t("board.check", seats=", ".join(t.seat(names[s]) for s in sorted(checked))),
+                 "fg:ansired bold" if view.color else "")
     if last is not None:
-        out.append(_frag("", t.t("board.last", move=history[-1]) + "\n"))
+        _wrapped(out, t.t("board.last", move=history[-1]), "")
     if out_seats:
-        out.append(_frag("", t.t("board.out", seats=", ".join(t.seat(names[s]) for s in sorted(out_seats))) + "\n"))
-    out.append(_frag(DIM if view.color else "", t.t("board.legend") + "\n"))
+        _wrapped(out, t.t("board.out", seats=", ".join(t.seat(names[s]) for s in sorted(out_seats))), "")
+    for line in t.t("board.legend").split("\n"):
+        _wrapped(out, line, DIM if view.color else "")
     return out
+
+
+def _wrapped(out: StyleAndTextTuples, text: str, style: str) -> None:
+    """A line under the board, word-wrapped to the pane (never cut at its edge)."""
+    from p2p.shell.wrap import wrap_fragments
+
+    for row in wrap_fragments([(style, text)], BOARD_WIDTH):
+        out.extend(row)
+        out.append(("", "\n"))

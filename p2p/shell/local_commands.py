@@ -90,10 +90,18 @@ class LocalPlayCommands:
 
     # -- after a move ------------------------------------------------------------------------
 
+    def _say_move_notes(self, game: Game) -> None:
+        """Chess4: check, mate, stalemate, king captured, promotion and points of the last move."""
+        from p2p.shell.chess4_notes import say_notes
+
+        for line in say_notes(game, self.t.t, lambda seat: self.seat_label(game, seat)):
+            self.state.add(line, "round")
+
     def _after_move(self) -> None:
         match = self.match
         if match is None:
             return
+        self._say_move_notes(match.game)
         if match.game.is_over():
             self._round_over()
         elif match.computer_to_move():
@@ -126,6 +134,7 @@ class LocalPlayCommands:
                     continue  # /again or /resign meanwhile: think again about the new position
                 match.play_computer(move)
                 self.state.add(f"{self.seat_label(match.game, seat)}: {move}", "round")
+                self._say_move_notes(match.game)
             if self.match is match:
                 if match.game.is_over():
                     self._round_over()

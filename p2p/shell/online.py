@@ -818,6 +818,7 @@ class OnlineSession:
                 seat = note.seat if note.seat is not None else st.seat_of(event.pk)
                 mover = self.ctl.seat_label(rnd.game, seat) if seat is not None else "?"
                 self.state.add(t.t("net.moved", nick=mover, move=event.body["move"]), "round")
+                self._move_notes(rnd.game, int(event.body["ply"]))
         elif note.kind == "seal":
             self._announce_out(rnd)
         if note.kind in ("start", "draw") and st.starter is not None and rnd.game is not None and not rnd.game.history():
@@ -847,6 +848,25 @@ class OnlineSession:
                                     why=self.t.t(why_key)), "round")
         else:
             self.state.add(self.t.t("net.round_over", round=self.round_no, result=result), "round")
+
+    def _move_notes(self, game: Game, ply: int) -> None:
+        """Chess4: what the move with 0-based ``ply`` did (check, mate, points ...)."""
+        if game.name != "chess4":
+            return
+        from p2p.games.base import RESIGN_PREFIX
+        from p2p.shell.chess4_notes import say_notes
+        from p2p.shell.local import position_after
+
+        moves = 0
+        for index, entry in enumerate(game.history()):
+            if entry.startswith(RESIGN_PREFIX):
+                continue
+            if moves == ply:
+                shown = game if index + 1 == len(game.history()) else position_after(game, index + 1)
+                for line in say_notes(shown, self.t.t, lambda seat: self.ctl.seat_label(game, seat)):
+                    self.state.add(line, "round")
+                return
+            moves += 1
 
     def _announce_out(self, rnd: Any) -> None:
         """After a seal: who resigned or left (each seat said once)."""
