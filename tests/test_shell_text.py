@@ -26,6 +26,11 @@ def chat_texts(h: HeadlessShell) -> list[str]:
     return [line.text for line in h.controller.state.lines]
 
 
+async def wait_chat(h: HeadlessShell, text: str, timeout: float = 10) -> None:
+    """Wait for a chat line containing ``text`` (the screen may wrap it over two rows)."""
+    await h.wait_for(lambda: any(text in t for t in chat_texts(h)), timeout)
+
+
 # -- analysis (issue 11.9) -----------------------------------------------------------------
 
 
@@ -115,3 +120,63 @@ def test_chess4_points_line_wraps_inside_the_board_pane() -> None:
         text = fragment_list_to_text(render(game, BoardView(color=False), Translator(lang)))
         assert all(len(line) <= BOARD_WIDTH for line in text.splitlines()), text
         assert "155" in text and ("Grün" in text or "Green" in text)
+
+
+# -- ends and refusals in plain words (issue 11.7) ---------------------------------------------
+
+
+def test_ends_and_refusals_read_as_plain_words(tmp_path: Path, broker_url: str,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Declines both ways, an expired invitation and a resignation, in German: one plain
+    line each, no protocol text, no warning for the expected cancel, "bob ist da." once."""
+    from p2p import peer as peer_mod
+    from p2p.protocol import round_machine
+    from p2p.shell.connect import attach
+
+    english = re.compile(r"\b(cancel(led)?|declined|seat \d|invitation|expired|resignation|is now part)\b")
+
+    async def scenario() -> None:
+        async with HeadlessShell(config_dir=tmp_path, lang="de", broker=broker_url,
+                                 startup=attach(broker_url), columns=120, rows=40) as h:
+            await h.wait_screen("Verbunden mit", 10)
+            me = h.controller.online.peer.peer_id
+            async with peer_mod.Peer(broker_url, nick="bob") as bob:
+                for _ in range(200):
+                    if bob.find_peer(me[:8]) is not None and h.controller.online.peer.find_peer("bob"):
+                        break
+                    await asyncio.sleep(0.05)
+                await wait_chat(h, "ist da.")
+                # 1. bob invites us, we decline: bob's cancel that follows is no warning.
+                rnd = await bob.invite([me[:8]], "connect4")
+                await wait_chat(h, "/accept oder /decline")
+                await h.type_line("/decline")
+                await h.wait_for(lambda: rnd.is_over, 10)
+                await asyncio.sleep(0.5)
+                # 2. we invite bob, he declines: one line saying so.
+                await h.type_line("/invite bob connect4")
+                await h.wait_for(lambda: bob.invitations, 10)
+                await bob.invitations[-1].decline()
+                await wait_chat(h, "bob hat abgelehnt; die Runde ist abgesagt.")
+                # 3. an invitation that runs out.
+                monkeypatch.setattr(round_machine, "INVITE_TTL_MS", 1500)
+                await bob.invite([me[:8]], "connect4")
+                await wait_chat(h, "/accept oder /decline")
+                await wait_chat(h, "Die Einladung ist abgelaufen.", 15)
+                monkeypatch.setattr(round_machine, "INVITE_TTL_MS", 60_000)
+                await asyncio.sleep(1.5)  # the admin's cancel after expiry must stay silent
+                # 4. a round where bob resigns.
+                await h.type_line("/invite bob connect4 start=me")
+                await h.wait_for(lambda: bob.invitations, 10)
+                theirs = await bob.invitations[-1].accept()
+                await h.wait_screen("(du)", 15)
+                await theirs.resign()
+                await wait_chat(h, "bob gibt auf.")
+                await wait_chat(h, "gewinnt (Aufgabe)")
+            texts = chat_texts(h)
+            assert not [t for t in texts if t.startswith("Warnung")], texts
+            assert texts.count("Die Einladung ist abgelaufen.") == 1, texts
+            assert sum(t.startswith("bob") and t.endswith("ist da.") for t in texts) == 1, texts
+            foreign = [t for t in texts if english.search(t)]
+            assert foreign == [], foreign
+
+    run(scenario())

@@ -376,6 +376,7 @@ class Lobby:
         for rid, invitation in list(self.invitations.items()):
             if now >= invitation.genesis.body["expires"]:
                 del self.invitations[rid]
+                self._remember_declined(rid)  # the admin's cancel that follows is expected
                 effects.append(Notice("an invitation expired", "invitation_expired"))
         return effects
 
