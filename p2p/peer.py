@@ -1302,16 +1302,20 @@ class Peer:
         if rnd is None or not to:
             log.warning("no member behind %s: not sent", topic)
             return None
-        return sealing.seal_invitation(
-            os.urandom(sealing.KEY_SIZE),
-            self._seed,
-            self.public_key,
-            to[0],
-            rnd.id,
-            rnd.sealing_key,
-            bytes.fromhex(rnd.machine.key),
-            payload,
-        )
+        try:
+            return sealing.seal_invitation(
+                os.urandom(sealing.KEY_SIZE),
+                self._seed,
+                self.public_key,
+                to[0],
+                rnd.id,
+                rnd.sealing_key,
+                bytes.fromhex(rnd.machine.key),
+                payload,
+            )
+        except SealError as err:  # a key nobody can seal to (a hostile genesis seat)
+            log.warning("cannot seal to %s: %s; not sent", them[:8], err)
+            return None
 
     def _invite_key(self, topic_key: str) -> bytes | None:
         """The round key of an invitation whose round uses ``topic_key``."""

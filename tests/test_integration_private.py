@@ -180,10 +180,23 @@ def test_an_eavesdropper_on_hash_learns_no_move_chat_or_seat(
                 await rb.wait_over(10)
                 log = ra.log()
                 assert len(log) > 8 and ra.game.history()
+                # a private round: a code joiner whose join carries its nickname
+                async with Peer(broker_url, nick="zebra quill") as carol:
+                    rp = await alice.open_private("connect4", open_seats=1, start=0)
+                    rc = await carol.join(rp.code)
+                    await rc.wait_started(20)
+                    await rc.say("under the willow")
+                    await asyncio.gather(
+                        autoplay(rp, first_legal), autoplay(rc, first_legal)
+                    )
+                    await rc.wait_over(10)
+                    log += rp.log()
+                    code = rp.code
                 await asyncio.sleep(0.3)  # the last payloads reach eve too
             listening.cancel()
-        members = [alice.public_key, bob.public_key]
-        secrets = [b"old oak", b"blue notebook", b'"move"', b'"kind":"move"']
+        members = [alice.public_key, bob.public_key, carol.public_key]
+        secrets = [b"old oak", b"blue notebook", b"under the willow", b'"move"']
+        secrets += [b'"kind":"move"', code.encode()]
         secrets += [e.raw for e in log] + [e.id.encode() for e in log]
         secrets += [e.sig.hex().encode() for e in log]
         round_payloads = 0
@@ -206,6 +219,7 @@ def test_an_eavesdropper_on_hash_learns_no_move_chat_or_seat(
                 round_payloads += "/round/" in topic
                 for pk in members:  # nobody's key, nobody's fingerprint
                     assert pk not in payload and pk.hex().encode() not in payload
+                assert b"zebra quill" not in payload  # the joiner's nickname
             for secret in secrets:
                 assert secret not in payload, f"{secret[:40]!r} readable on {topic}"
         assert round_payloads >= len(log), "eve saw the round's (sealed) traffic"
