@@ -1529,7 +1529,10 @@ class Peer:
                 and parts[2] == "genesis"
                 and event.kind == "genesis"
             ):
-                if not joining[0].done():
+                why = _unjoinable(event, self.turn_timeouts)
+                if why:  # e.g. a holder of the code planted a round of its own
+                    self._warn(f"ignored genesis behind a code: {why}", None, why, "genesis")
+                elif not joining[0].done():
                     joining[0].set_result(event)
                 return
             if rnd is not None:
@@ -1633,6 +1636,23 @@ class Peer:
             and quiet >= RESYNC_AFTER_S
         ):
             await rnd.request_sync()
+
+
+def _unjoinable(genesis: Event, timeouts: TurnTimeouts) -> str:
+    """Why a genesis found behind a join code is not one to join ("" if it is)."""
+    from p2p.protocol.round import RoundError
+
+    try:
+        state = RoundState.from_genesis(genesis, timeouts)
+    except RoundError as err:
+        return f"unusable genesis: {err}"
+    if not state.private:
+        return "not a private round"
+    if state.expires <= now_ms():
+        return "an expired private round"
+    if not any(seat.pk is None and not seat.is_computer for seat in state.seats):
+        return "a private round without an open seat"
+    return ""
 
 
 def _mover(rnd: Round, event: Event) -> int | None:

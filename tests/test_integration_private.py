@@ -51,8 +51,8 @@ async def retained(port: int, topic: str) -> bytes:
     return b""
 
 
-def fake_genesis(stranger: Identity, admin_key: str) -> ev.Event:
-    """A validly signed private round of the stranger's (seats: the stranger, one open)."""
+def fake_genesis(stranger: Identity, admin_key: str, private: bool = True) -> ev.Event:
+    """A validly signed round of the stranger's (seats: the stranger, one open)."""
     return ev.make(
         stranger,
         "genesis",
@@ -62,18 +62,20 @@ def fake_genesis(stranger: Identity, admin_key: str) -> ev.Event:
             "options": {},
             "seats": [
                 {"pk": stranger.pk_hex, "level": None},
-                {"pk": None, "level": None},
+                {"pk": None, "level": None}
+                if private
+                else {"pk": None, "level": "normal"},
             ],
             "start": 0,
             "expires": ev.MAX_TS // 2 + 600_000,
-            "private": True,
+            "private": private,
         },
         round=admin_key,
         seq=0,
     )
 
 
-@pytest.mark.parametrize("attack", ["overwrite", "delete"])
+@pytest.mark.parametrize("attack", ["overwrite", "delete", "code holder"])
 def test_stranger_cannot_hijack_or_kill_a_private_round(
     broker_url: str, mosquitto, attack: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -83,7 +85,7 @@ def test_stranger_cannot_hijack_or_kill_a_private_round(
         stranger = Identity.from_seed(bytes(range(7, 39)))
         async with (
             aiomqtt.Client(
-                "127.0.0.1", mosquitto.port, identifier=f"mallory-{attack}"
+                "127.0.0.1", mosquitto.port, identifier=f"mallory-{attack[:4]}"
             ) as mallory,
             Peer(broker_url, nick="host") as host,
             Peer(broker_url, nick="early") as early,
@@ -103,6 +105,13 @@ def test_stranger_cannot_hijack_or_kill_a_private_round(
             forged = fake_genesis(stranger, "ab" * 16)
             if attack == "delete":
                 bad = [b""]
+            elif (
+                attack == "code holder"
+            ):  # has the key: seals a public round of its own
+                public = fake_genesis(stranger, "cd" * 16, private=False)
+                bad = [
+                    sealing.seal_round(rh.sealing_key, bytes(12), "genesis", public.raw)
+                ]
             else:  # a plain signed genesis, and one sealed with a key of its own
                 bad = [
                     forged.raw,
@@ -119,11 +128,13 @@ def test_stranger_cannot_hijack_or_kill_a_private_round(
             assert await retained(mosquitto.port, topic) == bad[-1]
             # ... a joiner meets the stranger's message, ignores it and keeps waiting ...
             joining = asyncio.create_task(early.join(rh.code, timeout=10))
-            if attack == "overwrite":
+            if attack != "delete":
+                reason = {
+                    "overwrite": "not sealed with the round key",
+                    "code holder": "not a private round",
+                }[attack]
                 await eventually(
-                    lambda: (
-                        early.stats.dropped.get("not sealed with the round key", 0) >= 1
-                    ),
+                    lambda: early.stats.dropped.get(reason, 0) >= 1,
                     5,
                     "the joiner to ignore the stranger's genesis",
                 )
