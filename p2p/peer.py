@@ -41,6 +41,7 @@ from p2p.protocol import events as ev
 from p2p.protocol import sealing
 from p2p.protocol.chat import clean_line
 from p2p.protocol.effects import (
+    Acknowledged,
     Applied,
     ChatLine,
     Dropped,
@@ -396,6 +397,11 @@ class Round:
     @property
     def starter(self) -> int | None:
         return self.machine.state.starter
+
+    @property
+    def agreed(self) -> bool:
+        """True once every human seat signed the final head and state hash (``ack``)."""
+        return self.machine.agreed()
 
     def log(self) -> list[Event]:
         """The verified chain, genesis first."""
@@ -1231,6 +1237,9 @@ class Peer:
             elif isinstance(effect, Rewound) and rnd is not None:
                 changed = True
                 self._on_rewound(rnd, effect)
+            elif isinstance(effect, Acknowledged) and rnd is not None:
+                changed = True
+                self._append_log(rnd, effect.event)
         busy = self.busy
         if busy != self.lobby.busy:
             announce = self.lobby.set_busy(busy, now_ms())  # also what auto-declines
@@ -1407,15 +1416,21 @@ class Peer:
         log.warning("%s", text)
         self._notify(Rejected(text, round_id, reason, kind, sender))
 
+    def _append_log(self, rnd: Round, event: Event) -> None:
+        """Append one event to the round's log file (chain events, closing acks)."""
+        if rnd.log_path is None:
+            return
+        try:
+            with rnd.log_path.open("ab") as handle:
+                handle.write(event.raw + b"\n")
+        except OSError as err:
+            log.warning("cannot write the round log %s: %s", rnd.log_path, err)
+
     def _on_applied(self, rnd: Round, event: Event) -> None:
         if event.kind == "start":
             self._remember_members(rnd)
-        if rnd.log_path is not None and event.seq:
-            try:
-                with rnd.log_path.open("ab") as handle:
-                    handle.write(event.raw + b"\n")
-            except OSError as err:
-                log.warning("cannot write the round log %s: %s", rnd.log_path, err)
+        if event.seq:
+            self._append_log(rnd, event)
         st = rnd.machine.state
         text = event.kind
         seat = None

@@ -392,16 +392,21 @@ def test_round_logs_replay_offline(broker_url: str, tmp_path, capsys) -> None:  
             await asyncio.gather(*(autoplay(r, first_legal) for r in rounds))
             for r in rounds:
                 await r.wait_over(10)
+            await eventually(lambda: all(r.agreed for r in rounds), 10, "both acks")
             return rounds
 
     rounds = run(body())
     files = [r.log_path for r in rounds]
     assert all(f is not None and f.exists() for f in files)
-    assert files[0].read_bytes() == files[1].read_bytes(), (
-        "both peers logged the same chain"
+    # both peers logged the same chain and both closing acks (in arrival order)
+    assert sorted(files[0].read_bytes().split(b"\n")) == sorted(
+        files[1].read_bytes().split(b"\n")
     )
+    assert sum(b'"kind":"ack"' in x for x in files[0].read_bytes().split(b"\n")) == 2
     assert cli(["replay", str(files[0])]) == 0
-    assert f"state hash {rounds[0].state_hash}" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"state hash {rounds[0].state_hash}" in out
+    assert "verdict: complete and agreed: every member (seats 0, 1)" in out
     lines = files[1].read_bytes().split(b"\n")
     lines[5] = lines[5].replace(b'"move":"', b'"move":"1', 1)  # tamper with one move
     files[1].write_bytes(b"\n".join(lines))

@@ -12,7 +12,14 @@ from hypothesis import strategies as st
 
 from p2p import keystore
 from p2p.protocol import canonical, events, topics
-from p2p.protocol.identity import Identity, label, peer_id, sanitize_nickname, verify
+from p2p.protocol.identity import (
+    Identity,
+    fingerprint,
+    label,
+    peer_id,
+    sanitize_nickname,
+    verify,
+)
 
 ALICE = Identity.from_seed(bytes(range(32)))
 BOB = Identity.from_seed(bytes(range(1, 33)))
@@ -118,7 +125,8 @@ def test_identity_fingerprints_and_signatures() -> None:
     assert not verify(ALICE.public_key, sig, b"date")
     assert not verify(ALICE.public_key, sig[:10], b"data")
     assert Identity.from_seed(ALICE.seed()).public_key == ALICE.public_key
-    assert label("alice", ALICE.public_key) == f"alice ({ALICE.short_id})"
+    assert label("alice", ALICE.public_key) == f"alice ({fingerprint(ALICE.public_key)})"
+    assert len(fingerprint(ALICE.public_key).replace(" ", "")) * 4 == 64
 
 
 @pytest.mark.parametrize(

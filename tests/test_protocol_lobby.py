@@ -6,7 +6,7 @@ import pytest
 
 from p2p.protocol import canonical, events
 from p2p.protocol.effects import ChatLine, Dropped, Notice, Publish
-from p2p.protocol.identity import Identity
+from p2p.protocol.identity import Identity, fingerprint
 from p2p.protocol.lobby import HEARTBEAT_MS, SILENCE_MS, Lobby, plan_seats
 from p2p.protocol.loopback import Loopback
 from p2p.protocol.round import Phase
@@ -41,7 +41,7 @@ def test_presence_hello_and_online_count() -> None:
     alice, bob = meet()
     assert [p.nick for p in alice.online()] == ["bob"] and alice.online_count == 2
     assert [p.nick for p in bob.online()] == ["alice"]
-    assert alice.online()[0].label == f"bob ({BOB.short_id})"
+    assert alice.online()[0].label == f"bob ({fingerprint(BOB.public_key)})"
 
 
 def test_busy_flag_and_heartbeat_and_silence() -> None:

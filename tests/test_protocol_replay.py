@@ -243,3 +243,88 @@ def test_old_v1_logs_still_replay(name: str, starter: int, revealed: list[int]) 
     assert state.starter == starter and sorted(state.revealed) == revealed
     if not revealed:
         assert state.seed == draw.fixed_seed(state.round_id)
+
+
+def test_every_member_acknowledges_the_end_and_replay_says_agreed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from p2p.protocol.effects import Acknowledged
+
+    machines, net = played_cube()
+    head, state_hash = machines[0].state.head, machines[0].state.state_hash()
+    for m in machines:
+        assert m.agreed() and sorted(m.acks()) == [0, 1, 2]
+        for ack in m.acks().values():
+            assert ack.prev == head.id and ack.body["state"] == state_hash
+    logged = [
+        e.event.raw
+        for name, e in net.seen
+        if name == "p1" and isinstance(e, Acknowledged)
+    ]
+    assert len(logged) == 3  # what p1's driver appends to its log file
+    chain = [e.raw for e in machines[1].log()]
+    result = replay_log(chain + logged)
+    assert result.verdict == "agreed" and sorted(result.acks) == [0, 1, 2]
+    assert main(["replay", str(write_log(tmp_path / "a.log", chain + logged))]) == 0
+    assert (
+        "verdict: complete and agreed: every member (seats 0, 1, 2)"
+        in capsys.readouterr().out
+    )
+    # the chain alone: complete, but nobody's signature on the result
+    result = replay_log(chain)
+    assert result.verdict == "unacknowledged" and result.missing_acks() == [0, 1, 2]
+    # one member's ack missing
+    assert replay_log(chain + logged[:2]).verdict == "unacknowledged"
+    # the end cut off: a prefix, whose members acknowledged an end it does not hold
+    result = replay_log(chain[:-1] + logged)
+    assert result.verdict == "prefix" and result.ahead == 3
+    assert "a valid prefix" in result.verdict_text()
+    # a member that signed another end (an earlier head) disputes the result
+    other = events.make(
+        PEOPLE[2],
+        "ack",
+        5,
+        {"state": "00" * 32},
+        round=ROUND,
+        prev=machines[0].state.chain[-2].id,
+    )
+    result = replay_log(chain + logged[:2] + [other.raw])
+    assert result.verdict == "disputed" and list(result.disputes) == [2]
+
+
+def test_an_ack_of_another_end_is_refused_live_and_a_member_acks_once() -> None:
+    machines, net = played_cube()
+    bob = machines[1]
+    wrong = events.make(
+        PEOPLE[2], "ack", 5, {"state": "00" * 32}, round=ROUND, prev=bob.state.head.id
+    )
+    fresh = RoundMachine.from_log(PEOPLE[1], bob.log(), bytes(32))
+    effects = fresh.receive(wrong, 10)
+    assert [getattr(e, "reason", "") for e in effects] == [
+        "ack of another end of the round"
+    ]
+    assert not fresh.acks()
+
+
+def test_replay_moves_name_the_mover_with_a_64_bit_fingerprint(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from p2p.protocol.identity import fingerprint
+
+    machines, _ = played_cube()
+    path = write_log(tmp_path / "m.log", [e.raw for e in machines[0].log()])
+    assert main(["replay", "--moves", str(path)]) == 0
+    out = capsys.readouterr().out
+    fp = fingerprint(PEOPLE[1].public_key)
+    assert len(fp) == 19
+    moves = [line for line in out.splitlines() if line.startswith("  ply ")]
+    assert moves and any(f"({fp})" in line for line in moves)
+    assert PEOPLE[1].pk_hex[:8] not in out
+
+
+def test_a_v1_log_is_complete_but_unacknowledged() -> None:
+    result = replay_log(
+        (V1_LOGS / "v1_connect4_named_start_computer.log").read_bytes().split(b"\n")
+    )
+    assert result.verdict == "unacknowledged"
+    assert "protocol v1 had no closing acknowledgement" in result.verdict_text()

@@ -10,7 +10,9 @@ driver (``p2p.peer``) carries them out in order:
 * ``ChatLine``: show a chat line (already sanitized and rate-limited);
 * ``Notice``: anything else worth telling the user (round started, starter drawn ...);
 * ``Rewound``: chain events from ``seq`` on were replaced by a forfeit that won the race
-  for that position (rewrite the round log from the machine's chain).
+  for that position (rewrite the round log from the machine's chain);
+* ``Acknowledged``: a member's closing acknowledgement (``ack``) of the final head and
+  state hash, ours or another's (append ``event.raw`` to the round log).
 """
 
 from __future__ import annotations
@@ -95,7 +97,22 @@ class Rewound:
     replaced: tuple[Event, ...]
 
 
-Effect = Publish | Applied | Dropped | Equivocation | ChatLine | Notice | Rewound
+@dataclass(frozen=True)
+class Acknowledged:
+    event: Event
+    seat: int
+
+
+Effect = (
+    Publish
+    | Applied
+    | Dropped
+    | Equivocation
+    | ChatLine
+    | Notice
+    | Rewound
+    | Acknowledged
+)
 
 
 def dropped(event: Event, reason: str) -> Dropped:

@@ -227,6 +227,7 @@ KINDS: dict[str, Kind] = {
     "reveal": Kind("side", {"nonce": _hex(32)}),
     "resign": Kind("side", {}),
     "leave": Kind("side", {}),
+    "ack": Kind("side", {"state": _hex(32)}),  # prev = the final chain event
     "sync_request": Kind("side", {"from_seq": _int(0, 100_000)}),
 }
 

@@ -1,8 +1,10 @@
 """Who a peer is: an Ed25519 key pair, its fingerprint, and a sanitized nickname.
 
 A peer's identity *is* its public key.  The peer id is the first 16 bytes of
-SHA-256(public key) in hex (32 characters); the short fingerprint shown next to every
-nickname is its first 8 hex characters, so two "alice" can be told apart.
+SHA-256(public key) in hex (32 characters).  The fingerprint shown next to every nickname
+is its first 64 bits as four groups of four hex digits (``1a2b 3c4d 5e6f 7081``): making
+a key whose fingerprint matches a given one takes about 2^64 tries, so two "alice" can be
+told apart at a glance.  ``short_id`` (8 hex) names a peer in logs and task names only.
 
 No randomness lives here: a new identity is made from 32 random bytes that the caller
 supplies (``Identity.from_seed(os.urandom(32))`` at the edge, see ``p2p.keystore``).
@@ -10,6 +12,8 @@ supplies (``Identity.from_seed(os.urandom(32))`` at the edge, see ``p2p.keystore
 >>> me = Identity.from_seed(bytes(32))
 >>> len(me.public_key), len(me.peer_id), len(me.short_id)
 (32, 32, 8)
+>>> fingerprint(me.public_key) == " ".join(me.peer_id[i : i + 4] for i in (0, 4, 8, 12))
+True
 >>> verify(me.public_key, me.sign(b"hi"), b"hi")
 True
 >>> sanitize_nickname("  al\\x07ice\\n ")
@@ -44,8 +48,17 @@ def peer_id(public_key: bytes) -> str:
 
 
 def short_id(public_key: bytes) -> str:
-    """The 8-character fingerprint shown next to a nickname."""
+    """8 hex characters of the peer id: a compact name for logs (not for people to compare)."""
     return peer_id(public_key)[:8]
+
+
+FINGERPRINT_BITS = 64
+
+
+def fingerprint(public_key: bytes) -> str:
+    """The fingerprint people compare: 64 bits as ``1a2b 3c4d 5e6f 7081``."""
+    digits = peer_id(public_key)[: FINGERPRINT_BITS // 4]
+    return " ".join(digits[i : i + 4] for i in range(0, len(digits), 4))
 
 
 def strip_controls(text: str) -> str:
@@ -127,6 +140,6 @@ class Identity:
 
 
 def label(nickname: str, public_key: bytes) -> str:
-    """How a peer is shown: ``alice (1a2b3c4d)``."""
+    """How a peer is shown: ``alice (1a2b 3c4d 5e6f 7081)``."""
     name = sanitize_nickname(nickname) or "?"
-    return f"{name} ({short_id(public_key)})"
+    return f"{name} ({fingerprint(public_key)})"

@@ -9,17 +9,27 @@ sealed event, the draw, every move against the engine and its stated state hash,
 computer move against ``p2p.ai.choose_move``.
 
 ``replay_log(lines)`` returns a ``Replay``; anything wrong raises ``LogError`` naming the
-first bad line or chain position.
+first bad line or chain position.  A log that verifies gets a *verdict*
+(``Replay.verdict``): ``agreed`` (the round ended and every human seat's closing ``ack``
+of the final head and state hash is in the log), ``unacknowledged`` (ended, but some
+member's ack is missing), ``disputed`` (ended, but a member signed an ack of another end)
+or ``prefix`` (the log stops before the round ended).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from p2p.protocol import events
 from p2p.protocol.events import Event, EventError
-from p2p.protocol.round import ChainError, RoundState, verify_chain
+from p2p.protocol.round import (
+    ChainError,
+    Phase,
+    RoundState,
+    seats_text,
+    verify_chain,
+)
 
 MAX_LOG_LINES = 100_000
 
@@ -36,10 +46,70 @@ class Replay:
     chain: list[Event]
     ignored: int
     """Valid events in the log that are not part of the chain (side events, chat ...)."""
+    acks: dict[int, Event] = field(default_factory=dict)
+    """Closing acknowledgements of this log's final head and state hash, by seat."""
+    disputes: dict[int, Event] = field(default_factory=dict)
+    """Acks by members of another end of the round (a head in this chain but not the
+    last, or another state hash), by seat."""
+    ahead: int = 0
+    """Acks of an event this log does not hold (the log stops before the end)."""
+
+    @property
+    def ended(self) -> bool:
+        return self.state.phase in (Phase.OVER, Phase.CANCELLED)
+
+    def missing_acks(self) -> list[int]:
+        """Human seats whose ack of the final head the log does not hold."""
+        return [s for s in self.state.human_seats() if s not in self.acks]
+
+    @property
+    def verdict(self) -> str:
+        """``agreed``, ``unacknowledged``, ``disputed`` or ``prefix`` (module docstring)."""
+        if not self.ended:
+            return "prefix"
+        if self.disputes:
+            return "disputed"
+        return "unacknowledged" if self.missing_acks() else "agreed"
+
+    def verdict_text(self) -> str:
+        """One line for people: what the log proves."""
+        st = self.state
+        verdict = self.verdict
+        if verdict == "prefix":
+            more = (
+                f"; {self.ahead} acknowledgement(s) name an end it does not hold"
+                if self.ahead
+                else ""
+            )
+            return (
+                f"a valid prefix: the round has not ended in this log "
+                f"({st.phase.value}, {st.ply} moves){more}"
+            )
+        if verdict == "disputed":
+            return (
+                f"complete, but disputed: {seats_text(sorted(self.disputes))} signed "
+                "another end of the round"
+            )
+        if verdict == "agreed":
+            return (
+                f"complete and agreed: every member ({seats_text(sorted(self.acks))}) "
+                "signed the final head and state hash"
+            )
+        signed = seats_text(sorted(self.acks)) if self.acks else "nobody"
+        why = " (protocol v1 had no closing acknowledgement)" if st.genesis.v < 2 else ""
+        return (
+            f"complete but not acknowledged by every member: signed by {signed}; "
+            f"missing {seats_text(self.missing_acks())}{why}"
+        )
 
 
-def parse_log(lines: Iterable[bytes]) -> tuple[list[Event], int]:
-    """The chain events of a log in chain order, and the number of other valid events."""
+def parse_log(
+    lines: Iterable[bytes], acks: list[Event] | None = None
+) -> tuple[list[Event], int]:
+    """The chain events of a log in chain order, and the number of other valid events.
+
+    ``acks``: if given, the log's ``ack`` events are appended to it (not counted).
+    """
     by_seq: dict[int, Event] = {}
     round_id: str | None = None
     ignored = 0
@@ -64,7 +134,10 @@ def parse_log(lines: Iterable[bytes]) -> tuple[list[Event], int]:
                 f"line {number}: event of another round ({event.round[:12]})"
             )
         if event.seq is None:
-            ignored += 1
+            if event.kind == "ack" and acks is not None:
+                acks.append(event)
+            else:
+                ignored += 1
             continue
         there = by_seq.get(event.seq)
         if there is None:
@@ -84,9 +157,32 @@ def parse_log(lines: Iterable[bytes]) -> tuple[list[Event], int]:
 
 def replay_log(lines: Iterable[bytes]) -> Replay:
     """Verify a whole log and return the final state; ``LogError`` on the first problem."""
-    chain, ignored = parse_log(lines)
+    acks: list[Event] = []
+    chain, ignored = parse_log(lines, acks)
     try:
         state = verify_chain(chain)
     except ChainError as err:
         raise LogError(f"chain {err}") from None
-    return Replay(state, chain, ignored)
+    result = Replay(state, chain, ignored)
+    _sort_acks(result, acks)
+    return result
+
+
+def _sort_acks(result: Replay, acks: list[Event]) -> None:
+    """File each ack (already signature-checked) as agreeing, disputing or ahead."""
+    st = result.state
+    position = {e.id: i for i, e in enumerate(result.chain)}
+    for ack in acks:
+        seat = st.seat_of(ack.pk)
+        if seat is None or st.seats[seat].is_computer:
+            result.ignored += 1
+        elif ack.prev not in position:
+            result.ahead += 1
+        elif (
+            result.ended
+            and ack.prev == st.head.id
+            and ack.body["state"] == st.state_hash()
+        ):
+            result.acks.setdefault(seat, ack)
+        else:
+            result.disputes.setdefault(seat, ack)

@@ -38,6 +38,7 @@ from p2p.protocol import draw, events
 from p2p.protocol.chat import RateLimiter, clean_line
 from p2p.protocol.effects import (
     CANCEL_EXPIRED,
+    Acknowledged,
     Applied,
     ChatLine,
     Dropped,
@@ -320,6 +321,8 @@ class RoundMachine:
         if self.state.phase is not before:
             self.phase_since = now
             effects += self._phase_notices(before)
+            if self.state.phase in (Phase.OVER, Phase.CANCELLED):
+                effects += self._acknowledge(now)
         return effects
 
     def _forfeit_notices(self, event: Event, now: int) -> list[Effect]:
@@ -602,7 +605,43 @@ class RoundMachine:
         self.seen.add(event.id)
         self.side[key] = event
         self._accepted_side = True
+        if event.kind == "ack":
+            return [Acknowledged(event, st.seat_of(event.pk))] + self._agreed_notice()  # type: ignore[arg-type]
         return []
+
+    # -- closing acknowledgement ----------------------------------------------------
+
+    def acks(self) -> dict[int, Event]:
+        """The members' closing acknowledgements we hold, by seat."""
+        found = {}
+        for (kind, pk), event in self.side.items():
+            seat = self.state.seat_of(pk)
+            if kind == "ack" and seat is not None:
+                found[seat] = event
+        return found
+
+    def agreed(self) -> bool:
+        """True once every human seat signed the final head and state hash."""
+        return self.state.phase in (Phase.OVER, Phase.CANCELLED) and set(
+            self.acks()
+        ) >= set(self.state.human_seats())
+
+    def _agreed_notice(self) -> list[Effect]:
+        if not self.agreed():
+            return []
+        return [Notice("every member signed the result (closing acknowledgement)")]
+
+    def _acknowledge(self, now: int) -> list[Effect]:
+        """Sign our ``ack`` of the final head and state hash (docs/protocol.md §9)."""
+        seat = self.my_seat
+        if seat is None or ("ack", self.me.public_key) in self.side:
+            return []
+        st = self.state
+        published = self._side_event(
+            "ack", {"state": st.state_hash()}, now, prev=st.head.id
+        )
+        event = self.side[("ack", self.me.public_key)]
+        return published + [Acknowledged(event, seat)] + self._agreed_notice()
 
     def _side_problem(self, event: Event) -> str:
         """Why a side event is useless or hostile here ('' if it may go into the pool)."""
@@ -652,6 +691,12 @@ class RoundMachine:
                 or draw.commitment(st.round_id, event.pk, nonce) != commit
             ):
                 return "reveal does not match a commitment in the closed set"
+            return ""
+        if kind == "ack":
+            if st.phase not in (Phase.OVER, Phase.CANCELLED):
+                return "ack of a round that has not ended here"
+            if event.prev != st.head.id or event.body["state"] != st.state_hash():
+                return "ack of another end of the round"
             return ""
         if kind in ("resign", "leave"):
             if seat in st.left or kind == "resign" and seat in st.resigned:
