@@ -85,7 +85,7 @@ def test_an_invitation_accepted_with_the_starter_drawn(tmp_path: Path, broker_ur
     async def scenario() -> None:
         async with HeadlessShell(
             config_dir=tmp_path, lang="de", broker=broker_url, startup=attach(broker_url),
-            columns=100, rows=40,
+            columns=130, rows=40,  # the invitation line with a 64-bit fingerprint fits
         ) as h:
             await h.wait_screen("Verbunden mit", 10)
             my_id = h.controller.online.peer.peer_id
