@@ -15,7 +15,7 @@ import random
 from test_protocol_round import PEOPLE, ROUND, human, nonce, open_round
 
 from p2p.protocol import draw, events
-from p2p.protocol.effects import Dropped, Notice
+from p2p.protocol.effects import Dropped, Notice, cancel_reason
 from p2p.protocol.loopback import Loopback
 from p2p.protocol.round import Phase, RoundError, RoundState
 from p2p.protocol.round_machine import (
@@ -170,6 +170,10 @@ def test_withheld_reveal_cancels_the_draw_nobody_starts() -> None:
         assert (
             m.state.end_reason
             == "cancelled: seat 2 did not reveal for the draw in time"
+        )
+        assert cancel_reason(m.state.end_reason.removeprefix("cancelled: ")) == (
+            "no_reveal",
+            2,
         )
 
 

@@ -124,11 +124,23 @@ CANCEL_EXPIRED = "the invitation expired"
 """The ``reason`` of the admin's cancel when nobody filled the round in time."""
 
 
+CANCEL_NO_COMMIT = "did not commit to the draw in time"
+CANCEL_NO_REVEAL = "did not reveal for the draw in time"
+"""Ends of the admin's cancel reason ``seat N ...`` (or ``seats N, M ...``) when a draw
+cannot go ahead without every seat (docs/protocol.md §7)."""
+
+
 def cancel_reason(text: str) -> tuple[str, int | None]:
-    """The code of a cancel's wire ``reason``: ``declined``/``left`` (with the seat),
-    ``expired``, or ``other`` (free text the admin chose; shown as it is)."""
+    """The code of a cancel's wire ``reason``: ``declined``/``left``/``no_commit``/
+    ``no_reveal`` (with the (first) seat), ``expired``, or ``other`` (free text the admin
+    chose; shown as it is)."""
     if text == CANCEL_EXPIRED:
         return "expired", None
+    for code, tail in (("no_commit", CANCEL_NO_COMMIT), ("no_reveal", CANCEL_NO_REVEAL)):
+        first = text.removesuffix(" " + tail).removeprefix("seats ").removeprefix("seat ")
+        first = first.split(",")[0]
+        if text.endswith(" " + tail) and text.startswith("seat") and first.isdigit():
+            return code, int(first)
     words = text.split()
     if len(words) == 3 and words[0] == "seat" and words[1].isdigit() and words[2] in ("declined", "left"):
         return words[2], int(words[1])

@@ -38,6 +38,8 @@ from p2p.protocol import draw, events
 from p2p.protocol.chat import RateLimiter, clean_line
 from p2p.protocol.effects import (
     CANCEL_EXPIRED,
+    CANCEL_NO_COMMIT,
+    CANCEL_NO_REVEAL,
     Acknowledged,
     Applied,
     ChatLine,
@@ -629,7 +631,9 @@ class RoundMachine:
     def _agreed_notice(self) -> list[Effect]:
         if not self.agreed():
             return []
-        return [Notice("every member signed the result (closing acknowledgement)")]
+        return [
+            Notice("every member signed the result (closing acknowledgement)", "agreed")
+        ]
 
     def _acknowledge(self, now: int) -> list[Effect]:
         """Sign our ``ack`` of the final head and state hash (docs/protocol.md §9)."""
@@ -949,7 +953,7 @@ class RoundMachine:
         """Seal the commitments; under the fair-draw rules a missing one cancels (§7)."""
         missing = self._missing("commit", self.state.human_seats())
         if missing and self.state.fair_draw:
-            reason = f"{seats_text(missing)} did not commit to the draw in time"
+            reason = f"{seats_text(missing)} {CANCEL_NO_COMMIT}"
             return self._append("cancel", {"reason": reason}, now)
         commits = self._pooled("commit")
         return self._append(
@@ -961,7 +965,7 @@ class RoundMachine:
         st = self.state
         missing = self._missing("reveal", sorted(st.commits))
         if missing and st.fair_draw:
-            reason = f"{seats_text(missing)} did not reveal for the draw in time"
+            reason = f"{seats_text(missing)} {CANCEL_NO_REVEAL}"
             return self._append("cancel", {"reason": reason}, now)
         reveals = [e for e in self._pooled("reveal") if st.seat_of(e.pk) in st.commits]
         by_seat = {st.seat_of(e.pk): bytes.fromhex(e.body["nonce"]) for e in reveals}

@@ -297,6 +297,18 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "notice.cancelled.declined": ("{nick} hat abgelehnt; die Runde ist abgesagt.", "{nick} declined; the round is called off."),
     "notice.cancelled.left": ("{nick} ist vor dem Start gegangen; die Runde ist abgesagt.", "{nick} left before the start; the round is called off."),
     "notice.cancelled.expired": ("Nicht alle haben rechtzeitig angenommen; die Runde ist abgesagt.", "Not everyone accepted in time; the round is called off."),
+    "notice.cancelled.no_commit": (
+        "{nick} hat sich nicht rechtzeitig zur Auslosung festgelegt; die Runde ist abgesagt.",
+        "{nick} did not commit to the draw in time; the round is called off.",
+    ),
+    "notice.cancelled.no_reveal": (
+        "{nick} hat für die Auslosung nicht rechtzeitig aufgedeckt; die Runde ist abgesagt.",
+        "{nick} did not reveal for the draw in time; the round is called off.",
+    ),
+    "notice.agreed": (
+        "Alle Mitglieder haben das Ergebnis unterschrieben (Abschlussbestätigung).",
+        "Every member signed the result (closing acknowledgement).",
+    ),
     "notice.cancelled.other": ("Die Runde ist abgesagt: {text}", "The round is called off: {text}"),
     "notice.invitation_cancelled.declined": (
         "Die Einladung ist zurückgezogen: ein anderer Eingeladener hat abgelehnt.",

@@ -763,6 +763,8 @@ class OnlineSession:
             self.state.add(t.t("net.auto_declined"), "warn")
         elif code in ("draw_stalled", "drawing_seed", "draw_cancelled_commits", "draw_cancelled_reveals"):
             self.state.add(t.t(f"notice.{code}", nick=nick), "round" if code == "drawing_seed" else "warn")
+        elif code == "agreed":
+            self.state.add(t.t("notice.agreed"), "round")
         elif code == "draw_left_out":
             seats = params.get("seats") or []
             names = ", ".join(self._member_nick(s, with_fingerprint=False) for s in seats if isinstance(s, int))
