@@ -676,6 +676,7 @@ class OnlineSession:
             self.state.add(t.t("net.invited", nick=inviter, game=t.game(invitation.game)), "invite")
             how = t.t("net.starter.drawn") if invitation.drawn else t.t("net.starter.chosen")
             self.state.add(t.t("net.invite_details", options=_options_text(invitation.options), how=how), "invite")
+            self.state.add(t.t("net.invite_answer"), "invite")
             self.ctl.notify(t.t("notify.invite", nick=inviter), t.game(invitation.game))
         elif isinstance(note, p.RoundUpdate):
             self._round_update(note)
