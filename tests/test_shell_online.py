@@ -100,7 +100,7 @@ def test_an_invitation_accepted_with_the_starter_drawn(tmp_path: Path, broker_ur
                 assert any("/accept oder /decline" in line for line in h.controller.state.text_lines())
                 await h.type_line("/accept")
                 screen = await h.wait_screen("Es beginnt", 30)
-                assert "Festlegung von" in screen and "Aufdeckung von" in screen  # commit-reveal shown
+                assert "Festlegung " in screen and "Aufdeckung " in screen  # the draw, in the board pane
                 assert "Zufallswert der Runde" in screen
 
                 async def bob_plays() -> None:

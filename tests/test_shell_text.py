@@ -180,3 +180,118 @@ def test_ends_and_refusals_read_as_plain_words(tmp_path: Path, broker_url: str,
             assert foreign == [], foreign
 
     run(scenario())
+
+
+# -- the screen (issue 11.10) ----------------------------------------------------------------------
+
+
+def _chat_rows(screen: str, width: int) -> list[str]:
+    """The rows of the left panes (lobby and chat) of a rendered screen."""
+    return [row.split("│")[1] for row in screen.splitlines() if row.startswith("│")]
+
+
+def test_help_and_chat_wrap_between_words_and_a_cut_line_is_announced(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with HeadlessShell(config_dir=tmp_path, lang="en", columns=80, rows=40) as h:
+            await h.type_line("/help")
+            long_words = " ".join(f"word{i:02d}" for i in range(45))  # ~300 characters
+            await h.type_line(long_words)
+            await wait_chat(h, "characters go out.")
+            assert any(re.search(r"only the first 2\d\d of 314 characters", t) for t in chat_texts(h))
+            rows = _chat_rows(h.screen(), 80)
+            tokens = {tok for row in rows for tok in row.split()}
+            helps = [t for t in chat_texts(h) if "  " in t and not t.startswith("word")]
+            assert helps
+            for line in helps[-5:] + [long_words[:195]]:
+                for word in line.split():
+                    if len(word) < 25:  # a word is never broken over two rows
+                        assert word in tokens, (word, rows)
+
+    run(scenario())
+
+
+def test_a_line_wider_than_the_screen_never_hides_the_prompt(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with HeadlessShell(config_dir=tmp_path, lang="en", columns=80, rows=24) as h:
+            h.send("x" * 150)
+            await h.wait_for(lambda: any(row.startswith("> xxxx") for row in h.screen().splitlines()))
+            h.send("\r")
+            await h.wait_for(lambda: h.shell.input.text == "")
+            h.send("abc")
+            await h.wait_for(lambda: h.screen().splitlines()[-1].startswith("> abc"))
+
+    run(scenario())
+
+
+def test_cube_lines_stay_marked_and_connect4_losers_keep_their_colour(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with HeadlessShell(config_dir=tmp_path, lang="en", columns=100, rows=30, color=False) as h:
+            fast_clock(h)
+            await h.type_line("/play cube 2p")
+            for move in ["a1", "b1", "a1", "b1", "a1", "b1", "a1"]:  # Red fills pillar a1
+                await h.type_line(move, settle=0.0)
+            game = h.controller.match.game
+            while not game.is_over():
+                await h.type_line(game.legal_moves()[-1], settle=0.0)
+            await h.wait_screen("over:")
+            row1 = next(r for r in h.screen().splitlines() if re.search(r"│1 \S", r))
+            # pillar a1 (first cell after each level's "1") scored by Red: lower case, at the end
+            assert len(re.findall(r"(?:│|   )1 x", row1)) == 4, row1
+        async with HeadlessShell(config_dir=tmp_path, lang="en", columns=100, rows=30, color=True) as h:
+            fast_clock(h)
+            await h.type_line("/play connect4")
+            for col in "4545454":
+                await h.type_line(col, settle=0.0)
+            await h.wait_screen("over: Red wins")
+            fragments = h.shell._board()
+            losers = [f for f in fragments if f[1] == " ●"]
+            assert len(losers) == 3 and all("ansiyellow" in f[0] for f in losers), losers
+
+    run(scenario())
+
+
+@pytest.mark.skipif(__import__("shutil").which("tmux") is None, reason="tmux is not installed")
+def test_emoji_in_the_chat_do_not_shift_the_board_pane_in_a_real_terminal(tmp_path: Path) -> None:
+    """tmux draws emoji sequences (❤️, 👍🏽, flags) at other widths than the screen model
+    counts: the row with them lost its frame.  Every framed row must be 80 cells wide."""
+    import os
+    import subprocess
+    import sys
+    import time
+    import uuid
+
+    from prompt_toolkit.utils import get_cwidth
+
+    sock = f"p2p-text-{uuid.uuid4().hex[:8]}"
+
+    def tmux(*args: str) -> str:
+        return subprocess.run(["tmux", "-L", sock, *args], capture_output=True, text=True,
+                              timeout=10, check=True).stdout
+
+    env = {"P2P_CONFIG_DIR": str(tmp_path), "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
+           "TERM": "xterm-256color", "LANG": "C.UTF-8", "PATH": os.environ.get("PATH", "")}
+    exports = " ".join(f"{k}='{v}'" for k, v in env.items())
+    tmux("new-session", "-d", "-s", "main", "-x", "80", "-y", "24",
+         f"env {exports} {sys.executable} -m p2p --local --lang en --nick anna; sleep 30")
+    try:
+        def wait(text: str) -> str:
+            deadline = time.monotonic() + 15
+            while text not in (screen := tmux("capture-pane", "-p", "-t", "main")):
+                assert time.monotonic() < deadline, screen
+                time.sleep(0.05)
+            return screen
+
+        wait("No game")
+        tmux("send-keys", "-t", "main", "-l", "/play connect4")
+        tmux("send-keys", "-t", "main", "Enter")
+        wait("To move")
+        tmux("send-keys", "-t", "main", "-l", "hi \u2764\ufe0f \U0001f44d\U0001f3fd \U0001f1e9\U0001f1ea ok end")
+        tmux("send-keys", "-t", "main", "Enter")
+        screen = wait("ok end")
+        time.sleep(0.3)
+        screen = tmux("capture-pane", "-p", "-t", "main")
+        framed = [row for row in screen.splitlines()[:22]]
+        bad = [row for row in framed if row[:1] not in "┌│└" or get_cwidth(row) != 80]
+        assert bad == [], screen
+    finally:
+        subprocess.run(["tmux", "-L", sock, "kill-server"], capture_output=True, timeout=10, check=False)

@@ -177,7 +177,8 @@ def test_board_pictures_highlight_what_matters() -> None:
     winning = [f for f in fragments if f[1] == " ◆"]
     assert len(winning) == 4 and all("reverse" in f[0] for f in winning)
     others = [f for f in fragments if f[1] == " ●"]
-    assert len(others) == 3 and all(f[0] == DIM for f in others)  # the rest is dimmed
+    # the losing discs keep their colour (issue 11.10): you can still tell whose they were
+    assert len(others) == 3 and all(f[0] == "fg:ansiyellow bold" and f[0] != DIM for f in others)
     plain = fragment_list_to_text(render(c4, BoardView(color=False), t))
     assert plain.count("X") == 4 and plain.count("o") == 3
 

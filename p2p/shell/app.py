@@ -54,7 +54,7 @@ from p2p.shell.notify import (
 )
 from p2p.shell.settings import Settings
 from p2p.shell.state import ShellState
-from p2p.shell.wrap import wrap_fragments
+from p2p.shell.wrap import display_width, terminal_safe, wrap_fragments
 
 log = logging.getLogger("p2p.shell")
 
@@ -72,6 +72,9 @@ STYLE = Style.from_dict(
         "lobby.me": "bold",
     }
 )
+MAX_INPUT_ROWS = 5
+"""The input line grows to this many rows for a long line (a chat line of ``MAX_CHAT``
+characters fits at 80 columns), so the prompt stays in sight."""
 KIND_STYLE = {"warn": "class:warn", "error": "class:error", "round": "class:round", "invite": "class:invite"}
 
 
@@ -195,16 +198,20 @@ class ShellApp:
                 if options.config_dir is not None else InMemoryHistory()
             )
         self.input = TextArea(
+            # a line wider than the screen wraps inside the input (up to 4 rows), so the
+            # "> " prompt never scrolls out of sight
             height=1,
             prompt="> ",
             multiline=False,
-            wrap_lines=False,
+            wrap_lines=True,
             history=history,
             completer=ShellCompleter(self.controller),
             complete_while_typing=False,
             accept_handler=self._accept,
         )
         self.input.buffer.on_text_changed += self._text_changed
+        # TextArea fixes a single-line input at one row; let it grow instead
+        self.input.window.height = lambda: Dimension.exact(self._input_rows())
         self.app: Application[int] = Application(
             layout=Layout(self._container(), focused_element=self.input),
             key_bindings=self._keys(),
@@ -245,11 +252,28 @@ class ShellApp:
 
     def _accept(self, buffer: Any) -> bool:
         self.chat_scroll = 0
+        self.input.window.horizontal_scroll = 0
+        self.input.window.vertical_scroll = 0
         self.controller.handle_line(buffer.text)
         return False
 
+    def _input_rows(self) -> int:
+        """Rows the wrapped input line needs (prompt included), at most ``MAX_INPUT_ROWS``."""
+        try:
+            columns = max(10, self.app.output.get_size().columns)
+        except Exception:  # noqa: BLE001 - no output yet
+            return 1
+        used = 2 + display_width(self.input.text) + 1
+        return max(1, min(MAX_INPUT_ROWS, -(-used // columns)))
+
     def _text_changed(self, _buffer: Any) -> None:
-        self.controller.preview = self.input.text.strip()
+        text = self.input.text
+        safe = terminal_safe(text)
+        if safe != text:  # emoji sequences terminals draw at another width: base characters
+            cursor = len(terminal_safe(text[: self.input.buffer.cursor_position]))
+            self.input.buffer.set_document(Document(safe, cursor_position=cursor), bypass_readonly=True)
+            return
+        self.controller.preview = text.strip()
 
     # -- views ----------------------------------------------------------------------------------
 
@@ -269,7 +293,7 @@ class ShellApp:
                 flag, style = self.t.t("lobby.busy"), "class:lobby.busy"
             else:
                 flag, style = self.t.t("lobby.free"), ""
-            out.append((style, f"{entry.nick} [{entry.fingerprint[:6]}] {flag}\n"))
+            out.append((style, f"{terminal_safe(entry.nick)} [{entry.fingerprint[:6]}] {flag}\n"))
         return out
 
     def _chat(self) -> StyleAndTextTuples:
@@ -280,8 +304,8 @@ class ShellApp:
         for line in self.state.lines:
             frags: StyleAndTextTuples = [("class:time", line.clock + " ")]
             if line.sender:
-                frags.append(("class:sender", line.sender + ": "))
-            frags.append((KIND_STYLE.get(line.kind, ""), line.text))
+                frags.append(("class:sender", terminal_safe(line.sender) + ": "))
+            frags.append((KIND_STYLE.get(line.kind, ""), terminal_safe(line.text)))
             for row in wrap_fragments(frags, width):
                 out.extend(row)
                 out.append(("", "\n"))
@@ -296,7 +320,11 @@ class ShellApp:
 
     def _board(self) -> StyleAndTextTuples:
         game = self.controller.current_game()
+        online = self.controller.online
+        draw = online.draw_lines() if online is not None else []
         if game is None:
+            if draw:
+                return self._board_lines(draw, 28)
             return [("", self.t.t("board.none"))]
         view = boards.BoardView(
             color=self.options.color,
@@ -305,7 +333,19 @@ class ShellApp:
             show_legal=self.controller.show_legal(),
             on_click=self.controller.click,
         )
-        return boards.render(game, view, self.t)
+        picture = boards.render(game, view, self.t)
+        if draw:  # until the first move: the draw that chose the starter
+            picture = [*picture, ("", "\n"), *self._board_lines(draw, max(boards.width(game), 24))]
+        return picture
+
+    def _board_lines(self, lines: list[str], width: int) -> StyleAndTextTuples:
+        """Plain lines for the board pane, word-wrapped to ``width``."""
+        out: StyleAndTextTuples = []
+        for line in lines:
+            for row in wrap_fragments([("class:round", line)], width):
+                out.extend(row)
+                out.append(("", "\n"))
+        return out
 
     def _board_width(self) -> Dimension:
         game = self.controller.current_game()
@@ -318,7 +358,7 @@ class ShellApp:
         return self.t.game(game.name) if game is not None else self.t.t("pane.board")
 
     def _status(self) -> StyleAndTextTuples:
-        return [("class:status", " " + self.controller.status_text())]
+        return [("class:status", " " + terminal_safe(self.controller.status_text()))]
 
     def _container(self) -> HSplit:
         error = lambda: [("class:error", self.t.t("msg.render_error"))]

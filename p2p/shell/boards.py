@@ -89,10 +89,8 @@ def render_connect4(game: Game, view: BoardView, t: Translator) -> StyleAndTextT
                 continue
             won = (column, row) in winning
             if view.color:
-                style = _seat_style(game, seat, view)
-                if winning and not won:
-                    style = DIM
-                elif won:
+                style = _seat_style(game, seat, view)  # the losing discs keep their colour
+                if won:
                     style += " reverse"
                 out.append(_frag(style, " ●" if not won else " ◆", handler))
             else:
@@ -126,7 +124,10 @@ def render_cube(game: Game, view: BoardView, t: Translator) -> StyleAndTextTuple
 
     board: list[int] = game.board
     last = game.last_cell()  # type: ignore[attr-defined]
-    completed = {c for line in game.last_completed() for c in line}  # type: ignore[attr-defined]
+    from p2p.games.cube import LINES
+
+    # every scored line stays highlighted (not only the last move's), to the end
+    completed = {c for lines in game.lines_of for i in lines for c in LINES[i]}  # type: ignore[attr-defined]
     preview_cell: int | None = None
     preview_text = ""
     if view.preview and not game.is_over():
@@ -155,8 +156,10 @@ def render_cube(game: Game, view: BoardView, t: Translator) -> StyleAndTextTuple
                 else:
                     mark = "●" if view.color else PLAIN_STONES[seat]
                     style = _seat_style(game, seat, view)
-                    if view.color and (cell == last or cell in completed):
+                    if view.color and cell in completed:
                         style += " reverse"
+                    if view.color and cell == last:
+                        style += " underline"
                     elif not view.color and cell in completed:
                         mark = mark.lower()
                     out.append(_frag(style, " " + mark, handler))

@@ -143,7 +143,18 @@ class Controller(LocalPlayCommands):
     # -- chat ---------------------------------------------------------------------------------
 
     def chat(self, text: str) -> None:
-        """Send chat to the round (when in one) or the lobby; offline it is only echoed."""
+        """Send chat to the round (when in one) or the lobby; offline it is only echoed.
+
+        A line longer than the protocol's ``MAX_CHAT`` is cut there: the sender is told
+        how much went out (never silently)."""
+        from p2p.protocol.chat import clean_line
+        from p2p.protocol.identity import strip_controls
+        from p2p.protocol.events import MAX_CHAT
+
+        whole = strip_controls(text).strip()
+        if len(whole) > MAX_CHAT:
+            text = clean_line(whole)
+            self.say("msg.chat_cut", "warn", sent=len(text), total=len(whole))
         if self.online is not None and self.online.connected():
             self.spawn(self._guard(self.online.send_chat(text)))
             return

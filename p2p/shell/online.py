@@ -91,6 +91,28 @@ class OnlineSession:
 
         return position_after(game, self.replay_ply)
 
+    def draw_lines(self) -> list[str]:
+        """The commit-reveal draw of the shown round for the board pane (until the first move):
+        per seat its commitment and reveal (short hex), then the seed; ``[]`` without one."""
+        rnd = self.round
+        if rnd is None or self.replay_ply is not None:
+            return []
+        st = rnd.chain_state
+        if not st.commits and not st.revealed:
+            return []
+        if rnd.game is not None and rnd.game.history():
+            return []
+        lines = [self.t.t("draw.title")]
+        for seat in sorted(set(st.commits) | set(st.revealed)):
+            commit = st.commits.get(seat)
+            nonce = st.revealed.get(seat)
+            lines.append(self._member_nick(seat, with_fingerprint=False))
+            lines.append("  " + self.t.t("draw.entry", commit=commit[:8] if commit else "-",
+                                         reveal=nonce.hex()[:8] if nonce else "-"))
+        if st.seed:
+            lines.append(self.t.t("draw.seed", seed=st.seed.hex()[:8]))
+        return lines
+
     def round_active(self) -> bool:
         return self.round is not None and not self.round.is_over
 
@@ -184,8 +206,8 @@ class OnlineSession:
         parts = []
         for seat in self.round.chain_state.seats:
             if seat.pk is not None:
-                nick = self.t.t("msg.you") if seat.pk == self.peer.public_key else self._nick(seat.pk, seat.nick)
-                parts.append(f"{nick} {self.wins.get(seat.pk, 0)}")
+                # names in seat order, our own too: the line reads the same on every peer
+                parts.append(f"{self._nick(seat.pk, seat.nick)} {self.wins.get(seat.pk, 0)}")
         return " · ".join(parts)
 
     # -- lobby ---------------------------------------------------------------------------------
@@ -290,15 +312,17 @@ class OnlineSession:
         seats = self.round.chain_state.seats
         if self.round.code is not None:  # a private round: the code joiners were not known at open
             others = [s.pk for s in seats if s.pk is not None and not s.is_computer and s.pk != self.peer.public_key]
-        # Seat order in the new round: us first, then the others in their old order.
-        order = [self.peer.public_key] + others
-        start = None
-        if starter is not None:
-            next_old = (starter + 1) % len(seats)
-            next_pk = seats[next_old].pk
-            start = order.index(next_pk) if next_pk in order else None
-        levels = [s.level for s in seats if s.is_computer]
-        rnd = await self.peer.invite(others, game_name, options, computers=levels, start=start)
+        # The same seats as before, so everyone keeps their colour; the next seat starts.
+        layout: list[Any] = []
+        for seat in seats:
+            if seat.is_computer:
+                layout.append(f"computer:{seat.level}")
+            elif seat.pk == self.peer.public_key:
+                layout.append("me")
+            else:
+                layout.append(seat.pk)
+        start = None if starter is None else (starter + 1) % len(seats)
+        rnd = await self.peer.invite(others, game_name, options, seats=layout, start=start)
         self._adopt_round(rnd, game_name, options, others)
         self.state.add(self.t.t("net.invite_sent", nicks=", ".join(self._nick(pk) for pk in others),
                                 game=self.t.game(game_name), code=rnd.id[:8]), "round")
@@ -805,13 +829,9 @@ class OnlineSession:
             self._save_sidecar(rnd)  # now with every member's name
             self.ctl.match = None
             self.state.add(t.t("net.round_started", code=rnd.id[:8], game=t.game(rnd.game_name)), "round")
-        elif note.kind == "commit_close":
-            for seat, commit in sorted(st.commits.items()):
-                self.state.add(t.t("net.commit", nick=self._member_nick(seat), commit=commit[:16]), "round")
         elif note.kind == "draw":
-            for seat, nonce in sorted(st.revealed.items()):
-                self.state.add(t.t("net.reveal", nick=self._member_nick(seat), reveal=nonce.hex()[:16]), "round")
-            self.state.add(t.t("net.seed", seed=st.seed.hex()[:16] if st.seed else "-"), "round")
+            # commitments and reveals are shown in the board pane (draw_lines), not as hex in the chat
+            self.state.add(t.t("net.seed", seed=st.seed.hex()[:8] if st.seed else "-"), "round")
         elif note.kind == "move":
             # The note's own event and seat: by the time we show it the chain may hold more
             # (the computer seats' answers are applied in the same step as a human move).

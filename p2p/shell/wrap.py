@@ -15,6 +15,22 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.utils import get_cwidth
 
 _TOKENS = re.compile(r"\S+|\s+")
+_JOINERS = re.compile("[\ufe0e\ufe0f\u200b-\u200f\u2060\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f]")
+"""Variation selectors, zero-width joiners/marks, skin-tone modifiers and tag characters:
+terminals disagree about how wide the sequences they build are, so they are dropped."""
+_REGIONAL = re.compile("[\U0001f1e6-\U0001f1ff]")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every character's width agreed on by terminal and screen model.
+
+    An emoji sequence (``❤️``, ``👍🏽``, a family joined with ZWJ, a flag) is drawn by
+    many terminals wider or narrower than its code points add up to, which shifts
+    everything right of it (the board pane).  Each emoji is kept as its base character;
+    a flag's two regional letters become plain letters (``🇩🇪`` -> ``DE``).
+    """
+    text = _JOINERS.sub("", text)
+    return _REGIONAL.sub(lambda m: chr(ord(m.group()) - 0x1F1E6 + ord("A")), text)
 
 
 def wrap_fragments(fragments: StyleAndTextTuples, width: int, indent: int = 2) -> list[StyleAndTextTuples]:
