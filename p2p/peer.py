@@ -1379,13 +1379,15 @@ class Peer:
         if (
             not rnd.is_admin
             or rnd._genesis_payload is None
-            or payload == rnd._genesis_payload  # our own copy (a broker without noLocal)
+            or rnd._genesis_cleared  # our own clearing, echoed (a broker without noLocal)
+            or rnd.phase is not Phase.FORMING
+            or payload == rnd._genesis_payload  # our own copy, echoed
         ):
             return
         what = "deleted" if not payload else "overwritten"
-        log.warning("round %s: the retained genesis was %s", rnd.id[:8], what)
         self.stats.count_drop(f"retained genesis {what}")
-        if rnd._genesis_repair is None:
+        if rnd._genesis_repair is None:  # one log line and one repair per interval
+            log.warning("round %s: the retained genesis was %s", rnd.id[:8], what)
             rnd._genesis_repair = asyncio.get_running_loop().call_later(
                 GENESIS_REPAIR_S, self._repair_genesis, rnd
             )

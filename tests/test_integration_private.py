@@ -275,3 +275,50 @@ def test_a_peer_invited_into_a_private_round_plays_and_can_decline(
             assert "declined" in again.chain_state.end_reason
 
     run(body(), timeout=90)
+
+
+def test_a_flood_on_the_genesis_topic_costs_the_admin_one_repair_per_interval(
+    broker_url: str, mosquitto
+) -> None:
+    """300 overwrites in a burst: the admin re-publishes at most once per
+    ``GENESIS_REPAIR_S`` (however fast the stranger writes), and its genesis is the
+    retained one afterwards."""
+
+    async def body() -> None:
+        loop = asyncio.get_running_loop()
+        async with (
+            aiomqtt.Client(
+                "127.0.0.1", mosquitto.port, identifier="flooder"
+            ) as mallory,
+            Peer(broker_url, nick="host") as host,
+        ):
+            await mallory.subscribe("#", qos=1)
+            rh = await host.open_private("connect4", open_seats=1)
+            topic = await genesis_topic(mallory)
+            real = rh._genesis_payload
+            repairs = 0
+
+            async def count() -> None:
+                nonlocal repairs
+                async for message in mallory.messages:
+                    if message.topic.value == topic and bytes(message.payload) == real:
+                        repairs += 1
+
+            counting = asyncio.create_task(count())
+            started = loop.time()
+            for i in range(300):
+                await mallory.publish(topic, b"junk %d" % i, qos=0, retain=True)
+            await eventually(
+                lambda: (
+                    host.stats.dropped.get("retained genesis overwritten", 0) >= 300
+                ),
+                10,
+                "the host to see the flood",
+            )
+            await asyncio.sleep(2 * peer_module.GENESIS_REPAIR_S)
+            elapsed = loop.time() - started
+            counting.cancel()
+            assert await retained(mosquitto.port, topic) == real
+            assert 1 <= repairs <= elapsed / peer_module.GENESIS_REPAIR_S + 1
+
+    run(body(), timeout=60)
