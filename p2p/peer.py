@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import hashlib
 import logging
 import os
 import ssl
@@ -36,6 +37,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from p2p.games import Game, game_class
+from p2p.net.inbound import InboundQueues, Lane, Verdict
 from p2p.net.transport import ConnectionState, Inbound, Transport, WillMessage
 from p2p.protocol import events as ev
 from p2p.protocol import sealing
@@ -52,7 +54,7 @@ from p2p.protocol.effects import (
     Rewound,
 )
 from p2p.protocol.events import Event, EventError
-from p2p.protocol.identity import Identity, label, peer_id, sanitize_nickname
+from p2p.protocol.identity import Identity, label, peer_id, sanitize_nickname, verify
 from p2p.protocol.lobby import (
     DECLINED_CANCEL,
     MAX_INVITATIONS,
@@ -316,6 +318,7 @@ class Round:
         the invitation, or derived from the join code of a private round."""
         self._genesis_payload: bytes | None = None  # our retained genesis, as sealed
         self._genesis_repair: asyncio.TimerHandle | None = None
+        self._members: tuple[int, frozenset[bytes]] = (-1, frozenset())
 
     # -- queries ---------------------------------------------------------------------
 
@@ -427,6 +430,20 @@ class Round:
         return sealing.seal_round(
             self.sealing_key, os.urandom(sealing.NONCE_SIZE), channel, payload
         )
+
+    def _has_member(self, public_key: bytes) -> bool:
+        """True if ``public_key`` holds a seat (the edge's "known member key" check).
+
+        Seats change only with the chain, so the set is rebuilt when the chain grows.
+        """
+        st = self.machine.state
+        length = len(st.chain)
+        if self._members[0] != length:
+            self._members = (
+                length,
+                frozenset(seat.pk for seat in st.seats if seat.pk is not None),
+            )
+        return public_key in self._members[1]
 
     def __repr__(self) -> str:
         return f"Round({self.id[:8]} {self.game_name} {self.phase.value})"
@@ -594,12 +611,16 @@ class Peer:
         self._connect_timeout = connect_timeout
         self.turn_timeouts = turn_timeouts or DEFAULT_TIMEOUTS
         """Chain rules every member of a round must share (tests pass shorter ones)."""
+        self.inbound = InboundQueues(self._classify, on_drop=self._edge_drop)
+        """Inbound lanes and budgets (``p2p.net.inbound``): our rounds first."""
+        self._warn_budget = _WarnBudget()
         try:
             self.transport = Transport(
                 broker_url,
                 on_connected=self._on_connected,
                 will=self._make_will,
                 tls_context=tls_context,
+                inbound=self.inbound,
             )
         except ValueError as err:
             raise ActionError(str(err)) from None
@@ -1415,6 +1436,9 @@ class Peer:
         if reason in _BENIGN:
             log.debug("%s", text)  # QoS 1 redelivery, a retained copy again: normal
             return
+        if not self._warn_budget.take():
+            log.debug("%s", text)  # a flood: counted, not shouted
+            return
         log.warning("%s", text)
         self._notify(Rejected(text, round_id, reason, kind, sender))
 
@@ -1492,6 +1516,77 @@ class Peer:
                 log.exception(
                     "internal error while handling a message on %s", message.topic
                 )
+            # Let the network reader run between two messages: the edge's cheap checks
+            # must keep up with the socket, or a move waits in the socket behind a flood.
+            await asyncio.sleep(0)
+
+    def _classify(self, topic: str, payload: bytes) -> Verdict:
+        """The cheap checks of the network edge (``p2p.net.inbound``): which lane, or drop.
+
+        Runs for every message in the network read path, so it only looks at the topic
+        and the key the payload claims (no JSON parse), except for one case: a message on
+        our round's topic that claims a member's key has its signature checked here
+        (``_signed_id``), so a forger can neither jump the queue nor use up that member's
+        budget, and a replay of an event we hold costs one hash and one verification.
+        """
+        root = self.topics.root + "/"
+        if not topic.startswith(root):
+            return Verdict(None, reason="foreign topic")
+        rest = topic[len(root) :]
+        if rest.startswith("round/"):
+            return self._classify_round(rest, payload)
+        sender = _claimed_key(payload)
+        if rest == f"inbox/{self.peer_id}":
+            return Verdict(Lane.INBOX, sender)
+        if rest.startswith("lobby/"):
+            known = sender is not None and (
+                sender in self.lobby.peers
+                or sender == self.public_key
+                or any(r._has_member(sender) for r in self.rounds.values())
+            )
+            return Verdict(Lane.KNOWN if known else Lane.STRANGER, sender)
+        return Verdict(None, reason="unknown topic")
+
+    def _classify_round(self, rest: str, payload: bytes) -> Verdict:
+        """A message on a round topic: members' signed events of our rounds go first.
+
+        The retained genesis channel (joiners, the admin's repair watch) and anything from
+        a non-member go to the small ``ROUND_OTHER`` lane.  On a sealed (private) round
+        the payload is opened here (an AEAD check costs microseconds) and handed on
+        opened; one that does not open is dropped unread.
+        """
+        parts = rest.split("/")
+        if len(parts) != 3:
+            return Verdict(None, reason="unknown topic")
+        rnd = self._by_key.get(parts[1])
+        if rnd is None:
+            if parts[1] in self._joining:
+                return Verdict(Lane.ROUND_OTHER, _claimed_key(payload))
+            return Verdict(None, reason="not our round")
+        if parts[2] == "genesis" or not payload:
+            return Verdict(Lane.ROUND_OTHER, None)
+        try:
+            opened = sealing.open_round(rnd.sealing_key, parts[2], payload)
+        except SealError:
+            return Verdict(None, reason="not sealed with the round key")
+        sender = _claimed_key(opened)
+        if sender is None or not rnd._has_member(sender):
+            return Verdict(Lane.ROUND_OTHER, sender, parsed=opened)
+        event_id = _signed_id(opened, sender)
+        if event_id is None:
+            self._warn(
+                f"dropped payload on {rest} from {sender.hex()[:8]}: bad signature",
+                rnd.id,
+                "bad signature",
+                "payload",
+            )
+            return Verdict(None, reason="forged")
+        if event_id in rnd.machine.seen:  # a replay of an event we have
+            return Verdict(None, reason="duplicate")
+        return Verdict(Lane.ROUND, sender, parsed=opened)
+
+    def _edge_drop(self, reason: str) -> None:
+        self.stats.count_drop(reason)
 
     async def _dispatch(self, message: Inbound) -> None:
         topic = message.topic
@@ -1501,7 +1596,9 @@ class Peer:
         rest = topic[len(root) :]
         payload: bytes | None = message.payload
         where = self._round_topic(topic)
-        if where is not None:
+        if isinstance(message.parsed, bytes):
+            payload = message.parsed  # opened at the edge (``_classify``)
+        elif where is not None:
             payload = self._unseal(where[0], where[1], message.payload)
         if not payload:
             return  # an emptied retained message: harmless by design
@@ -1712,6 +1809,62 @@ def _follow(shadow: Game, st: RoundState, event: Event) -> None:
     elif event.kind == "forfeit":
         with contextlib.suppress(Exception):
             shadow.resign(event.body["seat"])
+
+
+def _claimed_key(payload: bytes) -> bytes | None:
+    """The public key an event claims to be signed by, without parsing it (unverified).
+
+    In the canonical encoding the envelope's keys are sorted and ``body`` comes before
+    ``pk``, while nothing after ``pk`` holds one: the last ``"pk":"`` is the envelope's.
+    """
+    at = payload.rfind(b'"pk":"')
+    if at < 0:
+        return None
+    try:
+        key = bytes.fromhex(payload[at + 6 : at + 70].decode("ascii"))
+    except ValueError:
+        return None
+    return key if len(key) == 32 else None
+
+
+def _signed_id(payload: bytes, public_key: bytes) -> str | None:
+    """The event id if ``payload`` carries a valid signature by ``public_key``, else None.
+
+    The cheap half of ``events.parse``: in the canonical encoding the envelope's ``sig``
+    is the last ``"sig":"`` (only ``ts`` and ``v`` follow it), so the signed bytes are the
+    payload without that field, and the id is their SHA-256.  A payload that is not
+    canonical fails here or in the full parse that follows for everything accepted.
+    """
+    at = payload.rfind(b'"sig":"')
+    end = at + 7 + 128
+    if at < 1 or payload[end : end + 2] != b'",':
+        return None
+    try:
+        signature = bytes.fromhex(payload[at + 7 : end].decode("ascii"))
+    except ValueError:
+        return None
+    digest = hashlib.sha256(payload[:at] + payload[end + 2 :]).digest()
+    if not verify(public_key, signature, digest):
+        return None
+    return digest.hex()
+
+
+class _WarnBudget:
+    """At most ``burst`` warnings at once, ``rate`` per second after: a flood is counted,
+    not written to the log line by line."""
+
+    def __init__(self, rate: float = 10.0, burst: float = 50.0) -> None:
+        self._rate, self._burst = rate, burst
+        self._tokens, self._last = burst, time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self._tokens = min(self._burst, self._tokens + (now - self._last) * self._rate)
+        self._last = now
+        if self._tokens < 1:
+            return False
+        self._tokens -= 1
+        return True
 
 
 _BENIGN = frozenset(

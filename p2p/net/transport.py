@@ -14,8 +14,11 @@ long-lived game client needs on top of it:
   enqueues; one sender task drains the queue in order whenever a connection is up and
   keeps a message until the broker took it (QoS 1: until PUBACK).  Events are idempotent
   by id, so a resend after a reconnect is harmless;
-* **bounded input** -- payloads above ``max_payload`` bytes are dropped with a log line
-  and the inbound queue is bounded (a flood drops messages, it never eats memory);
+* **bounded, prioritised input** -- payloads above ``max_payload`` bytes are dropped with
+  a log line; everything else goes straight from paho's read callback into
+  ``p2p.net.inbound.InboundQueues`` (bounded lanes with budgets: a flood drops its own
+  messages, never eats memory and never crowds out a move of our rounds).  Several
+  transports (one per broker, ``p2p.net.multi``) may share one ``InboundQueues``;
 * **connection state** -- ``on_state`` callbacks hear ``connected``, ``lost``,
   ``reconnected`` and ``closed`` so the shell can show them.
 
@@ -28,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import enum
+import functools
 import logging
 import os
 import random
@@ -49,6 +53,8 @@ from aiomqtt.exceptions import MqttConnectError
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.subscribeoptions import SubscribeOptions
+
+from p2p.net.inbound import Inbound, InboundQueues, Lane, LaneLimits
 
 __all__ = [
     "DEFAULT_BROKER_URL",
@@ -194,15 +200,6 @@ class WillMessage:
     expiry: int | None = None  # seconds (MQTT v5 message expiry)
 
 
-@dataclass(frozen=True)
-class Inbound:
-    """A message as it arrived: raw bytes, untrusted."""
-
-    topic: str
-    payload: bytes
-    retain: bool = False
-
-
 @dataclass
 class _Outgoing:
     topic: str
@@ -216,6 +213,22 @@ class _Outgoing:
 
 
 StateCallback = Callable[[ConnectionState, str], None]
+
+
+class _SinkQueue(asyncio.Queue):  # type: ignore[type-arg]
+    """aiomqtt's incoming queue, replaced by a direct hand-over to ``Transport._deliver``.
+
+    aiomqtt puts every message into its own queue and wakes a task per message; under a
+    flood that queue overflows first and drops messages blindly.  Handing each message
+    over synchronously lets the cheap checks of ``InboundQueues`` decide instead.
+    """
+
+    def __init__(self, sink: Callable[[aiomqtt.Message], None], maxsize: int = 0) -> None:
+        super().__init__(maxsize=0)
+        self._sink = sink
+
+    def put_nowait(self, item: aiomqtt.Message) -> None:
+        self._sink(item)
 
 
 def _random_client_id() -> str:
@@ -253,6 +266,7 @@ class Transport:
         max_backoff: float = 10.0,
         protocol: str = "5",
         tls_context: ssl.SSLContext | None = None,
+        inbound: InboundQueues | None = None,
     ) -> None:
         self.address = parse_broker_url(url)
         self._tls_context = tls_context
@@ -264,8 +278,13 @@ class Transport:
         self._max_backoff = max_backoff
         self._v5 = protocol == "5"
         self._subscriptions: dict[str, tuple[int, bool, bool]] = {}
-        self._inbound: asyncio.Queue[Inbound | None] = asyncio.Queue(
-            maxsize=inbound_limit
+        self._own_inbound = inbound is None
+        self.inbound = (
+            inbound
+            if inbound is not None
+            else InboundQueues(
+                None, {Lane.ROUND: LaneLimits(inbound_limit, None)}, dedupe_window=0
+            )
         )
         self._outbox: deque[_Outgoing] = deque()
         self._outbox_limit = outbox_limit
@@ -335,10 +354,8 @@ class Transport:
             if not item.done.done():
                 item.done.cancel()
         self._up.clear()
-        if self._inbound.full():  # make room for the end marker
-            with contextlib.suppress(asyncio.QueueEmpty):
-                self._inbound.get_nowait()
-        self._inbound.put_nowait(None)  # ends messages()
+        if self._own_inbound:
+            self.inbound.close()  # ends messages()
         self._set_state(ConnectionState.CLOSED, "")
 
     async def __aenter__(self) -> Self:
@@ -535,9 +552,9 @@ class Transport:
     # -- receiving ---------------------------------------------------------------------
 
     async def messages(self) -> AsyncIterator[Inbound]:
-        """Inbound messages in arrival order until ``close()``."""
+        """Inbound messages, most important lane first, until ``close()``."""
         while True:
-            item = await self._inbound.get()
+            item = await self.inbound.get()
             if item is None:
                 return
             yield item
@@ -558,13 +575,12 @@ class Transport:
                 self.max_payload,
             )
             return
-        try:
-            self._inbound.put_nowait(
-                Inbound(topic, bytes(payload), bool(message.retain))
-            )
-        except asyncio.QueueFull:
+        accepted = self.inbound.offer(
+            Inbound(topic, bytes(payload), bool(message.retain), str(self.address))
+        )
+        if not accepted:
             self.stats["dropped"] += 1
-            log.warning("inbound queue full: dropped a message on %s", topic)
+            log.debug("inbound: dropped a message on %s", topic)
             return
         self.stats["received"] += 1
 
@@ -610,7 +626,7 @@ class Transport:
             tls_context=tls_context,
             keepalive=self._keepalive,
             timeout=10,
-            max_queued_incoming_messages=self._inbound.maxsize,
+            queue_type=functools.partial(_SinkQueue, self._deliver),  # type: ignore[arg-type]
             properties=connect_props,
             logger=logging.getLogger("p2p.net.mqtt"),
             socket_options=[NODELAY] if not address.websockets else (),

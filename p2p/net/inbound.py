@@ -1,0 +1,289 @@
+"""Inbound traffic in lanes: our rounds first, strangers last, nobody can crowd out a move.
+
+Every message from the broker(s) passes ``InboundQueues.offer`` in the network read path,
+before anything expensive happens to it.  The checks run cheapest first:
+
+1. **size** -- the transport already dropped payloads over its cap;
+2. **duplicate** -- the same bytes on the same topic seen within ``DEDUPE_WINDOW_S``
+   (a copy from a second broker, a replayed message) cost one hash;
+3. **classify** -- a callback of the peer says which ``Lane`` the message belongs to and
+   which key it claims to come from (topic, known round, known member key); it may
+   verify the signature itself where a forged claim would otherwise steal a member's
+   budget (the peer does that for our rounds' topics only), or drop the message;
+4. **budgets** -- a token bucket per (lane, sender) and, for lanes strangers reach, one
+   per lane for all senders together (fresh keys cost nothing to make, so a per-sender
+   budget alone would be rotated around);
+5. **lane cap** -- each lane is a bounded FIFO; a full lane refuses the newcomer.
+
+The reader (``get``) always takes from the most important non-empty lane, so a move of
+our own round never waits behind lobby chatter or a stranger's flood, and a flood can
+never push an accepted message out.  Counters in ``stats`` say what was dropped and why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import hashlib
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "DEFAULT_BUDGETS",
+    "Budget",
+    "Inbound",
+    "InboundQueues",
+    "Lane",
+    "Verdict",
+]
+
+DEDUPE_WINDOW_S = 3.0
+"""Identical bytes on one topic within this window are one message (copies from several
+brokers arrive within milliseconds of each other; a sync answer asked for again later is
+processed again)."""
+DEDUPE_ENTRIES = 8192
+"""Most digests remembered for duplicate detection (bounded memory under a flood)."""
+SENDER_ENTRIES = 4096
+"""Most per-sender budgets remembered; a forgotten sender starts with a full bucket."""
+
+
+@dataclass(frozen=True)
+class Inbound:
+    """A message as it arrived: raw bytes, untrusted (``parsed``: what a check made of it)."""
+
+    topic: str
+    payload: bytes
+    retain: bool = False
+    broker: str = ""
+    parsed: Any = field(default=None, compare=False, repr=False)
+
+
+class Lane(enum.IntEnum):
+    """Where a message waits; lower values are served first."""
+
+    ROUND = 0  # our rounds' topics, signed by a member of that round
+    INBOX = 1  # our inbox (invitations)
+    ROUND_OTHER = 2  # our rounds' topics from a non-member (a code joiner, a stranger)
+    KNOWN = 3  # lobby traffic from a key we already know
+    STRANGER = 4  # lobby traffic from a key we do not know
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the classifier made of a message: its lane and claimed sender, or a drop."""
+
+    lane: Lane | None  # None: drop
+    sender: bytes | None = None
+    reason: str = ""
+    parsed: Any = None
+
+
+@dataclass(frozen=True)
+class Budget:
+    """A token bucket: ``burst`` messages at once, refilled at ``rate`` per second."""
+
+    rate: float
+    burst: float
+
+
+@dataclass(frozen=True)
+class LaneLimits:
+    """Cap of a lane's queue, the budget of each sender in it, and of all of them."""
+
+    cap: int
+    per_sender: Budget | None
+    whole: Budget | None = None
+
+
+DEFAULT_BUDGETS: dict[Lane, LaneLimits] = {
+    # A member's sync answer re-sends the whole chain at once: a large burst.
+    Lane.ROUND: LaneLimits(4000, Budget(200.0, 1500.0)),
+    Lane.INBOX: LaneLimits(200, Budget(1.0, 8.0), Budget(50.0, 100.0)),
+    Lane.ROUND_OTHER: LaneLimits(200, Budget(2.0, 10.0), Budget(50.0, 100.0)),
+    Lane.KNOWN: LaneLimits(1000, Budget(5.0, 30.0)),
+    Lane.STRANGER: LaneLimits(500, Budget(2.0, 10.0), Budget(150.0, 300.0)),
+}
+"""The budgets documented in ``docs/protocol.md`` (section "Inbound budgets")."""
+
+Classifier = Callable[[str, bytes], Verdict]
+
+
+class _Bucket:
+    __slots__ = ("last", "tokens")
+
+    def __init__(self, budget: Budget, now: float) -> None:
+        self.tokens = budget.burst
+        self.last = now
+
+    def take(self, budget: Budget, now: float) -> bool:
+        self.tokens = min(budget.burst, self.tokens + (now - self.last) * budget.rate)
+        self.last = now
+        if self.tokens < 1.0:
+            return False
+        self.tokens -= 1.0
+        return True
+
+
+class InboundQueues:
+    """Bounded, prioritised inbound lanes with duplicate detection and budgets.
+
+    One instance may be shared by several transports (one per broker): a message that
+    arrives from two brokers is queued once.  ``classify`` defaults to "everything in
+    one lane, no budgets" (a bare transport in a test).
+    """
+
+    def __init__(
+        self,
+        classify: Classifier | None = None,
+        limits: dict[Lane, LaneLimits] | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        dedupe_window: float = DEDUPE_WINDOW_S,
+        on_drop: Callable[[str], None] | None = None,
+    ) -> None:
+        self._classify = classify
+        self._on_drop = on_drop
+        self._limits = dict(DEFAULT_BUDGETS if limits is None else limits)
+        self._clock = clock
+        self._dedupe_window = dedupe_window
+        self._lanes: dict[Lane, deque[Inbound]] = {lane: deque() for lane in Lane}
+        self._seen: OrderedDict[bytes, float] = OrderedDict()
+        self._senders: OrderedDict[tuple[Lane, bytes], _Bucket] = OrderedDict()
+        self._whole: dict[Lane, _Bucket] = {}
+        self._wakeup = asyncio.Event()
+        self._closed = False
+        self.stats: dict[str, int] = {"accepted": 0}
+
+    def set_classifier(self, classify: Classifier | None) -> None:
+        self._classify = classify
+
+    def _count(self, reason: str) -> None:
+        key = f"dropped: {reason}"
+        self.stats[key] = self.stats.get(key, 0) + 1
+        if self._on_drop is not None:
+            self._on_drop(reason)
+
+    def __len__(self) -> int:
+        return sum(len(q) for q in self._lanes.values())
+
+    def size(self, lane: Lane) -> int:
+        return len(self._lanes[lane])
+
+    # -- the cheap checks ------------------------------------------------------------
+
+    def _duplicate(self, message: Inbound, now: float) -> bytes | None:
+        """The digest to remember, or ``None`` if this is a copy seen just now."""
+        digest = hashlib.blake2b(
+            message.payload, digest_size=16, key=message.topic.encode()[:64]
+        ).digest()
+        seen = self._seen.get(digest)
+        if (
+            self._dedupe_window > 0
+            and seen is not None
+            and now - seen < self._dedupe_window
+        ):
+            return None
+        return digest
+
+    def _remember(self, digest: bytes, now: float) -> None:
+        if self._dedupe_window <= 0:
+            return
+        self._seen[digest] = now
+        self._seen.move_to_end(digest)
+        while len(self._seen) > DEDUPE_ENTRIES:
+            self._seen.popitem(last=False)
+
+    def _budget_ok(self, lane: Lane, sender: bytes | None, now: float) -> str:
+        limits = self._limits.get(lane)
+        if limits is None:
+            return ""
+        if limits.per_sender is not None and sender is not None:
+            key = (lane, sender)
+            bucket = self._senders.get(key)
+            if bucket is None:
+                bucket = self._senders[key] = _Bucket(limits.per_sender, now)
+                while len(self._senders) > SENDER_ENTRIES:
+                    self._senders.popitem(last=False)
+            else:
+                self._senders.move_to_end(key)
+            if not bucket.take(limits.per_sender, now):
+                return "sender over budget"
+        if limits.whole is not None:
+            whole = self._whole.get(lane)
+            if whole is None:
+                whole = self._whole[lane] = _Bucket(limits.whole, now)
+            if not whole.take(limits.whole, now):
+                return "lane over budget"
+        return ""
+
+    # -- in and out --------------------------------------------------------------------
+
+    def offer(self, message: Inbound) -> bool:
+        """Queue ``message`` if it passes the checks; ``False`` (and a count) if not."""
+        if self._closed:
+            return False
+        now = self._clock()
+        digest = self._duplicate(message, now)
+        if digest is None:
+            self._count("duplicate")
+            return False
+        if self._classify is None:
+            verdict = Verdict(Lane.ROUND)
+        else:
+            try:
+                verdict = self._classify(message.topic, message.payload)
+            except Exception:  # noqa: BLE001 - a classifier bug must not kill the reader
+                verdict = Verdict(None, reason="classifier error")
+        if verdict.lane is None:
+            self._count(verdict.reason or "refused")
+            return False
+        refused = self._budget_ok(verdict.lane, verdict.sender, now)
+        if refused:
+            self._count(f"{verdict.lane.name.lower()} {refused}")
+            return False
+        queue = self._lanes[verdict.lane]
+        limits = self._limits.get(verdict.lane)
+        if limits is not None and len(queue) >= limits.cap:
+            self._count(f"{verdict.lane.name.lower()} lane full")
+            return False
+        self._remember(digest, now)
+        if verdict.parsed is not None:
+            message = Inbound(
+                message.topic,
+                message.payload,
+                message.retain,
+                message.broker,
+                verdict.parsed,
+            )
+        queue.append(message)
+        self.stats["accepted"] += 1
+        self._wakeup.set()
+        return True
+
+    def get_nowait(self) -> Inbound | None:
+        """The next message from the most important non-empty lane, or ``None``."""
+        for queue in self._lanes.values():
+            if queue:
+                return queue.popleft()
+        return None
+
+    async def get(self) -> Inbound | None:
+        """Wait for the next message; ``None`` once closed."""
+        while True:
+            item = self.get_nowait()
+            if item is not None:
+                return item
+            if self._closed:
+                return None
+            self._wakeup.clear()
+            await self._wakeup.wait()
+
+    def close(self) -> None:
+        """No more messages are accepted, queued ones are dropped; ``get`` returns ``None``."""
+        self._closed = True
+        for queue in self._lanes.values():
+            queue.clear()
+        self._wakeup.set()
