@@ -36,11 +36,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from flooder import FloodPlan, FloodProcess  # noqa: E402
+from flooder import FloodPlan, FloodProcess
 
-from p2p.net.broker import LocalBroker  # noqa: E402
-from p2p.net.inbound import InboundQueues, Lane, LaneLimits  # noqa: E402
-from p2p.peer import Peer, Resynced, RoundUpdate  # noqa: E402
+from p2p.net.broker import LocalBroker
+from p2p.net.inbound import InboundQueues, Lane, LaneLimits
+from p2p.peer import Peer, Resynced, RoundUpdate
 
 THINK_S = 0.15
 

@@ -136,7 +136,6 @@ async def flood(plan: FloodPlan, messages: list[tuple[str, bytes | None]], go: A
             if ahead > 0:
                 await asyncio.sleep(ahead)
         copier.cancel()
-        print(f"flood: {sent} messages in {time.monotonic() - start:.2f} s", flush=True)
         return sent
 
 

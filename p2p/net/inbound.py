@@ -12,7 +12,8 @@ before anything expensive happens to it.  The checks run cheapest first:
    budget (the peer does that for our rounds' topics only), or drop the message;
 4. **budgets** -- a token bucket per (lane, sender) and, for lanes strangers reach, one
    per lane for all senders together (fresh keys cost nothing to make, so a per-sender
-   budget alone would be rotated around);
+   budget alone would be rotated around); retained messages, which a broker sends only
+   when we subscribe, are exempt from the lane-wide one;
 5. **lane cap** -- each lane is a bounded FIFO; a full lane refuses the newcomer.
 
 The reader (``get``) always takes from the most important non-empty lane, so a move of
@@ -104,7 +105,9 @@ DEFAULT_BUDGETS: dict[Lane, LaneLimits] = {
     Lane.INBOX: LaneLimits(200, Budget(1.0, 8.0), Budget(50.0, 100.0)),
     Lane.ROUND_OTHER: LaneLimits(200, Budget(2.0, 10.0), Budget(50.0, 100.0)),
     Lane.KNOWN: LaneLimits(1000, Budget(5.0, 30.0)),
-    Lane.STRANGER: LaneLimits(500, Budget(2.0, 10.0), Budget(150.0, 300.0)),
+    # Retained presences arrive all at once when we subscribe: the lane is deep, and
+    # retained messages are exempt from the lane budget (not from the sender's).
+    Lane.STRANGER: LaneLimits(2500, Budget(2.0, 10.0), Budget(100.0, 200.0)),
 }
 """The budgets documented in ``docs/protocol.md`` (section "Inbound budgets")."""
 
@@ -196,7 +199,9 @@ class InboundQueues:
         while len(self._seen) > DEDUPE_ENTRIES:
             self._seen.popitem(last=False)
 
-    def _budget_ok(self, lane: Lane, sender: bytes | None, now: float) -> str:
+    def _budget_ok(
+        self, lane: Lane, sender: bytes | None, now: float, retained: bool = False
+    ) -> str:
         limits = self._limits.get(lane)
         if limits is None:
             return ""
@@ -211,7 +216,7 @@ class InboundQueues:
                 self._senders.move_to_end(key)
             if not bucket.take(limits.per_sender, now):
                 return "sender over budget"
-        if limits.whole is not None:
+        if limits.whole is not None and not retained:
             whole = self._whole.get(lane)
             if whole is None:
                 whole = self._whole[lane] = _Bucket(limits.whole, now)
@@ -240,7 +245,7 @@ class InboundQueues:
         if verdict.lane is None:
             self._count(verdict.reason or "refused")
             return False
-        refused = self._budget_ok(verdict.lane, verdict.sender, now)
+        refused = self._budget_ok(verdict.lane, verdict.sender, now, message.retain)
         if refused:
             self._count(f"{verdict.lane.name.lower()} {refused}")
             return False

@@ -23,7 +23,10 @@ long-lived game client needs on top of it:
   ``reconnected`` and ``closed`` so the shell can show them.
 
 MQTT v5 is used by default (message expiry keeps retained presence self-cleaning);
-a broker that refuses v5 is retried with 3.1.1 and expiry is then simply not sent.
+a broker that refuses v5, or does not answer a v5 connect within
+``HANDSHAKE_TIMEOUT_S``, is retried with 3.1.1 (``protocol_version`` says which one is in
+use): expiry is then simply not sent, and since 3.1.1 has no ``noLocal`` our own
+messages come back and are dropped as duplicates by id.
 """
 
 from __future__ import annotations
@@ -71,6 +74,12 @@ log = logging.getLogger("p2p.net")
 
 DEFAULT_BROKER_URL = "wss://broker.emqx.io:8084/mqtt"
 """The public EMQX broker, as in the original browser game."""
+
+HANDSHAKE_TIMEOUT_S = 4.0
+"""How long a first MQTT v5 connect waits for its CONNACK before 3.1.1 is tried."""
+
+_SPEAKS_311: set[str] = set()
+"""Brokers (URLs) this process found speaking 3.1.1 only: later transports skip the probe."""
 
 MAX_PAYLOAD = 8192 + 512
 """Receive cap in bytes: bigger payloads are dropped before any parsing (an event of at
@@ -276,7 +285,9 @@ class Transport:
         self._keepalive = keepalive
         self._min_backoff = min_backoff
         self._max_backoff = max_backoff
-        self._v5 = protocol == "5"
+        self._v5 = protocol == "5" and str(self.address) not in _SPEAKS_311
+        self._probing_v5 = self._v5  # v5 not confirmed by a broker yet
+        self._v5_fallback = False  # on 3.1.1 because a v5 connect went unanswered
         self._subscriptions: dict[str, tuple[int, bool, bool]] = {}
         self._own_inbound = inbound is None
         self.inbound = (
@@ -309,6 +320,11 @@ class Transport:
     @property
     def connected(self) -> bool:
         return self._up.is_set()
+
+    @property
+    def protocol_version(self) -> str:
+        """``"5"`` or ``"3.1.1"``: what the current (or next) connection speaks."""
+        return "5" if self._v5 else "3.1.1"
 
     async def start(self, wait: float | None = 10.0) -> None:
         """Start the connection loop; wait up to ``wait`` seconds for the first connect.
@@ -625,7 +641,9 @@ class Transport:
             websocket_path=address.path or None,
             tls_context=tls_context,
             keepalive=self._keepalive,
-            timeout=10,
+            # A first v5 handshake gets a short timeout: some 3.1.1-only brokers (amqtt)
+            # misread a v5 CONNECT with properties and never answer.
+            timeout=HANDSHAKE_TIMEOUT_S if self._probing_v5 else 10,
             queue_type=functools.partial(_SinkQueue, self._deliver),  # type: ignore[arg-type]
             properties=connect_props,
             logger=logging.getLogger("p2p.net.mqtt"),
@@ -670,6 +688,9 @@ class Transport:
                         str(self.address),
                     )
                     self._ever_connected = True
+                    self._probing_v5 = False
+                    if not self._v5:
+                        _SPEAKS_311.add(str(self.address))
                     self._up.set()
                     if self._on_connected is not None:
                         try:
@@ -685,9 +706,21 @@ class Transport:
                 if self._v5 and err.rc in (1, 132):  # unsupported protocol version
                     log.info("broker refused MQTT v5; using 3.1.1")
                     self._v5 = False
+                    self._probing_v5 = False
                     continue
             except aiomqtt.MqttError as err:
                 detail = str(err)
+                if not was_up and self._probing_v5 and "timed out" in detail:
+                    # No CONNACK at all to a v5 CONNECT: try 3.1.1 at once, and go back
+                    # to v5 if that fails too (the broker may just have been slow).
+                    log.info("no answer to an MQTT v5 connect; trying 3.1.1")
+                    self._v5 = False
+                    self._probing_v5 = False
+                    self._v5_fallback = True
+                    continue
+                if not was_up and self._v5_fallback and not self._ever_connected:
+                    self._v5 = self._probing_v5 = True
+                    self._v5_fallback = False
             except (TimeoutError, OSError) as err:
                 detail = str(err) or type(err).__name__
             except Exception as err:
