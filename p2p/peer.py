@@ -38,7 +38,14 @@ from typing import Any, Self
 
 from p2p.games import Game, game_class
 from p2p.net.inbound import InboundQueues, Lane, Verdict
-from p2p.net.transport import ConnectionState, Inbound, Transport, WillMessage
+from p2p.net.multi import MultiTransport
+from p2p.net.transport import (
+    ConnectionState,
+    Inbound,
+    Transport,
+    WillMessage,
+    split_brokers,
+)
 from p2p.protocol import events as ev
 from p2p.protocol import sealing
 from p2p.protocol.chat import clean_line
@@ -567,10 +574,12 @@ class PeerStats:
 
 
 class Peer:
-    """One identity on one broker: lobby, chat, invitations and rounds.
+    """One identity on one or several brokers: lobby, chat, invitations and rounds.
 
     ``async with Peer(url, nick="alice") as peer`` connects (raises ``ConnectionError``
-    with one line if the broker cannot be reached), announces us in the lobby and keeps
+    with one line if the broker cannot be reached); ``url`` may also be a list of broker
+    URLs (or one string of them separated by spaces): the peer then uses every broker it
+    can reach at once (``p2p.net.multi``), announces us in the lobby and keeps
     the connection alive until the block ends.  ``identity`` defaults to a fresh random
     key; the shell passes the one from ``p2p.keystore``.  ``log_dir`` (optional) gets one
     file per round with its signed chain, one event per line, as it grows (the format
@@ -585,7 +594,7 @@ class Peer:
 
     def __init__(
         self,
-        broker_url: str,
+        broker_url: str | Sequence[str],
         *,
         nick: str,
         identity: Identity | None = None,
@@ -614,16 +623,26 @@ class Peer:
         self.inbound = InboundQueues(self._classify, on_drop=self._edge_drop)
         """Inbound lanes and budgets (``p2p.net.inbound``): our rounds first."""
         self._warn_budget = _WarnBudget()
+        urls = split_brokers(broker_url)
         try:
-            self.transport = Transport(
-                broker_url,
-                on_connected=self._on_connected,
-                will=self._make_will,
-                tls_context=tls_context,
-                inbound=self.inbound,
-            )
+            if len(urls) == 1:
+                self.transport: Transport | MultiTransport = Transport(
+                    urls[0],
+                    on_connected=self._on_connected,
+                    will=self._make_will,
+                    tls_context=tls_context,
+                    inbound=self.inbound,
+                )
+            else:  # several brokers at once: one view (p2p.net.multi)
+                self.transport = MultiTransport(
+                    urls,
+                    on_connected=self._on_connected,
+                    will=self._make_will,
+                    tls_context=tls_context,
+                    inbound=self.inbound,
+                )
         except ValueError as err:
-            raise ActionError(str(err)) from None
+            raise ActionError(str(err) or "no broker URL given") from None
         self.transport.on_state(self._on_connection_state)
         self.rounds: dict[str, Round] = {}  # by round id
         self._by_key: dict[str, Round] = {}  # by topic key
@@ -727,6 +746,12 @@ class Peer:
     def connected(self) -> bool:
         return self.transport.connected
 
+    def brokers(self) -> list[tuple[str, bool]]:
+        """Each broker's URL and whether it is connected now (several: ``--broker`` twice)."""
+        if isinstance(self.transport, MultiTransport):
+            return self.transport.brokers()
+        return [(str(self.transport.address), self.transport.connected)]
+
     # -- lifecycle ---------------------------------------------------------------------
 
     async def __aenter__(self) -> Self:
@@ -795,7 +820,12 @@ class Peer:
     async def _on_connected(self) -> None:
         """After every (re)connect: announce, ask the lobby to answer, catch up on rounds."""
         await self._run_effects(None, self.lobby.connect(now_ms()))
-        if self.transport.state is ConnectionState.RECONNECTED:
+        broker = (
+            self.transport.announcing()
+            if isinstance(self.transport, MultiTransport)
+            else self.transport
+        )
+        if broker is not None and broker.state is ConnectionState.RECONNECTED:
             for rnd in list(self.rounds.values()):
                 if not rnd.is_over:
                     self._repair_genesis(rnd)  # a restarted broker may have lost it
@@ -1873,6 +1903,9 @@ _BENIGN = frozenset(
         "older than the presence we hold",
         "not sealed with the round key",
         "not sealed to us",
+        # several brokers: each connection has a session of its own, so the Will of a
+        # connection to one broker arrives while we hold the session of another
+        "offline presence of another session",
         DECLINED_CANCEL,
     }
 )

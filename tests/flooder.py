@@ -111,6 +111,7 @@ async def flood(plan: FloodPlan, messages: list[tuple[str, bytes | None]], go: A
     topics = Topics(plan.namespace)
     events_topic = topics.round_events(plan.round_key).topic
     latest: list[bytes] = []
+    ours = {payload for _, payload in messages if payload is not None}
     async with aiomqtt.Client(
         "127.0.0.1", plan.port, identifier=f"flooder-{os.getpid()}"
     ) as client:
@@ -120,7 +121,8 @@ async def flood(plan: FloodPlan, messages: list[tuple[str, bytes | None]], go: A
             async for message in client.messages:
                 payload = message.payload
                 if isinstance(payload, (bytes, bytearray)) and payload:
-                    latest.append(bytes(payload))
+                    if bytes(payload) not in ours:  # our own junk comes back too
+                        latest.append(bytes(payload))
 
         copier = asyncio.create_task(copy_honest())
         while not go.is_set():
@@ -130,6 +132,7 @@ async def flood(plan: FloodPlan, messages: list[tuple[str, bytes | None]], go: A
         for index, (topic, payload) in enumerate(messages):
             if payload is None:
                 payload = latest[-1] if latest else os.urandom(64)
+                ours.add(payload)
             await client.publish(topic, payload, qos=0)
             sent += 1
             ahead = start + plan.seconds * (index + 1) / len(messages) - time.monotonic()

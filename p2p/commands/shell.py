@@ -15,7 +15,11 @@ import sys
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--broker", metavar="URL", help="MQTT broker, e.g. mqtt://host:1883 (default: saved or public)")
+    parser.add_argument(
+        "--broker", metavar="URL", action="append",
+        help="MQTT broker, e.g. mqtt://host:1883; give it more than once to use several brokers at once "
+        "(default: saved, or a few public brokers together)",
+    )
     parser.add_argument("--nick", metavar="NAME", help="your nickname (saved)")
     parser.add_argument("--lang", choices=("de", "en"), help="language (default: from the locale; saved)")
     parser.add_argument("--local", action="store_true", help="no broker: local play only")
@@ -51,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         settings.nick = args.nick
     # None: local play only; "" : the default public broker, resolved after the first screen
     # (importing the network stack costs start-up time).
-    broker = None if args.local else (args.broker or settings.broker)
+    broker = None if args.local else (" ".join(args.broker or []) or settings.broker)
     color = not args.no_color and not os.environ.get("NO_COLOR")
     return asyncio.run(
         build_and_run(

@@ -45,7 +45,7 @@ import string
 import sys
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Self, TypeVar
@@ -61,6 +61,7 @@ from p2p.net.inbound import Inbound, InboundQueues, Lane, LaneLimits
 
 __all__ = [
     "DEFAULT_BROKER_URL",
+    "DEFAULT_BROKER_URLS",
     "BrokerAddress",
     "ConnectionState",
     "Inbound",
@@ -68,12 +69,30 @@ __all__ = [
     "WillMessage",
     "parse_broker_url",
     "run",
+    "split_brokers",
 ]
 
 log = logging.getLogger("p2p.net")
 
 DEFAULT_BROKER_URL = "wss://broker.emqx.io:8084/mqtt"
 """The public EMQX broker, as in the original browser game."""
+
+DEFAULT_BROKER_URLS = (
+    DEFAULT_BROKER_URL,
+    "wss://broker.hivemq.com:8884/mqtt",
+    "wss://test.mosquitto.org:8081/mqtt",
+)
+"""Well-known public brokers, tried together when no broker is named (``p2p.net.multi``):
+websockets over TLS on port 8084/8884/8081, which most networks let through."""
+
+
+def split_brokers(text: str | Sequence[str]) -> list[str]:
+    """Broker URLs from a list, or from one string separated by spaces or commas."""
+    items = [text] if isinstance(text, str) else list(text)
+    urls: list[str] = []
+    for item in items:
+        urls += [u for u in item.replace(",", " ").split() if u]
+    return list(dict.fromkeys(urls))
 
 HANDSHAKE_TIMEOUT_S = 4.0
 """How long a first MQTT v5 connect waits for its CONNACK before 3.1.1 is tried."""

@@ -37,7 +37,7 @@ COMMANDS: dict[str, str] = {
     "local": "/local",
     "connect": "/connect",
     "nick": "/nick NAME",
-    "broker": "/broker URL",
+    "broker": "/broker URL [URL ...]",
     "lang": "/lang de|en",
     "notify": "/notify on|off",
     "who": "/who",

@@ -31,6 +31,13 @@ def is_local(url: str) -> bool:
     return host in LOCAL_HOSTS
 
 
+def broker_list(broker: str) -> list[str]:
+    """The brokers to use: those named (separated by spaces), or the public defaults."""
+    from p2p.net.transport import DEFAULT_BROKER_URLS, split_brokers
+
+    return split_brokers(broker) or list(DEFAULT_BROKER_URLS)
+
+
 def attach_hooks_only(shell: ShellApp) -> None:
     """Local mode: ``/local`` and ``/connect`` still work (they connect on demand)."""
     shell.controller.connect_hook = lambda url: shell.controller.spawn(connect(shell, url or shell.settings.broker))
@@ -60,18 +67,19 @@ async def connect(
     t = shell.t
     try:
         from p2p import keystore
-        from p2p.net.transport import DEFAULT_BROKER_URL
         from p2p.peer import Peer
     except ImportError:
         ctl.say("net.unavailable", "warn")
         return None
-    broker = broker or DEFAULT_BROKER_URL
+    urls = broker_list(broker or "")
+    broker = " ".join(urls)
     if ctl.online is not None:
         await disconnect(shell)
-    if not is_local(broker) and broker not in shell.settings.public_broker_ok:
-        ctl.say("net.privacy", "warn", broker=broker)
-        shell.settings.public_broker_ok.append(broker)
-        ctl.save_settings()
+    for url in urls:
+        if not is_local(url) and url not in shell.settings.public_broker_ok:
+            ctl.say("net.privacy", "warn", broker=url)
+            shell.settings.public_broker_ok.append(url)
+            ctl.save_settings()
     shell.state.connection = t.t("status.connecting", broker=broker)
     ctl.refresh()
     peer = None
@@ -79,7 +87,7 @@ async def connect(
         identity = keystore.load_or_create(shell.options.config_dir / keystore.KEY_FILE_NAME) \
             if shell.options.config_dir is not None else None
         peer = Peer(
-            broker, nick=shell.settings.nick, identity=identity, connect_timeout=timeout,
+            urls, nick=shell.settings.nick, identity=identity, connect_timeout=timeout,
             log_dir=(shell.options.config_dir / "rounds") if shell.options.config_dir is not None else None,
             **(peer_options or {}),
         )

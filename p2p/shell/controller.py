@@ -343,10 +343,11 @@ class Controller(LocalPlayCommands):
         self.say("msg.nick_set", nick=args[0])
 
     def cmd_broker(self, args: list[str]) -> None:
-        if len(args) != 1 or "://" not in args[0] and ":" not in args[0]:
+        """``/broker URL [URL ...]``: one broker, or several used at once."""
+        if not args or any("://" not in a and ":" not in a for a in args):
             self.say("msg.broker_bad", "warn")
             return
-        self.settings.broker = args[0] if "://" in args[0] else "mqtt://" + args[0]
+        self.settings.broker = " ".join(a if "://" in a else "mqtt://" + a for a in args)
         self.save_settings()
         self.say("msg.broker_set", broker=self.settings.broker)
 

@@ -53,6 +53,8 @@ class OnlineSession:
         self.t = shell.t
         self.state = shell.state
         self.peer = peer
+        self._brokers_up = {url for url, ok in peer.brokers() if ok}
+        """With several brokers: those connected when we last looked."""
         self.round: Any = None
         """The round shown on the board: the one we play in (or the last one)."""
         self.round_no = 0
@@ -804,18 +806,35 @@ class OnlineSession:
 
     def _connection(self, state: str) -> None:
         t = self.t
+        self._broker_changes()
         if state == "lost":
             self.state.connection = t.t("status.reconnecting")
             self.state.online = False
             self.state.add(t.t("net.disconnected"), "warn")
         elif state in ("reconnected", "connected"):
-            self.state.connection = ""
+            brokers = self.peer.brokers()
+            up = sum(ok for _, ok in brokers)
+            self.state.connection = (
+                t.t("status.brokers", up=up, total=len(brokers)) if up < len(brokers) else ""
+            )
             self.state.online = True
             if state == "reconnected":
                 self.state.add(t.t("net.reconnected"), "round")
             self.refresh_lobby()
         elif state == "closed":
             self.state.online = False
+
+    def _broker_changes(self) -> None:
+        """With several brokers: say which one went away or came back."""
+        brokers = self.peer.brokers()
+        if len(brokers) < 2:
+            return
+        up_now = {url for url, ok in brokers if ok}
+        before, self._brokers_up = self._brokers_up, up_now
+        for url in sorted(before - up_now):
+            self.state.add(self.t.t("net.broker_down", broker=url, up=len(up_now), total=len(brokers)), "warn")
+        for url in sorted(up_now - before):
+            self.state.add(self.t.t("net.broker_up", broker=url, up=len(up_now), total=len(brokers)), "round")
 
     def _round_update(self, note: Any) -> None:
         t = self.t

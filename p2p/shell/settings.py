@@ -23,7 +23,8 @@ class Settings:
 
     nick: str = ""
     broker: str = ""
-    """Empty: the project's default public broker (``p2p.net.transport.DEFAULT_BROKER_URL``)."""
+    """Empty: the project's default public brokers, used together
+    (``p2p.net.transport.DEFAULT_BROKER_URLS``); several URLs are separated by spaces."""
     lang: str = ""
     notifications: bool = True
     levels: dict[str, str] = field(default_factory=dict)
