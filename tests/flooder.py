@@ -120,9 +120,9 @@ async def flood(plan: FloodPlan, messages: list[tuple[str, bytes | None]], go: A
         async def copy_honest() -> None:
             async for message in client.messages:
                 payload = message.payload
-                if isinstance(payload, (bytes, bytearray)) and payload:
-                    if bytes(payload) not in ours:  # our own junk comes back too
-                        latest.append(bytes(payload))
+                honest = isinstance(payload, (bytes, bytearray)) and payload
+                if honest and bytes(payload) not in ours:  # our own junk comes back too
+                    latest.append(bytes(payload))
 
         copier = asyncio.create_task(copy_honest())
         while not go.is_set():

@@ -12,7 +12,15 @@ import asyncio
 from collections.abc import Iterator
 
 import pytest
-from conftest import _require_mosquitto, autoplay, eventually, first_legal, meet, run, start_round
+from conftest import (
+    _require_mosquitto,
+    autoplay,
+    eventually,
+    first_legal,
+    meet,
+    run,
+    start_round,
+)
 
 from p2p.net.broker import LocalBroker
 from p2p.peer import ConnectionChanged, Peer, Rejected

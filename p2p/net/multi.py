@@ -27,6 +27,7 @@ import contextvars
 import logging
 import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Self
 
 from p2p.net.inbound import Inbound, InboundQueues
 from p2p.net.transport import (
@@ -156,7 +157,7 @@ class MultiTransport:
         self.inbound.close()
         self._set_state(ConnectionState.CLOSED, "")
 
-    async def __aenter__(self) -> MultiTransport:
+    async def __aenter__(self) -> Self:
         await self.start()
         return self
 
