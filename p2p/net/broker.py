@@ -27,7 +27,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
-__all__ = ["BrokerError", "LocalBroker", "free_port", "mosquitto_path"]
+__all__ = [
+    "BrokerError",
+    "LocalBroker",
+    "bridge_config",
+    "free_port",
+    "mosquitto_path",
+]
 
 
 class BrokerError(RuntimeError):
@@ -50,6 +56,26 @@ def mosquitto_path() -> str | None:
         if Path(candidate).is_file():
             return candidate
     return None
+
+
+def bridge_config(name: str, address: str, topics: str = "p2p/#") -> str:
+    """Mosquitto config lines that bridge this broker to the one at ``address``.
+
+    Messages on ``topics`` flow both ways at QoS 1; ``try_private`` lets two Mosquittos
+    recognise the bridge and not send a message back where it came from; the bridge
+    speaks MQTT v5 so message expiry (presence TTL) crosses it.  ``docs/brokers.md``
+    explains it; the bridge test uses exactly these lines.
+    """
+    return (
+        f"connection {name}\n"
+        f"address {address}\n"
+        f"topic {topics} both 1\n"
+        "bridge_protocol_version mqttv50\n"
+        "try_private true\n"
+        "cleansession true\n"
+        "notifications false\n"
+        "restart_timeout 1 5\n"
+    )
 
 
 def free_port() -> int:
@@ -81,9 +107,15 @@ class LocalBroker:
     """
 
     def __init__(
-        self, port: int | None = None, *, executable: str | None = None
+        self,
+        port: int | None = None,
+        *,
+        executable: str | None = None,
+        extra_config: str = "",
     ) -> None:
         self._fixed_port = port
+        self.extra_config = extra_config
+        """Lines appended to the config, e.g. a bridge to another broker (docs/brokers.md)."""
         self.port: int = port or 0
         self._executable = executable
         self._process: subprocess.Popen[bytes] | None = None
@@ -138,7 +170,7 @@ class LocalBroker:
             "set_tcp_nodelay true\n"
             "log_dest stderr\n"
             "log_type error\n"
-            "log_type warning\n"
+            "log_type warning\n" + self.extra_config
         )
         self._log_path = Path(self._dir.name) / "mosquitto.log"
         log = self._log_path.open("ab")

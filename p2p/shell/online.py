@@ -53,7 +53,7 @@ class OnlineSession:
         self.t = shell.t
         self.state = shell.state
         self.peer = peer
-        self._brokers_up = {url for url, ok in peer.brokers() if ok}
+        self._brokers_up = {url for url, ok in peer.brokers() if ok} if peer is not None else set()
         """With several brokers: those connected when we last looked."""
         self.round: Any = None
         """The round shown on the board: the one we play in (or the last one)."""
