@@ -469,6 +469,20 @@ class Round:
         """Leave the round (in play: resigns; the admin role passes on)."""
         await self._peer._act(self, lambda m, now: m.leave(now))
 
+    async def request_takeback(self) -> None:
+        """Ask the others to take back our last move (once per round, before it is answered)."""
+        await self._peer._act(self, lambda m, now: m.request_takeback(now))
+
+    async def accept_takeback(self) -> None:
+        """As the player to move: agree to take back the last move its mover asked about."""
+        await self._peer._act(self, lambda m, now: m.accept_takeback(now))
+
+    @property
+    def takeback_asked(self) -> int | None:
+        """The seat asking to take back the last move (``None``: nobody asks)."""
+        request = self.machine.takeback_request()
+        return None if request is None else self.machine.state.seat_of(request.pk)
+
     async def cancel(self, reason: str = "cancelled by the admin") -> None:
         """The admin calls the round off before play."""
         await self._peer._act(self, lambda m, now: m.cancel(reason, now))
@@ -1831,6 +1845,9 @@ def _follow(shadow: Game, st: RoundState, event: Event) -> None:
     if event.kind == "move":
         shadow.push(event.body["move"])
     elif event.kind == "seal":
+        if any(inner.kind == "takeback" for inner in event.sealed()):
+            shadow.pop()
+            return
         for inner in event.sealed():
             seat = st.seat_of(inner.pk)
             if seat is not None:

@@ -353,3 +353,68 @@ def test_the_host_of_a_private_round_starts_it_with_who_is_there(tmp_path: Path,
                 assert rg.game.players == 2 and rg.id == h.controller.online.round.id
 
     run(scenario())
+
+
+def test_an_online_take_back_the_opponent_must_accept(tmp_path: Path, broker_url: str) -> None:
+    """/undo asks; the other side's /accept agrees (a signed seal); /decline keeps the move."""
+
+    async def scenario() -> None:
+        async with HeadlessShell(
+            config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100,
+        ) as h, Peer(broker_url, nick="bob") as bob:
+            await h.wait_screen("Connected to", 10)
+            await seen_in_lobby(h, "bob")
+            await h.type_line("/invite bob connect4 start=me")
+            rb = await accept_next(bob)
+            await h.wait_for(lambda: "To move: Red (you)" in status(h), 20)
+            rnd = h.controller.online.round
+            await h.type_line("/undo")  # nothing of ours to take back yet
+            await said(h, "Online only your own last move can be taken back")
+            h.send("4")
+            await h.wait_for(lambda: rb.game is not None and rb.game.history() == ["4"], 10)
+            await h.type_line("/undo")
+            await said(h, "Asked to take back 4")
+            await rb.wait_until(lambda r: r.takeback_asked == 0, 10)
+            await rb.accept_takeback()  # bob agrees
+            await said(h, "Move 4 by ")
+            await h.wait_for(lambda: rnd.game.history() == [] and "To move: Red (you)" in status(h), 10)
+            await h.type_line("/undo")
+            await said(h, "Online only your own last move")  # the take-back left nothing to undo
+            h.send("3")
+            await rb.wait_turn(10)
+            await rb.play("5")
+            await rb.request_takeback()  # now bob asks: we are told and decline
+            await said(h, "bob asks to take back the move 5. /accept or /decline")
+            await h.type_line("/decline")
+            await said(h, "Declined – your next move is the answer.")
+            assert rnd.game.history() == ["3", "5"]
+            h.send("3")
+            await h.wait_for(lambda: rb.game.history() == ["3", "5", "3"], 10)
+            with pytest.raises(peer_mod.ActionError):
+                await rb.accept_takeback()  # nothing pending for bob
+            assert rb.state_hash == rnd.state_hash
+
+    run(scenario())
+
+
+def test_we_accept_a_take_back_with_accept(tmp_path: Path, broker_url: str) -> None:
+    async def scenario() -> None:
+        async with HeadlessShell(
+            config_dir=tmp_path, lang="de", broker=broker_url, startup=attach(broker_url), rows=30, columns=100,
+        ) as h, Peer(broker_url, nick="bob") as bob:
+            await h.wait_screen("Verbunden mit", 10)
+            await seen_in_lobby(h, "bob")
+            await h.type_line("/invite bob connect4 start=bob")
+            rb = await accept_next(bob)
+            await rb.wait_turn(20)
+            await rb.play("2")
+            rnd = h.controller.online.round
+            await h.wait_for(lambda: rnd.game is not None and rnd.game.history() == ["2"], 10)
+            await rb.request_takeback()
+            await said(h, "bob möchte den Zug 2 zurücknehmen")
+            await h.type_line("/annehmen")
+            await said(h, "Zug 2 von bob zurückgenommen; bob ist wieder am Zug.")
+            await rb.wait_until(lambda r: r.game.history() == [], 10)
+            assert rb.is_my_turn and rb.state_hash == rnd.state_hash
+
+    run(scenario())

@@ -83,7 +83,7 @@ class Notice:
     ``drawing``, ``over`` (reason), ``cancelled`` (reason: a ``cancel_reason`` code, seat),
     ``expired``, ``draw_stalled``, ``peer_left`` / ``peer_online`` / ``peer_silent``
     (nick), ``auto_declined``, ``invited`` (nick, game), ``invitation_cancelled`` (reason,
-    seat), ``invitation_expired``.
+    seat), ``invitation_expired``, ``takeback_asked`` (seat).
     """
 
     text: str

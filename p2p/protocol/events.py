@@ -214,7 +214,7 @@ KINDS: dict[str, Kind] = {
         "chain",
         {"ply": _int(0, 100_000), "move": _text(MAX_MOVE_TEXT), "state": _hex(32)},
     ),
-    "seal": Kind("chain", {"sealed": _sealed(("resign", "leave"))}),
+    "seal": Kind("chain", {"sealed": _sealed(("resign", "leave", "takeback"))}),
     "cancel": Kind("chain", {"reason": _line(80)}),
     "forfeit": Kind(
         "chain", {"seat": _int(0, 3), "reason": _choice("silent", "offline")}
@@ -228,6 +228,7 @@ KINDS: dict[str, Kind] = {
     "resign": Kind("side", {}),
     "leave": Kind("side", {}),
     "ack": Kind("side", {"state": _hex(32)}),  # prev = the final chain event
+    "takeback": Kind("side", {"ply": _int(0, 100_000)}),  # prev: the move to take back
     "sync_request": Kind("side", {"from_seq": _int(0, 100_000)}),
 }
 

@@ -537,6 +537,11 @@ class RoundState:
         sealed = event.sealed()
         if not sealed:
             raise RoundError("seal of nothing")
+        if any(inner.kind == "takeback" for inner in sealed):
+            if len(sealed) != 1:
+                raise RoundError("a takeback is sealed on its own")
+            self._take_back(event, sealed[0])
+            return
         seats: list[int] = []
         for inner in sealed:
             if inner.kind not in ("resign", "leave") or inner.round != self.round_id:
@@ -555,6 +560,31 @@ class RoundState:
             seats.append(seat)
         leaving = [seat for inner, seat in zip(sealed, seats) if inner.kind == "leave"]
         self._put_out(seats, leaving, "resignation")
+
+    def _take_back(self, event: Event, request: Event) -> None:
+        """The owner of the position agrees to take back the last move, at its mover's request.
+
+        Both consents are in the chain: the mover signed the ``takeback`` (its ``prev`` is
+        that move, which must still be the head), the sealing owner signed the ``seal``.
+        """
+        head = self.head
+        if request.round != self.round_id or request.prev != head.id or head.kind != "move":
+            raise RoundError("a takeback answers the last event, which must be a move")
+        if request.pk != head.pk or request.body["ply"] != head.body["ply"]:
+            raise RoundError("only the player who made the last move may ask to take it back")
+        if event.pk == request.pk:
+            raise RoundError("a takeback needs another player's consent")
+        seat = self.seat_of(request.pk)
+        assert self.game is not None and seat is not None  # apply() and the owner check
+        trial = self.game.copy()
+        try:
+            trial.pop()
+        except (IndexError, MoveError):
+            raise RoundError("there is no move to take back") from None
+        if trial.to_move() != seat or self.seats[seat].is_computer:
+            raise RoundError("the last move was not made by the asking player's seat")
+        self.game = trial
+        self.ply -= 1
 
     def _apply_forfeit(self, event: Event) -> None:
         target = self.forfeit_target()

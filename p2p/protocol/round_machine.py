@@ -609,6 +609,9 @@ class RoundMachine:
         self._accepted_side = True
         if event.kind == "ack":
             return [Acknowledged(event, st.seat_of(event.pk))] + self._agreed_notice()  # type: ignore[arg-type]
+        if event.kind == "takeback" and self.takeback_request() is event:
+            seat = self.state.seat_of(event.pk)
+            return [Notice(f"seat {seat} asks to take back its last move", "takeback_asked", {"seat": seat})]
         return []
 
     # -- closing acknowledgement ----------------------------------------------------
@@ -705,6 +708,12 @@ class RoundMachine:
         if kind in ("resign", "leave"):
             if seat in st.left or kind == "resign" and seat in st.resigned:
                 return f"seat {seat} is already out"
+            return ""
+        if kind == "takeback":
+            answered = next((e for e in reversed(st.chain) if e.id == event.prev), None)
+            if st.phase is not Phase.PLAY or answered is None or answered.kind != "move" \
+                    or answered.pk != event.pk:
+                return "takeback of no move of its sender"
             return ""
         return f"{kind} is not a side event"
 
@@ -1066,6 +1075,39 @@ class RoundMachine:
         if (kind, self.me.public_key) in self.side:
             raise ActionError(f"you already sent {kind}")
         return self._side_event(kind, {}, now) + self._react(now)
+
+    def request_takeback(self, now: int) -> list[Effect]:
+        """Ask the others to take back our last move (once per round; it must be the head)."""
+        st = self.state
+        head = st.head
+        seat = self.my_seat
+        if st.phase is not Phase.PLAY or st.game is None or seat is None or head.kind != "move" \
+                or head.pk != self.me.public_key:
+            raise ActionError("only your own last move can be taken back, before it is answered")
+        trial = st.game.copy()
+        trial.pop()
+        if trial.to_move() != seat:
+            raise ActionError("only your own last move can be taken back, before it is answered")
+        if ("takeback", self.me.public_key) in self.side:
+            raise ActionError("you have already asked for a take-back in this round")
+        return self._side_event("takeback", {"ply": head.body["ply"]}, now)
+
+    def takeback_request(self) -> Event | None:
+        """Another member's pooled request to take back the last move, if any."""
+        head = self.state.head
+        for (kind, pk), event in self.side.items():
+            if kind == "takeback" and pk != self.me.public_key and event.prev == head.id:
+                return event
+        return None
+
+    def accept_takeback(self, now: int) -> list[Effect]:
+        """As the owner of the position: agree to the pending take-back (a ``seal``)."""
+        request = self.takeback_request()
+        if request is None:
+            raise ActionError("nobody asks to take back the last move")
+        if self.state.owner() != self.me.public_key:
+            raise ActionError("only the player to move can agree to a take-back")
+        return self._append("seal", {"sealed": [request.value()]}, now) + self._react(now)
 
     def cancel(self, reason: str, now: int) -> list[Effect]:
         """The admin calls the round off before play."""

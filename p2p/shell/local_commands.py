@@ -258,7 +258,7 @@ class LocalPlayCommands:
 
     def cmd_undo(self, args: list[str]) -> None:
         if self.online is not None and self.online.game() is not None:
-            self.say("msg.undo_online", "warn")
+            self.online.request_takeback()
             return
         match = self._idle_match()
         if match is None:

@@ -537,7 +537,53 @@ class OnlineSession:
         invitations = self.peer.invitations
         return invitations[-1] if invitations else None
 
+    # -- take-backs: the mover asks, the player to move agrees (both signed into the chain) ------
+
+    def _takeback_pending(self) -> Any:
+        """The shown round when someone asks us to take back the last move."""
+        rnd = self.round
+        if rnd is None or rnd.is_over or rnd.takeback_asked is None or not rnd.is_my_turn:
+            return None
+        return rnd
+
+    def request_takeback(self) -> None:
+        """``/undo`` online: ask the others to take back our last move."""
+        rnd = self.round
+        if rnd is None or rnd.is_over or rnd.game is None:
+            self.ctl.say("msg.no_game", "warn")
+            return
+        from p2p.peer import ActionError
+
+        head = rnd.chain_state.head
+        if head.kind != "move" or head.pk != self.peer.public_key or rnd.is_my_turn:
+            self.ctl.say("takeback.not_last", "warn")
+            return
+        if ("takeback", self.peer.public_key) in rnd.machine.side:
+            self.ctl.say("takeback.once", "warn")
+            return
+
+        async def go() -> None:
+            try:
+                await rnd.request_takeback()
+            except ActionError:
+                self.ctl.say("takeback.not_last", "warn")
+                return
+            self.ctl.say("takeback.asked", move=head.body["move"])
+
+        self._run(go())
+
+    def _show_takeback_request(self, seat: int) -> None:
+        rnd = self.round
+        nick = self._member_nick(seat, with_fingerprint=False)
+        move = rnd.chain_state.head.body.get("move", "?")
+        self.state.add(self.t.t("takeback.request", nick=nick, move=move), "invite")
+        self.ctl.notify(self.t.t("notify.takeback", nick=nick), self.t.game(rnd.game_name))
+
     def _cmd_accept(self, args: list[str]) -> None:
+        rnd = self._takeback_pending()
+        if rnd is not None:
+            self._run(rnd.accept_takeback())
+            return
         invitation = self._pending()
         if invitation is None:
             self.ctl.say("net.no_invite", "warn")
@@ -551,6 +597,9 @@ class OnlineSession:
         self._run(go())
 
     def _cmd_decline(self, args: list[str]) -> None:
+        if self._takeback_pending() is not None:
+            self.ctl.say("takeback.declined")  # the move we play next is the answer
+            return
         rnd = self._pending()
         if rnd is None:
             self.ctl.say("net.no_invite", "warn")
@@ -774,7 +823,9 @@ class OnlineSession:
             return  # shown from the round's updates, the invitation or the lobby
         if note.round is not None and rnd is None:
             return  # a round that is not on the board (e.g. one we left)
-        if code == "drawing":
+        if code == "takeback_asked" and isinstance(seat, int) and rnd is not None:
+            self._show_takeback_request(seat)
+        elif code == "drawing":
             self.state.add(t.t("net.drawing"), "round")
         elif code in ("expired", "invitation_expired"):
             self.state.add(t.t("net.expired"), "warn")
@@ -862,6 +913,14 @@ class OnlineSession:
                 self.state.add(t.t("net.moved", nick=mover, move=event.body["move"]), "round")
                 self._move_notes(rnd.game, int(event.body["ply"]))
         elif note.kind == "seal":
+            event = st.chain[note.seq] if 0 < note.seq < len(st.chain) else None
+            taken = [e for e in event.sealed() if e.kind == "takeback"] if event is not None else []
+            if taken:
+                moved = next((e for e in st.chain if e.id == taken[0].prev), None)
+                seat = st.seat_of(taken[0].pk)
+                self.state.add(t.t("takeback.done", move=moved.body["move"] if moved else "?",
+                                   nick=self._member_nick(seat, with_fingerprint=False) if seat is not None else "?"),
+                               "round")
             self._announce_out(rnd)
         if note.kind in ("start", "draw") and st.starter is not None and rnd.game is not None and not rnd.game.history():
             name = t.seat(rnd.game.seat_names()[st.starter])

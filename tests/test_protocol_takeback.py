@@ -1,0 +1,120 @@
+"""Taking back a move online needs both consents in the chain (pure, no broker).
+
+The mover signs a ``takeback`` side event whose ``prev`` is its move; the owner of the
+next position agrees by sealing it.  Attacks by a losing player: undo the opponent's
+strong move without being asked, undo an older move, ask twice, seal one's own request,
+take back a computer's move, mix a take-back into a resignation seal.
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_protocol_hostile import ALICE, BOB, ROUND, finish, nonce, only_dropped, seats, started
+
+from p2p.protocol import events
+from p2p.protocol.effects import Applied, Equivocation, Notice
+from p2p.protocol.loopback import Loopback
+from p2p.protocol.replay import replay_log
+from p2p.protocol.round import Phase
+from p2p.protocol.round_machine import ActionError, RoundMachine
+
+
+def seal_of(who, state, *inner: events.Event) -> events.Event:
+    return events.make(
+        who, "seal", 7, {"sealed": [e.value() for e in inner]},
+        round=ROUND, seq=len(state.chain), prev=state.head.id,
+    )
+
+
+def takeback(who, answered: events.Event) -> events.Event:
+    return events.make(who, "takeback", 6, {"ply": answered.body["ply"]}, round=ROUND, prev=answered.id)
+
+
+def test_a_take_back_asked_by_the_mover_and_agreed_by_the_opponent() -> None:
+    net, alice, bob = started()
+    net.post("alice", alice.move("4", net.now))
+    net.run()
+    assert bob.takeback_request() is None
+    with pytest.raises(ActionError, match="nobody asks"):
+        bob.accept_takeback(net.now)
+    net.post("alice", alice.request_takeback(net.now))
+    net.run()
+    asked = [e for n, e in net.seen if n == "bob" and isinstance(e, Notice) and e.code == "takeback_asked"]
+    assert asked and asked[0].params == {"seat": 0}
+    with pytest.raises(ActionError, match="nobody asks"):
+        alice.accept_takeback(net.now)  # a request of her own is no consent
+    net.post("bob", bob.accept_takeback(net.now))
+    net.run()
+    for machine in (alice, bob):
+        assert machine.state.game.history() == [] and machine.state.ply == 0
+        assert machine.state.game.to_move() == 0  # Alice moves again
+    assert alice.state.head.id == bob.state.head.id and alice.state.head.kind == "seal"
+    with pytest.raises(ActionError, match="already asked"):
+        net.post("alice", alice.move("3", net.now))
+        net.run()
+        alice.request_takeback(net.now)  # one request per player and round
+    # Anyone replaying the log gets the same position; the round plays on to its end.
+    assert replay_log([e.raw for e in alice.log()]).state.state_hash() == alice.state.state_hash()
+    finish(net, alice, bob)
+
+
+def test_nobody_takes_back_a_move_without_its_movers_request() -> None:
+    net, alice, bob = started()
+    net.post("alice", alice.move("4", net.now))
+    net.run()
+    move = alice.state.head
+    # Bob (to move) forges a take-back of Alice's strong move with his own key.
+    only_dropped(alice.receive(seal_of(BOB, alice.state, takeback(BOB, move)), net.now),
+                 "only the player who made the last move")
+    # Alice's request sealed by Alice herself, who does not own the position.
+    only_dropped(bob.receive(seal_of(ALICE, bob.state, takeback(ALICE, move)), net.now), "does not own")
+    net.post("bob", bob.move("3", net.now))
+    net.run()
+    # Alice's request for her older move, after Bob has answered it.
+    request = takeback(ALICE, move)
+    bob.receive(request, net.now)
+    with pytest.raises(ActionError):
+        alice.request_takeback(net.now)  # her move is no longer the last event
+    net.post("alice", alice.move("5", net.now))
+    net.run()
+    only_dropped(alice.receive(seal_of(BOB, alice.state, request), net.now),
+                 "a takeback answers the last event")
+    # A take-back mixed into a resignation seal.
+    resign = events.make(ALICE, "resign", 6, {}, round=ROUND, prev=alice.state.head.id)
+    only_dropped(alice.receive(seal_of(BOB, alice.state, takeback(ALICE, alice.state.head), resign), net.now),
+                 "sealed on its own")
+    # A second, different request by the same member is equivocation, never a second chance.
+    net.post("alice", alice.request_takeback(net.now))
+    net.run()
+    other = events.make(ALICE, "takeback", 9, {"ply": 0}, round=ROUND, prev=alice.state.chain[-1].id)
+    assert any(isinstance(e, Equivocation) for e in bob.receive(other, net.now))
+    assert alice.state.game.history() == ["4", "3", "5"]
+    finish(net, alice, bob)
+
+
+def test_a_computer_move_cannot_be_taken_back() -> None:
+    net = Loopback()
+    alice, effects = RoundMachine.open(
+        ALICE, 0, ROUND, "connect4", {}, seats(ALICE) + [{"pk": None, "level": "neuling"}], 0, nonce(1)
+    )
+    net.add("alice", alice, effects)
+    net.run()
+    net.post("alice", alice.move("4", net.now))
+    net.run()
+    assert alice.state.head.pk == ALICE.public_key and len(alice.state.game.history()) == 2
+    with pytest.raises(ActionError, match="only your own last move"):
+        alice.request_takeback(net.now)  # the head is the computer's answer, signed by her
+    # Forged anyway: a request by the admin sealed by... nobody else may own the position.
+    request = takeback(ALICE, alice.state.head)
+    assert not any(isinstance(e, Applied) for e in alice.receive(seal_of(ALICE, alice.state, request), net.now))
+    assert alice.state.phase is Phase.PLAY and len(alice.state.game.history()) == 2
+
+
+def test_takeback_by_a_stranger_is_dropped() -> None:
+    from test_protocol_hostile import MALLORY
+
+    net, alice, bob = started()
+    net.post("alice", alice.move("4", net.now))
+    net.run()
+    only_dropped(bob.receive(takeback(MALLORY, alice.state.head), net.now), "non-member")
+    assert bob.takeback_request() is None
