@@ -1252,7 +1252,7 @@ class Peer:
         self, rnd: Round | None, effects: list[Effect], source: str = ""
     ) -> None:
         """Carry out what a machine asked for, in order."""
-        changed = False
+        changed = noticed = False
         applied_from_sync = 0
         for effect in effects:
             if isinstance(effect, Publish):
@@ -1299,6 +1299,7 @@ class Peer:
             elif isinstance(effect, Notice):
                 log.info("%s", effect.text)
                 self._notify(RoundNotice(rnd, effect.text, effect.code, effect.params))
+                noticed = True  # e.g. a take-back request: ``wait_until`` may be waiting
             elif isinstance(effect, Rewound) and rnd is not None:
                 changed = True
                 self._on_rewound(rnd, effect)
@@ -1318,6 +1319,8 @@ class Peer:
             await rnd._signal()
             if rnd.is_my_turn:
                 self._notify(YourTurn(rnd))
+        elif rnd is not None and noticed:
+            await rnd._signal()
 
     def _clear_private_genesis(self, rnd: Round) -> None:
         """Once a private round has started, its retained genesis has done its job."""

@@ -9,7 +9,16 @@ take back a computer's move, mix a take-back into a resignation seal.
 from __future__ import annotations
 
 import pytest
-from test_protocol_hostile import ALICE, BOB, ROUND, finish, nonce, only_dropped, seats, started
+from test_protocol_hostile import (
+    ALICE,
+    BOB,
+    ROUND,
+    finish,
+    nonce,
+    only_dropped,
+    seats,
+    started,
+)
 
 from p2p.protocol import events
 from p2p.protocol.effects import Applied, Equivocation, Notice
