@@ -1597,8 +1597,9 @@ class Peer:
     def _classify_round(self, rest: str, payload: bytes) -> Verdict:
         """A message on a round topic: members' signed events of our rounds go first.
 
-        The retained genesis channel (joiners, the admin's repair watch) and anything from
-        a non-member go to the small ``ROUND_OTHER`` lane.  On a sealed (private) round
+        The retained genesis channel is watched here and goes no further once we hold
+        the round (a joiner still waiting gets it through the small ``ROUND_OTHER`` lane,
+        like anything from a non-member).  On a sealed (private) round
         the payload is opened here (an AEAD check costs microseconds) and handed on
         opened; one that does not open is dropped unread.
         """
@@ -1610,7 +1611,13 @@ class Peer:
             if parts[1] in self._joining:
                 return Verdict(Lane.ROUND_OTHER, _claimed_key(payload))
             return Verdict(None, reason="not our round")
-        if parts[2] == "genesis" or not payload:
+        if parts[2] == "genesis":
+            # We hold the round, so we need no genesis from the topic; but as its admin
+            # we watch it here, where a flood cannot hide the overwrite that counts
+            # (the repair is rate-limited by ``_watch_genesis`` itself).
+            self._watch_genesis(rnd, payload)
+            return Verdict(None, reason="genesis of a round we hold")
+        if not payload:
             return Verdict(Lane.ROUND_OTHER, None)
         try:
             opened = sealing.open_round(rnd.sealing_key, parts[2], payload)
