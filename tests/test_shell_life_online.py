@@ -418,3 +418,36 @@ def test_we_accept_a_take_back_with_accept(tmp_path: Path, broker_url: str) -> N
             assert rb.is_my_turn and rb.state_hash == rnd.state_hash
 
     run(scenario())
+
+
+def test_a_round_played_on_another_broker_is_not_resumed_here(tmp_path: Path, broker_url: str) -> None:
+    """Its members are not on this broker: resuming would only make us forfeit them."""
+    import json
+
+    async def scenario() -> None:
+        async with Peer(broker_url, nick="alice") as alice:
+            async with HeadlessShell(
+                config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100,
+            ) as h:
+                await h.wait_screen("Connected to", 10)
+                my_id = h.controller.online.peer.peer_id
+                await h.wait_for(lambda: alice.find_peer(my_id[:8]) is not None, 10)
+                ra = await alice.invite([my_id[:8]], "connect4", start=0)
+                await said(h, "invites you to Connect Four")
+                await h.type_line("/accept")
+                await ra.wait_turn(20)
+                await ra.play("1")
+                await h.wait_for(lambda: "To move: Yellow (you)" in status(h), 20)
+            side = tmp_path / "rounds" / f"round-{ra.id}.shell.json"
+            data = json.loads(side.read_text())
+            assert data["broker"] == broker_url
+            side.write_text(json.dumps({**data, "broker": "mqtt://elsewhere.example:1883"}))
+            async with HeadlessShell(
+                config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100,
+            ) as h:
+                await h.wait_screen("Connected to", 10)
+                await asyncio.sleep(1.5)
+                assert not any("Resumed round" in x for x in h.controller.state.text_lines())
+                assert h.controller.online.round is None and not h.controller.online.peer.busy
+
+    run(scenario())

@@ -359,9 +359,14 @@ class OnlineSession:
         names = {s.pk.hex(): self._nick(s.pk, s.nick) for s in rnd.chain_state.seats if s.pk is not None}
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps({"code": rnd.code, "names": names}))
+            path.write_text(json.dumps({"code": rnd.code, "names": names, "broker": self._broker_key()}))
         except OSError as err:
             log.warning("cannot write %s: %s", path, err)
+
+    def _broker_key(self) -> str:
+        """Where this peer plays (one or several broker URLs), to resume a round only there."""
+        url = self.peer.broker_url
+        return url if isinstance(url, str) else " ".join(sorted(url))
 
     def _load_sidecar(self, rnd_id: str) -> dict[str, Any]:
         path = self._sidecar(rnd_id)
@@ -409,6 +414,8 @@ class OnlineSession:
         found = await asyncio.to_thread(self._unfinished_logs)
         for path, state in found:
             side = self._load_sidecar(state.round_id)
+            if side.get("broker") not in (None, self._broker_key()):
+                continue  # played elsewhere: its members are not here (and must not be forfeited)
             names = side.get("names") if isinstance(side.get("names"), dict) else {}
             for pk_hex, nick in names.items():
                 try:
