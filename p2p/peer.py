@@ -36,6 +36,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
+from p2p.friends import Friends
 from p2p.games import Game, game_class
 from p2p.net.inbound import InboundQueues, Lane, Verdict
 from p2p.net.multi import MultiTransport
@@ -601,6 +602,8 @@ class Peer:
     (``p2p.protocol.round.TurnTimeouts``; the defaults are the protocol's, and every
     member of a round must use the same).  ``tls_context`` replaces the default TLS
     context for ``mqtts://`` and ``wss://`` brokers (e.g. to trust a private CA).
+    ``friends`` (``p2p.friends.Friends``): the keys the user marked as friends
+    (``peer.friends``; the shell passes the ones from the config dir).
 
     ``peer.lobby`` is the pure lobby machine (``p2p.protocol.lobby.Lobby``): who is
     online (``peer.lobby.online()``), their fingerprints and busy flags.
@@ -617,7 +620,10 @@ class Peer:
         connect_timeout: float = 10.0,
         turn_timeouts: TurnTimeouts | None = None,
         tls_context: ssl.SSLContext | None = None,
+        friends: Friends | None = None,
     ) -> None:
+        self.friends = friends if friends is not None else Friends()
+        """The keys the user marked as friends (an impostor of one stands out)."""
         try:
             self.topics = Topics(namespace)
         except TopicError as err:

@@ -70,6 +70,7 @@ STYLE = Style.from_dict(
         "invite": "bold reverse",
         "lobby.busy": "fg:ansibrightblack",
         "lobby.me": "bold",
+        "lobby.impostor": "bold fg:ansired",
     }
 )
 MAX_INPUT_ROWS = 5
@@ -293,7 +294,12 @@ class ShellApp:
                 flag, style = self.t.t("lobby.busy"), "class:lobby.busy"
             else:
                 flag, style = self.t.t("lobby.free"), ""
-            out.append((style, f"{terminal_safe(entry.nick)} [{entry.fingerprint[:6]}] {flag}\n"))
+            mark = "★ " if entry.friend else ""
+            out.append((style, f"{mark}{terminal_safe(entry.nick)} [{entry.fingerprint}] {flag}"))
+            if entry.impostor:
+                warning = self.t.t("lobby.impostor", friend=terminal_safe(entry.impostor))
+                out.append(("class:lobby.impostor", " " + warning))
+            out.append((style, "\n"))
         return out
 
     def _chat(self) -> StyleAndTextTuples:

@@ -41,6 +41,9 @@ COMMANDS: dict[str, str] = {
     "lang": "/lang de|en",
     "notify": "/notify on|off",
     "who": "/who",
+    "friend": "/friend NICK",
+    "unfriend": "/unfriend NICK",
+    "friends": "/friends",
 }
 
 ALIASES: dict[str, str] = {
@@ -52,6 +55,7 @@ ALIASES: dict[str, str] = {
     "einladen": "invite", "annehmen": "accept", "ablehnen": "decline",
     "abbrechen": "cancel", "beitreten": "join", "privat": "private", "verlassen": "leave",
     "sprache": "lang", "name": "nick", "wer": "who",
+    "freund": "friend", "entfreunden": "unfriend", "freunde": "friends",
 }
 
 

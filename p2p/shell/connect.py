@@ -86,9 +86,14 @@ async def connect(
     try:
         identity = keystore.load_or_create(shell.options.config_dir / keystore.KEY_FILE_NAME) \
             if shell.options.config_dir is not None else None
+        from p2p import friends as friends_mod
+
+        friends = friends_mod.load(shell.options.config_dir / friends_mod.FILE_NAME) \
+            if shell.options.config_dir is not None else None
         peer = Peer(
             urls, nick=shell.settings.nick, identity=identity, connect_timeout=timeout,
             log_dir=(shell.options.config_dir / "rounds") if shell.options.config_dir is not None else None,
+            friends=friends,
             **(peer_options or {}),
         )
         await peer.start()

@@ -378,9 +378,20 @@ class Controller(LocalPlayCommands):
     def cmd_who(self, args: list[str]) -> None:
         for entry in self.state.lobby:
             flag = self.t.t("lobby.you") if entry.me else self.t.t("lobby.busy" if entry.busy else "lobby.free")
-            self.state.add(f"{entry.nick} [{entry.fingerprint}] {flag}")
+            mark = "★ " if entry.friend else ""
+            warn = " " + self.t.t("lobby.impostor", friend=entry.impostor) if entry.impostor else ""
+            self.state.add(f"{mark}{entry.nick} [{entry.fingerprint}] {flag}{warn}", "warn" if warn else "info")
         if not self.state.lobby:
             self.say("lobby.empty")
+
+    def cmd_friend(self, args: list[str]) -> None:
+        self._online_cmd("friend", args)
+
+    def cmd_unfriend(self, args: list[str]) -> None:
+        self._online_cmd("unfriend", args)
+
+    def cmd_friends(self, args: list[str]) -> None:
+        self._online_cmd("friends", args)
 
     def _online_cmd(self, name: str, args: list[str]) -> None:
         if not self._need_online():

@@ -215,11 +215,16 @@ class OnlineSession:
     # -- lobby ---------------------------------------------------------------------------------
 
     def refresh_lobby(self) -> None:
-        from p2p.protocol.identity import short_id
+        from p2p.protocol.identity import fingerprint
 
-        entries = [LobbyEntry(self.peer.nick, self.peer.short_id, self.peer.busy, me=True)]
+        entries = [LobbyEntry(self.peer.nick, fingerprint(self.peer.public_key), self.peer.busy, me=True)]
+        friends = self.peer.friends
         for info in self.peer.online():
-            entries.append(LobbyEntry(info.nick, short_id(info.pk), info.busy))
+            impostor = friends.impostor_of(info.nick, info.pk)
+            entries.append(LobbyEntry(
+                info.nick, fingerprint(info.pk), info.busy, friend=friends.is_friend(info.pk),
+                impostor=(friends.nick_of(impostor) or "?") if impostor is not None else "",
+            ))
             self.names[info.pk] = info.nick
         self.state.lobby = entries
         self.state.online = self.connected()
@@ -756,6 +761,7 @@ class OnlineSession:
             invitation = note.invitation
             inviter = invitation.admin_label
             self.state.add(t.t("net.invited", nick=inviter, game=t.game(invitation.game)), "invite")
+            self._warn_impostor(invitation.admin)
             how = t.t("net.starter.drawn") if invitation.drawn else t.t("net.starter.chosen")
             self.state.add(t.t("net.invite_details", options=_options_text(invitation.options), how=how), "invite")
             self.state.add(t.t("net.invite_answer"), "invite")
@@ -815,9 +821,85 @@ class OnlineSession:
         elif known is None:
             self._present[pk] = label
             self.state.add(self.t.t("net.joined", nick=label))
+            self._warn_impostor(pk)
         elif known != label:
             self._present[pk] = label
             self.state.add(self.t.t("net.renamed", old=known, nick=label))
+            self._warn_impostor(pk)
+
+    def _warn_impostor(self, pk: bytes) -> bool:
+        """Say so when ``pk`` uses a friend's nickname with another key; ``True`` if it did."""
+        from p2p.protocol.identity import fingerprint
+
+        nick = self._nick(pk)
+        friend = self.peer.friends.impostor_of(nick, pk)
+        if friend is None:
+            return False
+        self.state.add(self.t.t("friend.impostor", nick=nick, fp=fingerprint(pk),
+                                friend=self.peer.friends.nick_of(friend) or "?",
+                                friend_fp=fingerprint(friend)), "warn")
+        return True
+
+    # -- friends ------------------------------------------------------------------------------
+
+    def _save_friends(self) -> None:
+        from p2p import friends as friends_mod
+
+        if self.ctl.settings_dir is None:
+            return
+        try:
+            friends_mod.save(self.peer.friends, self.ctl.settings_dir / friends_mod.FILE_NAME)
+        except OSError as err:
+            self.ctl.say("friend.save_failed", "warn", reason=str(err))
+
+    def _cmd_friend(self, args: list[str]) -> None:
+        """``/friend NICK``: mark that online peer's key as a friend (stored in the config dir)."""
+        from p2p.protocol.identity import fingerprint
+
+        if len(args) != 1:
+            self.ctl.usage("friend")
+            return
+        info = self.peer.find_peer(args[0])
+        if info is None:
+            self.ctl.say("net.unknown_nick", "warn", nick=args[0])
+            return
+        try:
+            self.peer.friends.add(info.pk, info.nick)
+        except ValueError as err:
+            self.ctl.say("net.error", "warn", reason=str(err))
+            return
+        self._save_friends()
+        self.ctl.say("friend.added", nick=info.nick, fp=fingerprint(info.pk))
+        self.refresh_lobby()
+
+    def _cmd_unfriend(self, args: list[str]) -> None:
+        """``/unfriend NICK``: forget a friend (by nickname as marked, or fingerprint)."""
+        if len(args) != 1:
+            self.ctl.usage("unfriend")
+            return
+        want = args[0].strip().lower()
+        for pk, nick in self.peer.friends.items():
+            from p2p.protocol.identity import fingerprint, peer_id
+
+            if want in (nick.lower(),) or (len(want) >= 4 and peer_id(pk).startswith(want.replace(" ", ""))):
+                self.peer.friends.remove(pk)
+                self._save_friends()
+                self.ctl.say("friend.removed", nick=nick, fp=fingerprint(pk))
+                self.refresh_lobby()
+                return
+        self.ctl.say("friend.unknown", "warn", nick=args[0])
+
+    def _cmd_friends(self, args: list[str]) -> None:
+        """``/friends``: list the friends, marked when online."""
+        from p2p.protocol.identity import fingerprint
+
+        if not len(self.peer.friends):
+            self.ctl.say("friend.none")
+            return
+        for pk, nick in self.peer.friends.items():
+            online = pk in self.peer.lobby.peers
+            flag = self.t.t("friend.online" if online else "friend.offline")
+            self.state.add(f"★ {nick} ({fingerprint(pk)}) {flag}")
 
     def _notice(self, note: Any) -> None:
         """A protocol notice in the user's language, chosen by its code (never its text)."""

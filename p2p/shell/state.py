@@ -33,6 +33,9 @@ class LobbyEntry:
     fingerprint: str
     busy: bool = False
     me: bool = False
+    friend: bool = False
+    impostor: str = ""
+    """The friend's nickname this entry imitates with another key ('' if none)."""
 
 
 @dataclass
