@@ -322,3 +322,44 @@ def test_a_flood_on_the_genesis_topic_costs_the_admin_one_repair_per_interval(
             assert 1 <= repairs <= elapsed / peer_module.GENESIS_REPAIR_S + 1
 
     run(body(), timeout=60)
+
+
+def test_an_invitee_of_a_private_round_resumes_without_the_code(
+    broker_url: str, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    """The key file beside the log keeps the round key and the code's topic key, so an
+    invitee who never had the code takes its round up again after a restart."""
+    from p2p.protocol.identity import Identity
+
+    async def body() -> None:
+        me = Identity.from_seed(bytes(range(90, 122)))
+        async with Peer(broker_url, nick="host") as host:
+            first = Peer(broker_url, nick="guest", identity=me, log_dir=tmp_path)
+            await first.start()
+            await meet(host, first)
+            rh = await host.open_private(
+                "cube", {"players": 3}, open_seats=1, peers=[first.peer_id], start=0
+            )
+            rg = await (await invitation(first, rh.id)).accept()
+            async with Peer(broker_url, nick="coder") as coder:
+                rc = await coder.join(rh.code)
+                rounds = [rh, rg, rc]
+                for r in rounds:
+                    await r.wait_started(20)
+                await rh.play(first_legal(rh.game))
+                await rg.wait_turn(10)
+                path = rg.log_path
+                await first.close()  # the guest's program ends; its turn waits
+                async with Peer(
+                    broker_url, nick="guest", identity=me, log_dir=tmp_path
+                ) as again:
+                    rr = await again.resume(path)  # no code given
+                    assert rr.machine.key == rh.machine.key
+                    assert await rr.wait_turn(10)
+                    rounds = [rh, rr, rc]
+                    await asyncio.gather(*(autoplay(r, first_legal) for r in rounds))
+                    for r in rounds:
+                        await r.wait_over(20)
+                    assert_same_outcome(rounds)
+
+    run(body(), timeout=90)
