@@ -154,6 +154,7 @@ def test_leave_after_the_opponent_restarted_frees_us_for_invite_and_private(tmp_
             config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100
         ) as h:
             await h.wait_screen("Connected to", 10)
+            h.controller.online.absent_wait = 1.0
             async with Peer(broker_url, nick="bob", identity=Identity.from_seed(seed)) as bob:
                 await seen_in_lobby(h, "bob")
                 await h.type_line("/invite bob connect4 start=me")
@@ -165,6 +166,10 @@ def test_leave_after_the_opponent_restarted_frees_us_for_invite_and_private(tmp_
             # bob restarts without his round (a fresh program, same key): online, not in it.
             async with Peer(broker_url, nick="bob", identity=Identity.from_seed(seed)):
                 await h.wait_for(lambda: any(e.nick == "bob" for e in h.controller.state.lobby), 10)
+                # Not back in the round after a moment: we are told what follows, and how to get out.
+                line = await said(h, "bob is online again but not in this round", 10)
+                assert "out in 15 min" in line and "/leave" in line
+                await h.wait_for(lambda: "bob not in the round · out in 14:" in status(h), 5)
                 assert not any("bob is back" in x for x in h.controller.state.text_lines())
                 await h.type_line("/leave")
                 await said(h, "You left the round.")

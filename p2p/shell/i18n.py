@@ -413,6 +413,15 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "round.back": ("{nick} ist wieder da – die Runde geht weiter.", "{nick} is back — the round goes on."),
     "status.away": ("{nick} offline · raus in {secs} s", "{nick} offline · out in {secs} s"),
+    "status.absent": ("{nick} nicht in der Runde · raus in {time}", "{nick} not in the round · out in {time}"),
+    "round.absent": (
+        "{nick} ist wieder online, aber nicht in dieser Runde: ohne Zug ist {nick} in {minutes} min raus. /leave beendet sie für dich.",
+        "{nick} is online again but not in this round: without a move {nick} is out in {minutes} min. /leave ends it for you.",
+    ),
+    "round.absent_later": (
+        "{nick} ist wieder online, aber nicht in dieser Runde: wenn {nick} am Zug ist, bleiben {minutes} min. /leave beendet sie für dich.",
+        "{nick} is online again but not in this round: once it is {nick}'s turn, {nick} has {minutes} min. /leave ends it for you.",
+    ),
     "round.resumed": (
         "Runde {code} ({game}) aus dem Protokoll wieder aufgenommen ({moves} Züge); gleiche mit den anderen ab …",
         "Resumed round {code} ({game}) from its log ({moves} moves); catching up with the others …",

@@ -74,6 +74,8 @@ class OnlineSession:
         self.names: dict[bytes, str] = {}
         """Every nickname seen for a key (lobby, chat, round logs): a member who went
         offline keeps a name instead of a raw key."""
+        self.absent_wait = 5.0
+        """Seconds a member who is online again may take to resume the round before we say so."""
         self.away: set[bytes] = set()
         """Members of the shown round whose going offline we announced (for "is back")."""
 
@@ -158,7 +160,8 @@ class OnlineSession:
             text = self.t.t(key, round=self.round_no, seat=self.t.seat(game.seat_names()[seat]) if rnd.is_my_turn else label)
             away = self._away_countdown()
             if away is not None:
-                text += " · " + self.t.t("status.away", nick=away[0], secs=away[1])
+                key, nick, secs = away
+                text += " · " + self.t.t(key, nick=nick, secs=secs, time=f"{secs // 60}:{secs % 60:02d}")
         score = self.score_text()
         return f"{text} · {self.t.t('status.score', score=score)}" if score else text
 
@@ -174,8 +177,12 @@ class OnlineSession:
             return self.t.t("result.win", seat=names[0])
         return self.t.t("result.wins", seats=", ".join(names))
 
-    def _away_countdown(self) -> tuple[str, int] | None:
-        """(nick, seconds) while the seat to move is a member whose presence is offline."""
+    def _away_countdown(self) -> tuple[str, str, int] | None:
+        """(status key, nick, seconds) while the seat to move is a member who went away.
+
+        Offline: the offline timeout runs.  Online again but not back in the round (no
+        busy flag, e.g. restarted elsewhere): only the silent timeout ends the round.
+        """
         rnd = self.round
         if rnd is None or rnd.is_over or rnd.game is None or not self.connected():
             return None
@@ -184,16 +191,40 @@ class OnlineSession:
         if seat is None or seat >= len(seats) or seats[seat].is_computer:
             return None
         pk = seats[seat].pk
-        if pk is None or pk == self.peer.public_key or pk in self.peer.lobby.peers:
+        if pk is None or pk == self.peer.public_key:
             return None
-        return self._nick(pk, seats[seat].nick), self._seconds_left(rnd)
+        info = self.peer.lobby.peers.get(pk)
+        nick = self._nick(pk, seats[seat].nick)
+        if info is None:
+            return "status.away", nick, self._seconds_left(rnd)
+        if pk in self.away and not info.busy:
+            return "status.absent", nick, self._seconds_left(rnd, silent=True)
+        return None
 
-    def _seconds_left(self, rnd: Any) -> int:
-        """Seconds until an offline seat to move may be forfeited (counted from the head)."""
+    def _seconds_left(self, rnd: Any, silent: bool = False) -> int:
+        """Seconds until the seat to move may be forfeited (offline or silent; from the head)."""
         from p2p.peer import now_ms
 
-        limit = self.peer.turn_timeouts.offline_ms
+        timeouts = self.peer.turn_timeouts
+        limit = timeouts.silent_ms if silent else timeouts.offline_ms
         return max(0, (limit - (now_ms() - rnd.chain_state.head.ts)) // 1000)
+
+    async def _absent_check(self, pk: bytes, rnd: Any, wait: float = 5.0) -> None:
+        """Online again but, after a moment, still not back in the round: say what follows."""
+        await asyncio.sleep(wait)
+        info = self.peer.lobby.peers.get(pk)
+        if rnd is not self.round or rnd.is_over or pk not in self.away or info is None or info.busy:
+            return
+        st = rnd.chain_state
+        seat = st.seat_of(pk)
+        nick = self._nick(pk, info.nick)
+        if seat is not None and rnd.game is not None and rnd.game.to_move() == seat:
+            secs = self._seconds_left(rnd, silent=True)
+            self.state.add(self.t.t("round.absent", nick=nick, minutes=max(1, (secs + 59) // 60)), "warn")
+        else:
+            self.state.add(self.t.t("round.absent_later", nick=nick,
+                                    minutes=self.peer.turn_timeouts.silent_ms // 60_000), "warn")
+        self.ctl.refresh()
     def forming_text(self) -> str | None:
         """While a private round waits for its code joiners: the code, for the status line."""
         rnd = self.round
@@ -800,6 +831,8 @@ class OnlineSession:
             if info.pk in self.away and info.busy:  # back, and in a round (ours, resumed)
                 self.away.discard(info.pk)
                 self.state.add(self.t.t("round.back", nick=nick), "round")
+            elif info.pk in self.away:  # online again; in the round once it resumes it
+                self.ctl.spawn(self._absent_check(info.pk, rnd, self.absent_wait))
             return
         if info.pk in self.away:
             return
