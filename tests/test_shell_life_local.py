@@ -75,7 +75,7 @@ def test_chess4_pieces_chosen_and_moved_by_keyboard_never_reach_the_chat(tmp_pat
             await h.type_line("Ni3")  # the one knight that reaches i3
             await h.wait_for(lambda: game().history() == ["j1-i3"])
             await h.type_line("b7")  # Blue's own pawn: selected
-            await said(h, "P on b7 selected")
+            await said(h, "Selected the pawn on b7")
             assert h.controller.selected == "b7"
             await h.type_line("d7")  # ... and its target
             await h.wait_for(lambda: game().history() == ["j1-i3", "b7-d7"])
@@ -86,10 +86,18 @@ def test_chess4_pieces_chosen_and_moved_by_keyboard_never_reach_the_chat(tmp_pat
             await h.type_line("i3")  # Green: no own piece there, nothing selected
             await said(h, "No move to i3: select one of your pieces first")
             await h.type_line("Nj3")  # no Green knight reaches j3
-            await said(h, "No N can move to j3.")
+            await said(h, "No knight can move to j3.")
             await h.type_line("m20")  # a square shape off the board
             await said(h, "There is no square m20")
             assert len(game().history()) == 3
+            # German piece letters: S(pringer) for the knight; B is the pawn (Bauer) there.
+            await h.type_line("/lang de")
+            await h.type_line("Sl11")  # Green's knight from n10 (the only one that reaches l11)
+            await h.wait_for(lambda: game().history()[-1] == "n10-l11")
+            await h.type_line("Te5")
+            await said(h, "Turm: kein Zug nach e5 möglich.")
+            await h.type_line("d2")
+            await said(h, "Bauer auf d2 gewählt")
             assert chat_lines(h) == []
 
     run(scenario())

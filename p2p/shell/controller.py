@@ -222,13 +222,16 @@ class Controller(LocalPlayCommands):
 
     def _resolve(self, game: Game, text: str) -> str | None:
         """The move a typed line means, or ``None`` after one line (error or selection)."""
-        outcome = move_input.resolve(game, text, self.selected)
+        outcome = move_input.resolve(game, text, self.selected, self.t.t("piece.letters"))
         if isinstance(outcome, move_input.Refused):
-            self.say(outcome.key, "warn", **outcome.fields)
+            fields = dict(outcome.fields)
+            if isinstance(fields.get("piece"), int):
+                fields["piece"] = self.t.t(f"piece.{fields['piece']}")
+            self.say(outcome.key, "warn", **fields)
             return None
         if isinstance(outcome, move_input.Select):
             self.selected = outcome.square
-            self.say("move.selected", piece=outcome.piece, square=outcome.square)
+            self.say("move.selected", piece=self.t.t(f"piece.{outcome.piece}"), square=outcome.square)
             return None
         return outcome.move
 

@@ -392,12 +392,12 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "move.no_pillar": ("Es gibt keine Säule {pillar} (a1–d4).", "There is no pillar {pillar} (a1–d4)."),
     "move.no_square": ("Es gibt kein Feld {square} auf diesem Brett.", "There is no square {square} on this board."),
     "move.ambiguous": ("Mehrere Züge nach {square}: {moves} – bitte von-nach tippen.", "Several moves go to {square}: {moves} – type from-to."),
-    "move.no_piece_to": ("Keine Figur {piece} kann nach {square} ziehen.", "No {piece} can move to {square}."),
+    "move.no_piece_to": ("{piece}: kein Zug nach {square} möglich.", "No {piece} can move to {square}."),
     "move.select_first": (
         "Kein Zug nach {square}: erst eine eigene Figur wählen (ihr Feld tippen) oder von-nach tippen, z. B. h2-h4.",
         "No move to {square}: select one of your pieces first (type its square) or type from-to, e.g. h2-h4.",
     ),
-    "move.selected": ("{piece} auf {square} gewählt – jetzt das Zielfeld tippen.", "{piece} on {square} selected – now type its target square."),
+    "move.selected": ("{piece} auf {square} gewählt – jetzt das Zielfeld tippen.", "Selected the {piece} on {square} – now type its target square."),
     "move.not_your_turn": ("Du bist nicht am Zug – {move} wurde nicht gespielt.", "It is not your turn – {move} was not played."),
     "round.away_win": (
         "{nick} ist offline gegangen – du gewinnst in {secs} s, falls {nick} nicht zurückkommt.",

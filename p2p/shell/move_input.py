@@ -17,11 +17,14 @@ from p2p.games import Game
 
 _CONNECT4 = re.compile(r"^[pP]?\d{1,3}$")
 _CUBE = re.compile(r"^[a-zA-Z]\d{1,2}$")
+_LETTERS = "KQRBNPDSLTU"  # English and German piece letters (p2p.shell.i18n "piece.letters")
 _CHESS4 = re.compile(
-    r"^(?:[KQRBNPD]?[a-nA-N]\d{1,2}(?:\s*[-x:]?\s*[KQRBNPD]?[a-nA-N]\d{1,2})?(?:=[A-Z])?[+#]*"
+    rf"^(?:[{_LETTERS}]?[a-nA-N]\d{{1,2}}(?:\s*[-x:]?\s*[{_LETTERS}]?[a-nA-N]\d{{1,2}})?(?:=[A-Z])?[+#]*"
     r"|[O0]-[O0](?:-[O0])?[+#]*)$"
 )
-_CHESS4_SHORT = re.compile(r"^(?P<piece>[KQRBNPD])?(?P<square>[a-nA-N]\d{1,2})[+#]*$")
+_CHESS4_SHORT = re.compile(rf"^(?P<piece>[{_LETTERS}])?(?P<square>[a-nA-N]\d{{1,2}})[+#]*$")
+ENGLISH_LETTERS = " PNBRQKD"
+"""Piece letters by kind (1 pawn .. 6 king, 7 promoted queen), as the engine writes them."""
 _SHAPES = {"connect4": _CONNECT4, "cube": _CUBE, "chess4": _CHESS4}
 
 
@@ -37,7 +40,8 @@ class Select:
     """Select the piece on ``square`` (four-player chess, typed instead of clicked)."""
 
     square: str
-    piece: str
+    piece: int
+    """Its kind: 1 pawn, 2 knight, 3 bishop, 4 rook, 5 queen, 6 king, 7 promoted queen."""
 
 
 @dataclass(frozen=True)
@@ -57,16 +61,29 @@ def looks_like_move(game_name: str, text: str) -> bool:
     return shape is not None and shape.match(text.strip()) is not None
 
 
-def resolve(game: Game, text: str, selected: str | None = None) -> Outcome:
-    """Turn a move-shaped line into a move, a selection or a refusal (game not over)."""
+def resolve(game: Game, text: str, selected: str | None = None, letters: str = ENGLISH_LETTERS) -> Outcome:
+    """Turn a move-shaped line into a move, a selection or a refusal (game not over).
+
+    ``letters``: the piece letters by kind in the user's language (``Si3`` in German is
+    ``Ni3``); English letters are understood too where they do not clash.
+    """
     raw = text.strip()
     if game.name == "connect4":
         return _connect4(game, raw)
     if game.name == "cube":
         return _cube(game, raw)
     if game.name == "chess4":
-        return _chess4(game, raw, selected)
+        return _chess4(game, raw, selected, letters)
     return Resolved(raw)
+
+
+def _kind(letter: str, letters: str) -> int:
+    """The piece kind a typed letter names (the user's letters first, then English)."""
+    for table in (letters, ENGLISH_LETTERS):
+        found = table.find(letter, 1)
+        if found > 0:
+            return 5 if found == 7 else found  # a promoted queen moves as a queen
+    return 0
 
 
 def _connect4(game: Game, raw: str) -> Outcome:
@@ -84,11 +101,11 @@ def _cube(game: Game, raw: str) -> Outcome:
     return Resolved(low)
 
 
-def _chess4(game: Game, raw: str, selected: str | None) -> Outcome:
+def _chess4(game: Game, raw: str, selected: str | None, letters: str) -> Outcome:
     short = _CHESS4_SHORT.match(raw)
     if short is None:
         return Resolved(raw)  # from-to or castling: the engine's own parser decides
-    from p2p.games.chess4.board import PIECE_LETTERS, maybe_square
+    from p2p.games.chess4.board import maybe_square
 
     target = short["square"].lower()
     sq = maybe_square(target)
@@ -99,8 +116,9 @@ def _chess4(game: Game, raw: str, selected: str | None) -> Outcome:
     piece = board[sq]
     own = bool(piece) and seat is not None and piece >> 3 == seat
     letter = short["piece"]
+    wanted = _kind(letter, letters) if letter is not None else None
     if letter is None and own:
-        return Select(target, PIECE_LETTERS[piece & 7])
+        return Select(target, piece & 7)
     if letter is None and selected is not None:
         return Resolved(f"{selected}-{target}")
     movers = []
@@ -109,13 +127,13 @@ def _chess4(game: Game, raw: str, selected: str | None) -> Outcome:
         if len(parts) != 2 or parts[1] != target:
             continue
         origin = maybe_square(parts[0])
-        kind = PIECE_LETTERS[board[origin] & 7] if origin is not None else ""
-        if letter is None or kind == letter or (letter == "Q" and kind == "D"):
+        kind = board[origin] & 7 if origin is not None else 0
+        if wanted is None or kind == wanted or (wanted == 5 and kind == 7):
             movers.append(move)
     if len(movers) == 1:
         return Resolved(movers[0])
     if movers:
         return Refused("move.ambiguous", {"square": target, "moves": ", ".join(sorted(movers))})
-    if letter is not None:
-        return Refused("move.no_piece_to", {"piece": letter, "square": target})
+    if wanted is not None:
+        return Refused("move.no_piece_to", {"piece": wanted, "square": target})
     return Refused("move.select_first", {"square": target})
