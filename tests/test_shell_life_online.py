@@ -456,3 +456,39 @@ def test_a_round_played_on_another_broker_is_not_resumed_here(tmp_path: Path, br
                 assert h.controller.online.round is None and not h.controller.online.peer.busy
 
     run(scenario())
+
+
+def test_a_shell_restarted_after_its_forfeit_learns_the_result_and_is_free(tmp_path: Path, broker_url: str) -> None:
+    from p2p.protocol.round import TurnTimeouts
+
+    fast = TurnTimeouts(silent_ms=600_000, offline_ms=2_000)
+    options = {"turn_timeouts": fast}
+
+    async def scenario() -> None:
+        async with Peer(broker_url, nick="alice", turn_timeouts=fast) as alice:
+            async with HeadlessShell(
+                config_dir=tmp_path, lang="en", broker=broker_url, rows=30, columns=100,
+                startup=attach(broker_url, peer_options=options),
+            ) as h:
+                await h.wait_screen("Connected to", 10)
+                my_id = h.controller.online.peer.peer_id
+                await h.wait_for(lambda: alice.find_peer(my_id[:8]) is not None, 10)
+                ra = await alice.invite([my_id[:8]], "connect4", start=0)
+                await said(h, "invites you to Connect Four")
+                await h.type_line("/accept")
+                await ra.wait_turn(20)
+                await ra.play("1")
+                await h.wait_for(lambda: "To move: Yellow (you)" in status(h), 20)
+            await ra.wait_over(20)  # we quit on our turn: alice forfeits us after 2 s offline
+            assert ra.winners == (0,)
+            async with HeadlessShell(
+                config_dir=tmp_path, lang="en", broker=broker_url, rows=30, columns=100,
+                startup=attach(broker_url, peer_options=options),
+            ) as h:
+                await said(h, "Resumed round", 15)
+                await h.wait_for(lambda: "Round 1 · over: Red (alice) wins" in status(h), 20)
+                await said(h, "Round 1 over")
+                assert not h.controller.online.peer.busy
+                assert h.controller.online.round.state_hash == ra.state_hash
+
+    run(scenario())
