@@ -234,6 +234,7 @@ def test_cube_lines_stay_marked_and_connect4_losers_keep_their_colour(tmp_path: 
             while not game.is_over():
                 await h.type_line(game.legal_moves()[-1], settle=0.0)
             await h.wait_screen("over:")
+            assert "Red: 1 new line(s) of four, now 1 points." in chat_texts(h)
             row1 = next(r for r in h.screen().splitlines() if re.search(r"│1 \S", r))
             # pillar a1 (first cell after each level's "1") scored by Red: lower case, at the end
             assert len(re.findall(r"(?:│|   )1 x", row1)) == 4, row1
@@ -246,6 +247,11 @@ def test_cube_lines_stay_marked_and_connect4_losers_keep_their_colour(tmp_path: 
             fragments = h.shell._board()
             losers = [f for f in fragments if f[1] == " ●"]
             assert len(losers) == 3 and all("ansiyellow" in f[0] for f in losers), losers
+            await h.type_line("/play connect4")
+            for col in "2552354651517435227466447223":  # ends with a double four
+                await h.type_line(col, settle=0.0)
+            await h.wait_screen("over:")
+            assert any(t.startswith("Double four: ") and "2 lines at once" in t for t in chat_texts(h))
 
     run(scenario())
 
@@ -295,3 +301,76 @@ def test_emoji_in_the_chat_do_not_shift_the_board_pane_in_a_real_terminal(tmp_pa
         assert bad == [], screen
     finally:
         subprocess.run(["tmux", "-L", sock, "kill-server"], capture_output=True, timeout=10, check=False)
+
+
+def test_two_shells_same_score_line_stable_colours_and_the_draw_in_the_board(
+    tmp_path: Path, broker_url: str
+) -> None:
+    """Two shells at 80x24: the draw's commitments show in the board pane, not as hex lines
+    in the narrow chat; both read the same score line; when the invited player asks for
+    another round, everyone keeps their seat and colour."""
+    from p2p.shell.connect import attach
+    from p2p.shell.settings import Settings
+
+    async def play_out(shells: list[HeadlessShell]) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 60
+        while loop.time() < deadline:
+            rounds = [s.controller.online.round for s in shells]
+            if all(r is not None and r.is_over for r in rounds):
+                return
+            for s, rnd in zip(shells, rounds):
+                if rnd is not None and rnd.game is not None and rnd.is_my_turn:
+                    plies = len(rnd.game.history())
+                    await s.type_line(rnd.game.legal_moves()[0], settle=0.0)
+                    await s.wait_for(lambda r=rnd, n=plies: r.is_over or len(r.game.history()) > n, 10)
+            await asyncio.sleep(0.02)
+        raise TimeoutError("round did not end")
+
+    async def scenario() -> None:
+        a_dir, b_dir = tmp_path / "a", tmp_path / "b"
+        async with HeadlessShell(config_dir=a_dir, lang="en", broker=broker_url, startup=attach(broker_url),
+                                 settings=Settings(nick="alice")) as alice, \
+                HeadlessShell(config_dir=b_dir, lang="en", broker=broker_url, startup=attach(broker_url),
+                              settings=Settings(nick="bob")) as bob:
+            for h, other in ((alice, "bob"), (bob, "alice")):
+                await h.wait_for(lambda h=h, o=other: h.controller.online is not None
+                                 and h.controller.online.peer.find_peer(o) is not None, 15)
+            await alice.type_line("/invite bob connect4")  # the starter is drawn
+            await wait_chat(bob, "/accept or /decline")
+            await bob.type_line("/accept")
+            await bob.wait_for(lambda: bob.controller.online.round is not None
+                               and bob.controller.online.round.game is not None, 20)
+            await wait_chat(alice, "starts (drawn)", 20)
+            rnd = alice.controller.online.round
+            if not rnd.game.history():
+                assert "Draw (commitment" in alice.screen() or rnd.game.history()
+            for h in (alice, bob):
+                texts = chat_texts(h)
+                assert not [t for t in texts if "ommitment from" in t or "Reveal from" in t], texts
+            await play_out([alice, bob])
+            for h in (alice, bob):
+                await h.wait_for(lambda h=h: "over:" in h.screen().splitlines()[-2], 10)
+            line_a = alice.screen().splitlines()[-2].split("Score ")[-1]
+            line_b = bob.screen().splitlines()[-2].split("Score ")[-1]
+            assert line_a == line_b and line_a.startswith("alice ") and " · bob " in line_a, (line_a, line_b)
+            assert "you" not in line_a
+            seat_of_bob = bob.controller.online.round.my_seat
+            await bob.type_line("/again")  # the invited player asks for another round
+            await wait_chat(alice, "/accept or /decline")
+            await alice.type_line("/accept")
+            await bob.wait_for(lambda: bob.controller.online.round.game is not None
+                               and bob.controller.online.round.id != rnd.id, 20)
+            assert bob.controller.online.round.my_seat == seat_of_bob  # same seat, same colour
+            colour, other = ("Red", "Yellow")[seat_of_bob], ("Red", "Yellow")[1 - seat_of_bob]
+            await bob.wait_for(lambda: "Round 2 · " in bob.screen().splitlines()[-2], 10)
+            status = bob.screen().splitlines()[-2]
+            assert f"{colour} (you)" in status or f"{other} (alice)" in status, status
+            # a whole online session in English holds no German line (issue 11.8)
+            from test_shell_language import ALLOWED, GERMAN_MARKERS
+
+            for h in (alice, bob):
+                german = [t for t in h.controller.state.text_lines() if GERMAN_MARKERS.search(ALLOWED.sub("", t[6:]))]
+                assert german == [], german
+
+    run(scenario(), timeout=120)

@@ -91,6 +91,12 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "K König D Dame T Turm L Läufer S Springer B Bauer\nU umgewandelte Dame (zieht wie D, 1 Punkt)",
         "K king Q queen R rook B bishop N knight P pawn\nD promoted queen (moves like Q, worth 1 point)",
     ),
+    "cube.scored": (
+        "{seat}: {count} neue Viererreihe(n), jetzt {total} Punkte.",
+        "{seat}: {count} new line(s) of four, now {total} points.",
+    ),
+    "c4.double": ("Doppelvierer: {seat} schließt {count} Reihen auf einmal.", "Double four: {seat} completes {count} lines at once."),
+    "c4.both": ("Vierer für beide Seiten auf einmal.", "Fours for both sides at once."),
     "chess.check": ("{seat} steht im Schach (durch {by}).", "{seat} is in check (from {by})."),
     "chess.mated": ("{by} setzt {seat} matt – {seat} ist raus.", "{by} checkmates {seat} – {seat} is out."),
     "chess.stalemated": ("{seat} ist patt und raus.", "{seat} is stalemated and out."),

@@ -91,8 +91,8 @@ class LocalPlayCommands:
     # -- after a move ------------------------------------------------------------------------
 
     def _say_move_notes(self, game: Game) -> None:
-        """Chess4: check, mate, stalemate, king captured, promotion and points of the last move."""
-        from p2p.shell.chess4_notes import say_notes
+        """What the last move did: chess4 check, mate, points ...; cube lines; a double four."""
+        from p2p.shell.move_notes import say_notes
 
         for line in say_notes(game, self.t.t, lambda seat: self.seat_label(game, seat)):
             self.state.add(line, "round")

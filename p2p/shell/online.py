@@ -1073,11 +1073,9 @@ class OnlineSession:
             self.state.add(self.t.t("net.round_over", round=self.round_no, result=result), "round")
 
     def _move_notes(self, game: Game, ply: int) -> None:
-        """Chess4: what the move with 0-based ``ply`` did (check, mate, points ...)."""
-        if game.name != "chess4":
-            return
+        """What the move with 0-based ``ply`` did (chess4 check, mate, points; cube lines ...)."""
         from p2p.games.base import RESIGN_PREFIX
-        from p2p.shell.chess4_notes import say_notes
+        from p2p.shell.move_notes import say_notes
         from p2p.shell.local import position_after
 
         moves = 0

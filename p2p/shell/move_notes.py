@@ -1,7 +1,8 @@
-"""What a four-player chess move did, as catalogue keys with parameters.
+"""What a move did, as catalogue keys with parameters.
 
-After each move the shell says who is in check, who was mated, stalemated or lost the
-king, which pawn became a (one-point) queen, and the points each seat earned with why.
+Four-player chess: who is in check, who was mated, stalemated or lost the king, which
+pawn became a (one-point) queen, and the points each seat earned with why.  The cube:
+the lines of four a move completed and the new score.  Connect Four: a double four.
 Pure: computed from the position after the move and the one before it (``pop``), so it
 works the same for local and online rounds.
 """
@@ -18,8 +19,14 @@ Note = tuple[str, dict[str, object]]
 
 
 def move_notes(game: Game) -> list[Note]:
-    """The notes for ``game``'s last move (``[]`` for other games or a resignation)."""
-    if game.name != "chess4" or not game.history() or game.history()[-1].startswith(RESIGN_PREFIX):
+    """The notes for ``game``'s last move (``[]`` after a resignation)."""
+    if not game.history() or game.history()[-1].startswith(RESIGN_PREFIX):
+        return []
+    if game.name == "cube":
+        return _cube_notes(game)
+    if game.name == "connect4":
+        return _connect4_notes(game)
+    if game.name != "chess4":
         return []
     from p2p.games.chess4.board import DQUEEN, PAWN, sq_of
     from p2p.shell.chess4_view import FILES, move_squares
@@ -67,6 +74,28 @@ def move_notes(game: Game) -> list[Note]:
             why.append("stalemate")
         notes.append(("chess.points", {"seat": seat, "delta": delta, "total": new_scores[seat], "why": why}))
     return notes
+
+
+def _cube_notes(game: Game) -> list[Note]:
+    lines = game.last_completed()  # type: ignore[attr-defined]
+    if not lines:
+        return []
+    before = game.copy()
+    before.pop()
+    seat = before.to_move()
+    if seat is None:
+        return []
+    return [("cube.scored", {"seat": seat, "count": len(lines), "total": game.scores()[seat]})]
+
+
+def _connect4_notes(game: Game) -> list[Note]:
+    lines = getattr(game, "winning_lines", ())
+    if len(lines) < 2:
+        return []
+    owners = {line.seat for line in lines}
+    if len(owners) > 1:
+        return [("c4.both", {})]
+    return [("c4.double", {"seat": next(iter(owners)), "count": len(lines)})]
 
 
 def _seats(mask: int) -> list[int]:
