@@ -944,7 +944,7 @@ class Peer:
         """
         st = previous.chain_state
         if not previous.is_over:
-            raise ActionError("the round is still running")
+            raise ActionError("the round is still running", "still_running")
         if not previous.is_admin:
             raise ActionError("only the round's admin can start another round")
         layout = [
@@ -993,7 +993,7 @@ class Peer:
         except TopicError as err:
             raise ActionError(str(err)) from None
         if self.busy:
-            raise ActionError("you are already in a round; leave it first")
+            raise ActionError("you are already in a round; leave it first", "busy")
         secret = await asyncio.to_thread(
             code_secret, code
         )  # scrypt: keep the loop responsive
@@ -1008,7 +1008,7 @@ class Peer:
             try:
                 genesis = await asyncio.wait_for(asyncio.shield(waiting), timeout)
             except TimeoutError:
-                raise ActionError(f"no open round behind code {code}") from None
+                raise ActionError(f"no open round behind code {code}", "code_unknown") from None
         finally:
             self._joining.pop(key, None)
         try:
@@ -1035,7 +1035,7 @@ class Peer:
             or machine.state.phase is not Phase.FORMING
         ):
             await self._unsubscribe_round(key)
-            raise ActionError(f"the round behind code {code} cannot be joined")
+            raise ActionError(f"the round behind code {code} cannot be joined", "code_closed")
         rnd = await self._adopt(machine, round_key)
         await self._act(rnd, lambda m, now: m.join(self.nick, now))
         return rnd
@@ -1076,7 +1076,7 @@ class Peer:
                         f"unknown computer level {seat['level']!r} for {game} (known: {', '.join(known) or 'none'})"
                     )
         if self.busy:
-            raise ActionError("you are already in a round; leave it first")
+            raise ActionError("you are already in a round; leave it first", "busy")
         round_key = os.urandom(sealing.KEY_SIZE)  # a fresh key for each round
         if code is not None:  # a private round's traffic is keyed from its code
             secret = await asyncio.to_thread(code_secret, code)
@@ -1100,15 +1100,15 @@ class Peer:
 
     async def _accept_invitation(self, round_id: str) -> Round:
         if self.busy:
-            raise ActionError("you are already in a round; leave it first")
+            raise ActionError("you are already in a round; leave it first", "busy")
         try:
             pending = self.lobby.take_invitation(round_id)
         except ValueError:
             raise ActionError(
-                "no such invitation (it expired or was cancelled)"
+                "no such invitation (it expired or was cancelled)", "no_invitation"
             ) from None
         if pending.genesis.body["expires"] <= now_ms():
-            raise ActionError("the invitation has expired")
+            raise ActionError("the invitation has expired", "invitation_expired")
         if round_id not in self._invite_keys:
             raise ActionError("the invitation carried no round key")
         round_key, topic_key = self._invite_keys[round_id]
@@ -1130,7 +1130,7 @@ class Peer:
             effects = self.lobby.decline_invitation(round_id, now_ms())
         except ValueError:
             raise ActionError(
-                "no such invitation (it expired or was cancelled)"
+                "no such invitation (it expired or was cancelled)", "no_invitation"
             ) from None
         await self._run_effects(None, effects)
 
@@ -1235,7 +1235,7 @@ class Peer:
     ) -> None:
         """Run a user action on a round's machine (``ActionError`` passes to the caller)."""
         if self._closed:
-            raise ActionError("this peer is closed")
+            raise ActionError("this peer is closed", "closed")
         effects = await self._call(rnd, lambda: action(rnd.machine, now_ms()))
         await self._run_effects(rnd, effects)
 

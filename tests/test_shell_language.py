@@ -76,6 +76,11 @@ def test_engine_reasons_have_a_text_in_both_languages() -> None:
     for path in root.rglob("*.py"):
         codes |= set(pattern.findall(path.read_text(encoding="utf-8")))
     assert len(codes) > 20
+    base = Path(__file__).resolve().parents[1] / "p2p"
+    actions = re.compile(r"""ActionError\(\s*f?"[^"]*",\s*"(\w+)\"""")
+    for path in (base / "peer.py", base / "protocol" / "round_machine.py"):
+        codes |= set(actions.findall(path.read_text(encoding="utf-8")))
+    assert {"busy", "code_unknown", "not_your_turn"} <= codes
     assert sorted(c for c in codes if f"reason.{c}" not in CATALOGUE) == []
     from p2p.games import create_game
     from p2p.games.base import MoveError

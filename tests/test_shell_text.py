@@ -83,7 +83,7 @@ def test_chess4_says_check_mate_elimination_and_points(tmp_path: Path, lang: str
             saw_marker = False
             for move in MATE_LINE:
                 await h.type_line(move, settle=0.0)
-                await h.wait_for(lambda: game.history()[-1:] == [move], 5)
+                await h.wait_for(lambda move=move: game.history()[-1:] == [move], 5)
                 if any(game.in_check(s) for s in range(4) if s not in game.eliminated()):
                     screen = await h.wait_screen("+ check:" if lang == "en" else "+ Schach:")
                     board = screen.split("│")

@@ -157,7 +157,9 @@ async def _demo(
     from p2p.protocol.round import Phase, verify_chain
 
     say = _Transcript(quiet)
-    title = game_class(game).title
+    from p2p.shell.i18n import Translator
+
+    title = Translator("en").game(game)  # the CLI speaks English; the product names are German
     # a lobby of its own, even on a shared broker
     namespace = "demo-" + os.urandom(4).hex()
     where = f"local mosquitto at {url}" if broker is not None else url

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from p2p.games.base import CodedError
 from p2p.protocol import draw, events
 from p2p.protocol.chat import RateLimiter, clean_line
 from p2p.protocol.effects import (
@@ -87,8 +88,9 @@ CLOCK_GRACE_MS = 5_000
 """A forfeit that comes this much sooner than the timeout by our own clock is reported."""
 
 
-class ActionError(ValueError):
-    """A user action that cannot be done now; one-line reason for the user."""
+class ActionError(CodedError):
+    """A user action that cannot be done now: a one-line reason (English) and, where a
+    user interface wants to say it in its own language, a ``code`` with ``params``."""
 
 
 class RoundMachine:
@@ -1001,7 +1003,7 @@ class RoundMachine:
         """Accept the invitation to our seat."""
         seat = self.my_seat
         if self.state.phase is not Phase.FORMING or seat is None or self.expired:
-            raise ActionError("there is no open invitation to accept")
+            raise ActionError("there is no open invitation to accept", "no_invitation")
         return self._side_event(
             "accept", {"seat": seat}, now, prev=self.state.genesis.id
         )
@@ -1010,7 +1012,7 @@ class RoundMachine:
         """Decline the invitation (also what a busy peer answers automatically)."""
         seat = self.my_seat
         if self.state.phase is not Phase.FORMING or seat is None:
-            raise ActionError("there is no open invitation to decline")
+            raise ActionError("there is no open invitation to decline", "no_invitation")
         return self._side_event(
             "decline", {"seat": seat}, now, prev=self.state.genesis.id
         )
@@ -1020,7 +1022,7 @@ class RoundMachine:
         if not self.state.private or self.code is None:
             raise ActionError("only a private round can be joined with its code")
         if self.state.phase is not Phase.FORMING:
-            raise ActionError("the round has already started")
+            raise ActionError("the round has already started", "code_closed")
         body = {
             "nick": sanitize_nickname(nick) or "?",
             "proof": join_proof(
@@ -1033,12 +1035,12 @@ class RoundMachine:
         """Play ``text`` for our seat; ``ActionError`` if it is not our turn or illegal."""
         st = self.state
         if st.phase is not Phase.PLAY or st.game is None:
-            raise ActionError("the round is not in play")
+            raise ActionError("the round is not in play", "not_in_play")
         if (
             st.owner() != self.me.public_key
             or st.seats[st.game.to_move() or 0].is_computer
         ):
-            raise ActionError("it is not your turn")
+            raise ActionError("it is not your turn", "not_your_turn")
         from p2p.games import MoveError
 
         try:
@@ -1069,7 +1071,7 @@ class RoundMachine:
     def _give_up(self, kind: str, now: int) -> list[Effect]:
         st = self.state
         if self.my_seat is None:
-            raise ActionError("you hold no seat in this round")
+            raise ActionError("you hold no seat in this round", "no_seat_here")
         if st.phase in (Phase.OVER, Phase.CANCELLED):
             raise ActionError(f"the round is already {st.phase.value}")
         if (kind, self.me.public_key) in self.side:
@@ -1112,9 +1114,9 @@ class RoundMachine:
     def cancel(self, reason: str, now: int) -> list[Effect]:
         """The admin calls the round off before play."""
         if not self.is_admin:
-            raise ActionError("only the admin can cancel the round")
+            raise ActionError("only the admin can cancel the round", "only_admin")
         if self.state.phase not in PRE_PLAY:
-            raise ActionError("a round in play cannot be cancelled; resign instead")
+            raise ActionError("a round in play cannot be cancelled; resign instead", "cancel_in_play")
         return self._append(
             "cancel", {"reason": clean_line(reason)[:80] or "cancelled"}, now
         )
@@ -1123,7 +1125,7 @@ class RoundMachine:
         """A round chat line from us."""
         line = clean_line(text)
         if not line:
-            raise ActionError("an empty chat line")
+            raise ActionError("an empty chat line", "empty_chat")
         event = events.make(
             self.me, "chat", now, {"text": line}, round=self.state.round_id
         )

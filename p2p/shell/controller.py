@@ -148,8 +148,8 @@ class Controller(LocalPlayCommands):
         A line longer than the protocol's ``MAX_CHAT`` is cut there: the sender is told
         how much went out (never silently)."""
         from p2p.protocol.chat import clean_line
-        from p2p.protocol.identity import strip_controls
         from p2p.protocol.events import MAX_CHAT
+        from p2p.protocol.identity import strip_controls
 
         whole = strip_controls(text).strip()
         if len(whole) > MAX_CHAT:
@@ -168,7 +168,7 @@ class Controller(LocalPlayCommands):
             await coro
         except Exception as err:
             log.exception("background task failed")
-            self.state.add(self.t.t("net.error", reason=str(err) or type(err).__name__), "error")
+            self.state.add(self.t.t("net.error", reason=self.t.reason(err) or type(err).__name__), "error")
         self.refresh()
 
     # -- moves ----------------------------------------------------------------------------

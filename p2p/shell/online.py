@@ -271,7 +271,8 @@ class OnlineSession:
         try:
             await coro
         except ActionError as err:
-            self.state.add(self.t.t("net.error", reason=err), "warn")
+            log.info("action refused: %s", err)
+            self.state.add(self.t.t("net.error", reason=self.t.reason(err)), "warn")
         except Exception as err:  # noqa: BLE001
             self.ctl.internal_error(err)
         self.ctl.refresh()
@@ -734,16 +735,15 @@ class OnlineSession:
             try:
                 rnd = await self.peer.join(code, timeout=self.join_timeout)
             except ActionError as err:
-                reason = str(err)
-                log.info("join %s failed: %s", code, reason)
-                if "no open round" in reason:
+                log.info("join %s failed: %s", code, err)
+                if err.code == "code_unknown":
                     self.ctl.say("net.code_unknown", "warn", code=spoken)
-                elif "already in" in reason:
+                elif err.code == "busy":
                     self.ctl.say("net.busy", "warn")
-                elif "cannot be joined" in reason or "already started" in reason:
+                elif err.code == "code_closed":
                     self.ctl.say("net.code_closed", "warn", code=spoken)
                 else:
-                    self.ctl.say("net.error", "warn", reason=reason)
+                    self.ctl.say("net.error", "warn", reason=self.t.reason(err))
                 return
             self._adopt_round(rnd, rnd.game_name, dict(rnd.chain_state.options), [])
             self.ctl.say("net.joined_round", game=self.t.game(rnd.game_name), code=spoken)
@@ -1075,8 +1075,8 @@ class OnlineSession:
     def _move_notes(self, game: Game, ply: int) -> None:
         """What the move with 0-based ``ply`` did (chess4 check, mate, points; cube lines ...)."""
         from p2p.games.base import RESIGN_PREFIX
-        from p2p.shell.move_notes import say_notes
         from p2p.shell.local import position_after
+        from p2p.shell.move_notes import say_notes
 
         moves = 0
         for index, entry in enumerate(game.history()):
