@@ -112,6 +112,8 @@ def test_an_invitation_accepted_with_the_starter_drawn(tmp_path: Path, broker_ur
                 await _play_until_over(h)
                 await asyncio.wait_for(bob_task, 10)
                 screen = await h.wait_screen("Runde 1 vorbei", 10)
+                # both sides signed the result (closing acknowledgement), said in German
+                await h.wait_for(lambda: any("haben das Ergebnis unterschrieben" in x for x in h.controller.state.text_lines()), 10)
                 assert rnd.state_hash == h.controller.online.round.state_hash
 
     run(scenario())
