@@ -355,6 +355,18 @@ def test_two_shells_same_score_line_stable_colours_and_the_draw_in_the_board(
             line_b = bob.screen().splitlines()[-2].split("Score ")[-1]
             assert line_a == line_b and line_a.startswith("alice ") and " · bob " in line_a, (line_a, line_b)
             assert "you" not in line_a
+            # the shell's round log replays with the players' names (never "player", never hex)
+            import subprocess
+            import sys
+
+            log_path = a_dir / "rounds" / f"round-{rnd.id}.log"
+            out = await asyncio.to_thread(
+                subprocess.run, [sys.executable, "-m", "p2p", "replay", "--moves", str(log_path)],
+                capture_output=True, text=True, timeout=60, check=False,
+            )
+            assert out.returncode == 0, out.stderr
+            assert re.search(r"seat 0 Red: alice \(", out.stdout) and re.search(r"seat 1 Yellow: bob \(", out.stdout)
+            assert "player" not in out.stdout and " by Red alice (" in out.stdout, out.stdout
             seat_of_bob = bob.controller.online.round.my_seat
             await bob.type_line("/again")  # the invited player asks for another round
             await wait_chat(alice, "/accept or /decline")
