@@ -12,8 +12,9 @@ each, in turn:
   moves signed by fresh keys, moves forged in a member's name, replays of the round's own
   events), half to the lobby (random bytes, presences, chat and hellos of fresh keys),
   starting with the first move;
-* **flooded, one queue** -- the same flood against the inbound path as it was before
-  lanes and budgets: one FIFO of 1,000 messages for everything, no budgets.
+* **flooded, one queue** -- the same flood against an inbound path without lanes and
+  budgets: one FIFO of 1,000 messages for everything (an approximation of the path before
+  issue 10: the read path and sealing are today's).
 
 For each: the median round time (first move until both peers see the end), the events
 that reached a peer only through a sync (an honest event lost on the way), whether
@@ -163,7 +164,7 @@ def report(results: dict[str, list[dict[str, Any]]], markdown: bool) -> None:
     for mode, label in (
         ("quiet", "quiet"),
         ("flooded", "flooded, lanes and budgets"),
-        ("one queue", "flooded, one queue (before)"),
+        ("one queue", "flooded, one FIFO (before)"),
     ):
         rs = results[mode]
         t = statistics.median(r["time"] for r in rs)
