@@ -60,6 +60,7 @@ from p2p.protocol.effects import (
     Notice,
     Publish,
     Rewound,
+    dropped,
 )
 from p2p.protocol.events import Event, EventError
 from p2p.protocol.identity import Identity, label, peer_id, sanitize_nickname, verify
@@ -119,10 +120,6 @@ OFFLOAD_COMPUTER_MOVES = True
 """Run machine steps of rounds with computer seats in a worker thread (see ``Peer._call``)."""
 MAX_MEMBER_NICKS = 256
 """How many round members' nicknames a peer keeps for labels after they left the lobby."""
-IDLE_SYNC_S = 15.0
-"""A running round where nothing happened for this long, while it is not our turn, asks
-for a sync: a safety net for an event lost in a reconnect race (MQTT delivers only to
-current subscribers)."""
 GENESIS_REPAIR_S = 0.2
 """The admin of a private round re-publishes its retained genesis this long after it saw
 it deleted or overwritten (at most once per this interval, however fast a stranger is)."""
@@ -320,6 +317,7 @@ class Round:
         self._lock = asyncio.Lock()  # one machine step at a time (see Peer._call)
         self._has_computers = any(seat.is_computer for seat in machine.state.seats)
         self._genesis_cleared = False
+        self._told_over: tuple | None = None
         self.sealing_key: bytes = b""
         """The round key every payload on the round's topics is sealed with
         (``p2p.protocol.sealing``): chosen by the admin and sealed to each invitee in
@@ -1317,7 +1315,10 @@ class Peer:
             announce = self.lobby.set_busy(busy, now_ms())  # also what auto-declines
             if self.transport.connected:  # else the presence after reconnecting says it
                 await self._run_effects(None, announce)
+        if rnd is not None and rnd.is_over:
+            changed = True  # a local end (expiry, equivocation) changes no chain
         if rnd is not None and changed:
+            self._tell_over(rnd)
             rnd._last_change = time.monotonic()
             self._clear_private_genesis(rnd)
             if applied_from_sync:
@@ -1526,7 +1527,14 @@ class Peer:
                 f"starter seat {event.body['starter']} (seed {event.body['seed'][:12]})"
             )
         self._notify(RoundUpdate(rnd, event.kind, event.seq or 0, text, seat))
-        if rnd.is_over:
+        self._tell_over(rnd)
+
+    def _tell_over(self, rnd: Round) -> None:
+        """``RoundOver`` once per outcome (a chain event, a local end, an equivocation)."""
+        st = rnd.machine.state
+        outcome = (st.phase, st.end_reason, st.winners())
+        if rnd.is_over and rnd._told_over != outcome:
+            rnd._told_over = outcome
             self._notify(RoundOver(rnd, st.winners(), st.end_reason))
 
     def _on_rewound(self, rnd: Round, effect: Rewound) -> None:
@@ -1715,17 +1723,23 @@ class Peer:
                 )
                 await self._run_effects(rnd, effects, source=parts[2])
             return
-        if (
-            rest == f"inbox/{self.peer_id}"
-            and event.kind != "genesis"
-            and event.round in self.rounds
-        ):
-            rnd = self.rounds[event.round]  # e.g. a cancel copied to our inbox
-            effects = await self._call(
-                rnd, lambda: rnd.machine.receive(event, now_ms())
-            )
-            await self._run_effects(rnd, [e for e in effects if not _is_duplicate(e)])
-            return
+        if rest.startswith("inbox/"):
+            # an inbox carries invitations (genesis) and their cancels, nothing else: a
+            # round event sent to one member's inbox must not fork it off the round
+            problem = _inbox_problem(event, self.rounds)
+            if problem:
+                text = dropped(event, problem).describe()
+                self._warn(text, event.round, problem, event.kind)
+                return
+            if event.kind == "cancel" and event.round in self.rounds:
+                rnd = self.rounds[event.round]  # a cancel copied to our inbox
+                effects = await self._call(
+                    rnd, lambda: rnd.machine.receive(event, now_ms())
+                )
+                await self._run_effects(
+                    rnd, [e for e in effects if not _is_duplicate(e)]
+                )
+                return
         await self._lobby_receive(event, topic)
 
     async def _lobby_receive(self, event: Event, topic: str) -> None:
@@ -1794,12 +1808,8 @@ class Peer:
 
     async def _maybe_resync(self, rnd: Round) -> None:
         """Events parked for long mean we missed one: ask the members for the chain."""
-        if not rnd.machine.pending:
+        if not rnd.machine.pending:  # (the machine's tick exchanges heads every 15 s)
             rnd._parked_since = None
-            idle = time.monotonic() - max(rnd._last_change, rnd._last_sync_request)
-            waiting = rnd.phase is Phase.PLAY and not rnd.is_my_turn and self.connected
-            if waiting and idle >= IDLE_SYNC_S:
-                await rnd.request_sync()
             return
         if rnd._parked_since is None:
             rnd._parked_since = time.monotonic()
@@ -1976,6 +1986,15 @@ def _copy(info: PeerInfo) -> PeerInfo:
     return PeerInfo(
         info.pk, info.nick, info.busy, info.session, info.ts, info.last_heard
     )
+
+
+def _inbox_problem(event: Event, rounds: Mapping[str, Round]) -> str:
+    """Why ``event`` does not belong in an inbox ('' if it does)."""
+    if event.kind not in ("genesis", "cancel"):
+        return f"a {event.kind} does not belong in an inbox (invitations and cancels only)"
+    if event.kind == "genesis" and event.round in rounds:
+        return "genesis of a round we already hold (not an invitation)"
+    return ""
 
 
 def _is_duplicate(effect: Effect) -> bool:

@@ -97,7 +97,7 @@ def test_tampered_log_names_the_first_bad_event(
     forged = events.make(
         liar,
         "move",
-        1,
+        state_before.head.ts,
         {"ply": 5, "move": machines[0].log()[index].body["move"], "state": "00" * 32},
         round=ROUND,
         seq=index,

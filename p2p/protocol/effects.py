@@ -81,7 +81,8 @@ class Notice:
     ``forfeit_seen_online`` (seat), ``forfeit_early`` (seat, secs, limit), ``rewound``
     (count, seq), ``starts`` (seat, how: drawn|named), ``reveal_left_out`` (seat),
     ``drawing``, ``over`` (reason), ``cancelled`` (reason: a ``cancel_reason`` code, seat),
-    ``expired``, ``draw_stalled``, ``peer_left`` / ``peer_online`` / ``peer_silent``
+    ``expired``, ``draw_stalled``, ``event_ahead`` (kind, secs), ``forfeit_replaced`` (count,
+    seq, seat); ``cancelled`` also has reason ``abandoned`` and ``void`` (local ends), ``peer_left`` / ``peer_online`` / ``peer_silent``
     (nick), ``auto_declined``, ``invited`` (nick, game), ``invitation_cancelled`` (reason,
     seat), ``invitation_expired``, ``takeback_asked`` (seat).
     """

@@ -17,7 +17,8 @@ Three shapes of event (``KINDS`` says which kind has which):
   round's hash chain (genesis 0), ``prev`` = id of the event at ``seq - 1`` (null for
   genesis);
 * side events (``accept``, ``commit``, ``reveal``, ``resign`` ...): ``round`` set,
-  ``seq`` null, ``prev`` = id of the chain event they answer.  They enter the chain only
+  ``seq`` null, ``prev`` = id of the chain event they answer (``sync_request``: the
+  sender's chain head).  They enter the chain only
   when the position owner seals them (embeds the whole signed event in ``body.sealed``).
 
 Use ``make(identity, kind, ts, body, ...)`` to create and sign, ``parse(payload)`` to
@@ -329,7 +330,9 @@ def _check_envelope(value: Any, versions: tuple[int, ...]) -> None:
         if seq is not None:
             raise EventError(f"{kind} carries no seq")
         if kind == "sync_request":
-            if prev is not None:
+            if value["v"] >= 2:  # the requester's chain head (members compare heads)
+                _hex(32)(prev)
+            elif prev is not None:
                 raise EventError("sync_request carries no prev")
         else:
             _hex(32)(prev)

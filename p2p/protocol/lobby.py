@@ -32,7 +32,16 @@ from dataclasses import dataclass
 from p2p.games import game_class
 from p2p.protocol import events
 from p2p.protocol.chat import RateLimiter, clean_line
-from p2p.protocol.effects import ChatLine, Dropped, Effect, Notice, Publish, cancel_reason, dropped
+from p2p.protocol.conflicts import SeenIds
+from p2p.protocol.effects import (
+    ChatLine,
+    Dropped,
+    Effect,
+    Notice,
+    Publish,
+    cancel_reason,
+    dropped,
+)
 from p2p.protocol.events import Event, EventError
 from p2p.protocol.identity import Identity, label, peer_id, sanitize_nickname
 from p2p.protocol.round import RoundError, RoundState
@@ -105,6 +114,8 @@ class Lobby:
         self.declined: dict[str, None] = {}
         """Round ids of invitations we declined (newest last, at most ``MAX_DECLINED``):
         the admin's cancel that follows is expected, not an error to show."""
+        self.known_rounds = SeenIds(limit=1024)
+        """Round ids offered to us before: their genesis is never an invitation again."""
         self._last_presence: int | None = None
         self._last_hello_answer: int | None = None
         self._chat_limit = RateLimiter()
@@ -280,6 +291,11 @@ class Lobby:
             return [dropped(event, "invitation without a seat for us")]
         if event.round in self.invitations:
             return [dropped(event, "duplicate")]
+        if event.round in self.known_rounds:  # a replayed genesis of a known round
+            return [dropped(event, "genesis of a round we already know")]
+        if event.body["expires"] <= now:
+            return [dropped(event, "the invitation has expired")]
+        self.known_rounds.add(state.round_id)
         if self.busy:
             decline = events.make(
                 self.me,

@@ -6,7 +6,9 @@ delivers queued events to every other machine until nothing is left.  Delivery o
 chosen by ``pick(n) -> index`` (default: first in, first out); pass
 ``random.Random(seed).randrange`` to shuffle deterministically.  ``drop(src, dst, event)``
 returning True loses that delivery (a withheld reveal, a peer that is offline).
-Every non-publish effect is kept in ``seen`` as ``(machine name, effect)``.
+Every non-publish effect is kept in ``seen`` as ``(machine name, effect)``.  ``now`` is the
+machines' shared clock: one millisecond per delivery, and never behind the ``ts`` of an
+event posted (machines refuse events dated ahead of their clock).
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ class Loopback:
     def post(self, name: str, effects: list[Effect]) -> None:
         for effect in effects:
             if isinstance(effect, Publish):
+                # the shared clock: nothing is delivered before it was made
+                self.now = max(self.now, effect.event.ts)
                 self.queue.append((name, effect))
                 self.published.append((name, effect))
             else:

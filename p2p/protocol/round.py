@@ -44,8 +44,9 @@ stalls the round, so the admin may append ``forfeit`` at that seat's position on
 admin says the seat's lobby presence went offline) after the ``ts`` of the head.  The seat
 is then out as if it had left.  At a position the admin owns (its own seat, or a computer
 seat) the admin's successor may forfeit the admin's seat the same way; the role passes on.
-A forfeit beats the forfeited seat's own event at the same position whatever the arrival
-order (``round_machine`` rewinds a branch that lost, at most ``MAX_REWIND`` events).
+Which of a forfeit and the forfeited seat's own event at one position counts is decided
+by ``p2p.protocol.conflicts`` (a game-ending or timely event wins).  Version 2 adds one
+chain rule for every chain event: its ``ts`` is not earlier than its ``prev``'s.
 """
 
 from __future__ import annotations
@@ -139,6 +140,8 @@ class RoundState:
     resigned: list[int] = field(default_factory=list)
     left: list[int] = field(default_factory=list)
     forfeited: list[int] = field(default_factory=list)
+    equivocators: list[int] = field(default_factory=list)
+    """Seats proven to have signed two events for one position (they never win)."""
     end_reason: str = ""
     timeouts: TurnTimeouts = DEFAULT_TIMEOUTS
 
@@ -232,6 +235,7 @@ class RoundState:
             resigned=list(self.resigned),
             left=list(self.left),
             forfeited=list(self.forfeited),
+            equivocators=list(self.equivocators),
         )
 
     # -- queries -------------------------------------------------------------------------
@@ -239,6 +243,11 @@ class RoundState:
     @property
     def head(self) -> Event:
         return self.chain[-1]
+
+    @property
+    def version(self) -> int:
+        """The protocol version of the round (its genesis's): the chain rules follow it."""
+        return self.genesis.v
 
     def seat_of(self, pk: bytes) -> int | None:
         """The seat held by ``pk``, or ``None``."""
@@ -335,9 +344,15 @@ class RoundState:
         if self.phase is not Phase.OVER or self.game is None:
             return ()
         if self.game.is_over():
-            return self.game.winners()
+            won = tuple(w for w in self.game.winners() if w not in self.equivocators)
+            if won or not self.equivocators:
+                return won
         scores = self.game.scores()
-        still_in = [i for i in range(len(self.seats)) if i not in self.resigned]
+        still_in = [
+            i
+            for i in range(len(self.seats))
+            if i not in self.resigned and i not in self.equivocators
+        ]
         if not still_in:
             return ()
         top = max(scores[i] for i in still_in)
@@ -374,6 +389,8 @@ class RoundState:
             raise RoundError(
                 f"{event.kind} by a key that does not own position {event.seq}"
             )
+        if self.version >= 2 and event.ts < self.head.ts:
+            raise RoundError("ts is earlier than the ts of the previous event")
         handler = getattr(self, f"_apply_{event.kind}", None)
         if handler is None:
             raise RoundError(f"{event.kind} is not a chain event")
@@ -642,6 +659,24 @@ class RoundState:
         except MoveError:
             return False
         return True
+
+    def end_for_equivocation(self, seat: int, seq: int) -> None:
+        """A fixed rule, not a chain event: ``seat`` signed two events for position ``seq``.
+
+        Every member that holds both events (the proof) ends the round on the state
+        before that position: before play the round is void (cancelled); in play the
+        equivocator is out as if it had left and the round is over, and it never wins.
+        """
+        if self.phase in PRE_PLAY:
+            self.phase = Phase.CANCELLED
+            self.end_reason = f"void: the admin signed two events for position {seq}"
+            return
+        if self.phase is Phase.PLAY and seat not in self.left:
+            self._put_out([seat], [seat], "equivocation")
+        if seat not in self.equivocators:
+            self.equivocators.append(seat)
+        self.phase = Phase.OVER
+        self.end_reason = f"equivocation: seat {seat} signed two events for position {seq}"
 
     def _apply_cancel(self, event: Event) -> None:
         if self.phase not in PRE_PLAY:

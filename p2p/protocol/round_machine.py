@@ -13,9 +13,10 @@ How to drive it (``p2p.peer`` does exactly this):
   append ``Applied`` events to the round log, log ``Dropped``/``Equivocation``, show
   ``ChatLine``/``Notice``.  User actions raise ``ActionError`` (one line) on bad input.
 
-``now`` is the caller's clock in integer milliseconds; it only drives local timers
+``now`` is the caller's clock in integer milliseconds; it drives local timers
 (invitation expiry, commit and reveal timeouts, turn timeouts, chat and sync rate limits)
-and the ``ts`` of our own events.  Nothing in the chain depends on it.  ``tick`` also
+and the ``ts`` of our own events, and it bounds what we accept: a chain event dated more
+than ``MAX_AHEAD_MS`` ahead of it waits (``p2p.protocol.conflicts``).  ``tick`` also
 takes ``offline``: the members' keys whose lobby presence the driver sees offline.
 
 The machine acts by itself where the protocol says so: members commit and reveal as soon
@@ -24,8 +25,11 @@ when all commitments are in (or at ``COMMIT_TIMEOUT_MS``), draws when all reveal
 (or at ``REVEAL_TIMEOUT_MS``), cancels when an invitee declines or the invitation expires,
 and plays the computer seats; the owner of the next position seals pending resignations;
 the admin forfeits a human seat that has not moved for the turn timeout (the admin's
-successor forfeits the admin's seat the same way), and a forfeit that arrives after the
-forfeited seat's own event at that position replaces it (``Rewound``).
+successor forfeits the admin's seat the same way).  Two events for one position are
+settled by ``p2p.protocol.conflicts`` (``Rewound`` when our chain changes; a proven
+equivocation ends the round); in play members exchange chain heads every
+``HEAD_EXCHANGE_MS``; a round that never starts, or whose player to move and forfeiter
+both vanished, ends here by ``_end_if_stuck``.
 Computer moves are computed inside ``receive``/``tick`` (``p2p.ai.choose_move``); a slow
 level blocks the caller for that long.
 """
@@ -37,6 +41,13 @@ from collections.abc import Iterable, Sequence
 from p2p.games.base import CodedError
 from p2p.protocol import draw, events
 from p2p.protocol.chat import RateLimiter, clean_line
+from p2p.protocol.conflicts import (
+    MAX_AHEAD_MS,
+    MAX_REWIND,
+    SETTLE_MS,
+    SeenIds,
+    rival_wins,
+)
 from p2p.protocol.effects import (
     CANCEL_EXPIRED,
     CANCEL_NO_COMMIT,
@@ -77,15 +88,29 @@ INVITE_TTL_MS = 60_000
 PRIVATE_TTL_MS = 600_000
 """A private round waits this long for people typing its join code (read aloud, passed on)."""
 SYNC_INTERVAL_MS = 5_000
-"""We answer one sync request per member at most this often."""
+"""We answer one sync request per member at most this often (and ask at most this often)."""
+CATCH_UP_MS = 30_000
+"""After our own sync request, events we apply for this long are not "seen live"."""
+HEAD_EXCHANGE_MS = 15_000
+"""In play, members name their chain head to each other this often (``tick``)."""
+FORMING_GRACE_MS = 30_000
+"""A round still forming this long after its ``expires`` ends for every member."""
+START_DEADLINE_MS = 120_000
+"""A round not in play this long after its ``expires`` ends for every member."""
 MAX_PENDING = 256
 """Events waiting for an earlier event we have not seen; the oldest are dropped beyond."""
-MAX_REWIND = 8
-"""A forfeit replaces at most this many chain events of a branch that lost the race."""
-CLOCK_SKEW_MS = 5 * 60_000
-"""A forfeit dated this far ahead of our clock is reported (not refused: see docs §8)."""
 CLOCK_GRACE_MS = 5_000
 """A forfeit that comes this much sooner than the timeout by our own clock is reported."""
+
+
+WHY_AHEAD = "it is dated ahead of our clock"
+WHY_EARLY = "our clock has not seen the timeout"
+
+_MAY_FIT_LATER = frozenset(
+    {
+        "answers an event we do not know, from a non-member",  # a joiner before start
+    }
+)
 
 
 class ActionError(CodedError):
@@ -117,7 +142,8 @@ class RoundMachine:
         self.key = private_key(code, self._secret) if code else self.state.round_id
         """The topic key: the round id, or the code-derived key of a private round."""
         self.nonce = nonce
-        self.seen: set[str] = {genesis.id}
+        self.seen = SeenIds([genesis.id])
+        """Ids processed once already (bounded); chain positions are checked by id too."""
         self.pending: dict[str, Event] = {}
         self.side: dict[tuple[str, bytes], Event] = {}
         self.phase_since = now
@@ -127,10 +153,22 @@ class RoundMachine:
         self.offline: frozenset[bytes] = frozenset()
         """Members whose lobby presence the driver last reported offline (``tick``)."""
         self._applied_at: dict[str, int] = {genesis.id: now}
+        """When we applied each of the last chain events (a forfeit settles after it)."""
+        self._observed_at: dict[str, int] = {genesis.id: now}
+        """When we saw each of the last chain events arrive live (not while catching up)."""
         self._orphans: set[str] = set()
         """Ids of chain events a forfeit replaced, and of events built on them."""
         self._snapshots: dict[int, RoundState] = {}
-        """The state before each of the last ``MAX_REWIND`` chain positions, in play."""
+        """The state before each of the last ``MAX_REWIND`` chain positions."""
+        self._clock_wait: dict[str, Event] = {}
+        """Chain events our clock does not allow yet (dated ahead, forfeit too soon)."""
+        self._verdict = False
+        """The round ended by the equivocation rule (a later proof changes nothing)."""
+        self._catch_up_until = now
+        """Until then we catch up after our own sync request: no observation times."""
+        self._last_head_sent = now
+        self._last_asked = now - SYNC_INTERVAL_MS
+        self._local_end = False
 
     # -- construction -----------------------------------------------------------------
 
@@ -201,12 +239,20 @@ class RoundMachine:
         Raises ``p2p.protocol.round.ChainError`` naming the first bad event.  The draw
         nonce only matters if the draw is still open; pass the one used before.
         """
-        state = verify_chain(list(chain), timeouts or DEFAULT_TIMEOUTS)
+        # one replay; the states before the last MAX_REWIND positions are kept for
+        # conflicts to come (so a conflict never replays the chain)
+        tail = max(1, len(chain) - MAX_REWIND)
+        state = verify_chain(list(chain[:tail]), timeouts or DEFAULT_TIMEOUTS)
         machine = cls(me, chain[0], nonce, topics, code, now, timeouts)
+        for index, event in enumerate(chain[tail:], start=tail):
+            machine._snapshots[index] = state.snapshot()
+            try:
+                state.apply(event)
+            except RoundError as err:
+                raise ChainError(index, event, str(err)) from None
         machine.state = state
         for event in chain:
             machine.seen.add(event.id)
-            machine._applied_at[event.id] = now
             for inner in event.sealed():
                 machine.seen.add(inner.id)
                 machine.side[(inner.kind, inner.pk)] = inner
@@ -258,62 +304,263 @@ class RoundMachine:
         if event.kind == "chat":
             return self._receive_chat(event, now)
         if event.kind == "sync_request":
+            if not self.state.is_member(event.pk):  # before remembering: no memory for strangers
+                return [dropped(event, "sync request by a non-member")]
             self.seen.add(event.id)
             return self._answer_sync(event, now)
+        if event.seq is not None and self._local_end:
+            return [dropped(event, f"the round has ended here ({self.state.end_reason})")]
         self._accepted_side = False
         effects: list[Effect] = []
         if event.seq is not None:
             effects += self._receive_chain(event, now)
         else:
             effects += self._receive_side(event, now)
+        self._remember(event, effects)
         if any(isinstance(e, Applied) for e in effects) or self._accepted_side:
             effects += self._react(now)
         return effects
+
+    def _remember(self, event: Event, effects: list[Effect]) -> None:
+        """Each event id is processed once: remember it unless it waits or may fit later."""
+        if event.id in self.pending or event.id in self._clock_wait:
+            return
+        if any(
+            isinstance(e, Dropped) and e.reason in _MAY_FIT_LATER for e in effects
+        ):
+            return
+        self.seen.add(event.id)
 
     _accepted_side = False
     """Set when a side event entered the pool (so ``receive`` knows to react)."""
 
     def _receive_chain(self, event: Event, now: int) -> list[Effect]:
-        chain = self.state.chain
-        if event.seq < len(chain):  # type: ignore[operator]
-            there = chain[event.seq]  # type: ignore[index]
-            if event.kind == "forfeit" and there.kind != "forfeit":
-                rewound = self._rewind_for(event, now)
-                if rewound is not None:
-                    return rewound
-            if there.kind == "forfeit" and event.pk != there.pk:
-                # a late event that lost the race: it and its heirs are forgotten
-                self._orphan([event.id])
-                return [dropped(event, f"position {event.seq} was forfeited")]
-            if (
-                event.prev != chain[event.seq - 1].id  # type: ignore[operator]
-                and event.seq >= len(chain) - MAX_REWIND  # type: ignore[operator]
-            ):  # built on a branch we may yet switch to (a forfeit we have not seen)
-                return self._park(event)
-            if there.pk == event.pk:
-                self.seen.add(event.id)
-                return [Equivocation(there, event)]
-            return [dropped(event, f"position {event.seq} is already taken")]
-        if event.prev == self.state.head.id and event.seq != len(chain):
-            return [dropped(event, f"position {event.seq} does not follow its prev")]
-        if event.seq > len(chain) or event.prev != self.state.head.id:  # type: ignore[operator]
+        """A chain event: cheap checks first (position, member, clock), then apply."""
+        st = self.state
+        chain = st.chain
+        seq = event.seq
+        assert seq is not None
+        if seq < len(chain) and chain[seq].id == event.id:
+            return [dropped(event, "duplicate")]
+        if seq <= len(chain) and not st.is_member(event.pk):
+            return [dropped(event, "chain event by a non-member")]
+        if st.version >= 2 and event.ts > now + MAX_AHEAD_MS:
+            return self._wait_for_clock(event, WHY_AHEAD, now)
+        if seq < len(chain):
+            return self._contest(event, now)
+        if event.prev == st.head.id and seq != len(chain):
+            return [dropped(event, f"position {seq} does not follow its prev")]
+        if seq > len(chain) or event.prev != st.head.id:
             return self._park(event)
-        before = self.state.phase
-        snapshot = self.state.snapshot() if before is Phase.PLAY else None
+        if (  # the signed rules hold (else apply says why): what does our clock say?
+            event.kind == "forfeit"
+            and self._forfeit_fits(event)
+            and self._forfeit_too_soon(event, now)
+        ):
+            return self._wait_for_clock(event, WHY_EARLY, now)
+        before = st.phase
+        snapshot = st.snapshot()
         try:
-            self.state.apply(event)
+            st.apply(event)
         except RoundError as err:
             return [dropped(event, str(err)), *self._draw_dispute(event)]
-        if snapshot is not None:
-            self._snapshots[event.seq] = snapshot  # type: ignore[index]
-            for old in [k for k in self._snapshots if k < event.seq - MAX_REWIND]:  # type: ignore[operator]
-                del self._snapshots[old]
+        self._keep_snapshot(seq, snapshot)
         return self._applied(event, before, now)
+
+    def _keep_snapshot(self, seq: int, before: RoundState) -> None:
+        """Remember the state before position ``seq`` (the last ``MAX_REWIND`` only)."""
+        self._snapshots[seq] = before
+        for old in [k for k in self._snapshots if k < seq - MAX_REWIND]:
+            del self._snapshots[old]
+            self._applied_at.pop(self.state.chain[old].id, None)
+            self._observed_at.pop(self.state.chain[old].id, None)
+
+    def _forfeit_fits(self, event: Event) -> bool:
+        """Cheap: the forfeit's signer, seat and signed gap fit the head (else ``apply``
+        refuses it with the reason)."""
+        st = self.state
+        target = st.forfeit_target()
+        return (
+            target is not None
+            and event.pk == target[1]
+            and event.body["seat"] == target[0]
+            and event.ts - st.head.ts >= self.timeouts.limit(event.body["reason"])
+        )
+
+    def _forfeit_too_soon(self, event: Event, now: int) -> bool:
+        """Our own observation: we saw the event before it too recently for its timeout."""
+        seen_at = self._observed_at.get(self.state.chain[event.seq - 1].id)  # type: ignore[operator]
+        limit = self.timeouts.limit(event.body["reason"])
+        return seen_at is not None and now - seen_at < limit - MAX_AHEAD_MS
+
+    def _wait_for_clock(self, event: Event, why: str, now: int) -> list[Effect]:
+        """Hold an event until our clock allows it (retried by ``tick``; bounded)."""
+        if not self.state.is_member(event.pk):
+            return [dropped(event, "chain event by a non-member")]
+        if event.id in self._clock_wait:
+            return []
+        if len(self._clock_wait) >= MAX_PENDING:
+            self._clock_wait.pop(next(iter(self._clock_wait)))
+        self._clock_wait[event.id] = event
+        text = f"{event.kind} #{event.seq} waits: {why}"
+        if event.kind != "forfeit":
+            secs = (event.ts - now) // 1000
+            return [Notice(text, "event_ahead", {"kind": event.kind, "secs": secs})]
+        seat = event.body["seat"]
+        if why == WHY_AHEAD:
+            return [Notice(text, "forfeit_ahead", {"seat": seat, "secs": (event.ts - now) // 1000})]
+        prev = self.state.chain[event.seq - 1]  # type: ignore[operator]
+        secs = (now - self._observed_at.get(prev.id, now)) // 1000
+        limit = self.timeouts.limit(event.body["reason"]) // 1000
+        return [Notice(text, "forfeit_early", {"seat": seat, "secs": secs, "limit": limit})]
+
+    def _retry_clock_waits(self, now: int) -> list[Effect]:
+        effects: list[Effect] = []
+        for eid, event in list(self._clock_wait.items()):
+            del self._clock_wait[eid]
+            again = self._receive_chain(event, now)
+            if eid not in self._clock_wait:
+                self._remember(event, again)
+                effects += [e for e in again if not isinstance(e, Notice)]
+        return effects
+
+    # -- conflicts: two signed events for one position (p2p.protocol.conflicts) ------------
+
+    def _state_before(self, seq: int) -> RoundState | None:
+        """The state before position ``seq``, if it is among the last ``MAX_REWIND``."""
+        kept = self._snapshots.get(seq)
+        if len(self.state.chain) - seq > MAX_REWIND:
+            return None
+        if kept is None or kept.head.id != self.state.chain[seq - 1].id:
+            return None
+        return kept
+
+    def _contest(self, event: Event, now: int) -> list[Effect]:
+        """``event`` claims a position we have filled: equivocation, a forfeit race, or junk.
+
+        Who signed it and whether that key may claim this position are checked against
+        the stored state before the position, before anything is replayed or replaced.
+        """
+        st = self.state
+        seq = event.seq
+        assert seq is not None
+        there = st.chain[seq]
+        if event.prev != st.chain[seq - 1].id:
+            if seq >= len(st.chain) - MAX_REWIND:  # it may follow a branch we switch to
+                return self._park(event)
+            return [dropped(event, f"built on another branch at old position {seq}")]
+        if there.pk == event.pk:
+            return self._equivocation(there, event, now)
+        if "forfeit" not in (event.kind, there.kind):
+            return [dropped(event, f"position {seq} is already taken")]
+        base = self._state_before(seq)
+        if base is None:
+            return [
+                dropped(event, f"position {seq} is settled (older than {MAX_REWIND})")
+            ]
+        forfeit, rival = (event, there) if event.kind == "forfeit" else (there, event)
+        target = base.forfeit_target()
+        if target is None or forfeit.pk != target[1]:
+            return [dropped(event, f"forfeit by a key that may not forfeit position {seq}")]
+        if rival.pk != base.owner() or forfeit.body["seat"] != target[0]:
+            return [dropped(event, f"position {seq} is already taken")]
+        trial = base.snapshot()
+        try:
+            trial.apply(event)  # one event on a copy: bounded
+        except RoundError as err:
+            return [dropped(event, str(err))]
+        if event is forfeit and self._forfeit_too_soon(event, now):
+            return self._wait_for_clock(event, WHY_EARLY, now)
+        if event is rival:
+            ends = trial.phase is Phase.OVER
+        else:
+            ends = seq == len(st.chain) - 1 and st.phase is Phase.OVER
+        prev = st.chain[seq - 1]
+        if rival_wins(rival, forfeit, prev, ends, self.timeouts) != (event is rival):
+            self._orphan([event.id])  # it lost: it and whatever was built on it
+            if event is forfeit:
+                why = "ends the game" if ends else "was signed within the turn limit"
+                return [dropped(event, f"the forfeited seat's own event at {seq} {why}")]
+            return [dropped(event, f"position {seq} was forfeited (this event is late)")]
+        if event is rival:
+            held = now - self._applied_at.get(there.id, now - SETTLE_MS)
+            if held >= SETTLE_MS:
+                self._orphan([event.id])
+                return [dropped(event, f"the forfeit at {seq} is final ({held // 1000} s)")]
+        return self._replace(seq, base, trial, event, now)
+
+    def _replace(
+        self, seq: int, base: RoundState, trial: RoundState, event: Event, now: int
+    ) -> list[Effect]:
+        """Make ``trial`` (``base`` plus ``event`` at ``seq``) our state; report the rest."""
+        replaced = self.state.chain[seq:]
+        before = self.state.phase
+        self.state = trial
+        for old in [k for k in self._snapshots if k > seq]:
+            del self._snapshots[old]
+        self._snapshots[seq] = base
+        self._orphan([e.id for e in replaced])
+        if event.kind == "forfeit":
+            why, code = "a late move lost to a forfeit", "rewound"
+        else:
+            why, code = "a timely move beat a forfeit", "forfeit_replaced"
+        seat = self.state.seat_of(event.pk) if event.kind != "forfeit" else None
+        effects: list[Effect] = [
+            Rewound(seq, tuple(replaced)),
+            Notice(
+                f"{len(replaced)} chain event(s) from position {seq} were replaced ({why})",
+                code,
+                {"count": len(replaced), "seq": seq, "seat": seat},
+            ),
+        ]
+        return effects + self._applied(event, before, now)
+
+    def _equivocation(self, first: Event, second: Event, now: int) -> list[Effect]:
+        """Two signed events of one author for one position: the proof ends the round.
+
+        Both are published on the round topic so every member holds the proof, and every
+        member ends the round the same way (``RoundState.end_for_equivocation``) on the
+        state before the position.  A second proof changes nothing.
+        """
+        seq = first.seq
+        assert seq is not None
+        effects: list[Effect] = [
+            Equivocation(first, second),
+            Publish(self.route(), first),
+            Publish(self.route(), second),
+        ]
+        if self._verdict or self.state.phase in (Phase.OVER, Phase.CANCELLED):
+            return effects  # a finished round keeps its result; the proof is reported
+        base = self._state_before(seq)
+        if base is None:  # older than our snapshots: replay once (the round ends here)
+            try:
+                base = verify_chain(self.state.chain[:seq], self.timeouts)
+            except ChainError as err:
+                return effects + [dropped(second, f"cannot replay to {seq}: {err}")]
+        else:
+            base = base.snapshot()
+        seat = base.seat_of(first.pk)
+        assert seat is not None  # both signed at a position only a member can own
+        replaced = self.state.chain[seq:]
+        base.end_for_equivocation(seat, seq)
+        before = self.state.phase
+        self.state = base
+        self._verdict = True
+        self._snapshots.clear()
+        self._orphan([e.id for e in replaced] + [second.id])
+        effects += [Rewound(seq, tuple(replaced))]
+        self.phase_since = now
+        if base.phase is Phase.CANCELLED:
+            text = f"the round was {base.end_reason}"
+            return effects + [Notice(text, "cancelled", {"reason": "void"})]
+        return effects + self._phase_notices(before)
 
     def _applied(self, event: Event, before: Phase, now: int) -> list[Effect]:
         """Bookkeeping and notices once ``event`` is the new head."""
         self.seen.add(event.id)
         self._applied_at[event.id] = now
+        if now >= self._catch_up_until:
+            self._observed_at[event.id] = now
         for (
             inner
         ) in event.sealed():  # late copies are duplicates; the sealed one counts
@@ -344,15 +591,6 @@ class RoundMachine:
             )
         ]
         pk = st.seats[seat].pk
-        if event.ts > now + CLOCK_SKEW_MS:
-            notices.append(
-                Notice(
-                    f"the forfeit of seat {seat} is dated {(event.ts - now) // 1000} s "
-                    "ahead of our clock",
-                    "forfeit_ahead",
-                    {"seat": seat, "secs": (event.ts - now) // 1000},
-                )
-            )
         if reason == "offline" and pk != self.me.public_key and pk not in self.offline:
             notices.append(
                 Notice(
@@ -361,7 +599,7 @@ class RoundMachine:
                     {"seat": seat},
                 )
             )
-        seen_at = self._applied_at.get(prev.id)
+        seen_at = self._observed_at.get(prev.id)
         limit = self.timeouts.limit(reason)
         if seen_at is not None and now - seen_at < limit - CLOCK_GRACE_MS:
             notices.append(
@@ -373,56 +611,6 @@ class RoundMachine:
                 )
             )
         return notices
-
-    def _rewind_for(self, event: Event, now: int) -> list[Effect] | None:
-        """A forfeit for a position we filled with the forfeited seat's own event.
-
-        The forfeit wins (docs/protocol.md §8): the chain from its position on is
-        replaced.  ``None`` if the forfeit does not fit there (then it is just late).
-        """
-        seq = event.seq
-        assert seq is not None and seq >= 1
-        chain = self.state.chain
-        if event.prev != chain[seq - 1].id:
-            return None
-        replaced = chain[seq:]
-        kept = self._snapshots.get(seq)
-        if kept is not None and kept.head.id == event.prev:
-            base = kept.snapshot()
-        else:  # e.g. a round taken up from a log: replay (recomputes computer moves)
-            try:
-                base = verify_chain(chain[:seq], self.timeouts)
-            except ChainError:
-                return None
-        target = base.forfeit_target()
-        if target is None or replaced[0].pk != base.seats[target[0]].pk:
-            return None
-        if len(replaced) > MAX_REWIND:
-            return [
-                dropped(
-                    event,
-                    f"forfeit would replace {len(replaced)} chain events (limit {MAX_REWIND})",
-                )
-            ]
-        before = self.state.phase
-        try:
-            base.apply(event)
-        except RoundError as err:
-            return [dropped(event, str(err))]
-        self.state = base
-        for old in [k for k in self._snapshots if k >= seq]:
-            del self._snapshots[old]
-        self._orphan([e.id for e in replaced])
-        effects: list[Effect] = [
-            Rewound(seq, tuple(replaced)),
-            Notice(
-                f"a forfeit replaced {len(replaced)} chain event(s) from position {seq} "
-                "(a late move lost the race)",
-                "rewound",
-                {"count": len(replaced), "seq": seq},
-            ),
-        ]
-        return effects + self._applied(event, before, now)
 
     def _draw_dispute(self, event: Event) -> list[Effect]:
         """A refused ``commit_close``/``draw`` that left out what reached us: say whose."""
@@ -580,9 +768,11 @@ class RoundMachine:
                 if ready:
                     del self.pending[eid]
                     if event.seq is None:
-                        effects += self._receive_side(event, now)
+                        step = self._receive_side(event, now)
                     else:
-                        effects += self._receive_chain(event, now)
+                        step = self._receive_chain(event, now)
+                    self._remember(event, step)
+                    effects += step
                     progress = (
                         eid not in self.pending
                     )  # never loop on an event parked again
@@ -732,16 +922,34 @@ class RoundMachine:
         ]
 
     def _answer_sync(self, event: Event, now: int) -> list[Effect]:
-        if not self.state.is_member(event.pk) or event.pk == self.me.public_key:
-            return [dropped(event, "sync request by a non-member")]
+        """Answer a member's sync request, which names its chain head (``prev``).
+
+        Same head: nothing to send.  Its head is on our chain: the events after it.  Its
+        head is not on our chain (it is on another branch, or ahead of us): our last
+        ``MAX_REWIND`` events, so it meets the position where we part, and we ask for
+        its chain too.  The conflict rules then bring both to the same chain.
+        """
+        if event.pk == self.me.public_key:
+            return [dropped(event, "our own sync request")]
+        chain = self.state.chain
+        from_seq, head = event.body["from_seq"], event.prev
+        ours = 0 < from_seq <= len(chain) and chain[from_seq - 1].id == head
+        if ours and from_seq == len(chain) and self.phase not in PRE_PLAY:
+            return []  # same head: the usual answer of a head exchange
         last = self._sync_answered.get(event.pk)
         if last is not None and now - last < SYNC_INTERVAL_MS:
             return [dropped(event, "sync request too soon")]
         self._sync_answered[event.pk] = now
         route = self.topics.round_sync(self.key)
-        start = min(event.body["from_seq"], len(self.state.chain))
-        answer: list[Effect] = [Publish(route, e) for e in self.state.chain[start:]]
-        sealed = {inner.id for e in self.state.chain for inner in e.sealed()}
+        answer: list[Effect] = []
+        if ours:
+            start = from_seq
+        else:
+            start = max(1, min(from_seq, len(chain)) - MAX_REWIND - 1)
+            if now - self._last_asked >= SYNC_INTERVAL_MS or now < self._last_asked:
+                answer += self._ask_sync(now, from_seq=start)
+        answer += [Publish(route, e) for e in chain[start:]]
+        sealed = {inner.id for e in chain for inner in e.sealed()}
         answer += [Publish(route, e) for e in self.side.values() if e.id not in sealed]
         return answer
 
@@ -755,10 +963,21 @@ class RoundMachine:
         """
         st = self.state
         self.offline = frozenset(offline)
-        effects: list[Effect] = []
+        effects: list[Effect] = self._retry_clock_waits(now)
+        if any(isinstance(e, Applied) for e in effects):
+            effects += self._react(now)
+        st = self.state  # a conflict may have replaced it
+        if self._local_end:
+            return effects
+        ended = self._end_if_stuck(now)
+        if ended:
+            return effects + ended
+        if st.phase is Phase.PLAY and now - self._last_head_sent >= HEAD_EXCHANGE_MS:
+            self._last_head_sent = now
+            effects += self.request_sync(now, catch_up=False)
         forfeit = self._due_forfeit(now)
         if forfeit is not None:
-            return self._append("forfeit", forfeit, now) + self._react(now)
+            return effects + self._append("forfeit", forfeit, now) + self._react(now)
         if st.phase is Phase.FORMING and now >= st.expires:
             if self.is_admin:
                 return self._append("cancel", {"reason": CANCEL_EXPIRED}, now)
@@ -802,6 +1021,46 @@ class RoundMachine:
         held = self._pooled_seats(kind)
         return [s for s in seats if s not in held]
 
+    def _end_if_stuck(self, now: int) -> list[Effect]:
+        """End the round here by a fixed local rule when nobody can move it on any more.
+
+        * Not in play ``FORMING_GRACE_MS`` after ``expires`` (still forming) or
+          ``START_DEADLINE_MS`` after it (the draw never finished): the round expired.
+        * In play, the key that must act (the owner of the position) and the key that may
+          forfeit it are both offline in our lobby view (or nobody may forfeit), for
+          twice the offline timeout: the round is abandoned.
+        Nobody wins; every member applies the same rule with its own clock.
+        """
+        st = self.state
+        if st.phase is Phase.FORMING and now >= st.expires + FORMING_GRACE_MS:
+            return self._end_here("expired: the round did not start in time", now)
+        if st.phase in (Phase.COMMIT, Phase.REVEAL) and now >= st.expires + START_DEADLINE_MS:
+            return self._end_here("expired: the draw did not finish in time", now)
+        if st.phase is not Phase.PLAY:
+            return []
+        owner = st.owner()
+        target = st.forfeit_target()
+        mine = self.me.public_key
+        if owner is None or owner == mine or target is not None and target[1] == mine:
+            return []
+        if owner not in self.offline or target is not None and target[1] not in self.offline:
+            return []
+        since = max(self._applied_at.get(st.head.id, st.head.ts), st.head.ts)
+        if now - since < 2 * self.timeouts.offline_ms:
+            return []
+        return self._end_here(
+            "abandoned: the player to move and whoever may forfeit it are gone", now
+        )
+
+    def _end_here(self, reason: str, now: int) -> list[Effect]:
+        """A local end (no chain event): the round is over for us, nobody wins."""
+        self.state.phase = Phase.CANCELLED
+        self.state.end_reason = reason
+        self._local_end = True
+        self.phase_since = now
+        code = reason.split(":")[0]  # expired / abandoned
+        return [Notice(f"the round ended here: {reason}", "cancelled", {"reason": code})]
+
     def _due_forfeit(self, now: int) -> dict | None:
         """The body of the forfeit we may sign now, or ``None``.
 
@@ -815,7 +1074,7 @@ class RoundMachine:
         pk = self.state.seats[seat].pk
         reason = "offline" if pk in self.offline else "silent"
         head = self.state.head
-        since = max(self._applied_at.get(head.id, now), head.ts)
+        since = max(self._observed_at.get(head.id, head.ts), head.ts)
         if now - since < self.timeouts.limit(reason):
             return None
         return {"seat": seat, "reason": reason}
@@ -842,7 +1101,7 @@ class RoundMachine:
         event = events.make(
             self.me,
             kind,
-            now,
+            self._chain_ts(now),
             body,
             round=self.state.round_id,
             seq=head.seq + 1,
@@ -861,6 +1120,19 @@ class RoundMachine:
                         Publish(self.topics.inbox(peer_id(seat.pk)), event)
                     )
         return published + effects
+
+    def _chain_ts(self, now: int) -> int:
+        """The ``ts`` of our next chain event: the head's plus the time we took.
+
+        Counted from when we saw the head arrive (our own clock), so a head dated in the
+        past (backdated by its signer) does not make our turn look longer than it was;
+        never before the head (a v2 chain rule).
+        """
+        head = self.state.head
+        seen = self._observed_at.get(head.id)
+        if seen is None:
+            return max(now, head.ts)
+        return head.ts + max(0, now - seen)
 
     def _side_event(
         self, kind: str, body: dict, now: int, prev: str | None = None
@@ -1132,11 +1404,24 @@ class RoundMachine:
         self.seen.add(event.id)
         return [Publish(self.topics.round_chat(self.key), event)]
 
-    def request_sync(self, now: int) -> list[Effect]:
-        """Ask the members for the chain from our head on (after a reconnect)."""
-        body = {"from_seq": len(self.state.chain)}
+    def request_sync(self, now: int, catch_up: bool = True) -> list[Effect]:
+        """Ask the members for the chain from our head on, naming our head.
+
+        ``catch_up``: we know we missed events (a reconnect, a restart, parked events):
+        for ``CATCH_UP_MS`` the events we apply are not taken as seen live (our clock
+        says nothing about when they were made).  ``False``: a periodic head exchange;
+        members whose head is ours do not answer.
+        """
+        if catch_up:
+            self._catch_up_until = now + CATCH_UP_MS
+        return self._ask_sync(now, len(self.state.chain))
+
+    def _ask_sync(self, now: int, from_seq: int) -> list[Effect]:
+        self._last_asked = now
+        head = self.state.chain[min(from_seq, len(self.state.chain)) - 1]
+        body = {"from_seq": head.seq + 1}  # type: ignore[operator]
         event = events.make(
-            self.me, "sync_request", now, body, round=self.state.round_id
+            self.me, "sync_request", now, body, round=self.state.round_id, prev=head.id
         )
         self.seen.add(event.id)
         return [Publish(self.topics.round_sync(self.key), event)]

@@ -348,6 +348,22 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Alle Mitglieder haben das Ergebnis unterschrieben (Abschlussbestätigung).",
         "Every member signed the result (closing acknowledgement).",
     ),
+    "notice.cancelled.abandoned": (
+        "Wer am Zug ist und wer ihn aufgeben lassen dürfte, sind beide fort; die Runde ist beendet.",
+        "The player to move and whoever may forfeit them are both gone; the round has ended.",
+    ),
+    "notice.cancelled.void": (
+        "Der Einladende hat zwei Ereignisse für eine Stelle signiert; die Runde ist ungültig.",
+        "The inviting player signed two events for one position; the round is void.",
+    ),
+    "notice.event_ahead": (
+        "Ein Ereignis ist {secs} s später datiert, als unsere Uhr zeigt; es wartet, bis sie so weit ist.",
+        "An event is dated {secs} s ahead of our clock; it waits until our clock gets there.",
+    ),
+    "notice.forfeit_replaced": (
+        "Der rechtzeitige Zug von {nick} kam nach einer Zeitüberschreitung an und gilt.",
+        "{nick}'s move, made in time, arrived after a turn timeout and counts.",
+    ),
     "notice.cancelled.other": ("Die Runde ist abgesagt: {text}", "The round is called off: {text}"),
     "notice.invitation_cancelled.declined": (
         "Die Einladung ist zurückgezogen: ein anderer Eingeladener hat abgelehnt.",

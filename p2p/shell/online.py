@@ -954,7 +954,8 @@ class OnlineSession:
         elif code == "forfeit":
             how = t.t("net.forfeit.offline" if params.get("reason") == "offline" else "net.forfeit.silent")
             self.state.add(t.t("net.forfeited", nick=nick, secs=params.get("waited", "?"), how=how), "warn")
-        elif code in ("forfeit_ahead", "forfeit_seen_online", "forfeit_early", "reveal_left_out"):
+        elif code in ("forfeit_ahead", "forfeit_seen_online", "forfeit_early", "reveal_left_out",
+                      "event_ahead", "forfeit_replaced"):
             self.state.add(t.t(f"notice.{code}", nick=nick, secs=params.get("secs", "?"),
                                limit=params.get("limit", "?")), "warn")
         elif code == "rewound":

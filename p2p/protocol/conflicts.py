@@ -1,0 +1,81 @@
+"""Two signed events for one chain position: which one the round keeps (pure rules).
+
+Every position has one owner (``RoundState.owner``), so honest members never race for a
+position, with two exceptions this module decides:
+
+* **a forfeit and the forfeited seat's own event** (a move or a seal). The seat's event
+  wins if it ends the game or if it was signed within the turn limit the forfeit claims
+  (``ts - prev.ts < limit(reason)``, the seat's own signed timestamps); otherwise the
+  forfeit wins.  Every member that holds both events computes the same winner, whatever
+  the arrival order.  ``rival_wins`` is that rule.
+* **two events of one author at one position** (same ``seq``, same ``prev``): equivocation.
+  The two signed events are the proof; every member that holds both ends the round by a
+  fixed rule (``RoundState.end_for_equivocation``): the equivocator is out and never wins.
+
+Bounds every member applies before it replaces anything (``RoundMachine``): at most
+``MAX_REWIND`` chain events are replaced, and a forfeit that was applied ``SETTLE_MS`` ago
+by the member's own clock is final (a seat that returns with a backdated "timely" move
+does not revive a round).  A chain event dated more than ``MAX_AHEAD_MS`` ahead of the
+member's clock waits until the clock gets there, so a forfeit cannot claim lateness that
+has not happened yet.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable
+
+from p2p.protocol.events import Event
+from p2p.protocol.round import TurnTimeouts
+
+MAX_REWIND = 8
+"""A conflict replaces at most this many chain events (checked before anything is done)."""
+SETTLE_MS = 30_000
+"""A forfeit is final once it has been applied this long (by the member's own clock)."""
+MAX_AHEAD_MS = 10_000
+"""A chain event dated further than this ahead of our clock waits for the clock."""
+MAX_SEEN = 4096
+"""Event ids a round machine remembers as processed (oldest forgotten first)."""
+
+
+def rival_wins(
+    rival: Event,
+    forfeit: Event,
+    prev: Event,
+    rival_ends_game: bool,
+    timeouts: TurnTimeouts,
+) -> bool:
+    """True if the forfeited seat's own event ``rival`` keeps the position, not ``forfeit``.
+
+    ``prev`` is the chain event before the position.  A move that ends the game, or one
+    signed within the limit the forfeit claims, is never replaced by a forfeit.
+    """
+    if rival_ends_game:
+        return True
+    return rival.ts - prev.ts < timeouts.limit(forfeit.body["reason"])
+
+
+class SeenIds:
+    """Ids processed once already: bounded (``MAX_SEEN``), the oldest forgotten first."""
+
+    def __init__(self, ids: Iterable[str] = (), limit: int = MAX_SEEN) -> None:
+        self._ids: OrderedDict[str, None] = OrderedDict()
+        self.limit = limit
+        self.update(ids)
+
+    def add(self, eid: str) -> None:
+        if eid in self._ids:
+            return
+        self._ids[eid] = None
+        if len(self._ids) > self.limit:
+            self._ids.popitem(last=False)
+
+    def update(self, ids: Iterable[str]) -> None:
+        for eid in ids:
+            self.add(eid)
+
+    def __contains__(self, eid: object) -> bool:
+        return eid in self._ids
+
+    def __len__(self) -> int:
+        return len(self._ids)
