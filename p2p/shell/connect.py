@@ -75,11 +75,11 @@ async def connect(
     broker = " ".join(urls)
     if ctl.online is not None:
         await disconnect(shell)
-    for url in urls:
-        if not is_local(url) and url not in shell.settings.public_broker_ok:
-            ctl.say("net.privacy", "warn", broker=url)
-            shell.settings.public_broker_ok.append(url)
-            ctl.save_settings()
+    unseen = [u for u in urls if not is_local(u) and u not in shell.settings.public_broker_ok]
+    if unseen:  # one note for all public brokers not confirmed before
+        ctl.say("net.privacy", "warn", broker=", ".join(unseen))
+        shell.settings.public_broker_ok.extend(unseen)
+        ctl.save_settings()
     shell.state.connection = t.t("status.connecting", broker=broker)
     ctl.refresh()
     peer = None
