@@ -1605,7 +1605,14 @@ class Peer:
                 or sender == self.public_key
                 or any(r._has_member(sender) for r in self.rounds.values())
             )
-            return Verdict(Lane.KNOWN if known else Lane.STRANGER, sender)
+            if not known:
+                return Verdict(Lane.STRANGER, sender)
+            # A known key's budget must not be used up by someone who only writes that
+            # key into junk (its presences would be lost, and a round member would look
+            # silent): its signature is checked before its budget is charged.
+            if sender is None or _signed_id(payload, sender) is None:
+                return Verdict(None, reason="forged")
+            return Verdict(Lane.KNOWN, sender)
         return Verdict(None, reason="unknown topic")
 
     def _classify_round(self, rest: str, payload: bytes) -> Verdict:

@@ -94,3 +94,55 @@ def test_refused_topics_are_counted_and_get_wakes_on_offer() -> None:
         return item.payload if item else None
 
     assert asyncio.run(body()) == b"\x01late"
+
+
+def test_the_peer_classifies_by_topic_round_key_and_checked_member_key() -> None:
+    """``Peer._classify``: the cheap checks of the edge, on real events of a real round."""
+    import time
+
+    from p2p.net.inbound import Lane
+    from p2p.peer import Peer
+    from p2p.protocol import canonical
+    from p2p.protocol import events as ev
+    from p2p.protocol.identity import Identity
+    from p2p.protocol.lobby import PeerInfo
+
+    async def body() -> None:
+        alice = Peer("mqtt://127.0.0.1:1", nick="alice")  # never started: no network
+        bob = Identity.from_seed(bytes(range(40, 72)))
+        stranger = Identity.from_seed(bytes(range(80, 112)))
+        rnd = await alice.invite([bob.public_key], "connect4", start=0)
+        genesis = rnd.log()[0]
+        now = int(time.time() * 1000)
+        body_ = {"ply": 0, "move": "4", "state": "0" * 64}
+        move = ev.make(bob, "move", now, body_, round=rnd.id, seq=1, prev=genesis.id)
+        events = rnd.topic("events")
+        classify = alice._classify
+        # a member's event, sealed with the round key: the round lane, handed on opened
+        verdict = classify(events, rnd.sealed(move.raw))
+        assert (verdict.lane, verdict.sender, verdict.parsed) == (Lane.ROUND, bob.public_key, move.raw)
+        # the same, forged in the member's name by a key holder: dropped before any queue
+        forged = canonical.decode(ev.make(stranger, "move", now, body_, round=rnd.id, seq=1, prev=genesis.id).raw)
+        forged["pk"] = bob.pk_hex
+        assert classify(events, rnd.sealed(canonical.encode(forged))).reason == "forged"
+        # a replay of an event the round holds: a duplicate
+        assert classify(events, rnd.sealed(genesis.raw)).reason == "duplicate"
+        # a non-member's event: the small lane; junk that does not open: dropped unread
+        other = ev.make(stranger, "move", now, body_, round=rnd.id, seq=1, prev=genesis.id)
+        assert classify(events, rnd.sealed(other.raw)).lane is Lane.ROUND_OTHER
+        assert classify(events, move.raw).reason == "not sealed with the round key"
+        assert classify(alice.topics.round_events("ab" * 16).topic, b"x").reason == "not our round"
+        assert classify("elsewhere/topic", b"x").reason == "foreign topic"
+        # the lobby: a known key is checked, a spoofed one dropped, an unknown one a stranger
+        alice.lobby.peers[bob.public_key] = PeerInfo(bob.public_key, "bob", False, "00" * 16, now, now)
+        chat = alice.topics.lobby_chat().topic
+        bob_chat = ev.make(bob, "chat", now, {"text": "hi"})
+        assert classify(chat, bob_chat.raw).lane is Lane.KNOWN
+        spoof = canonical.decode(ev.make(stranger, "chat", now, {"text": "hi"}).raw)
+        spoof["pk"] = bob.pk_hex
+        assert classify(chat, canonical.encode(spoof)).reason == "forged"
+        assert classify(chat, ev.make(stranger, "chat", now, {"text": "hi"}).raw).lane is Lane.STRANGER
+        assert classify(chat, b"\x00junk").lane is Lane.STRANGER
+        await alice.close()
+
+    asyncio.run(body())
