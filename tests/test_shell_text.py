@@ -386,3 +386,26 @@ def test_two_shells_same_score_line_stable_colours_and_the_draw_in_the_board(
                 assert german == [], german
 
     run(scenario(), timeout=120)
+
+
+PROMOTION_LINE = [
+    "h2-h4", "b4-d4", "e13-e12", "m5-k5", "h4-h5", "b5-c5", "g13-g11", "n6-m5", "h5-h6", "a6-e2",
+    "j13-j12", "m5-k3", "h6-h7", "e2-d1", "e14-d12", "n5-l6", "h7-h8",
+]
+"""Red's h-pawn walks to h8, the promotion rank, and becomes a one-point queen."""
+
+
+def test_chess4_explains_a_promoted_piece(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with HeadlessShell(config_dir=tmp_path, lang="en", columns=100, rows=40) as h:
+            fast_clock(h)
+            await h.type_line("/play chess4 2p")
+            for move in PROMOTION_LINE:
+                await h.type_line(move, settle=0.0)
+            await wait_chat(h, "the pawn on h8 becomes a queen")
+            line = next(t for t in chat_texts(h) if "becomes a queen" in t)
+            assert line.startswith("Red") and "worth only 1 point" in line
+            screen = h.screen()
+            assert " rD" in screen and "D promoted queen" in screen  # the legend under the board
+
+    run(scenario())
