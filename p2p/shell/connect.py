@@ -105,8 +105,7 @@ async def connect(
             except Exception:
                 log.debug("closing the unconnected peer failed", exc_info=True)
         shell.state.connection = t.t("status.offline")
-        reason = str(err).splitlines()[0] if str(err) else type(err).__name__
-        ctl.say("net.unreachable", "warn", broker=broker, reason=reason[:120])
+        ctl.say("net.unreachable", "warn", broker=broker, reason=net_reason(err, t)[:120])
         ctl.refresh()
         return None
     session = OnlineSession(shell, peer)
@@ -146,7 +145,7 @@ async def start_local(shell: ShellApp) -> None:
     try:
         await asyncio.to_thread(broker.start)
     except Exception as err:  # noqa: BLE001 - BrokerError (mosquitto missing) and friends
-        ctl.say("net.local_failed", "warn", reason=str(err).splitlines()[0] if str(err) else type(err).__name__)
+        ctl.say("net.local_failed", "warn", reason=net_reason(err, t))
         ctl.refresh()
         return
 
@@ -166,10 +165,26 @@ async def start_local(shell: ShellApp) -> None:
     try:
         await asyncio.wait_for(ready.wait(), 10)
     except TimeoutError:
-        ctl.say("net.local_failed", "warn", reason="computer player did not come up")
+        ctl.say("net.local_failed", "warn", reason=t.t("reason.bot_missing"))
         ctl.refresh()
         return
     session = await connect(shell, broker.url)
     if session is not None:
         ctl.say("net.local_started", broker=broker.url, bot=BOT_NICK)
         ctl.refresh()
+
+
+def net_reason(err: BaseException, t: Any) -> str:
+    """Why a connection failed, in the user's language (the OS text only in English)."""
+    import socket
+
+    for kind, key in (
+        (ConnectionRefusedError, "reason.refused"),
+        (socket.gaierror, "reason.no_host"),
+        (TimeoutError, "reason.timeout"),
+    ):
+        if isinstance(err, kind) or isinstance(err.__cause__, kind):
+            return str(t.t(key))
+    if t.lang == "en":
+        return str(err).splitlines()[0] if str(err) else type(err).__name__
+    return str(t.t("reason.see_log"))
