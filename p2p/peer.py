@@ -28,6 +28,7 @@ import functools
 import hashlib
 import logging
 import os
+import random
 import ssl
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -68,6 +69,7 @@ from p2p.protocol.lobby import (
     DECLINED_CANCEL,
     MAX_INVITATIONS,
     PRESENCE_TTL_S,
+    Backoff,
     Lobby,
     PeerInfo,
 )
@@ -601,7 +603,8 @@ class Peer:
     member of a round must use the same).  ``tls_context`` replaces the default TLS
     context for ``mqtts://`` and ``wss://`` brokers (e.g. to trust a private CA).
     ``friends`` (``p2p.friends.Friends``): the keys the user marked as friends
-    (``peer.friends``; the shell passes the ones from the config dir).
+    (``peer.friends``; the shell passes the ones from the config dir); the lobby keeps
+    them first, like the people we play with (``p2p.protocol.lobby``).
 
     ``peer.lobby`` is the pure lobby machine (``p2p.protocol.lobby.Lobby``): who is
     online (``peer.lobby.online()``), their fingerprints and busy flags.
@@ -628,8 +631,13 @@ class Peer:
             raise ActionError(str(err)) from None
         self.identity = identity or Identity.from_seed(os.urandom(32))
         self.lobby = Lobby(
-            self.identity, sanitize_nickname(nick), os.urandom(16), self.topics
+            self.identity,
+            sanitize_nickname(nick),
+            os.urandom(16),
+            self.topics,
+            is_friend=self.friends.is_friend,
         )
+        self._answer_timer: asyncio.TimerHandle | None = None
         self.broker_url = broker_url
         self.log_dir = Path(log_dir) if log_dir is not None else None
         self._member_nicks: dict[bytes, str] = {}
@@ -806,6 +814,8 @@ class Peer:
         if self._closed:
             return
         self._closed = True
+        if self._answer_timer is not None:
+            self._answer_timer.cancel()
         if self.transport.connected:
             await self._run_effects(None, self.lobby.disconnect(now_ms()))
         for task in self._tasks:
@@ -1142,6 +1152,7 @@ class Peer:
         rnd.sealing_key = key
         self._remember_members(rnd)
         self.rounds[rnd.id] = rnd
+        self.lobby.keep(seat.pk for seat in machine.state.seats if seat.pk is not None)
         self._by_key[machine.key] = rnd
         if self.log_dir is not None:
             rnd.log_path = self.log_dir / f"round-{rnd.id}.log"
@@ -1669,6 +1680,12 @@ class Peer:
         if not topic.startswith(root):
             return
         rest = topic[len(root) :]
+        if topic == self.lobby.will_route().topic:  # what the broker holds as ours
+            effects = self.lobby.receive_bytes(
+                message.payload, now_ms(), topic, message.retain
+            )
+            await self._run_lobby_effects(effects)
+            return
         payload: bytes | None = message.payload
         where = self._round_topic(topic)
         if isinstance(message.parsed, bytes):
@@ -1750,20 +1767,21 @@ class Peer:
         await self._lobby_receive(event, topic)
 
     async def _lobby_receive(self, event: Event, topic: str) -> None:
-        before = {pk: _copy(info) for pk, info in self.lobby.peers.items()}
-        pending_before = set(self.lobby.invitations)
+        known = event.round in self.lobby.invitations
         effects = self.lobby.receive(event, now_ms(), topic)
-        await self._run_lobby_effects(effects, before)
-        for round_id in self.lobby.invitations.keys() - pending_before:
-            self._notify(
-                InvitationReceived(Invitation(self, self.lobby.invitations[round_id]))
-            )
+        await self._run_lobby_effects(effects)
+        pending = self.lobby.invitations.get(event.round or "")
+        if event.kind == "genesis" and not known and pending is not None:
+            self._notify(InvitationReceived(Invitation(self, pending)))
 
-    async def _run_lobby_effects(
-        self, effects: list[Effect], before: dict[bytes, PeerInfo]
-    ) -> None:
-        """Run lobby effects and turn the change of the online list into notifications."""
-        await self._run_effects(None, [e for e in effects if not isinstance(e, Notice)])
+    async def _run_lobby_effects(self, effects: list[Effect]) -> None:
+        """Run lobby effects and turn the change of the online list into notifications.
+
+        O(changes), not O(peers): the lobby reports who came, changed or left.
+        """
+        await self._run_effects(
+            None, [e for e in effects if not isinstance(e, (Notice, Backoff))]
+        )
         for note in effects:
             if isinstance(note, Notice) and note.code not in (
                 "peer_online",
@@ -1771,14 +1789,33 @@ class Peer:
                 "peer_silent",
             ):
                 self._notify(RoundNotice(None, note.text, note.code, note.params))
-        after = self.lobby.peers
-        for pk in before.keys() - after.keys():
-            self._notify(PresenceChanged(before[pk], False))
-        for pk in after.keys() - before.keys():
-            self._notify(PresenceChanged(after[pk], True))
-        for pk in after.keys() & before.keys():
-            if after[pk].busy != before[pk].busy or after[pk].nick != before[pk].nick:
-                self._notify(PresenceChanged(after[pk], True))
+            elif isinstance(note, Backoff):
+                self._schedule_answer(note.max_ms)
+        for info, online in self.lobby.take_changes():
+            self._notify(PresenceChanged(info, online))
+
+    def _schedule_answer(self, max_ms: int) -> None:
+        """Re-publish our presence after a random back-off, unless it became unnecessary."""
+        if self._answer_timer is not None or self._closed:
+            return
+
+        def due() -> None:
+            self._answer_timer = None
+            if self._closed or not self.transport.connected:
+                return
+            for effect in self.lobby.answer_due(now_ms()):
+                if isinstance(effect, Publish):
+                    route = effect.route
+                    self.transport.publish_nowait(
+                        route.topic,
+                        effect.payload,
+                        qos=route.qos,
+                        retain=route.retain,
+                        expiry=PRESENCE_TTL_S,
+                    )
+
+        delay = random.uniform(0, max_ms) / 1000
+        self._answer_timer = asyncio.get_running_loop().call_later(delay, due)
 
     # -- timers --------------------------------------------------------------------------
 
@@ -1790,27 +1827,30 @@ class Peer:
                 for rnd in list(self.rounds.values()):
                     if rnd.is_over:
                         continue
+                    self.lobby.keep(
+                        s.pk for s in rnd.chain_state.seats if s.pk is not None
+                    )  # e.g. a joiner who entered the code
                     step = functools.partial(
                         rnd.machine.tick, now, self._offline_members(rnd)
                     )
                     await self._run_effects(rnd, await self._call(rnd, step))
                     await self._maybe_resync(rnd)
-                before = {pk: _copy(info) for pk, info in self.lobby.peers.items()}
                 effects = self.lobby.tick(now)
                 if not self.transport.connected:
                     effects = [e for e in effects if not isinstance(e, Publish)]
-                await self._run_lobby_effects(effects, before)
+                await self._run_lobby_effects(effects)
             except Exception:
                 log.exception("internal error in the timer loop")
 
     def _offline_members(self, rnd: Round) -> frozenset[bytes]:
-        """Members of ``rnd`` our lobby does not see online (Last Will, goodbye, silence)."""
+        """Members of ``rnd`` whose own Last Will or goodbye, or whose silence, took them
+        out of the lobby -- never members a lobby flood kept out of the list."""
         return frozenset(
             seat.pk
             for seat in rnd.chain_state.seats
             if seat.pk is not None
             and seat.pk != self.public_key
-            and seat.pk not in self.lobby.peers
+            and self.lobby.is_offline(seat.pk)
         )
 
     async def _maybe_resync(self, rnd: Round) -> None:
@@ -1987,12 +2027,6 @@ def read_round_key(path: Path) -> tuple[bytes, str]:
         raise ValueError("not a round key file")
     bytes.fromhex(words[2])
     return bytes.fromhex(words[1]), words[2]
-
-
-def _copy(info: PeerInfo) -> PeerInfo:
-    return PeerInfo(
-        info.pk, info.nick, info.busy, info.session, info.ts, info.last_heard
-    )
 
 
 def _inbox_problem(event: Event, rounds: Mapping[str, Round]) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 
 import aiomqtt
 import pytest
@@ -173,7 +174,10 @@ def test_hostile_events_are_refused_while_the_round_goes_on(
             spammer = Identity.from_seed(bytes(range(2, 34)))
             for i in range(12):
                 line = ev.make(
-                    spammer, "chat", ev.MAX_TS // 2 + i, {"text": f"spam {i}"}
+                    spammer,
+                    "chat",
+                    int(time.time() * 1000) + i,
+                    {"text": f"spam {i}", "ns": topics.root},
                 )
                 await mallory.publish(topics.lobby_chat().topic, line.raw, qos=0)
             await expect_rejected(notes_b, "chat rate limit")

@@ -224,8 +224,12 @@ def test_parse_rejects_wrong_version_and_unknown_kind() -> None:
             {},
             "sanitized",
         ),
-        ("chat", {"text": "x" * 281}, {}, "at most"),
-        ("chat", {"text": "bell\x07"}, {}, "control"),
+        ("chat", {"text": "x" * 281, "ns": "p2p/v1/public"}, {}, "at most"),
+        ("chat", {"text": "bell\x07", "ns": "p2p/v1/public"}, {}, "control"),
+        ("chat", {"text": "hi"}, {}, "body must have exactly: ns, text"),
+        ("chat", {"text": "hi", "ns": "public"}, {}, "namespace"),
+        ("chat", {"text": "hi", "ns": "x"}, {"round": ROUND}, "exactly: text"),
+        ("hello", {"nick": "a"}, {}, "exactly: nick, ns"),
         ("chat", {"text": "hi"}, {"round": ROUND, "seq": 3}, "no seq"),
         (
             "move",
@@ -363,7 +367,7 @@ def test_keystore_rejects_corrupt_file(tmp_path) -> None:
     )
 )
 def test_chat_events_round_trip(text: str) -> None:
-    event = events.make(ALICE, "chat", 5, {"text": text})
+    event = events.make(ALICE, "chat", 5, {"text": text, "ns": "p2p/v1/public"})
     assert events.parse(event.raw) == event
 
 

@@ -220,7 +220,11 @@ def test_fuzzed_lobby_events_never_crash(data: st.DataObject) -> None:
             st.sampled_from(["presence", "hello", "chat", "genesis", "cancel", "move"])
         )
         who = data.draw(st.sampled_from([BOB, CAROL, MALLORY]))
-        body = {name: data.draw(values) for name in events.KINDS[kind].body}
+        spec = events.KINDS[kind]
+        fields = {**spec.body, **spec.lobby_body}
+        body = {name: data.draw(values) for name in fields}
+        if "ns" in body and data.draw(st.booleans()):
+            body["ns"] = Topics().root
         shape = events.KINDS[kind].shape
         context = {
             "chain": {

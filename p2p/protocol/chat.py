@@ -3,7 +3,9 @@
 A line is at most ``MAX_CHAT`` characters with control and format characters removed
 (tabs and newlines become spaces).  Receivers keep one token bucket per sender, driven by
 the caller's clock ``now`` (integer milliseconds): ``BURST`` lines at once, then one line
-per ``REFILL_MS``; lines beyond that are dropped with a reason.
+per ``REFILL_MS``; lines beyond that are dropped with a reason.  A ``TokenBucket`` with
+other figures is also the lobby's global budget per topic (``p2p.protocol.lobby``), which
+10,000 fresh keys cannot rotate around.
 
 >>> clean_line("  hi\\x1b[31m there\\n")
 'hi[31m there'
@@ -30,28 +32,36 @@ def clean_line(text: str) -> str:
 
 
 class TokenBucket:
-    """``BURST`` tokens, one more every ``REFILL_MS`` of the caller's clock."""
+    """``burst`` tokens, one more every ``refill_ms`` of the caller's clock."""
 
-    __slots__ = ("stamp", "tokens")
+    __slots__ = ("burst", "refill_ms", "stamp", "tokens")
 
-    def __init__(self) -> None:
-        self.tokens = BURST * REFILL_MS  # in millisecond-tokens: integers only
+    def __init__(self, burst: int = BURST, refill_ms: int = REFILL_MS) -> None:
+        self.burst = burst
+        self.refill_ms = refill_ms
+        self.tokens = burst * refill_ms  # in millisecond-tokens: integers only
         self.stamp: int | None = None
 
     def take(self, now: int) -> bool:
         """Spend one token at time ``now``; ``False`` if the sender is over its rate."""
         if self.stamp is not None and now > self.stamp:
-            self.tokens = min(BURST * REFILL_MS, self.tokens + (now - self.stamp))
+            self.tokens = min(
+                self.burst * self.refill_ms, self.tokens + (now - self.stamp)
+            )
         if self.stamp is None or now > self.stamp:
             self.stamp = now
-        if self.tokens >= REFILL_MS:
-            self.tokens -= REFILL_MS
+        if self.tokens >= self.refill_ms:
+            self.tokens -= self.refill_ms
             return True
         return False
 
 
 class RateLimiter:
-    """One bucket per sender key, at most ``MAX_SENDERS`` remembered (oldest forgotten)."""
+    """One bucket per sender key, at most ``MAX_SENDERS`` remembered (oldest forgotten).
+
+    Forgetting a sender only hands it a fresh burst; the global budgets of the lobby are
+    what bounds a crowd of fresh keys.
+    """
 
     def __init__(self) -> None:
         self._buckets: dict[bytes, TokenBucket] = {}

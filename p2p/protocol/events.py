@@ -13,6 +13,8 @@ the sender's clock said, in integer milliseconds; receivers never trust it for o
 Three shapes of event (``KINDS`` says which kind has which):
 
 * lobby events (``presence``, ``hello``, lobby ``chat``): ``round``/``seq``/``prev`` null;
+  ``hello`` and lobby ``chat`` sign ``ns``, the topic root of their lobby (e.g.
+  ``p2p/v1/public``), so they cannot be replayed into another lobby;
 * chain events (``genesis`` ... ``cancel``): ``round`` set, ``seq`` = position in the
   round's hash chain (genesis 0), ``prev`` = id of the event at ``seq - 1`` (null for
   genesis);
@@ -171,12 +173,22 @@ def _sealed(kinds: tuple[str, ...]) -> Check:
     return check
 
 
+def _ns(value: Any) -> None:
+    if not isinstance(value, str) or not _NS.match(value):
+        raise EventError("expected a lobby namespace such as p2p/v1/public")
+
+
+_NS = re.compile(r"[a-z0-9][a-z0-9-]{0,31}/v[0-9]{1,4}/[a-z0-9][a-z0-9-]{0,31}\Z")
+
+
 @dataclass(frozen=True)
 class Kind:
     """What an event kind looks like: its shape and its body fields."""
 
     shape: str  # "lobby", "chain", "side" or "any" (chat: lobby or round)
     body: dict[str, Check] = field(default_factory=dict)
+    lobby_body: dict[str, Check] = field(default_factory=dict)
+    """Extra body fields of an ``any`` kind when it is sent in the lobby (no round)."""
 
 
 KINDS: dict[str, Kind] = {
@@ -191,8 +203,8 @@ KINDS: dict[str, Kind] = {
             "ttl": _int(1, 3600),
         },
     ),
-    "hello": Kind("lobby", {"nick": _nick}),
-    "chat": Kind("any", {"text": _line(MAX_CHAT)}),
+    "hello": Kind("lobby", {"nick": _nick, "ns": _ns}),
+    "chat": Kind("any", {"text": _line(MAX_CHAT)}, lobby_body={"ns": _ns}),
     # round chain
     "genesis": Kind(
         "chain",
@@ -337,11 +349,12 @@ def _check_envelope(value: Any, versions: tuple[int, ...]) -> None:
         else:
             _hex(32)(prev)
     body = value["body"]
-    if not isinstance(body, dict) or set(body) != set(spec.body):
+    fields = spec.body if rnd is not None else {**spec.body, **spec.lobby_body}
+    if not isinstance(body, dict) or set(body) != set(fields):
         raise EventError(
-            f"{kind} body must have exactly: {', '.join(sorted(spec.body)) or 'nothing'}"
+            f"{kind} body must have exactly: {', '.join(sorted(fields)) or 'nothing'}"
         )
-    for name, check in spec.body.items():
+    for name, check in fields.items():
         try:
             check(body[name])
         except EventError as err:

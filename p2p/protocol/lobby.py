@@ -2,36 +2,56 @@
 
 How to drive it (``p2p.peer``):
 
-* ``Lobby(me, nick, session, topics)``; ``session`` is 16 random bytes from the edge, new
-  for every connection;
+* ``Lobby(me, nick, session, topics, is_friend=...)``; ``session`` is 16 random bytes from
+  the edge, new for every connection; ``is_friend`` (optional) says which keys the user
+  counts as friends (kept first, like the people we play with);
 * when (re)connecting: connect with ``lobby.will(now)`` as the MQTT Last Will (topic
   ``lobby.will_route()``, retained), subscribe to ``topics.lobby_subscriptions(...)``, then
-  carry out ``lobby.connect(now)`` (our presence plus a hello);
-* feed every lobby message to ``receive(event, now, topic)`` (``receive_bytes`` for raw
-  payloads; a retained message with an empty payload is a harmless deletion: ignore it);
+  carry out ``lobby.connect(now)`` (our presence; the retained presences of the others
+  tell us who is online, nobody has to answer);
+* feed every lobby message to ``receive(event, now, topic)``, and every message on our
+  own presence topic (empty or not) to ``receive_bytes(payload, now, topic, retained)``:
+  the lobby notices when our retained presence was deleted or overwritten;
+* a ``Backoff(max_ms)`` effect asks the driver to call ``answer_due(now)`` after a random
+  delay of at most ``max_ms`` (the randomness lives in the driver);
 * call ``tick(now)`` every second or so (heartbeat every ``HEARTBEAT_MS``, silent peers
-  dropped after ``SILENCE_MS``, invitations expire);
-* ``set_busy``, ``chat``, ``disconnect`` and ``decline_invitation`` are user actions.
+  dropped after ``SILENCE_MS``, invitations expire), ``keep(keys)`` with the members of
+  our rounds, and drain ``take_changes()`` after each call (who came, changed or left);
+* ``set_busy``, ``chat``, ``hello``, ``disconnect`` and ``decline_invitation`` are user
+  actions.
 
 Presence is a signed, self-expiring hint: ``ttl`` seconds after its ``ts`` it means
 nothing.  The Last Will is a *pre-signed* ``offline`` presence naming this connection's
-``session``; an ``offline`` presence counts only if it is newer than what we have and names
-the session of the presence we hold, so an unsigned fake Will fails to parse, and a
-replayed Will from an older session is ignored.
+``session``; an ``offline`` presence counts only if it names the session of the presence
+we hold, so an unsigned fake Will fails to parse, and a replayed Will from an older
+session is ignored.
+
+Who is kept (docs/protocol.md, section 5): every key has a *rank*: 0 for the people we
+play with (``keep``, the ``MAX_KEPT`` most recent) and friends (``is_friend``), 1 for an
+*established* stranger (heard for at least ``ESTABLISHED_MS`` by our own clock), 2 for a
+new one, 3 for a key we do not see online.  The online list holds at most ``MAX_PEERS``
+keys besides rank 0, which is admitted even when the list is full and never evicted.  A new stranger when the
+list is full evicts the new stranger heard least recently; an established one only when
+it missed its heartbeat (not heard for ``STALE_MS``); otherwise it is refused.  Chat
+budgets and invitation eviction use the same ranks.  ``is_offline(pk)`` is true only
+after that key's own signed offline presence or its silence, never because a flood
+pushed it out.
 
 Invitations arrive in our inbox as a copy of the round's genesis.  While we are busy (in a
-round) the lobby declines them at once; otherwise they wait in ``invitations`` until we
-accept (the peer then builds a ``RoundMachine`` from the genesis), decline, the admin
-cancels, or they expire.
+round) the lobby declines them (within a budget); otherwise they wait in ``invitations``
+until we accept (the peer then builds a ``RoundMachine`` from the genesis), decline, the
+admin cancels, or they expire.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import OrderedDict, deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 
 from p2p.games import game_class
 from p2p.protocol import events
-from p2p.protocol.chat import RateLimiter, clean_line
+from p2p.protocol.chat import RateLimiter, TokenBucket, clean_line
 from p2p.protocol.conflicts import SeenIds
 from p2p.protocol.effects import (
     ChatLine,
@@ -43,25 +63,49 @@ from p2p.protocol.effects import (
     dropped,
 )
 from p2p.protocol.events import Event, EventError
+from p2p.protocol.freshness import ReplayGuard
 from p2p.protocol.identity import Identity, label, peer_id, sanitize_nickname
 from p2p.protocol.round import RoundError, RoundState
 from p2p.protocol.topics import Route, Topics
 
 HEARTBEAT_MS = 20_000
-"""We re-publish our presence this often."""
+"""We re-publish our presence this often (the only idle traffic: 1 message per 20 s)."""
 PRESENCE_TTL_S = 60
 """Our presence means nothing after this many seconds (also the retained message's expiry)."""
 SILENCE_MS = 65_000
 """A peer we have not heard from for this long is dropped from the online list."""
 MAX_SKEW_MS = 300_000
 """Presence stamped further than this in the future is refused."""
-HELLO_ANSWER_MS = 2_000
-"""We answer hellos with our presence at most this often."""
-MAX_PEERS = 2_000
+MAX_PEERS = 4_096
+"""Strangers in the online list at most (friends and people we play with come on top)."""
+ESTABLISHED_MS = 15_000
+"""A stranger heard over at least this long (our clock) is established: new keys cannot
+evict it."""
+STALE_MS = HEARTBEAT_MS + 5_000
+"""An established stranger not heard for this long missed its heartbeat: evictable."""
+MAX_KEPT = 64
+"""People we play with, most recent first, kept whatever the lobby holds."""
 MAX_INVITATIONS = 16
 MAX_DECLINED = 64
 DECLINED_CANCEL = "cancel of an invitation we declined"
 """Drop reason of the admin's expected cancel after our decline (not worth a warning)."""
+REPLAY_WINDOW_MS = 120_000
+"""``hello`` and lobby ``chat`` stamped further than this from our clock are stale."""
+MAX_SEEN = 4_096
+"""Ids remembered per kind (hello, chat) for the duplicate check."""
+CHAT_BUDGETS = {1: (10, 500), 2: (5, 2_000)}
+"""Global lobby chat budget per rank, (burst, ms per line): established strangers share
+one bucket, new and unknown keys another; friends and partners only have their own."""
+HELLO_BUDGET = (5, 2_000)
+"""Hellos we look at, all senders together (burst, ms per hello)."""
+ANSWER_BACKOFF_MS = 1_000
+"""Longest random delay before we re-publish a presence that is missing on the broker."""
+REPAIR_BUDGET = (3, 10_000)
+"""Re-publications of our presence outside the heartbeat (burst, ms per one)."""
+DECLINE_BUDGET = (4, 5_000)
+"""Automatic declines while busy for invitations from strangers (burst, ms per one)."""
+MAX_CHANGES = 8_192
+"""Online-list changes kept for ``take_changes`` (oldest forgotten if nobody drains)."""
 
 
 @dataclass
@@ -74,6 +118,9 @@ class PeerInfo:
     session: str
     ts: int
     last_heard: int
+    first_heard: int = 0
+    """When we first heard this key in its current stay (our clock)."""
+    established: bool = False
 
     @property
     def label(self) -> str:
@@ -86,6 +133,7 @@ class Invitation:
 
     genesis: Event
     received: int
+    rank: int = 3
 
     @property
     def round_id(self) -> str:
@@ -96,11 +144,25 @@ class Invitation:
         return self.genesis.pk
 
 
+@dataclass(frozen=True)
+class Backoff:
+    """Call ``Lobby.answer_due(now)`` after a random delay of at most ``max_ms``."""
+
+    max_ms: int
+
+
 class Lobby:
     """Our presence, everybody else's, lobby chat and pending invitations."""
 
     def __init__(
-        self, me: Identity, nick: str, session: bytes, topics: Topics | None = None
+        self,
+        me: Identity,
+        nick: str,
+        session: bytes,
+        topics: Topics | None = None,
+        *,
+        is_friend: Callable[[bytes], bool] | None = None,
+        max_peers: int = MAX_PEERS,
     ) -> None:
         if len(session) != 16:
             raise ValueError("a session id has 16 bytes")
@@ -108,6 +170,8 @@ class Lobby:
         self.nick = sanitize_nickname(nick) or me.short_id
         self.session = session.hex()
         self.topics = topics or Topics()
+        self.is_friend = is_friend
+        self.max_peers = max_peers
         self.busy = False
         self.peers: dict[bytes, PeerInfo] = {}
         self.invitations: dict[str, Invitation] = {}
@@ -117,9 +181,24 @@ class Lobby:
         self.known_rounds = SeenIds(limit=1024)
         """Round ids offered to us before: their genesis is never an invitation again."""
         self._last_presence: int | None = None
-        self._last_hello_answer: int | None = None
         self._chat_limit = RateLimiter()
+        self._chat_budget = {r: TokenBucket(*b) for r, b in CHAT_BUDGETS.items()}
+        self._hello_budget = TokenBucket(*HELLO_BUDGET)
+        self._repair_budget = TokenBucket(*REPAIR_BUDGET)
+        self._decline_budget = TokenBucket(*DECLINE_BUDGET)
+        self._chat_seen = ReplayGuard(REPLAY_WINDOW_MS, MAX_SEEN)
+        self._hello_seen = ReplayGuard(REPLAY_WINDOW_MS, MAX_SEEN)
         self._connected_at = 0
+        # strangers by last heard, least recent first: new ones and established ones
+        self._new: OrderedDict[bytes, None] = OrderedDict()
+        self._established: OrderedDict[bytes, None] = OrderedDict()
+        self._kept: OrderedDict[bytes, None] = OrderedDict()
+        self._gone: OrderedDict[bytes, int] = OrderedDict()
+        self._changes: deque[tuple[PeerInfo, bool]] = deque(maxlen=MAX_CHANGES)
+        # our own retained presence: what we published last, and whether the broker has it
+        self._sent: deque[bytes] = deque(maxlen=8)
+        self._echoed = False
+        self._answer_pending = False
 
     # -- our own presence ---------------------------------------------------------------
 
@@ -132,6 +211,14 @@ class Lobby:
             "ttl": PRESENCE_TTL_S,
         }
         return events.make(self.me, "presence", now, body)
+
+    def _announce(self, status: str, now: int) -> Publish:
+        """Our presence, published retained; remembered to recognise its echo."""
+        event = self._presence(status, now)
+        self._last_presence = now
+        self._sent.append(event.raw)
+        self._echoed = False
+        return Publish(self.will_route(), event)
 
     def will_route(self) -> Route:
         return self.topics.presence(self.me.peer_id)
@@ -150,35 +237,90 @@ class Lobby:
         return self._presence("offline", now)
 
     def connect(self, now: int) -> list[Effect]:
-        """After (re)connecting: announce ourselves and ask everyone to announce."""
-        self._last_presence = now
-        hello = events.make(self.me, "hello", now, {"nick": self.nick})
-        return [
-            Publish(self.will_route(), self._presence("online", now)),
-            Publish(self.topics.hello(), hello),
-        ]
+        """After (re)connecting: announce ourselves.
+
+        No hello: a newcomer learns who is online from the retained presences, so a join
+        costs one publication, delivered once to each peer.
+        """
+        return [self._announce("online", now)]
+
+    def hello(self, now: int) -> list[Effect]:
+        """Ask the peers whose retained presence is missing to publish it again."""
+        body = {"nick": self.nick, "ns": self.topics.root}
+        return [Publish(self.topics.hello(), events.make(self.me, "hello", now, body))]
 
     def disconnect(self, now: int) -> list[Effect]:
         """Leaving on purpose: say so (the retained presence is replaced by ``offline``)."""
-        return [Publish(self.will_route(), self._presence("offline", now))]
+        return [self._announce("offline", now)]
 
     def set_busy(self, busy: bool, now: int) -> list[Effect]:
         """We joined or left a round: tell the lobby."""
         self.busy = busy
-        self._last_presence = now
-        return [Publish(self.will_route(), self._presence("online", now))]
+        return [self._announce("online", now)]
 
     def chat(self, text: str, now: int) -> list[Effect]:
         """A lobby chat line from us (``ValueError`` if empty after cleaning)."""
         line = clean_line(text)
         if not line:
             raise ValueError("an empty chat line")
+        body = {"text": line, "ns": self.topics.root}
         return [
-            Publish(
-                self.topics.lobby_chat(),
-                events.make(self.me, "chat", now, {"text": line}),
-            )
+            Publish(self.topics.lobby_chat(), events.make(self.me, "chat", now, body))
         ]
+
+    def answer_due(self, now: int) -> list[Effect]:
+        """The random back-off after a ``Backoff`` is over: re-publish if still needed.
+
+        Suppressed when our presence reached the broker in the meantime (a heartbeat or
+        another answer was echoed back), and limited by ``REPAIR_BUDGET``.
+        """
+        self._answer_pending = False
+        if self._echoed or self._last_presence is None:
+            return []
+        if not self._repair_budget.take(now):
+            return []  # the next heartbeat repairs it
+        return [self._announce("online", now)]
+
+    def _answer_later(self) -> list[Effect]:
+        if self._answer_pending or self._last_presence is None:
+            return []
+        self._answer_pending = True
+        return [Backoff(ANSWER_BACKOFF_MS)]
+
+    # -- who matters -------------------------------------------------------------------
+
+    def keep(self, keys: Iterable[bytes]) -> None:
+        """Keys of people we play with: kept first, watched for going offline."""
+        for pk in keys:
+            if pk == self.me.public_key:
+                continue
+            self._kept[pk] = None
+            self._kept.move_to_end(pk)
+            if len(self._kept) > MAX_KEPT:
+                self._kept.popitem(last=False)
+
+    def rank(self, pk: bytes) -> int:
+        """0 partner or friend, 1 established stranger, 2 new stranger, 3 not online."""
+        if pk in self._kept or (self.is_friend is not None and self.is_friend(pk)):
+            return 0
+        info = self.peers.get(pk)
+        if info is None:
+            return 3
+        return 1 if info.established else 2
+
+    def is_offline(self, pk: bytes) -> bool:
+        """True once a partner's own signed offline presence or its silence removed it.
+
+        A key that is merely missing from the list (never seen, or refused while the
+        list was full) is not offline: only its silence on the round can cost it a seat.
+        """
+        return pk in self._gone and pk not in self.peers
+
+    def take_changes(self) -> list[tuple[PeerInfo, bool]]:
+        """Who came online or changed (``True``) or left (``False``) since the last call."""
+        changes = list(self._changes)
+        self._changes.clear()
+        return changes
 
     # -- the others ------------------------------------------------------------------
 
@@ -186,14 +328,27 @@ class Lobby:
         """Peers online, by nickname then fingerprint (we are not in the list)."""
         return sorted(self.peers.values(), key=lambda p: (p.nick.casefold(), p.pk))
 
+    def ranked(self) -> list[PeerInfo]:
+        """Peers online, friends and partners first, then established strangers."""
+        return sorted(
+            self.peers.values(),
+            key=lambda p: (self.rank(p.pk), p.nick.casefold(), p.pk),
+        )
+
     @property
     def online_count(self) -> int:
         """How many are online, us included."""
         return len(self.peers) + 1
 
     def receive_bytes(
-        self, payload: bytes, now: int, topic: str | None = None
+        self,
+        payload: bytes,
+        now: int,
+        topic: str | None = None,
+        retained: bool = False,
     ) -> list[Effect]:
+        if topic is not None and topic == self.will_route().topic:
+            return self._on_own_topic(payload, retained)
         if not payload:
             return []  # a deleted retained message: presence is only a hint
         try:
@@ -201,6 +356,18 @@ class Lobby:
         except EventError as err:
             return [Dropped(None, "?", "payload", str(err))]
         return self.receive(event, now, topic)
+
+    def _on_own_topic(self, payload: bytes, retained: bool) -> list[Effect]:
+        """What the broker holds as our presence: our echo, or a deletion or forgery."""
+        if retained:
+            return []  # left by an earlier connection; our connect() presence replaces it
+        if self._sent and payload == self._sent[-1]:
+            self._echoed = True
+            return []
+        if payload in self._sent:
+            return []  # the echo of an earlier one, the latest is on its way
+        self._echoed = False  # someone emptied or overwrote our retained presence
+        return self._answer_later()
 
     def receive(self, event: Event, now: int, topic: str | None = None) -> list[Effect]:
         """Handle one lobby or inbox event; never raises."""
@@ -234,49 +401,117 @@ class Lobby:
         if event.ts > now + MAX_SKEW_MS:
             return [dropped(event, "presence from the future")]
         known = self.peers.get(event.pk)
-        if (
-            body["status"] == "offline"
-        ):  # a Will is signed at connect time: session, not ts, binds it
+        if body["status"] == "offline":
+            # a Will is signed at connect time: session, not ts, binds it
             if known is None:
                 return []  # a Will of someone we never saw online: nothing to remove
             if known.session != body["session"]:
                 return [dropped(event, "offline presence of another session")]
-            del self.peers[event.pk]
+            self._remove(event.pk, now)
             return [Notice(f"{known.label} left", "peer_left", {"nick": known.label})]
         if event.ts + body["ttl"] * 1000 < now - MAX_SKEW_MS:
             return [dropped(event, "expired presence")]
         if known is not None and event.ts <= known.ts:
             return [dropped(event, "older than the presence we hold")]
         if known is None:
-            if len(self.peers) >= MAX_PEERS:
+            if not self._make_room(event.pk, now):
                 return [dropped(event, "lobby full")]
-            self.peers[event.pk] = PeerInfo(
-                event.pk, body["nick"], body["busy"], body["session"], event.ts, now
+            info = PeerInfo(
+                event.pk,
+                body["nick"],
+                body["busy"],
+                body["session"],
+                event.ts,
+                now,
+                now,
             )
-            return [Notice(f"{self.peers[event.pk].label} is online", "peer_online", {"nick": self.peers[event.pk].label})]
+            self.peers[event.pk] = info
+            self._new[event.pk] = None
+            self._gone.pop(event.pk, None)
+            self._changes.append((replace(info), True))
+            return [
+                Notice(f"{info.label} is online", "peer_online", {"nick": info.label})
+            ]
+        changed = known.nick != body["nick"] or known.busy != body["busy"]
         known.nick, known.busy, known.session = (
             body["nick"],
             body["busy"],
             body["session"],
         )
         known.ts, known.last_heard = event.ts, now
+        self._heard(known, now)
+        if changed:
+            self._changes.append((replace(known), True))
         return []
 
+    def _heard(self, info: PeerInfo, now: int) -> None:
+        """Move a stranger to the recent end of its queue (established once old enough)."""
+        if info.established:
+            self._established.move_to_end(info.pk)
+        elif now - info.first_heard >= ESTABLISHED_MS:
+            info.established = True
+            self._new.pop(info.pk, None)
+            self._established[info.pk] = None
+        else:
+            self._new.move_to_end(info.pk)
+
+    def _make_room(self, pk: bytes, now: int) -> bool:
+        """Room for a new key in the online list: evict by rank, never first-come."""
+        strangers = len(self._new) + len(self._established)
+        if self.rank(pk) == 0 or strangers < self.max_peers:
+            return True
+        for queue, stale_only in ((self._new, False), (self._established, True)):
+            for old in queue:
+                if self.rank(old) == 0:
+                    continue  # a partner or friend: never evicted (and rarely here)
+                if stale_only and now - self.peers[old].last_heard < STALE_MS:
+                    break  # least recent first: the rest were heard even later
+                self._remove(old, now, evicted=True)
+                return True
+        return False
+
+    def _remove(self, pk: bytes, now: int, evicted: bool = False) -> None:
+        info = self.peers.pop(pk)
+        self._new.pop(pk, None)
+        self._established.pop(pk, None)
+        if not evicted and self.rank(pk) == 0:
+            self._gone[pk] = now
+            self._gone.move_to_end(pk)
+            while len(self._gone) > MAX_KEPT * 4:
+                self._gone.popitem(last=False)
+        self._changes.append((info, False))
+
+    def _fresh(self, event: Event, now: int, guard: ReplayGuard) -> list[Effect]:
+        """Namespace, window and duplicate checks of a ``hello`` or lobby ``chat``."""
+        if event.body.get("ns") != self.topics.root:
+            return [dropped(event, "signed for another lobby")]
+        why = guard.check(event.id, event.ts, now)
+        return [dropped(event, why)] if why else []
+
     def _on_hello(self, event: Event, now: int, topic: str | None) -> list[Effect]:
-        if (
-            self._last_hello_answer is not None
-            and now - self._last_hello_answer < HELLO_ANSWER_MS
-        ):
-            return []
-        self._last_hello_answer = now
-        self._last_presence = now
-        return [Publish(self.will_route(), self._presence("online", now))]
+        refused = self._fresh(event, now, self._hello_seen)
+        if refused:
+            return refused
+        if not self._hello_budget.take(now):
+            return [dropped(event, "hello budget")]
+        self._hello_seen.add(event.id, event.ts, now)
+        if self._echoed:
+            return []  # the broker holds our latest presence: the newcomer has it
+        return self._answer_later()
 
     def _on_chat(self, event: Event, now: int, topic: str | None) -> list[Effect]:
         if event.round is not None:
             return [dropped(event, "round chat in the lobby")]
+        refused = self._fresh(event, now, self._chat_seen)
+        if refused:
+            return refused
         if not self._chat_limit.allow(event.pk, now):
             return [dropped(event, "chat rate limit")]
+        rank = self.rank(event.pk)
+        budget = self._chat_budget.get(min(rank, 2)) if rank else None
+        if budget is not None and not budget.take(now):
+            return [dropped(event, "lobby chat budget")]
+        self._chat_seen.add(event.id, event.ts, now)
         known = self.peers.get(event.pk)
         nick = known.nick if known else ""
         return [ChatLine(event.pk, nick, event.body["text"], None, event.ts)]
@@ -296,7 +531,10 @@ class Lobby:
         if event.body["expires"] <= now:
             return [dropped(event, "the invitation has expired")]
         self.known_rounds.add(state.round_id)
+        rank = self.rank(event.pk)
         if self.busy:
+            if rank and not self._decline_budget.take(now):
+                return [dropped(event, "invitation while busy (decline budget)")]
             decline = events.make(
                 self.me,
                 "decline",
@@ -310,18 +548,30 @@ class Lobby:
                 Publish(self.topics.round_events(state.round_id), decline),
                 Notice("declined an invitation: busy", "auto_declined"),
             ]
-        effects: list[Effect] = []
         for rid, older in list(self.invitations.items()):
-            if older.admin == event.pk:  # one open invitation per admin: the newest
+            if older.admin == event.pk:  # one open invitation per inviter: the newest
+                if older.genesis.ts > event.ts:
+                    return [dropped(event, "older than this inviter's open invitation")]
                 del self.invitations[rid]
-        if (
-            len(self.invitations) >= MAX_INVITATIONS
-        ):  # a flood evicts the oldest, not the new
-            self.invitations.pop(next(iter(self.invitations)))
-        self.invitations[state.round_id] = Invitation(event, now)
+        if len(self.invitations) >= MAX_INVITATIONS:
+            # evict the lowest-ranked (then oldest) invitation, never a better one
+            worst = max(
+                self.invitations.values(),
+                key=lambda inv: (inv.rank, -inv.received),
+            )
+            if worst.rank < rank:
+                return [dropped(event, "invitation list full")]
+            del self.invitations[worst.round_id]
+        self.invitations[state.round_id] = Invitation(event, now, rank)
         who = self.peers.get(event.pk)
         name = who.label if who else label("?", event.pk)
-        return effects + [Notice(f"{name} invites you to {state.game_name}", "invited", {"nick": name, "game": state.game_name})]
+        return [
+            Notice(
+                f"{name} invites you to {state.game_name}",
+                "invited",
+                {"nick": name, "game": state.game_name},
+            )
+        ]
 
     def _on_cancel(self, event: Event, now: int, topic: str | None) -> list[Effect]:
         invitation = self.invitations.get(event.round or "")
@@ -377,18 +627,24 @@ class Lobby:
     # -- time --------------------------------------------------------------------------
 
     def tick(self, now: int) -> list[Effect]:
-        """Heartbeat, drop silent peers, expire invitations."""
+        """Heartbeat, drop silent peers, expire invitations (O(1) when nothing is due)."""
         effects: list[Effect] = []
         if (
             self._last_presence is not None
             and now - self._last_presence >= HEARTBEAT_MS
         ):
-            self._last_presence = now
-            effects.append(Publish(self.will_route(), self._presence("online", now)))
-        for pk, info in list(self.peers.items()):
-            if now - info.last_heard >= SILENCE_MS:
-                del self.peers[pk]
-                effects.append(Notice(f"{info.label} went silent", "peer_silent", {"nick": info.label}))
+            effects.append(self._announce("online", now))
+        for queue in (self._new, self._established):
+            while queue:
+                info = self.peers[next(iter(queue))]
+                if now - info.last_heard < SILENCE_MS:
+                    break
+                self._remove(info.pk, now)
+                effects.append(
+                    Notice(
+                        f"{info.label} went silent", "peer_silent", {"nick": info.label}
+                    )
+                )
         for rid, invitation in list(self.invitations.items()):
             if now >= invitation.genesis.body["expires"]:
                 del self.invitations[rid]

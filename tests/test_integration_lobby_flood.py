@@ -1,0 +1,369 @@
+"""The lobby attacks of issue 10 played live on a real Mosquitto against real peers.
+
+A raw aiomqtt client ("mallory") floods validly signed fake presences, rotates keys to
+flood the lobby chat, spams invitations, replays chat and hellos and deletes a retained
+presence.  Each test asserts that the honest peers keep working and lose nothing honest.
+The floods are paced in batches so that what is measured is the lobby's policy, not the
+transport's inbound queue (issue 10 item 1 owns that).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import aiomqtt
+import pytest
+from conftest import autoplay, eventually, first_legal, meet, run, start_round
+from test_integration_rounds import assert_same_outcome
+
+from p2p.peer import ChatMessage, Peer
+from p2p.protocol import events as ev
+from p2p.protocol.identity import Identity
+from p2p.protocol.lobby import Lobby
+from p2p.protocol.round import Phase, TurnTimeouts
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def fake_keys(n: int, salt: int) -> list[Identity]:
+    return [
+        Identity.from_seed(i.to_bytes(4, "big") + bytes([salt]) * 28) for i in range(n)
+    ]
+
+
+async def flood(
+    mallory: aiomqtt.Client,
+    messages: list[tuple[str, bytes]],
+    *,
+    retain: bool = False,
+    batch: int = 250,
+    settle: float = 0.15,
+) -> None:
+    """Publish ``messages`` in batches, pausing so the peers' queues can drain."""
+    for start in range(0, len(messages), batch):
+        for topic, payload in messages[start : start + batch]:
+            await mallory.publish(topic, payload, qos=0, retain=retain)
+        await asyncio.sleep(settle)
+
+
+@pytest.mark.slow
+def test_2500_fake_presences_hide_no_real_peer_and_forfeit_no_member(
+    private_mosquitto,
+) -> None:
+    url = private_mosquitto.url
+    timeouts = TurnTimeouts(silent_ms=60_000, offline_ms=1_000)
+
+    carol_key = Identity.from_seed(bytes([7]) * 32)
+
+    async def body() -> None:
+        async with (
+            Peer(
+                url,
+                nick="alice",
+                turn_timeouts=timeouts,
+                is_friend=lambda pk: pk == carol_key.public_key,
+            ) as alice,
+            Peer(url, nick="bob", turn_timeouts=timeouts) as bob,
+            Peer(url, nick="carol", identity=carol_key) as carol,
+            aiomqtt.Client(
+                "127.0.0.1", private_mosquitto.port, identifier="mallory"
+            ) as mallory,
+        ):
+            await meet(alice, bob, carol)
+            topics = alice.topics
+            ra, rb = await start_round(alice, [bob], "connect4", start=0)
+            await ra.play("1")
+            await rb.wait_turn(
+                10
+            )  # bob to move: an "offline" bob could be forfeited in 1 s
+            # alice (the admin, who would forfeit) holds only 200 strangers: the flood
+            # overflows her list many times over; bob (partner) and carol (friend) stay
+            alice.lobby.max_peers = 200
+            ts = now_ms()
+            fakes = [
+                (
+                    topics.presence(who.peer_id).topic,
+                    Lobby(who, f"fake{i}", i.to_bytes(16, "big"))
+                    ._presence("online", ts)
+                    .raw,
+                )
+                for i, who in enumerate(fake_keys(2_500, salt=1))
+            ]
+            await flood(mallory, fakes, retain=True)
+            await eventually(
+                lambda: len(carol.lobby.peers) >= 2_502,
+                20,
+                "carol to take in the flood",
+            )
+            assert len(alice.lobby.peers) <= 200 + 2  # bounded; bob and carol on top
+            for peer in (alice, bob, carol):
+                assert all(
+                    o.public_key in peer.lobby.peers
+                    for o in (alice, bob, carol)
+                    if o is not peer
+                )
+            await asyncio.sleep(1.5)  # longer than offline_ms: no forfeit may come
+            assert alice._offline_members(ra) == frozenset() and ra.phase is Phase.PLAY
+            assert not [e for e in ra.log() if e.kind == "forfeit"]
+            # a newcomer learns everyone from the retained presences, fakes and all
+            async with Peer(url, nick="dave") as dave:
+                await meet(alice, bob, carol, dave)
+                for peer in (alice, bob, carol):
+                    assert not [r for r in peer.stats.dropped if "lobby full" in r]
+                await asyncio.gather(
+                    autoplay(ra, first_legal), autoplay(rb, first_legal)
+                )
+                await ra.wait_over(20)
+                await rb.wait_over(20)
+                assert_same_outcome([ra, rb])
+
+    run(body(), timeout=120)
+
+
+def test_key_rotating_chat_flood_and_invitation_spam(
+    broker_url: str, mosquitto
+) -> None:
+    async def body() -> None:
+        friends: set[bytes] = set()
+        async with (
+            Peer(
+                broker_url,
+                nick="alice",
+                namespace="chatflood",
+                is_friend=friends.__contains__,
+            ) as alice,
+            Peer(broker_url, nick="bob", namespace="chatflood") as bob,
+            aiomqtt.Client(
+                "127.0.0.1", mosquitto.port, identifier="mallory-chat"
+            ) as mallory,
+        ):
+            friends.add(bob.public_key)
+            await meet(alice, bob)
+            topics = alice.topics
+            notes = alice.events()
+            # 2,000 fresh keys, one line each
+            ts = now_ms()
+            spam = [
+                (
+                    topics.lobby_chat().topic,
+                    ev.make(
+                        who,
+                        "chat",
+                        ts + i,
+                        {"text": f"buy gold {i}", "ns": topics.root},
+                    ).raw,
+                )
+                for i, who in enumerate(fake_keys(2_000, salt=2))
+            ]
+            started = time.monotonic()
+            await flood(mallory, spam[:1_000])
+            await bob.say("hi alice, mid-flood")
+            await flood(mallory, spam[1_000:])
+            await eventually(
+                lambda: alice.stats.dropped.get("lobby chat budget", 0) >= 1_900,
+                20,
+                "alice to refuse the flood",
+            )
+            await bob.say("still here")
+            seconds = time.monotonic() - started
+            shown: list[str] = []
+            while True:
+                try:
+                    note = await notes.next(1.0)
+                except TimeoutError:
+                    break
+                if isinstance(note, ChatMessage):
+                    shown.append(note.text)
+            assert "hi alice, mid-flood" in shown and "still here" in shown
+            spam_shown = [t for t in shown if t.startswith("buy gold")]
+            assert (
+                len(spam_shown) <= 5 + seconds / 2 + 1
+            )  # burst, then one line per 2 s
+
+            # invitation spam: a friend's real invitation is never pushed out
+            real = await bob.invite([alice.peer_id], "connect4")
+            await eventually(
+                lambda: alice.invitation(real.id) is not None, 10, "the invitation"
+            )
+            inbox = topics.inbox(alice.peer_id).topic
+            ts = now_ms()
+            junk = []
+            for i, who in enumerate(fake_keys(40, salt=3)):
+                genesis = ev.make(
+                    who,
+                    "genesis",
+                    ts,
+                    {
+                        "game": "connect4",
+                        "options": {},
+                        "seats": [
+                            {"pk": who.pk_hex, "level": None},
+                            {"pk": alice.identity.pk_hex, "level": None},
+                        ],
+                        "start": 0,
+                        "expires": ts + 600_000,
+                        "private": False,
+                    },
+                    round=f"{i + 1:032x}",
+                    seq=0,
+                )
+                junk.append((inbox, genesis.raw))
+            await flood(mallory, junk)
+            await eventually(
+                lambda: (
+                    sum(1 for r in alice.stats.dropped if "invitation" in r) > 0
+                    or len(alice.invitations) == 16
+                ),
+                10,
+                "the spam to arrive",
+            )
+            await asyncio.sleep(0.3)
+            assert (
+                alice.invitation(real.id) is not None and len(alice.invitations) <= 16
+            )
+            accepted = await alice.invitation(real.id).accept()
+            await accepted.wait_started(10)
+
+    run(body(), timeout=90)
+
+
+def test_replayed_chat_and_hellos_are_dropped_and_nobody_republishes(
+    broker_url: str, mosquitto
+) -> None:
+    async def body() -> None:
+        async with (
+            Peer(broker_url, nick="alice", namespace="replay") as alice,
+            Peer(broker_url, nick="bob", namespace="replay") as bob,
+            Peer(broker_url, nick="carol", namespace="replay") as carol,
+            Peer(broker_url, nick="eve", namespace="other") as elsewhere,
+            aiomqtt.Client(
+                "127.0.0.1", mosquitto.port, identifier="mallory-replay"
+            ) as mallory,
+        ):
+            await meet(alice, bob, carol)
+            topics = alice.topics
+            await mallory.subscribe(topics.root + "/#")
+            notes = bob.events()
+            await alice.say("I resign, gg")
+            captured = None
+            async for message in mallory.messages:
+                if message.topic.value == topics.lobby_chat().topic:
+                    captured = bytes(message.payload)
+                    break
+            shown = []
+            await eventually(lambda: bob.stats.received > 0, 5)
+            for _ in range(3):  # replayed on the same lobby
+                await mallory.publish(topics.lobby_chat().topic, captured)
+            await mallory.publish(
+                elsewhere.topics.lobby_chat().topic, captured
+            )  # elsewhere
+            await eventually(
+                lambda: bob.stats.dropped.get("duplicate", 0) >= 3,
+                5,
+                "bob to drop the replays",
+            )
+            await eventually(
+                lambda: elsewhere.stats.dropped.get("signed for another lobby", 0) >= 1,
+                5,
+                "the other lobby to refuse the replay",
+            )
+            while True:
+                try:
+                    note = await notes.next(0.5)
+                except TimeoutError:
+                    break
+                if isinstance(note, ChatMessage):
+                    shown.append(note.text)
+            assert shown == ["I resign, gg"]
+            # a stale line (5 minutes old) is refused
+            old = ev.make(
+                alice.identity,
+                "chat",
+                now_ms() - 300_000,
+                {"text": "old", "ns": topics.root},
+            )
+            await mallory.publish(topics.lobby_chat().topic, old.raw)
+            await eventually(
+                lambda: bob.stats.dropped.get("outside the replay window", 0) >= 1, 5
+            )
+
+            # hellos, fresh and replayed: nobody re-publishes its presence
+            presence_prefix = topics.root + "/lobby/presence/"
+            ts = now_ms()
+            hellos = [
+                ev.make(who, "hello", ts, {"nick": "new", "ns": topics.root}).raw
+                for who in fake_keys(200, salt=4)
+            ]
+            for raw in hellos + hellos:
+                await mallory.publish(topics.hello().topic, raw)
+            published = 0
+            deadline = asyncio.get_running_loop().time() + 2.5
+            try:
+                async with asyncio.timeout_at(deadline):
+                    async for message in mallory.messages:
+                        if message.topic.value.startswith(presence_prefix):
+                            published += 1
+            except TimeoutError:
+                pass
+            assert published == 0
+            for peer in (alice, bob, carol):
+                assert (
+                    peer.stats.dropped.get("duplicate", 0)
+                    + peer.stats.dropped.get("hello budget", 0)
+                    >= 200
+                )
+
+    run(body(), timeout=60)
+
+
+def test_a_join_costs_one_publication_and_a_deleted_presence_is_repaired(
+    broker_url: str, mosquitto
+) -> None:
+    async def body() -> None:
+        async with (
+            Peer(broker_url, nick="p0", namespace="joincost") as p0,
+            Peer(broker_url, nick="p1", namespace="joincost") as p1,
+            Peer(broker_url, nick="p2", namespace="joincost") as p2,
+            aiomqtt.Client(
+                "127.0.0.1", mosquitto.port, identifier="mallory-join"
+            ) as mallory,
+        ):
+            await meet(p0, p1, p2)
+            topics = p0.topics
+            await mallory.subscribe(topics.root + "/#")
+            await asyncio.sleep(0.3)
+            seen: list[str] = []
+
+            async def count(seconds: float) -> None:
+                try:
+                    async with asyncio.timeout(seconds):
+                        async for message in mallory.messages:
+                            if not message.retain:
+                                seen.append(message.topic.value)
+                except TimeoutError:
+                    pass
+
+            counting = asyncio.create_task(count(2.0))
+            async with Peer(
+                broker_url, nick="newcomer", namespace="joincost"
+            ) as newcomer:
+                await meet(p0, p1, p2, newcomer)
+                await counting
+            # the newcomer's presence, then its goodbye; nobody else published
+            assert seen.count(topics.presence(newcomer.peer_id).topic) >= 1
+            others = [t for t in seen if t != topics.presence(newcomer.peer_id).topic]
+            assert others == [], others
+
+            # someone deletes p1's retained presence: p1 publishes it again
+            own = topics.presence(p1.peer_id).topic
+            await mallory.publish(own, b"", retain=True)
+            seen.clear()
+            await count(2.0)
+            assert own in seen  # the repair (and the deletion itself)
+            async with Peer(broker_url, nick="late", namespace="joincost") as late:
+                await meet(late, p1)
+
+    run(body(), timeout=60)
