@@ -20,7 +20,7 @@ def lines(name: str) -> list[bytes]:
 
 
 def test_we_sign_version_2() -> None:
-    event = events.make(ALICE, "hello", 5, {"nick": "alice"})
+    event = events.make(ALICE, "hello", 5, {"nick": "alice", "ns": "p2p/v2/public"})
     assert events.PROTOCOL_VERSION == 2 and event.v == 2
     assert canonical.decode(event.raw)["v"] == 2  # type: ignore[index]
 

@@ -53,8 +53,11 @@ def _check(value: object, depth: int) -> None:
             raise CanonicalError("integer out of 64-bit range")
         return
     if isinstance(value, str):
-        if any(0xD800 <= ord(ch) <= 0xDFFF for ch in value):
-            raise CanonicalError("string holds a lone surrogate")
+        if not value.isascii():  # strict UTF-8 refuses exactly the surrogates, in C
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise CanonicalError("string holds a lone surrogate") from None
         return
     if isinstance(value, list):
         for item in value:

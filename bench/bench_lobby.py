@@ -1,0 +1,304 @@
+"""What a lobby join and an idle lobby cost, with N real peers on a local Mosquitto.
+
+Run: python bench/bench_lobby.py [--sizes 50,200,500] [--per-process 25] [--joins 5]
+                                 [--idle-seconds 40] [--idle-max 200] [--markdown]
+
+For each N a fresh Mosquitto is started and N ``Peer`` objects are spread over
+``ceil(N / per-process)`` worker processes (so the figures are not one process's cost).
+When every peer sees every other one:
+
+1. **idle** (N <= ``--idle-max``): for ``--idle-seconds`` with the protocol's real 20 s
+   heartbeat, publications (a subscriber on the namespace's ``#`` counts them), broker
+   deliveries to the peers (their transports count them) and CPU, per peer per 20 s;
+2. **joins**: ``--joins`` times, a newcomer peer (in the main process) connects; we
+   measure the time from ``start()`` until its lobby lists all N, the publications on the
+   namespace, the deliveries to the N existing peers and to the newcomer, and the CPU of
+   the worker processes per existing peer and of the newcomer, over a window that ends
+   1.5 s after the newcomer saw everyone (longer than the 1 s answer back-off).
+
+For the join phase (and all of N > ``--idle-max``) every process stretches the heartbeat
+to 10 minutes: on a real lobby each of N machines verifies N/20 presences per second,
+but here 2 shared cores would verify all N * N / 20 of them, which at N = 500 is more
+than they can do and would bury the join in idle work.  In every phase the presence TTL
+and the silence limit are stretched too (the bench runs longer than a minute; nothing is
+sent because of them).  Everything else is the real code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import multiprocessing as mp
+import os
+import platform
+import statistics
+import sys
+import time
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import aiomqtt
+
+from p2p import peer as peer_module
+from p2p.net.broker import LocalBroker
+from p2p.peer import Peer
+from p2p.protocol import lobby as lobby_module
+from p2p.protocol.topics import Topics
+
+REAL_HEARTBEAT_MS = lobby_module.HEARTBEAT_MS
+STRETCHED_HEARTBEAT_MS = 600_000
+
+
+def stretch(heartbeat_ms: int) -> None:
+    """Bench-only knobs, per process: heartbeat interval; TTL and silence kept long."""
+    lobby_module.HEARTBEAT_MS = heartbeat_ms
+    lobby_module.PRESENCE_TTL_S = 3_600
+    peer_module.PRESENCE_TTL_S = 3_600
+    lobby_module.SILENCE_MS = 7_200_000
+
+
+# -- worker processes -------------------------------------------------------------------
+
+
+def worker(
+    conn: Connection, url: str, namespace: str, count: int, heartbeat: int
+) -> None:
+    stretch(heartbeat)
+    asyncio.run(_worker(conn, url, namespace, count))
+
+
+async def _worker(conn: Connection, url: str, namespace: str, count: int) -> None:
+    loop = asyncio.get_running_loop()
+    peers: list[Peer] = []
+    for i in range(count):
+        peer = Peer(url, nick=f"w{os.getpid()}-{i}", namespace=namespace)
+        await peer.start()
+        peers.append(peer)
+    conn.send(("ready", count))
+    while True:
+        command, arg = await loop.run_in_executor(None, conn.recv)
+        if command == "stats":
+            conn.send(
+                (
+                    "stats",
+                    {
+                        "min_seen": min(len(p.lobby.peers) for p in peers),
+                        "received": sum(p.stats.received for p in peers),
+                        "cpu": time.process_time(),
+                    },
+                )
+            )
+        elif command == "heartbeat":
+            lobby_module.HEARTBEAT_MS = arg
+            conn.send(("ok", None))
+        elif command == "stop":
+            await asyncio.gather(*(p.close() for p in peers), return_exceptions=True)
+            conn.send(("stopped", None))
+            return
+
+
+class Workers:
+    """The worker processes of one lobby size, driven over pipes."""
+
+    def __init__(self, url: str, namespace: str, n: int, per: int, heartbeat: int):
+        ctx = mp.get_context("spawn")
+        self.conns: list[Connection] = []
+        self.procs: list[Any] = []
+        sizes = [per] * (n // per) + ([n % per] if n % per else [])
+        for size in sizes:
+            parent, child = ctx.Pipe()
+            proc = ctx.Process(
+                target=worker,
+                args=(child, url, namespace, size, heartbeat),
+                daemon=True,
+            )
+            proc.start()
+            self.conns.append(parent)
+            self.procs.append(proc)
+
+    async def ask(self, command: str, arg: Any = None) -> list[Any]:
+        loop = asyncio.get_running_loop()
+        for conn in self.conns:
+            conn.send((command, arg))
+        return [(await loop.run_in_executor(None, conn.recv))[1] for conn in self.conns]
+
+    async def ready(self) -> None:
+        loop = asyncio.get_running_loop()
+        for conn in self.conns:
+            await loop.run_in_executor(None, conn.recv)
+
+    async def stats(self) -> dict[str, float]:
+        parts = await self.ask("stats")
+        return {
+            "min_seen": min(p["min_seen"] for p in parts),
+            "received": sum(p["received"] for p in parts),
+            "cpu": sum(p["cpu"] for p in parts),
+        }
+
+    async def stop(self) -> None:
+        await self.ask("stop")
+        for proc in self.procs:
+            proc.join(10)
+
+
+# -- measuring ----------------------------------------------------------------------------
+
+
+class Counter:
+    """A subscriber on the namespace's ``#``: counts publications (not retained copies)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.topics: list[str] = []
+
+    async def run(self, port: int, root: str) -> None:
+        async with aiomqtt.Client(
+            "127.0.0.1", port, identifier=f"count-{os.getpid()}"
+        ) as c:
+            await c.subscribe(root + "/#")
+            async for message in c.messages:
+                if not message.retain:
+                    self.count += 1
+                    self.topics.append(message.topic.value)
+
+
+async def measure(n: int, per: int, joins: int, idle_s: float, idle_max: int) -> dict:
+    broker = LocalBroker().start()
+    namespace = f"bench{n}"
+    root = Topics(namespace).root
+    idle = n <= idle_max
+    heartbeat = REAL_HEARTBEAT_MS if idle else STRETCHED_HEARTBEAT_MS
+    stretch(STRETCHED_HEARTBEAT_MS)  # the main process: the counter and the newcomers
+    counter = Counter()
+    counting = asyncio.create_task(counter.run(broker.port, root))
+    result: dict[str, Any] = {"n": n, "processes": math.ceil(n / per)}
+    workers = Workers(broker.url, namespace, n, per, heartbeat)
+    try:
+        started = time.monotonic()
+        await workers.ready()
+        while (await workers.stats())["min_seen"] < n - 1:
+            await asyncio.sleep(0.5)
+        result["setup_s"] = time.monotonic() - started
+        if idle:
+            await asyncio.sleep(2)
+            before, pubs = await workers.stats(), counter.count
+            t0 = time.monotonic()
+            await asyncio.sleep(idle_s)
+            after, elapsed = await workers.stats(), time.monotonic() - t0
+            scale = 20 / elapsed / n
+            result["idle_pub"] = (counter.count - pubs) * scale
+            result["idle_deliv"] = (after["received"] - before["received"]) * scale
+            result["idle_cpu_ms"] = (after["cpu"] - before["cpu"]) * 1000 * scale
+            await workers.ask("heartbeat", STRETCHED_HEARTBEAT_MS)
+            await asyncio.sleep(1)
+        rows = []
+        for _ in range(joins):
+            await asyncio.sleep(1.0)
+            before, pubs = await workers.stats(), counter.count
+            cpu0 = time.process_time()
+            newcomer = Peer(broker.url, nick="newcomer", namespace=namespace)
+            t0 = time.monotonic()
+            await newcomer.start()
+            while len(newcomer.lobby.peers) < n:
+                await asyncio.sleep(0.005)
+            seen_s = time.monotonic() - t0
+            await asyncio.sleep(1.5)
+            after = await workers.stats()
+            rows.append(
+                {
+                    "seen_s": seen_s,
+                    "pubs": counter.count - pubs,
+                    "to_peers": after["received"] - before["received"],
+                    "to_newcomer": newcomer.stats.received,
+                    "cpu_peer_ms": (after["cpu"] - before["cpu"]) * 1000 / n,
+                    "cpu_new_ms": (time.process_time() - cpu0) * 1000,
+                }
+            )
+            await newcomer.close()
+        for key in rows[0]:
+            result[key] = statistics.median(r[key] for r in rows)
+        result["seen_max_s"] = max(r["seen_s"] for r in rows)
+    finally:
+        await workers.stop()
+        counting.cancel()
+        broker.close()
+    return result
+
+
+def table(results: list[dict], markdown: bool) -> str:
+    head = [
+        "N",
+        "procs",
+        "newcomer sees all (median / max)",
+        "publications per join",
+        "deliveries to the N peers",
+        "deliveries to the newcomer",
+        "CPU per peer per join",
+        "newcomer CPU",
+        "idle publications / peer / 20 s",
+        "idle deliveries / peer / 20 s",
+        "idle CPU / peer / 20 s",
+    ]
+    lines = []
+    for r in results:
+        idle = "idle_pub" in r
+        lines.append(
+            [
+                str(r["n"]),
+                str(r["processes"]),
+                f"{r['seen_s'] * 1000:.0f} / {r['seen_max_s'] * 1000:.0f} ms",
+                f"{r['pubs']:.0f}",
+                f"{r['to_peers']:.0f}",
+                f"{r['to_newcomer']:.0f}",
+                f"{r['cpu_peer_ms']:.2f} ms",
+                f"{r['cpu_new_ms']:.0f} ms",
+                f"{r['idle_pub']:.2f}" if idle else "-",
+                f"{r['idle_deliv']:.1f}" if idle else "-",
+                f"{r['idle_cpu_ms']:.1f} ms" if idle else "-",
+            ]
+        )
+    if markdown:
+        out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        out += ["| " + " | ".join(row) + " |" for row in lines]
+        return "\n".join(out)
+    widths = [max(len(h), *(len(row[i]) for row in lines)) for i, h in enumerate(head)]
+    out = ["  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True))]
+    out += [
+        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in lines
+    ]
+    return "\n".join(out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="50,200,500")
+    parser.add_argument("--per-process", type=int, default=25)
+    parser.add_argument("--joins", type=int, default=5)
+    parser.add_argument("--idle-seconds", type=float, default=40)
+    parser.add_argument("--idle-max", type=int, default=200)
+    parser.add_argument("--markdown", action="store_true")
+    args = parser.parse_args()
+    results = []
+    for n in (int(s) for s in args.sizes.split(",")):
+        print(f"N = {n} ...", file=sys.stderr, flush=True)
+        results.append(
+            asyncio.run(
+                measure(
+                    n, args.per_process, args.joins, args.idle_seconds, args.idle_max
+                )
+            )
+        )
+        print(f"  {results[-1]}", file=sys.stderr, flush=True)
+    print(
+        f"{platform.node()} · {os.cpu_count()} cores · Python {platform.python_version()}"
+        f" · load {os.getloadavg()[0]:.2f}"
+    )
+    print(table(results, args.markdown))
+
+
+if __name__ == "__main__":
+    main()
