@@ -7,7 +7,7 @@ Everything lives under ``<app>/v<protocol version>/<namespace>`` (default
 topic (under the root)             what                                    QoS  retain
 =================================  ======================================  ===  ======
 ``lobby/presence/<peer id>``       the peer's latest signed ``presence``   0    yes
-``lobby/hello``                    ``hello``: "everyone, announce now"     0    no
+``lobby/hello``                    ``hello``: "re-announce if lost"        0    no
 ``lobby/chat``                     lobby ``chat``                          0    no
 ``inbox/<peer id>``                invitations (a copy of the genesis)     1    no
 ``round/<key>/events``             chain and side events of the round      1    no
