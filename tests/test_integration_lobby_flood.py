@@ -219,6 +219,7 @@ def test_key_rotating_chat_flood_and_invitation_spam(
                     alice.public_key,
                     genesis.round,
                     os.urandom(32),
+                    bytes.fromhex(genesis.round),  # the topic key of a public round
                     genesis.raw,
                 )  # sealed to alice as any sender can: the lobby must rank it
                 junk.append((inbox, sealed))
