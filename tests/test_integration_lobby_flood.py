@@ -18,6 +18,7 @@ import pytest
 from conftest import autoplay, eventually, first_legal, meet, run, start_round
 from test_integration_rounds import assert_same_outcome
 
+from p2p.net.inbound import DEDUPE_WINDOW_S
 from p2p.peer import ChatMessage, Peer
 from p2p.protocol import events as ev
 from p2p.protocol import sealing
@@ -81,9 +82,10 @@ def test_2500_fake_presences_hide_no_real_peer_and_forfeit_no_member(
             await rb.wait_turn(
                 10
             )  # bob to move: an "offline" bob could be forfeited in 1 s
-            # alice (the admin, who would forfeit) holds only 200 strangers: the flood
-            # overflows her list many times over; bob (partner) and carol (friend) stay
-            alice.lobby.max_peers = 200
+            # alice (the admin, who would forfeit) holds only 100 strangers: the part
+            # of the flood her inbound lanes let through overflows it; bob (partner)
+            # and carol (friend) stay
+            alice.lobby.max_peers = 100
             ts = now_ms()
             fakes = [
                 (
@@ -94,13 +96,15 @@ def test_2500_fake_presences_hide_no_real_peer_and_forfeit_no_member(
                 )
                 for i, who in enumerate(fake_keys(2_500, salt=1))
             ]
-            await flood(mallory, fakes, retain=True)
+            await flood(mallory, fakes, retain=True, batch=2_500, settle=0)
             await eventually(
-                lambda: len(carol.lobby.peers) >= 2_502,
-                20,
-                "carol to take in the flood",
+                lambda: len(alice.lobby.peers) >= 100,
+                10,
+                "the flood to fill alice's list",
             )
-            assert len(alice.lobby.peers) <= 200 + 2  # bounded; bob and carol on top
+            await asyncio.sleep(1.0)  # the rest of what her lanes let through
+            assert len(alice.lobby.peers) <= 100 + 2  # bounded; bob and carol on top
+            assert alice.inbound.stats["accepted"] > 200  # the list overflowed
             for peer in (alice, bob, carol):
                 assert all(
                     o.public_key in peer.lobby.peers
@@ -113,6 +117,9 @@ def test_2500_fake_presences_hide_no_real_peer_and_forfeit_no_member(
             # a newcomer learns everyone from the retained presences, fakes and all
             async with Peer(url, nick="dave") as dave:
                 await meet(alice, bob, carol, dave)
+                await eventually(  # the fakes are in its list too: the flood was there
+                    lambda: len(dave.lobby.peers) >= 2_000, 20, "dave to take them in"
+                )
                 for peer in (alice, bob, carol):
                     assert not [r for r in peer.stats.dropped if "lobby full" in r]
                 await asyncio.gather(
@@ -164,11 +171,17 @@ def test_key_rotating_chat_flood_and_invitation_spam(
             await flood(mallory, spam[:1_000])
             await bob.say("hi alice, mid-flood")
             await flood(mallory, spam[1_000:])
+            # her inbound lanes let a few hundred through, the lobby's budget the rest
             await eventually(
-                lambda: alice.stats.dropped.get("lobby chat budget", 0) >= 1_900,
+                lambda: (
+                    alice.stats.dropped.get("lobby chat budget", 0)
+                    + alice.stats.dropped.get("stranger lane over budget", 0)
+                    >= 1_990
+                ),
                 20,
                 "alice to refuse the flood",
             )
+            assert alice.stats.dropped.get("lobby chat budget", 0) >= 100
             await bob.say("still here")
             seconds = time.monotonic() - started
             shown: list[str] = []
@@ -262,16 +275,23 @@ def test_replayed_chat_and_hellos_are_dropped_and_nobody_republishes(
                     break
             shown = []
             await eventually(lambda: bob.stats.received > 0, 5)
+            # later than the edge's duplicate window: the lobby's replay guard decides
+            await asyncio.sleep(DEDUPE_WINDOW_S + 0.3)
+            edge_dupes = bob.inbound.stats.get("dropped: duplicate", 0)
             for _ in range(3):  # replayed on the same lobby
                 await mallory.publish(topics.lobby_chat().topic, captured)
             await mallory.publish(
                 elsewhere.topics.lobby_chat().topic, captured
             )  # elsewhere
             await eventually(
-                lambda: bob.stats.dropped.get("duplicate", 0) >= 3,
+                lambda: bob.stats.dropped.get("duplicate", 0) >= 1,
                 5,
                 "bob to drop the replays",
+            )  # once by the lobby's replay guard, then by the edge's duplicate check
+            lobby_dupes = bob.stats.dropped["duplicate"] - (
+                bob.inbound.stats.get("dropped: duplicate", 0) - edge_dupes
             )
+            assert lobby_dupes >= 1
             await eventually(
                 lambda: elsewhere.stats.dropped.get("signed for another lobby", 0) >= 1,
                 5,
@@ -304,10 +324,13 @@ def test_replayed_chat_and_hellos_are_dropped_and_nobody_republishes(
                 ev.make(who, "hello", ts, {"nick": "new", "ns": topics.root}).raw
                 for who in fake_keys(200, salt=4)
             ]
-            for raw in hellos + hellos:
+            for raw in hellos:
+                await mallory.publish(topics.hello().topic, raw)
+            await asyncio.sleep(DEDUPE_WINDOW_S + 0.3)
+            for raw in hellos:  # replayed after the edge forgot them
                 await mallory.publish(topics.hello().topic, raw)
             published = 0
-            deadline = asyncio.get_running_loop().time() + 2.5
+            deadline = asyncio.get_running_loop().time() + 1.5
             try:
                 async with asyncio.timeout_at(deadline):
                     async for message in mallory.messages:
@@ -318,9 +341,15 @@ def test_replayed_chat_and_hellos_are_dropped_and_nobody_republishes(
             assert published == 0
             for peer in (alice, bob, carol):
                 assert (
-                    peer.stats.dropped.get("duplicate", 0)
-                    + peer.stats.dropped.get("hello budget", 0)
-                    >= 200
+                    sum(
+                        peer.stats.dropped.get(reason, 0)
+                        for reason in (
+                            "duplicate",
+                            "hello budget",
+                            "stranger lane over budget",
+                        )
+                    )
+                    >= 390
                 )
 
     run(body(), timeout=60)
