@@ -18,6 +18,7 @@ import pytest
 from conftest import autoplay, eventually, first_legal, meet, run, start_round
 from test_integration_rounds import assert_same_outcome
 
+from p2p.friends import Friends
 from p2p.net.inbound import DEDUPE_WINDOW_S
 from p2p.peer import ChatMessage, Peer
 from p2p.protocol import events as ev
@@ -67,7 +68,7 @@ def test_2500_fake_presences_hide_no_real_peer_and_forfeit_no_member(
                 url,
                 nick="alice",
                 turn_timeouts=timeouts,
-                is_friend=lambda pk: pk == carol_key.public_key,
+                friends=Friends({carol_key.public_key: "carol"}),
             ) as alice,
             Peer(url, nick="bob", turn_timeouts=timeouts) as bob,
             Peer(url, nick="carol", identity=carol_key) as carol,
@@ -136,20 +137,20 @@ def test_key_rotating_chat_flood_and_invitation_spam(
     broker_url: str, mosquitto
 ) -> None:
     async def body() -> None:
-        friends: set[bytes] = set()
+        friends = Friends()
         async with (
             Peer(
                 broker_url,
                 nick="alice",
                 namespace="chatflood",
-                is_friend=friends.__contains__,
+                friends=friends,
             ) as alice,
             Peer(broker_url, nick="bob", namespace="chatflood") as bob,
             aiomqtt.Client(
                 "127.0.0.1", mosquitto.port, identifier="mallory-chat"
             ) as mallory,
         ):
-            friends.add(bob.public_key)
+            friends.add(bob.public_key, "bob")
             await meet(alice, bob)
             topics = alice.topics
             notes = alice.events()
