@@ -97,10 +97,12 @@ def prepare(plan: FloodPlan) -> list[tuple[str, bytes | None]]:
             presence = ev.make(stranger, "presence", now, body)
             out.append((topics.presence(stranger.peer_id).topic, presence.raw))
         elif kind == 2:
-            chat = ev.make(stranger, "chat", now, {"text": f"buy now {i}"})
+            body = {"text": f"buy now {i}", "ns": topics.root}
+            chat = ev.make(stranger, "chat", now, body)
             out.append((topics.lobby_chat().topic, chat.raw))
         else:
-            hello = ev.make(stranger, "hello", now, {"nick": f"spam{i}"})
+            body = {"nick": f"spam{i}", "ns": topics.root}
+            hello = ev.make(stranger, "hello", now, body)
             out.append((topics.hello().topic, hello.raw))
     rng.shuffle(out)
     return out
