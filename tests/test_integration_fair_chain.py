@@ -16,8 +16,8 @@ from test_integration_hostile import expect_rejected, move_event
 
 from p2p.net.inbound import DEDUPE_WINDOW_S
 from p2p.peer import InvitationReceived, Peer, RoundOver
+from p2p.protocol import canonical, round_machine, sealing
 from p2p.protocol import events as ev
-from p2p.protocol import round_machine, sealing
 from p2p.protocol.identity import Identity
 from p2p.protocol.replay import replay_log
 from p2p.protocol.round import Phase
@@ -327,5 +327,89 @@ def test_live_an_invitee_whose_admin_vanished_is_freed(
             )
             assert not bob.busy
             del rnd
+
+    run(body(), timeout=60)
+
+
+def test_live_a_move_dated_near_2_53_cannot_block_the_forfeit(
+    broker_url: str, mosquitto
+) -> None:
+    """A member signs its move with ``ts`` = 2^53: nobody applies it, and its seat can
+    still be forfeited when it stays silent (the v1 code applied it and then nobody
+    could ever forfeit the next seat)."""
+
+    async def body() -> None:
+        async with (
+            Peer(broker_url, nick="alice", turn_timeouts=SHORT) as alice,
+            Peer(broker_url, nick="bob", turn_timeouts=SHORT) as bob,
+            aiomqtt.Client("127.0.0.1", mosquitto.port, identifier="bob-evil") as relay,
+        ):
+            await meet(alice, bob)
+            ra, rb = await start_round(alice, [bob], "connect4", start=1)
+            head = rb.log()[-1]
+            trial = rb.game.copy()
+            trial.push("4")
+            future = ev.make(
+                bob.identity,
+                "move",
+                ev.MAX_TS,
+                {"ply": 0, "move": "4", "state": trial.state_hash()},
+                round=rb.id,
+                seq=head.seq + 1,
+                prev=head.id,
+            )
+            await relay.publish(rb.topic(), rb.sealed(future.raw), qos=1)
+            await ra.wait_over(SHORT.silent_ms / 1000 + 10)
+            assert ra.chain_state.forfeited == [1] and ra.winners == (0,)
+            assert future.id not in {e.id for e in ra.log()}
+
+    run(body(), timeout=60)
+
+
+def test_live_a_round_whose_admin_and_successor_vanish_ends_for_the_rest(
+    broker_url: str,
+) -> None:
+    async def body() -> None:
+        async with (
+            Peer(broker_url, nick="alice", turn_timeouts=SHORT) as alice,
+            Peer(broker_url, nick="bob", turn_timeouts=SHORT) as bob,
+            Peer(broker_url, nick="carol", turn_timeouts=SHORT) as carol,
+        ):
+            await meet(alice, bob, carol)
+            rounds = await start_round(
+                alice, [bob, carol], "cube", {"players": 3}, start=0
+            )
+            rc = rounds[2]
+            # the admin (to move) and its successor lose their connections for good
+            alice.interrupt_connection(hold=600)
+            bob.interrupt_connection(hold=600)
+            await rc.wait_over(20)
+            assert rc.phase is Phase.CANCELLED
+            assert rc.chain_state.end_reason.startswith("abandoned")
+            assert not carol.busy
+
+    run(body(), timeout=60)
+
+
+def test_live_true_is_not_the_protocol_version(broker_url: str, mosquitto) -> None:
+    async def body() -> None:
+        async with (
+            Peer(broker_url, nick="alice") as alice,
+            Peer(broker_url, nick="bob") as bob,
+            aiomqtt.Client("127.0.0.1", mosquitto.port, identifier="old") as relay,
+        ):
+            await meet(alice, bob)
+            ra, rb = await start_round(alice, [bob], "connect4", start=0)
+            value = move_event(alice.identity, ra, "4").value()
+            value["v"] = (
+                True  # in Python True == 1: signed anew, so only the type is wrong
+            )
+            unsigned = {k: v for k, v in value.items() if k != "sig"}
+            digest = bytes.fromhex(ev.event_id(unsigned))
+            value["sig"] = alice.identity.sign(digest).hex()
+            notes = bob.events()
+            await relay.publish(ra.topic(), ra.sealed(canonical.encode(value)), qos=1)
+            await expect_rejected(notes, "unsupported protocol version")
+            assert len(rb.log()) == len(ra.log())
 
     run(body(), timeout=60)

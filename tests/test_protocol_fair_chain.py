@@ -562,3 +562,24 @@ def test_a_replayed_genesis_is_not_an_invitation() -> None:
         "the invitation has expired"
     ]
     assert MAX_AHEAD_MS < OFFLINE
+
+
+def test_an_inbox_takes_only_invitations_and_cancels() -> None:
+    """The rule ``Peer._dispatch`` applies to its inbox, without a broker."""
+    from p2p.peer import _inbox_problem
+
+    net = Loopback()
+    admin, bob = open_round(net, "connect4", {}, [human(0), human(1)], start=1)
+    genesis = admin.state.genesis
+    move = signed_move(PEOPLE[1], bob.state, "4", bob.state.head.ts)
+    accept = events.make(
+        PEOPLE[1], "accept", 1, {"seat": 1}, round=ROUND, prev=genesis.id
+    )
+    cancel = events.make(
+        PEOPLE[0], "cancel", 1, {"reason": "x"}, round=ROUND, seq=1, prev=genesis.id
+    )
+    for event in (move, accept):
+        assert "does not belong in an inbox" in _inbox_problem(event, {})
+    assert _inbox_problem(cancel, {}) == "" and _inbox_problem(genesis, {}) == ""
+    held = {ROUND: object()}
+    assert "already hold" in _inbox_problem(genesis, held)  # type: ignore[arg-type]
