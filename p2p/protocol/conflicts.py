@@ -34,6 +34,8 @@ SETTLE_MS = 30_000
 """A forfeit is final once it has been applied this long (by the member's own clock)."""
 MAX_AHEAD_MS = 10_000
 """A chain event dated further than this ahead of our clock waits for the clock."""
+MAX_CLOCK_WAITS = 256
+"""Chain events waiting for our clock (dated ahead, or a forfeit too soon); oldest dropped."""
 MAX_SEEN = 4096
 """Event ids a round machine remembers as processed (oldest forgotten first)."""
 

@@ -41,13 +41,7 @@ from collections.abc import Iterable, Sequence
 from p2p.games.base import CodedError
 from p2p.protocol import draw, events
 from p2p.protocol.chat import RateLimiter, clean_line
-from p2p.protocol.conflicts import (
-    MAX_AHEAD_MS,
-    MAX_REWIND,
-    SETTLE_MS,
-    SeenIds,
-    rival_wins,
-)
+from p2p.protocol.conflicts import MAX_AHEAD_MS, MAX_REWIND, SeenIds
 from p2p.protocol.effects import (
     CANCEL_EXPIRED,
     CANCEL_NO_COMMIT,
@@ -60,7 +54,6 @@ from p2p.protocol.effects import (
     Equivocation,
     Notice,
     Publish,
-    Rewound,
     cancel_reason,
     dropped,
 )
@@ -77,6 +70,7 @@ from p2p.protocol.round import (
     seats_text,
     verify_chain,
 )
+from p2p.protocol.round_conflicts import WHY_AHEAD, WHY_EARLY, ChainConflicts
 from p2p.protocol.topics import Topics, code_secret, join_proof, private_key
 
 COMMIT_TIMEOUT_MS = 20_000
@@ -103,9 +97,6 @@ CLOCK_GRACE_MS = 5_000
 """A forfeit that comes this much sooner than the timeout by our own clock is reported."""
 
 
-WHY_AHEAD = "it is dated ahead of our clock"
-WHY_EARLY = "our clock has not seen the timeout"
-
 _MAY_FIT_LATER = frozenset(
     {
         "answers an event we do not know, from a non-member",  # a joiner before start
@@ -118,7 +109,7 @@ class ActionError(CodedError):
     user interface wants to say it in its own language, a ``code`` with ``params``."""
 
 
-class RoundMachine:
+class RoundMachine(ChainConflicts):
     """A member's round: the verified chain plus pools of side events and local timers."""
 
     def __init__(
@@ -366,194 +357,6 @@ class RoundMachine:
             return [dropped(event, str(err)), *self._draw_dispute(event)]
         self._keep_snapshot(seq, snapshot)
         return self._applied(event, before, now)
-
-    def _keep_snapshot(self, seq: int, before: RoundState) -> None:
-        """Remember the state before position ``seq`` (the last ``MAX_REWIND`` only)."""
-        self._snapshots[seq] = before
-        for old in [k for k in self._snapshots if k < seq - MAX_REWIND]:
-            del self._snapshots[old]
-            self._applied_at.pop(self.state.chain[old].id, None)
-            self._observed_at.pop(self.state.chain[old].id, None)
-
-    def _forfeit_fits(self, event: Event) -> bool:
-        """Cheap: the forfeit's signer, seat and signed gap fit the head (else ``apply``
-        refuses it with the reason)."""
-        st = self.state
-        target = st.forfeit_target()
-        return (
-            target is not None
-            and event.pk == target[1]
-            and event.body["seat"] == target[0]
-            and event.ts - st.head.ts >= self.timeouts.limit(event.body["reason"])
-        )
-
-    def _forfeit_too_soon(self, event: Event, now: int) -> bool:
-        """Our own observation: we saw the event before it too recently for its timeout."""
-        seen_at = self._observed_at.get(self.state.chain[event.seq - 1].id)  # type: ignore[operator]
-        limit = self.timeouts.limit(event.body["reason"])
-        return seen_at is not None and now - seen_at < limit - MAX_AHEAD_MS
-
-    def _wait_for_clock(self, event: Event, why: str, now: int) -> list[Effect]:
-        """Hold an event until our clock allows it (retried by ``tick``; bounded)."""
-        if not self.state.is_member(event.pk):
-            return [dropped(event, "chain event by a non-member")]
-        if event.id in self._clock_wait:
-            return []
-        if len(self._clock_wait) >= MAX_PENDING:
-            self._clock_wait.pop(next(iter(self._clock_wait)))
-        self._clock_wait[event.id] = event
-        text = f"{event.kind} #{event.seq} waits: {why}"
-        if event.kind != "forfeit":
-            secs = (event.ts - now) // 1000
-            return [Notice(text, "event_ahead", {"kind": event.kind, "secs": secs})]
-        seat = event.body["seat"]
-        if why == WHY_AHEAD:
-            return [Notice(text, "forfeit_ahead", {"seat": seat, "secs": (event.ts - now) // 1000})]
-        prev = self.state.chain[event.seq - 1]  # type: ignore[operator]
-        secs = (now - self._observed_at.get(prev.id, now)) // 1000
-        limit = self.timeouts.limit(event.body["reason"]) // 1000
-        return [Notice(text, "forfeit_early", {"seat": seat, "secs": secs, "limit": limit})]
-
-    def _retry_clock_waits(self, now: int) -> list[Effect]:
-        effects: list[Effect] = []
-        for eid, event in list(self._clock_wait.items()):
-            del self._clock_wait[eid]
-            again = self._receive_chain(event, now)
-            if eid not in self._clock_wait:
-                self._remember(event, again)
-                effects += [e for e in again if not isinstance(e, Notice)]
-        return effects
-
-    # -- conflicts: two signed events for one position (p2p.protocol.conflicts) ------------
-
-    def _state_before(self, seq: int) -> RoundState | None:
-        """The state before position ``seq``, if it is among the last ``MAX_REWIND``."""
-        kept = self._snapshots.get(seq)
-        if len(self.state.chain) - seq > MAX_REWIND:
-            return None
-        if kept is None or kept.head.id != self.state.chain[seq - 1].id:
-            return None
-        return kept
-
-    def _contest(self, event: Event, now: int) -> list[Effect]:
-        """``event`` claims a position we have filled: equivocation, a forfeit race, or junk.
-
-        Who signed it and whether that key may claim this position are checked against
-        the stored state before the position, before anything is replayed or replaced.
-        """
-        st = self.state
-        seq = event.seq
-        assert seq is not None
-        there = st.chain[seq]
-        if event.prev != st.chain[seq - 1].id:
-            if seq >= len(st.chain) - MAX_REWIND:  # it may follow a branch we switch to
-                return self._park(event)
-            return [dropped(event, f"built on another branch at old position {seq}")]
-        if there.pk == event.pk:
-            return self._equivocation(there, event, now)
-        if "forfeit" not in (event.kind, there.kind):
-            return [dropped(event, f"position {seq} is already taken")]
-        base = self._state_before(seq)
-        if base is None:
-            return [
-                dropped(event, f"position {seq} is settled (older than {MAX_REWIND})")
-            ]
-        forfeit, rival = (event, there) if event.kind == "forfeit" else (there, event)
-        target = base.forfeit_target()
-        if target is None or forfeit.pk != target[1]:
-            return [dropped(event, f"forfeit by a key that may not forfeit position {seq}")]
-        if rival.pk != base.owner() or forfeit.body["seat"] != target[0]:
-            return [dropped(event, f"position {seq} is already taken")]
-        trial = base.snapshot()
-        try:
-            trial.apply(event)  # one event on a copy: bounded
-        except RoundError as err:
-            return [dropped(event, str(err))]
-        if event is forfeit and self._forfeit_too_soon(event, now):
-            return self._wait_for_clock(event, WHY_EARLY, now)
-        if event is rival:
-            ends = trial.phase is Phase.OVER
-        else:
-            ends = seq == len(st.chain) - 1 and st.phase is Phase.OVER
-        prev = st.chain[seq - 1]
-        if rival_wins(rival, forfeit, prev, ends, self.timeouts) != (event is rival):
-            self._orphan([event.id])  # it lost: it and whatever was built on it
-            if event is forfeit:
-                why = "ends the game" if ends else "was signed within the turn limit"
-                return [dropped(event, f"the forfeited seat's own event at {seq} {why}")]
-            return [dropped(event, f"position {seq} was forfeited (this event is late)")]
-        if event is rival:
-            held = now - self._applied_at.get(there.id, now - SETTLE_MS)
-            if held >= SETTLE_MS:
-                self._orphan([event.id])
-                return [dropped(event, f"the forfeit at {seq} is final ({held // 1000} s)")]
-        return self._replace(seq, base, trial, event, now)
-
-    def _replace(
-        self, seq: int, base: RoundState, trial: RoundState, event: Event, now: int
-    ) -> list[Effect]:
-        """Make ``trial`` (``base`` plus ``event`` at ``seq``) our state; report the rest."""
-        replaced = self.state.chain[seq:]
-        before = self.state.phase
-        self.state = trial
-        for old in [k for k in self._snapshots if k > seq]:
-            del self._snapshots[old]
-        self._snapshots[seq] = base
-        self._orphan([e.id for e in replaced])
-        if event.kind == "forfeit":
-            why, code = "a late move lost to a forfeit", "rewound"
-        else:
-            why, code = "a timely move beat a forfeit", "forfeit_replaced"
-        seat = self.state.seat_of(event.pk) if event.kind != "forfeit" else None
-        effects: list[Effect] = [
-            Rewound(seq, tuple(replaced)),
-            Notice(
-                f"{len(replaced)} chain event(s) from position {seq} were replaced ({why})",
-                code,
-                {"count": len(replaced), "seq": seq, "seat": seat},
-            ),
-        ]
-        return effects + self._applied(event, before, now)
-
-    def _equivocation(self, first: Event, second: Event, now: int) -> list[Effect]:
-        """Two signed events of one author for one position: the proof ends the round.
-
-        Both are published on the round topic so every member holds the proof, and every
-        member ends the round the same way (``RoundState.end_for_equivocation``) on the
-        state before the position.  A second proof changes nothing.
-        """
-        seq = first.seq
-        assert seq is not None
-        effects: list[Effect] = [
-            Equivocation(first, second),
-            Publish(self.route(), first),
-            Publish(self.route(), second),
-        ]
-        if self._verdict or self.state.phase in (Phase.OVER, Phase.CANCELLED):
-            return effects  # a finished round keeps its result; the proof is reported
-        base = self._state_before(seq)
-        if base is None:  # older than our snapshots: replay once (the round ends here)
-            try:
-                base = verify_chain(self.state.chain[:seq], self.timeouts)
-            except ChainError as err:
-                return effects + [dropped(second, f"cannot replay to {seq}: {err}")]
-        else:
-            base = base.snapshot()
-        seat = base.seat_of(first.pk)
-        assert seat is not None  # both signed at a position only a member can own
-        replaced = self.state.chain[seq:]
-        base.end_for_equivocation(seat, seq)
-        before = self.state.phase
-        self.state = base
-        self._verdict = True
-        self._snapshots.clear()
-        self._orphan([e.id for e in replaced] + [second.id])
-        effects += [Rewound(seq, tuple(replaced))]
-        self.phase_since = now
-        if base.phase is Phase.CANCELLED:
-            text = f"the round was {base.end_reason}"
-            return effects + [Notice(text, "cancelled", {"reason": "void"})]
-        return effects + self._phase_notices(before)
 
     def _applied(self, event: Event, before: Phase, now: int) -> list[Effect]:
         """Bookkeeping and notices once ``event`` is the new head."""
