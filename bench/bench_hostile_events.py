@@ -84,7 +84,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--plies", type=int, default=40)
     args = parser.parse_args()
-    admin, bob = played_round(args.plies)
+    _admin, bob = played_round(args.plies)
     chain = bob.log()
     bobs = [e.seq for e in chain if e.kind == "move" and e.pk == bob.me.public_key]
     old = [seq for seq in bobs if len(chain) - seq > 8][-3:]  # just outside the window
