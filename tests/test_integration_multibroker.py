@@ -17,6 +17,7 @@ from conftest import (
     autoplay,
     eventually,
     first_legal,
+    invitation,
     meet,
     run,
     start_round,
@@ -94,6 +95,23 @@ def test_a_round_survives_one_of_two_brokers_dying(
             changes = [n.detail for n in seen if isinstance(n, ConnectionChanged)]
             assert any(b1.url in d and "lost" in d for d in changes)
             assert any(b1.url in d and " up " in d for d in changes)
+            # ... and really carries the game again: the other broker dies, and a next
+            # round is played over the first one alone
+            await asyncio.to_thread(b2.stop)
+            await eventually(
+                lambda: alice.brokers()[1][1] is False and bob.brokers()[1][1] is False,
+                10,
+                "the loss of the second broker to be noticed",
+            )
+            ra2 = await alice.another_round(ra)
+            pending = await invitation(bob, ra2.id)
+            rb2 = await pending.accept()
+            await ra2.wait_started(30)
+            await rb2.wait_started(30)
+            await asyncio.gather(autoplay(ra2, first_legal), autoplay(rb2, first_legal))
+            await ra2.wait_over(30)
+            await rb2.wait_over(30)
+            assert [e.id for e in ra2.log()] == [e.id for e in rb2.log()]
 
     run(body(), timeout=90)
 
