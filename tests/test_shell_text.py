@@ -329,6 +329,8 @@ def test_two_shells_same_score_line_stable_colours_and_the_draw_in_the_board(
 
     async def scenario() -> None:
         a_dir, b_dir = tmp_path / "a", tmp_path / "b"
+        a_dir.mkdir()
+        b_dir.mkdir()
         async with HeadlessShell(config_dir=a_dir, lang="en", broker=broker_url, startup=attach(broker_url),
                                  settings=Settings(nick="alice")) as alice, \
                 HeadlessShell(config_dir=b_dir, lang="en", broker=broker_url, startup=attach(broker_url),
@@ -378,6 +380,13 @@ def test_two_shells_same_score_line_stable_colours_and_the_draw_in_the_board(
             await bob.wait_for(lambda: "Round 2 · " in bob.screen().splitlines()[-2], 10)
             status = bob.screen().splitlines()[-2]
             assert f"{colour} (you)" in status or f"{other} (alice)" in status, status
+            # alice was announced once, when she came, never after a round (busy/free)
+            await asyncio.sleep(1.0)  # presences after the busy/free flips have arrived
+            texts = chat_texts(bob)
+            first_round = next(i for i, t in enumerate(texts) if t.startswith("Round ") and "starts" in t)
+            joined = [i for i, t in enumerate(texts) if t.startswith("alice") and t.endswith("joined.")]
+            assert len(joined) <= 1 and all(i < first_round for i in joined), texts
+            assert not any("Settings not saved" in t for t in chat_texts(bob))
             # a whole online session in English holds no German line (issue 11.8)
             from test_shell_language import ALLOWED, GERMAN_MARKERS
 

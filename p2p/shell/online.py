@@ -756,6 +756,8 @@ class OnlineSession:
         """Mirror the peer's notifications into the shell until it closes."""
         events = self.peer.events()
         self.refresh_lobby()
+        for info in self.peer.online():  # already there: shown in the lobby pane, not "joined"
+            self._present.setdefault(info.pk, info.label)
         self.ctl.refresh()
         self.ctl.spawn(self._tick())
         async for note in events:
