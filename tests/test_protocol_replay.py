@@ -328,3 +328,147 @@ def test_a_v1_log_is_complete_but_unacknowledged() -> None:
     )
     assert result.verdict == "unacknowledged"
     assert "protocol v1 had no closing acknowledgement" in result.verdict_text()
+
+
+def _connect4_to_bobs_turn() -> tuple[list[RoundMachine], Loopback]:
+    """Alice (admin, seat 0) and bob play Connect Four until bob's winning chance."""
+    net = Loopback()
+    seats = [{"pk": p.pk_hex, "level": None} for p in PEOPLE[:2]]
+    admin, effects = RoundMachine.open(
+        PEOPLE[0], 0, ROUND, "connect4", {}, seats, 0, bytes([1]) * 32
+    )
+    bob = RoundMachine(PEOPLE[1], admin.state.genesis, bytes([2]) * 32)
+    net.add("p0", admin, effects)
+    net.add("p1", bob, bob.accept(1))
+    net.run()
+    for column in (
+        "1",
+        "2",
+        "1",
+        "2",
+        "1",
+        "2",
+    ):  # alice 1,1,1; bob 2,2,2 -> bob to win
+        mover, name = (
+            (admin, "p0")
+            if admin.state.owner() == PEOPLE[0].public_key
+            else (bob, "p1")
+        )
+        net.now += 1000
+        net.post(name, mover.move(column, net.now))
+        net.run()
+    assert admin.state.owner() == PEOPLE[0].public_key  # alice to move: she plays 7
+    net.now += 1000
+    net.post("p0", admin.move("7", net.now))
+    net.run()
+    assert bob.state.owner() == PEOPLE[1].public_key
+    return [admin, bob], net
+
+
+def _bob_move_and_alice_forfeit(machines, move_after_ms: int, column: str = "2"):  # type: ignore[no-untyped-def]
+    """Bob's move at the head (``move_after_ms`` after it) and alice's 'offline' forfeit
+    of bob at the same position, stamped just past the turn limit."""
+    st = machines[1].state
+    head = st.head
+    trial = st.game.copy()
+    trial.push(column)
+    move = events.make(
+        PEOPLE[1],
+        "move",
+        head.ts + move_after_ms,
+        {"ply": st.ply, "move": column, "state": trial.state_hash()},
+        round=ROUND,
+        seq=head.seq + 1,
+        prev=head.id,
+    )
+    forfeit = events.make(
+        PEOPLE[0],
+        "forfeit",
+        head.ts + st.timeouts.offline_ms + 1000,
+        {"seat": 1, "reason": "offline"},
+        round=ROUND,
+        seq=head.seq + 1,
+        prev=head.id,
+    )
+    return move, forfeit
+
+
+def test_replay_rejects_a_log_whose_forfeit_replaced_a_winning_move() -> None:
+    machines, _ = _connect4_to_bobs_turn()
+    chain = [e.raw for e in machines[0].log()]
+    win, forfeit = _bob_move_and_alice_forfeit(
+        machines, 2000
+    )  # bob wins within seconds
+    # the loser's log: its forfeit of the winner, with the winner's move beside it
+    with pytest.raises(
+        LogError,
+        match="a forfeit the rules forbid: seat 1's own move there ends the game",
+    ):
+        replay_log(chain + [forfeit.raw, win.raw])
+    # whichever line comes first: the forfeit is forbidden, the log refused
+    with pytest.raises(LogError, match="a forfeit the rules forbid"):
+        replay_log(chain + [win.raw, forfeit.raw])
+    # the winner's own log (no forfeit in it) replays to its win
+    result = replay_log(chain + [win.raw])
+    assert result.state.phase is Phase.OVER and result.state.winners() == (1,)
+    # a timely move that does not end the game is not replaced either
+    timely, forfeit = _bob_move_and_alice_forfeit(machines, 5000, column="4")
+    with pytest.raises(LogError, match="was signed within its turn limit"):
+        replay_log(chain + [forfeit.raw, timely.raw])
+
+
+def test_replay_keeps_a_forfeit_of_a_move_that_really_came_too_late() -> None:
+    machines, _ = _connect4_to_bobs_turn()
+    chain = [e.raw for e in machines[0].log()]
+    # bob's non-winning move, signed long after his turn limit
+    late, forfeit = _bob_move_and_alice_forfeit(machines, 10 * 60_000 * 2, column="4")
+    result = replay_log(chain + [forfeit.raw, late.raw])
+    assert result.chain[-1].id == forfeit.id and result.state.phase is Phase.OVER
+    assert result.state.winners() == (0,)
+    # a log that goes on from the late move the forfeit replaced is refused
+    head = RoundState.from_genesis(machines[0].state.genesis)
+    for e in machines[0].log()[1:]:
+        head.apply(e)
+    head.apply(late)
+    after = events.make(
+        PEOPLE[0],
+        "move",
+        late.ts + 1000,
+        {"ply": head.ply, "move": "1", "state": _pushed(head, "1")},
+        round=ROUND,
+        seq=late.seq + 1,
+        prev=late.id,
+    )
+    with pytest.raises(LogError, match="the forfeit there wins"):
+        replay_log(chain + [late.raw, after.raw, forfeit.raw])
+
+
+def _pushed(state: RoundState, column: str) -> str:
+    trial = state.game.copy()
+    trial.push(column)
+    return trial.state_hash()
+
+
+def test_replay_rejects_forfeits_the_chain_rules_forbid() -> None:
+    """Forfeits refused by the chain rules alone (no rival event in the log needed)."""
+    machines, _ = _connect4_to_bobs_turn()
+    chain = [e.raw for e in machines[0].log()]
+    head = machines[0].state.head
+
+    def forfeit(signer: Identity, seat: int, after_ms: int, prev: events.Event) -> bytes:
+        return events.make(
+            signer,
+            "forfeit",
+            prev.ts + after_ms,
+            {"seat": seat, "reason": "offline"},
+            round=ROUND,
+            seq=prev.seq + 1,
+            prev=prev.id,
+        ).raw
+
+    # bob is to move: bob cannot forfeit alice, the admin, at his own position
+    with pytest.raises(LogError, match="may not forfeit"):
+        replay_log(chain + [forfeit(PEOPLE[1], 0, 61_000, head)])
+    # the admin forfeits bob five seconds into his turn: too soon by the signed clocks
+    with pytest.raises(LogError, match="needs 60000 ms"):
+        replay_log(chain + [forfeit(PEOPLE[0], 1, 5_000, head)])

@@ -26,6 +26,7 @@ from p2p.protocol.events import Event, EventError
 from p2p.protocol.round import (
     ChainError,
     Phase,
+    RoundError,
     RoundState,
     seats_text,
     verify_chain,
@@ -103,12 +104,21 @@ class Replay:
         )
 
 
+MAX_CONFLICTS = 8
+"""Positions at which a log may hold a forfeit and the forfeited seat's own event."""
+
+
 def parse_log(
-    lines: Iterable[bytes], acks: list[Event] | None = None
+    lines: Iterable[bytes],
+    acks: list[Event] | None = None,
+    rivals: dict[int, Event] | None = None,
 ) -> tuple[list[Event], int]:
     """The chain events of a log in chain order, and the number of other valid events.
 
     ``acks``: if given, the log's ``ack`` events are appended to it (not counted).
+    ``rivals``: if given, a second event at a position where one of the two is a
+    ``forfeit`` is put there (by position) instead of refusing the log; ``replay_log``
+    decides which of the two the rules keep.
     """
     by_seq: dict[int, Event] = {}
     round_id: str | None = None
@@ -142,6 +152,14 @@ def parse_log(
         there = by_seq.get(event.seq)
         if there is None:
             by_seq[event.seq] = event
+        elif (
+            there.id != event.id
+            and rivals is not None
+            and "forfeit" in (there.kind, event.kind)
+            and rivals.get(event.seq, event).id == event.id
+            and (event.seq in rivals or len(rivals) < MAX_CONFLICTS)
+        ):
+            rivals[event.seq] = event
         elif there.id != event.id:
             raise LogError(
                 f"line {number}: two different events at position {event.seq}"
@@ -158,7 +176,10 @@ def parse_log(
 def replay_log(lines: Iterable[bytes]) -> Replay:
     """Verify a whole log and return the final state; ``LogError`` on the first problem."""
     acks: list[Event] = []
-    chain, ignored = parse_log(lines, acks)
+    rivals: dict[int, Event] = {}
+    chain, ignored = parse_log(lines, acks, rivals)
+    for seq in sorted(rivals):
+        _settle(chain, seq, rivals[seq])
     try:
         state = verify_chain(chain)
     except ChainError as err:
@@ -166,6 +187,61 @@ def replay_log(lines: Iterable[bytes]) -> Replay:
     result = Replay(state, chain, ignored)
     _sort_acks(result, acks)
     return result
+
+
+def _settle(chain: list[Event], seq: int, other: Event) -> None:
+    """A forfeit and the forfeited seat's own event at ``seq``: keep the forfeit if the
+    rules let it replace that event (``p2p.protocol.conflicts.rival_wins``: a game-ending
+    or timely event is never replaced); else the log holds a forfeit the rules forbid and
+    is refused (``LogError``), wherever the log goes on from.  A late event the forfeit
+    replaced may stay in the log as long as nothing builds on it."""
+    from p2p.protocol.conflicts import rival_wins
+
+    pair = [chain[seq], other]
+    forfeit = next(e for e in pair if e.kind == "forfeit")
+    rival = pair[1] if forfeit is pair[0] else pair[0]
+    where = f"position {seq}"
+    try:
+        base = verify_chain(chain[:seq])
+    except ChainError as err:
+        raise LogError(f"chain {err}") from None
+    head = base.head
+    target = base.forfeit_target()
+    if (
+        rival.kind == "forfeit"
+        or forfeit.prev != head.id
+        or rival.prev != head.id
+        or target is None
+        or base.seats[target[0]].pk != rival.pk
+    ):
+        raise LogError(
+            f"{where}: two different events ({forfeit.id[:12]} and {rival.id[:12]}), "
+            "not a forfeit and the forfeited seat's own event"
+        )
+    trial = base.snapshot()
+    try:
+        trial.apply(rival)
+        rival_valid, ends = True, trial.phase is Phase.OVER
+    except RoundError:
+        rival_valid, ends = False, False
+    keep = (
+        rival
+        if rival_valid and rival_wins(rival, forfeit, head, ends, base.timeouts)
+        else forfeit
+    )
+    if keep is rival:
+        why = "ends the game" if ends else "was signed within its turn limit"
+        raise LogError(
+            f"{where}: a forfeit the rules forbid: seat {target[0]}'s own "
+            f"{rival.kind} there {why}"
+        )
+    follows = chain[seq + 1].prev if seq + 1 < len(chain) else None
+    if follows is not None and follows != keep.id:
+        raise LogError(
+            f"{where}: the forfeit there wins (seat {target[0]}'s {rival.kind} came "
+            "too late), yet the log goes on from that event"
+        )
+    chain[seq] = keep
 
 
 def _sort_acks(result: Replay, acks: list[Event]) -> None:
