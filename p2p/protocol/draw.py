@@ -2,15 +2,18 @@
 
 1. every human member picks a 32-byte nonce (random bytes from the edge) and publishes
    ``commitment(round_id, own public key, nonce)``;
-2. the admin closes the commit set (a signed ``commit_close`` sealing the commits);
+2. the admin closes the commit set (a signed ``commit_close`` sealing every human seat's
+   commitment: since protocol v2 one left out makes the event invalid);
 3. members reveal their nonces; each reveal is checked against its commitment;
-4. the admin's signed ``draw`` seals the reveals; every peer recomputes
-   ``seed = SHA-256(SEED_TAG || round id || nonces of the revealed seats in seat order)``
-   and ``starter = eligible[int(seed) mod len(eligible)]`` where ``eligible`` is the
-   revealed human seats plus the computer seats, ascending.  A member who does not reveal
-   is not eligible, so withholding a reveal can never make the withholder start.
+4. the admin's signed ``draw`` seals every reveal; every peer recomputes
+   ``seed = SHA-256(SEED_TAG || round id || nonces in seat order)`` and
+   ``starter = eligible[int(seed) mod len(eligible)]`` with ``eligible`` every seat.
+   A commitment or reveal still missing at the timeout cancels the round (the rules in
+   ``p2p.protocol.round``): withholding never makes anyone start.  (v1 logs: the revealed
+   seats plus the computer seats were eligible, the others excluded.)
 
-When the admin names the starting seat instead, the seed is ``fixed_seed(round_id)``.
+A round with a named starter draws only the seed when it has computer seats (so no single
+member can choose their luck), else its seed is ``fixed_seed(round_id)`` and unused.
 Computer moves use ``ply_seed(seed, ply)`` so every peer can recompute them.
 
 >>> rid = "00" * 16

@@ -14,8 +14,8 @@ seq   kind              sent by, and what it does
                         open), named starting seat or ``null`` for a draw, expiry
 1     ``start``         the admin: seals every other human's ``accept`` (invited seat)
                         or ``join`` (open seat of a private round, filled in listed order)
-..    ``commit_close``  the admin (draw only): seals the commitments; closes the set
-..    ``draw``          the admin (draw only): seals the reveals, states seed and starter
+..    ``commit_close``  the admin (draw only): seals every human seat's commitment
+..    ``draw``          the admin (draw only): seals every reveal, states seed and starter
 ..    ``move``          the position owner: ``ply``, ``move`` text, ``state`` hash after it
 ..    ``seal``          the position owner: seals ``resign``/``leave`` side events
 ..    ``cancel``        the admin, before play only

@@ -21,8 +21,8 @@ takes ``offline``: the members' keys whose lobby presence the driver sees offlin
 
 The machine acts by itself where the protocol says so: members commit and reveal as soon
 as the phase opens; the admin starts when every seat has accepted, closes the commit set
-when all commitments are in (or at ``COMMIT_TIMEOUT_MS``), draws when all reveals are in
-(or at ``REVEAL_TIMEOUT_MS``), cancels when an invitee declines or the invitation expires,
+when every human seat's commitment is in and draws when every reveal is in (a seat still
+missing at ``COMMIT_TIMEOUT_MS`` / ``REVEAL_TIMEOUT_MS`` cancels the round), cancels when an invitee declines or the invitation expires,
 and plays the computer seats; the owner of the next position seals pending resignations;
 the admin forfeits a human seat that has not moved for the turn timeout (the admin's
 successor forfeits the admin's seat the same way).  Two events for one position are
@@ -74,9 +74,11 @@ from p2p.protocol.round_conflicts import WHY_AHEAD, WHY_EARLY, ChainConflicts
 from p2p.protocol.topics import Topics, code_secret, join_proof, private_key
 
 COMMIT_TIMEOUT_MS = 20_000
-"""The admin closes the commit set this long after start even if some are missing."""
+"""A commitment still missing this long after start: the admin cancels (v1: it closed the
+set without it)."""
 REVEAL_TIMEOUT_MS = 20_000
-"""The admin draws this long after closing the commit set; missing reveals are excluded."""
+"""A reveal still missing this long after the commit set closed: the admin cancels (v1: it
+drew without it)."""
 INVITE_TTL_MS = 60_000
 """An invitation (genesis) expires this long after it was made."""
 PRIVATE_TTL_MS = 600_000
