@@ -136,12 +136,13 @@ def test_the_peer_classifies_by_topic_round_key_and_checked_member_key() -> None
         # the lobby: a known key is checked, a spoofed one dropped, an unknown one a stranger
         alice.lobby.peers[bob.public_key] = PeerInfo(bob.public_key, "bob", False, "00" * 16, now, now)
         chat = alice.topics.lobby_chat().topic
-        bob_chat = ev.make(bob, "chat", now, {"text": "hi"})
+        line = {"text": "hi", "ns": alice.topics.root}
+        bob_chat = ev.make(bob, "chat", now, line)
         assert classify(chat, bob_chat.raw).lane is Lane.KNOWN
-        spoof = canonical.decode(ev.make(stranger, "chat", now, {"text": "hi"}).raw)
+        spoof = canonical.decode(ev.make(stranger, "chat", now, line).raw)
         spoof["pk"] = bob.pk_hex
         assert classify(chat, canonical.encode(spoof)).reason == "forged"
-        assert classify(chat, ev.make(stranger, "chat", now, {"text": "hi"}).raw).lane is Lane.STRANGER
+        assert classify(chat, ev.make(stranger, "chat", now, line).raw).lane is Lane.STRANGER
         assert classify(chat, b"\x00junk").lane is Lane.STRANGER
         await alice.close()
 
