@@ -249,6 +249,10 @@ class RoundMachine(ChainConflicts):
             for inner in event.sealed():
                 machine.seen.add(inner.id)
                 machine.side[(inner.kind, inner.pk)] = inner
+        # we take the round up now: the turn to move counts for us from here (a resumed
+        # admin does not forfeit a seat whose move it may simply not have heard of yet)
+        machine._applied_at[state.head.id] = now
+        machine._observed_at[state.head.id] = now
         return machine
 
     # -- queries -------------------------------------------------------------------------
