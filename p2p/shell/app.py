@@ -53,7 +53,7 @@ from p2p.shell.notify import (
     install_focus_keys,
 )
 from p2p.shell.settings import Settings
-from p2p.shell.state import ShellState
+from p2p.shell.state import MAX_LINES, ShellState
 from p2p.shell.wrap import display_width, terminal_safe, wrap_fragments
 
 log = logging.getLogger("p2p.shell")
@@ -178,6 +178,8 @@ class ShellApp:
         self.chat_scroll = 0
         """Rows the chat is scrolled up from its end (PageUp/PageDown)."""
         self.chat_rows = 0
+        self._wrapped: dict[tuple[Any, int], list[StyleAndTextTuples]] = {}
+        """Word-wrapped rows per (chat line, width)."""
         """Rows the word-wrapped chat took at the last render."""
         self.chat_control = SizedTextControl(lambda: self._chat(), get_cursor_position=lambda: self._chat_cursor())
         self.controller = Controller(
@@ -307,12 +309,17 @@ class ShellApp:
         width = self.chat_control.width
         out: StyleAndTextTuples = []
         rows = 0
+        if len(self._wrapped) > 4 * MAX_LINES:
+            self._wrapped.clear()
         for line in self.state.lines:
-            frags: StyleAndTextTuples = [("class:time", line.clock + " ")]
-            if line.sender:
-                frags.append(("class:sender", terminal_safe(line.sender) + ": "))
-            frags.append((KIND_STYLE.get(line.kind, ""), terminal_safe(line.text)))
-            for row in wrap_fragments(frags, width):
+            rows_of = self._wrapped.get((line, width))
+            if rows_of is None:  # wrapped once per line and width, not on every render
+                frags: StyleAndTextTuples = [("class:time", line.clock + " ")]
+                if line.sender:
+                    frags.append(("class:sender", terminal_safe(line.sender) + ": "))
+                frags.append((KIND_STYLE.get(line.kind, ""), terminal_safe(line.text)))
+                rows_of = self._wrapped[(line, width)] = wrap_fragments(frags, width)
+            for row in rows_of:
                 out.extend(row)
                 out.append(("", "\n"))
                 rows += 1
