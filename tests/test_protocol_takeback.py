@@ -127,3 +127,57 @@ def test_takeback_by_a_stranger_is_dropped() -> None:
     net.run()
     only_dropped(bob.receive(takeback(MALLORY, alice.state.head), net.now), "non-member")
     assert bob.takeback_request() is None
+
+
+def test_a_second_take_back_sealed_by_an_accomplice_is_refused_by_the_chain_rule() -> None:
+    """Once per member and round is a chain rule, not a courtesy of the honest client.
+
+    Two players who agree with each other (in a 3-4 seat game: the mover and the next
+    seat, against the others) could otherwise sign move, take-back, move, take-back ...
+    forever, each within its turn limit: the round never goes on and nobody may forfeit
+    anyone.  The second request never reaches the pool here: the accomplice seals it
+    straight into the chain, so only the chain rule can stop it.
+    """
+    net, alice, bob = started()
+    net.post("alice", alice.move("4", net.now))
+    net.run()
+    net.post("alice", alice.request_takeback(net.now))
+    net.run()
+    net.post("bob", bob.accept_takeback(net.now))
+    net.run()
+    net.post("alice", alice.move("4", net.now))
+    net.run()
+    again = takeback(ALICE, bob.state.head)
+    history = list(bob.state.game.history())
+    only_dropped(bob.receive(seal_of(BOB, bob.state, again), net.now), "already taken back a move")
+    assert bob.state.game.history() == history == ["4"]
+    # ... and a log that holds it does not replay.
+    from p2p.protocol.replay import LogError
+
+    forged = seal_of(BOB, bob.state, again)
+    with pytest.raises(LogError, match="already taken back a move"):
+        replay_log([e.raw for e in bob.log()] + [forged.raw])
+    finish(net, alice, bob)
+
+
+def test_a_game_ending_move_is_never_taken_back_even_with_both_signatures() -> None:
+    """The loser cannot undo the winning move: nobody owns a position after the end, and
+    a take-back needs the winner's own request for that very move (its ``prev``)."""
+    net, alice, bob = started()
+    for text in ("4", "3", "4", "3", "4", "3"):
+        owner = alice if alice.state.owner() == ALICE.public_key else bob
+        net.post("alice" if owner is alice else "bob", owner.move(text, net.now))
+        net.run()
+    stale = takeback(ALICE, bob.state.chain[-2])  # her request for her previous move
+    bob.receive(stale, net.now)
+    net.post("alice", alice.move("4", net.now))
+    net.run()
+    assert bob.state.phase is Phase.OVER and bob.state.game.winners() == (0,)
+    winning = bob.state.head
+    with pytest.raises(ActionError):
+        alice.request_takeback(net.now)  # the client refuses after the end ...
+    for request in (stale, takeback(ALICE, winning)):  # ... and forged, both are refused
+        effects = bob.receive(seal_of(BOB, bob.state, request), net.now)
+        assert not any(isinstance(e, Applied) for e in effects), effects
+    assert bob.state.head.id == winning.id and bob.state.phase is Phase.OVER
+    assert bob.state.game.winners() == (0,)

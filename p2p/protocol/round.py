@@ -141,6 +141,8 @@ class RoundState:
     left: list[int] = field(default_factory=list)
     forfeited: list[int] = field(default_factory=list)
     equivocators: list[int] = field(default_factory=list)
+    taken_back: list[int] = field(default_factory=list)
+    """Seats that have taken back a move (once per seat and round, a chain rule)."""
     """Seats proven to have signed two events for one position (they never win)."""
     end_reason: str = ""
     timeouts: TurnTimeouts = DEFAULT_TIMEOUTS
@@ -236,6 +238,7 @@ class RoundState:
             left=list(self.left),
             forfeited=list(self.forfeited),
             equivocators=list(self.equivocators),
+            taken_back=list(self.taken_back),
         )
 
     # -- queries -------------------------------------------------------------------------
@@ -600,6 +603,9 @@ class RoundState:
             raise RoundError("there is no move to take back") from None
         if trial.to_move() != seat or self.seats[seat].is_computer:
             raise RoundError("the last move was not made by the asking player's seat")
+        if seat in self.taken_back:  # else two accomplices could loop move/take-back forever
+            raise RoundError(f"seat {seat} has already taken back a move in this round")
+        self.taken_back.append(seat)
         self.game = trial
         self.ply -= 1
 
