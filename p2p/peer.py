@@ -1221,6 +1221,10 @@ class Peer:
                 ) from None
             secret = await asyncio.to_thread(code_secret, code)
             round_key = sealing.private_round_key(secret)
+        if not state.private and machine.key != state.round_id:
+            raise ActionError(  # a public round's topics are its id: never follow a file elsewhere
+                f"{key_path} names the topics of another round"
+            )
         rnd = await self._adopt(machine, round_key)
         for event in machine.log():
             _mover(
@@ -2017,16 +2021,19 @@ def write_round_key(path: Path, key: bytes, topic_key: str) -> None:
 def read_round_key(path: Path) -> tuple[bytes, str]:
     """``(round key, topic key)`` kept by ``write_round_key``; ``ValueError`` if the
     file is not one."""
-    words = path.read_text(encoding="ascii").split()
+    with path.open("rb") as handle:
+        raw = handle.read(256)  # the file has ~120 bytes: never read a hostile giant
+    words = raw.split()
+    hexdigits = set(b"0123456789abcdef")
     if (
         len(words) != 3
-        or words[0] != ROUND_KEY_HEADER
+        or words[0] != ROUND_KEY_HEADER.encode()
         or len(words[1]) != 64
         or len(words[2]) != 32
+        or not set(words[1] + words[2]) <= hexdigits
     ):
         raise ValueError("not a round key file")
-    bytes.fromhex(words[2])
-    return bytes.fromhex(words[1]), words[2]
+    return bytes.fromhex(words[1].decode()), words[2].decode()
 
 
 def _inbox_problem(event: Event, rounds: Mapping[str, Round]) -> str:

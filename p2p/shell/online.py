@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from p2p.games import GAME_NAMES, Game
+from p2p.protocol.identity import sanitize_nickname
 from p2p.shell import commands as cmds
 from p2p.shell.app import ShellApp
 from p2p.shell.i18n import CATALOGUE
@@ -29,6 +30,8 @@ RESUME_WINDOW_S = 15 * 60
 silent-seat timeout: older rounds have forfeited us or moved on without us)."""
 RESUME_CANDIDATES = 5
 """At most this many of the newest round logs are looked at on start."""
+MAX_RESUME_LOG_BYTES = 64 * 1024 * 1024
+"""A round log larger than this (``p2p replay``'s limit) is not read to resume it."""
 
 
 @dataclass(frozen=True)
@@ -414,7 +417,9 @@ class OnlineSession:
         return data if isinstance(data, dict) else {}
 
     def _unfinished_logs(self) -> list[tuple[Path, Any]]:
-        """The newest round logs in which we still hold a seat of a running round."""
+        """The newest round logs in which we still hold a seat of a running round.
+
+        A damaged one is listed with its problem (a string) instead of a state."""
         from p2p.protocol.replay import LogError, replay_log
 
         log_dir = self.peer.log_dir
@@ -432,9 +437,12 @@ class OnlineSession:
         found = []
         for _, path in sorted(paths, reverse=True)[:RESUME_CANDIDATES]:
             try:
+                if path.stat().st_size > MAX_RESUME_LOG_BYTES:
+                    raise ValueError(f"{path.name} is too large for a round log")
                 state = replay_log(path.read_bytes().split(b"\n")).state
             except (LogError, OSError, ValueError) as err:
                 log.info("not resuming %s: %s", path, err)
+                found.append((path, f"{path.name}: {err}"))
                 continue
             seat = state.seat_of(self.peer.public_key)
             if seat is None or state.phase.value in ("over", "cancelled"):
@@ -450,19 +458,26 @@ class OnlineSession:
             return
         found = await asyncio.to_thread(self._unfinished_logs)
         for path, state in found:
+            if isinstance(state, str):  # a damaged log: say so once, never guess
+                rid = path.name.removeprefix("round-").removesuffix(".log")
+                self.ctl.say("round.resume_failed", "warn", code=rid[:8], reason=state)
+                continue
             side = self._load_sidecar(state.round_id)
             if side.get("broker") not in (None, self._broker_key()):
                 continue  # played elsewhere: its members are not here (and must not be forfeited)
             names = side.get("names") if isinstance(side.get("names"), dict) else {}
             for pk_hex, nick in names.items():
+                nick = sanitize_nickname(nick) if isinstance(nick, str) else ""
                 try:
-                    self.names.setdefault(bytes.fromhex(pk_hex), str(nick))
+                    if nick:  # the file is ours, but read it as any name from outside
+                        self.names.setdefault(bytes.fromhex(pk_hex), nick)
                 except ValueError:
                     continue
             from p2p.peer import ActionError
 
+            code = side.get("code") if isinstance(side.get("code"), str) else None
             try:
-                rnd = await self.peer.resume(path, code=side.get("code"))
+                rnd = await self.peer.resume(path, code=code)
             except ActionError as err:
                 self.ctl.say("round.resume_failed", "warn", code=state.round_id[:8], reason=err)
                 continue
