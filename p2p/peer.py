@@ -67,6 +67,7 @@ from p2p.protocol.events import Event, EventError
 from p2p.protocol.identity import Identity, label, peer_id, sanitize_nickname, verify
 from p2p.protocol.lobby import (
     DECLINED_CANCEL,
+    LONGEST_INVITATION_MS,
     MAX_INVITATIONS,
     PRESENCE_TTL_S,
     Backoff,
@@ -1885,6 +1886,8 @@ def _unjoinable(genesis: Event, timeouts: TurnTimeouts) -> str:
         return "not a private round"
     if state.expires <= now_ms():
         return "an expired private round"
+    if state.expires > now_ms() + LONGEST_INVITATION_MS:
+        return "a private round that expires too far ahead"
     if not any(seat.pk is None and not seat.is_computer for seat in state.seats):
         return "a private round without an open seat"
     return ""

@@ -253,3 +253,35 @@ def test_fuzzed_lobby_events_never_crash(data: st.DataObject) -> None:
                 isinstance(effect, Dropped) and "internal error" in effect.reason
             )
     assert alice.online_count >= 1 and len(alice.invitations) <= 16
+
+
+def test_an_invitation_that_expires_too_far_ahead_is_refused() -> None:
+    """The admin chooses ``expires``: a year ahead would keep an invitee that accepted
+    waiting (busy) as long as the admin likes, and the admin could start -- and forfeit
+    it -- when it has long gone.  Receivers take at most a private round's 10 min."""
+    from p2p.peer import _unjoinable
+    from p2p.protocol.lobby import LONGEST_INVITATION_MS
+    from p2p.protocol.round_machine import PRIVATE_TTL_MS
+
+    _alice, bob = meet()
+    seats = plan_seats("connect4", {}, ALICE.public_key, [BOB.public_key])
+    year = 365 * 24 * 3_600_000
+    far, _ = RoundMachine.open(ALICE, T0, "ce" * 16, "connect4", {}, seats, 0, bytes(32), ttl_ms=year)
+    (refused,) = bob.receive(far.state.genesis, T0)
+    assert isinstance(refused, Dropped) and "too far ahead" in refused.reason
+    assert not bob.invitations
+    longest, _ = RoundMachine.open(ALICE, T0, "cf" * 16, "connect4", {}, seats, 0, bytes(32),
+                                   ttl_ms=PRIVATE_TTL_MS)
+    bob.receive(longest.state.genesis, T0)
+    assert list(bob.invitations) == ["cf" * 16]
+    assert LONGEST_INVITATION_MS == PRIVATE_TTL_MS + 10_000
+    # the same bound for a genesis found behind a join code
+    import time
+
+    now = int(time.time() * 1000)
+    private_seats = [{"pk": ALICE.pk_hex, "level": None}, {"pk": None, "level": None}]
+    for ttl, why in ((year, "too far ahead"), (PRIVATE_TTL_MS, "")):
+        machine, _ = RoundMachine.open(ALICE, now, "d1" * 16, "connect4", {}, private_seats, 0,
+                                       bytes(32), code="ABC234", ttl_ms=ttl)
+        found = _unjoinable(machine.state.genesis, machine.timeouts)
+        assert why in found if why else found == ""

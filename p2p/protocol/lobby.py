@@ -52,7 +52,7 @@ from dataclasses import dataclass, replace
 from p2p.games import game_class
 from p2p.protocol import events
 from p2p.protocol.chat import RateLimiter, TokenBucket, clean_line
-from p2p.protocol.conflicts import SeenIds
+from p2p.protocol.conflicts import MAX_AHEAD_MS, SeenIds
 from p2p.protocol.effects import (
     ChatLine,
     Dropped,
@@ -66,6 +66,7 @@ from p2p.protocol.events import Event, EventError
 from p2p.protocol.freshness import ReplayGuard
 from p2p.protocol.identity import Identity, label, peer_id, sanitize_nickname
 from p2p.protocol.round import RoundError, RoundState
+from p2p.protocol.round_machine import PRIVATE_TTL_MS
 from p2p.protocol.topics import Route, Topics
 
 HEARTBEAT_MS = 20_000
@@ -87,6 +88,10 @@ MAX_KEPT = 64
 """People we play with, most recent first, kept whatever the lobby holds."""
 MAX_INVITATIONS = 16
 MAX_DECLINED = 64
+LONGEST_INVITATION_MS = PRIVATE_TTL_MS + MAX_AHEAD_MS
+"""The latest ``expires`` an invitation may name, from our clock: the longest a round may
+form (a private round's 10 min) plus the clock allowance of every signed ``ts``."""
+
 DECLINED_CANCEL = "cancel of an invitation we declined"
 """Drop reason of the admin's expected cancel after our decline (not worth a warning)."""
 REPLAY_WINDOW_MS = 120_000
@@ -530,6 +535,10 @@ class Lobby:
             return [dropped(event, "genesis of a round we already know")]
         if event.body["expires"] <= now:
             return [dropped(event, "the invitation has expired")]
+        if event.body["expires"] > now + LONGEST_INVITATION_MS:
+            # else the admin keeps an invitee that accepted waiting (busy) as long as it
+            # likes, and starts (then forfeits it) when the invitee has long gone
+            return [dropped(event, "the invitation expires too far ahead")]
         self.known_rounds.add(state.round_id)
         rank = self.rank(event.pk)
         if self.busy:
