@@ -65,19 +65,32 @@ def stretch(heartbeat_ms: int) -> None:
 
 
 def worker(
-    conn: Connection, url: str, namespace: str, count: int, heartbeat: int
+    conn: Connection, url: str, namespace: str, count: int, heartbeat: int, gap: float
 ) -> None:
     stretch(heartbeat)
-    asyncio.run(_worker(conn, url, namespace, count))
+    asyncio.run(_worker(conn, url, namespace, count, gap))
 
 
-async def _worker(conn: Connection, url: str, namespace: str, count: int) -> None:
+async def _worker(
+    conn: Connection, url: str, namespace: str, count: int, gap: float
+) -> None:
     loop = asyncio.get_running_loop()
     peers: list[Peer] = []
     for i in range(count):
-        peer = Peer(url, nick=f"w{os.getpid()}-{i}", namespace=namespace)
-        await peer.start()
+        for attempt in range(5):
+            peer = Peer(
+                url, nick=f"w{os.getpid()}-{i}", namespace=namespace, connect_timeout=60
+            )
+            try:
+                await peer.start()
+                break
+            except ConnectionError:
+                await peer.close()
+                await asyncio.sleep(1 + attempt)
+        else:
+            raise RuntimeError("a bench peer could not connect 5 times")
         peers.append(peer)
+        await asyncio.sleep(gap)  # a ramp: joins at --join-rate, not a storm
     conn.send(("ready", count))
     while True:
         command, arg = await loop.run_in_executor(None, conn.recv)
@@ -104,16 +117,19 @@ async def _worker(conn: Connection, url: str, namespace: str, count: int) -> Non
 class Workers:
     """The worker processes of one lobby size, driven over pipes."""
 
-    def __init__(self, url: str, namespace: str, n: int, per: int, heartbeat: int):
+    def __init__(
+        self, url: str, namespace: str, n: int, per: int, heartbeat: int, rate: float
+    ):
         ctx = mp.get_context("spawn")
         self.conns: list[Connection] = []
         self.procs: list[Any] = []
         sizes = [per] * (n // per) + ([n % per] if n % per else [])
+        gap = len(sizes) / rate  # seconds between two joins of one worker
         for size in sizes:
             parent, child = ctx.Pipe()
             proc = ctx.Process(
                 target=worker,
-                args=(child, url, namespace, size, heartbeat),
+                args=(child, url, namespace, size, heartbeat, gap),
                 daemon=True,
             )
             proc.start()
@@ -166,7 +182,9 @@ class Counter:
                     self.topics.append(message.topic.value)
 
 
-async def measure(n: int, per: int, joins: int, idle_s: float, idle_max: int) -> dict:
+async def measure(
+    n: int, per: int, joins: int, idle_s: float, idle_max: int, rate: float
+) -> dict:
     broker = LocalBroker().start()
     namespace = f"bench{n}"
     root = Topics(namespace).root
@@ -176,11 +194,13 @@ async def measure(n: int, per: int, joins: int, idle_s: float, idle_max: int) ->
     counter = Counter()
     counting = asyncio.create_task(counter.run(broker.port, root))
     result: dict[str, Any] = {"n": n, "processes": math.ceil(n / per)}
-    workers = Workers(broker.url, namespace, n, per, heartbeat)
+    workers = Workers(broker.url, namespace, n, per, heartbeat, rate)
     try:
         started = time.monotonic()
         await workers.ready()
         while (await workers.stats())["min_seen"] < n - 1:
+            if time.monotonic() - started > 600:
+                raise RuntimeError(f"N = {n}: the peers did not all meet in 10 minutes")
             await asyncio.sleep(0.5)
         result["setup_s"] = time.monotonic() - started
         if idle:
@@ -195,11 +215,18 @@ async def measure(n: int, per: int, joins: int, idle_s: float, idle_max: int) ->
             result["idle_cpu_ms"] = (after["cpu"] - before["cpu"]) * 1000 * scale
             await workers.ask("heartbeat", STRETCHED_HEARTBEAT_MS)
             await asyncio.sleep(1)
+        # the workers' own cost with nothing happening (timers), subtracted per join
+        await asyncio.sleep(1.0)
+        quiet0, t0 = await workers.stats(), time.monotonic()
+        await asyncio.sleep(3.0)
+        quiet1 = await workers.stats()
+        base_cpu_per_s = (quiet1["cpu"] - quiet0["cpu"]) / (time.monotonic() - t0)
+        result["base_cpu_ms"] = base_cpu_per_s * 1000 / n
         rows = []
         for _ in range(joins):
             await asyncio.sleep(1.0)
             before, pubs = await workers.stats(), counter.count
-            cpu0 = time.process_time()
+            cpu0, w0 = time.process_time(), time.monotonic()
             newcomer = Peer(broker.url, nick="newcomer", namespace=namespace)
             t0 = time.monotonic()
             await newcomer.start()
@@ -214,7 +241,13 @@ async def measure(n: int, per: int, joins: int, idle_s: float, idle_max: int) ->
                     "pubs": counter.count - pubs,
                     "to_peers": after["received"] - before["received"],
                     "to_newcomer": newcomer.stats.received,
-                    "cpu_peer_ms": (after["cpu"] - before["cpu"]) * 1000 / n,
+                    "cpu_peer_ms": (
+                        after["cpu"]
+                        - before["cpu"]
+                        - base_cpu_per_s * (time.monotonic() - w0)
+                    )
+                    * 1000
+                    / n,
                     "cpu_new_ms": (time.process_time() - cpu0) * 1000,
                 }
             )
@@ -223,8 +256,15 @@ async def measure(n: int, per: int, joins: int, idle_s: float, idle_max: int) ->
             result[key] = statistics.median(r[key] for r in rows)
         result["seen_max_s"] = max(r["seen_s"] for r in rows)
     finally:
-        await workers.stop()
+        try:
+            await asyncio.wait_for(workers.stop(), 60)
+        except (OSError, EOFError, TimeoutError):
+            pass
+        for proc in workers.procs:
+            if proc.is_alive():
+                proc.kill()
         counting.cancel()
+        await asyncio.gather(counting, return_exceptions=True)
         broker.close()
     return result
 
@@ -280,6 +320,12 @@ def main() -> None:
     parser.add_argument("--joins", type=int, default=5)
     parser.add_argument("--idle-seconds", type=float, default=40)
     parser.add_argument("--idle-max", type=int, default=200)
+    parser.add_argument(
+        "--join-rate",
+        type=float,
+        default=10.0,
+        help="setup joins per second, all workers",
+    )
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args()
     results = []
@@ -288,7 +334,12 @@ def main() -> None:
         results.append(
             asyncio.run(
                 measure(
-                    n, args.per_process, args.joins, args.idle_seconds, args.idle_max
+                    n,
+                    args.per_process,
+                    args.joins,
+                    args.idle_seconds,
+                    args.idle_max,
+                    args.join_rate,
                 )
             )
         )
