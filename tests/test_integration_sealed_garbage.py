@@ -43,7 +43,6 @@ def test_live_garbage_on_inbox_and_round_topics_is_dropped_cheaply(
             await ra.play("4")
             await rb.wait_turn(10)
             real = rb.log()[-1].raw
-            received = bob.stats.received
 
             def invite(event: bytes, key: bytes = bytes(32), topic: bytes = bytes(16)) -> bytes:
                 return sealing.seal_invitation(os.urandom(32), mallory.seed(), mallory.public_key,
