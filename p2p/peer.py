@@ -1728,6 +1728,12 @@ class Peer:
                 reason = "round key not sealed by the event's signer"
                 self._warn(f"dropped {event.describe()}: {reason}", event.round, reason, event.kind)
                 return
+            if event.kind == "genesis" and not event.body["private"] and topic_key.hex() != event.round:
+                # a public round's topics are its id: an inviter naming other topics would
+                # send us onto another round's topics (and take their place in ``_by_key``)
+                reason = "a public round's topics are not its id"
+                self._warn(f"dropped {event.describe()}: {reason}", event.round, reason, event.kind)
+                return
             if event.kind == "genesis":
                 self._remember_invite_key(event.round, invite_key, topic_key.hex())
         if rest.startswith("round/"):

@@ -14,6 +14,7 @@ import asyncio
 import logging
 import os
 import random
+import time
 
 import aiomqtt
 import pytest
@@ -92,3 +93,51 @@ def test_live_garbage_on_inbox_and_round_topics_is_dropped_cheaply(
     run(body(), 60)
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR or "internal error" in r.getMessage()]
     assert errors == [], [r.getMessage() for r in errors]
+
+
+def test_live_an_invitation_naming_another_rounds_topics_is_refused(broker_url: str, mosquitto) -> None:
+    """A stranger invites bob to a public round of its own but names the topics of bob's
+    last round with alice (its id is visible to anyone on ``#``): accepting would put bob's
+    new round on those topics, in the place of the old one (whose closing acks then no
+    longer open).  A public round's topics are its id; anything else is refused."""
+    from test_integration_hostile import expect_rejected
+
+    mallory = Identity.from_seed(bytes(range(40, 72)))
+
+    async def body() -> None:
+        async with (
+            Peer(broker_url, nick="alice") as alice,
+            Peer(broker_url, nick="bob") as bob,
+            aiomqtt.Client("127.0.0.1", mosquitto.port, identifier="inviter") as tool,
+        ):
+            await meet(alice, bob)
+            ra, rb = await start_round(alice, [bob], "connect4", start=0)
+            await ra.resign()
+            await rb.wait_over(10)
+            notes = bob.events()
+            now = int(time.time() * 1000)
+
+            def genesis(round_id: str) -> ev.Event:
+                seats = [{"pk": mallory.pk_hex, "level": None}, {"pk": bob.identity.pk_hex, "level": None}]
+                return ev.make(mallory, "genesis", now, {"game": "connect4", "options": {}, "seats": seats,
+                               "start": 0, "expires": now + 60_000, "private": False}, round=round_id, seq=0)
+
+            def sealed(event: ev.Event, topic_key: bytes) -> bytes:
+                return sealing.seal_invitation(os.urandom(32), mallory.seed(), mallory.public_key,
+                                               bob.public_key, event.round, os.urandom(32), topic_key, event.raw)
+
+            inbox = bob.topics.inbox(bob.peer_id).topic
+            hostile = genesis("ee" * 16)
+            await tool.publish(inbox, sealed(hostile, bytes.fromhex(rb.id)), qos=1)
+            await expect_rejected(notes, "a public round's topics are not its id")
+            assert bob.invitation(hostile.round) is None
+            fair = genesis("ef" * 16)  # the same stranger, its own topics: an invitation
+            await tool.publish(inbox, sealed(fair, bytes.fromhex(fair.round)), qos=1)
+            for _ in range(200):
+                if bob.invitation(fair.round) is not None:
+                    break
+                await asyncio.sleep(0.025)
+            assert bob.invitation(fair.round) is not None
+            assert bob._by_key[rb.id] is rb
+
+    run(body(), 60)
