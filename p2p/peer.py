@@ -1180,6 +1180,8 @@ class Peer:
         from p2p.protocol.replay import LogError, replay_log
 
         try:
+            if not Path(path).is_file() or Path(path).stat().st_size > MAX_LOG_BYTES:
+                raise ActionError(f"{path}: not a round log (no regular file, or too large)")
             lines = Path(path).read_bytes().split(b"\n")
         except OSError as err:
             raise ActionError(f"cannot read {path}: {err.strerror or err}") from None
@@ -2015,6 +2017,9 @@ _BENIGN = frozenset(
 """Drop reasons that honest traffic (or a stranger's noise we drop unread) produces:
 logged at debug level and counted, not reported."""
 
+
+MAX_LOG_BYTES = 64 * 1024 * 1024
+"""A round log larger than this (``p2p replay``'s limit) is not read to resume it."""
 
 ROUND_KEY_HEADER = "p2p-round-key-v1"
 

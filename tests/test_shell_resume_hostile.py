@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -30,8 +31,8 @@ async def said(h: HeadlessShell, text: str, timeout: float = 10.0) -> str:
     return next(line for line in lines(h) if text in line)
 
 
-def files(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+def files(folder: Path) -> dict[str, bytes | None]:
+    return {p.name: p.read_bytes() if p.is_file() else None for p in sorted(folder.iterdir())}
 
 
 def test_hostile_files_beside_an_unfinished_round_give_one_line_and_change_nothing(
@@ -98,9 +99,20 @@ def test_hostile_files_beside_an_unfinished_round_give_one_line_and_change_nothi
                 assert "round-" in line and "signature" in line
 
             await restarted(damaged)
+
+            # 4. the log replaced by a FIFO (reading it would block for ever): one line
+            log.unlink()
+            os.mkfifo(log)
+
+            async def fifo(h: HeadlessShell) -> None:
+                line = await said(h, f"Round {ra.id[:8]} not resumed")
+                assert "not a round log" in line
+
+            await restarted(fifo)
+            log.unlink()
             log.write_bytes(good_log)
 
-            # 4. a hostile sidecar: a code that is no string, a name with terminal escapes.
+            # 5. a hostile sidecar: a code that is no string, a name with terminal escapes.
             # The round key file is fine: the round is resumed, the junk ignored.
             hostile = "\x1b[2Jbob\x07" * 9
             stranger = bytes(range(32))  # a key nobody in the lobby uses

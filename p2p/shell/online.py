@@ -30,8 +30,6 @@ RESUME_WINDOW_S = 15 * 60
 silent-seat timeout: older rounds have forfeited us or moved on without us)."""
 RESUME_CANDIDATES = 5
 """At most this many of the newest round logs are looked at on start."""
-MAX_RESUME_LOG_BYTES = 64 * 1024 * 1024
-"""A round log larger than this (``p2p replay``'s limit) is not read to resume it."""
 
 
 @dataclass(frozen=True)
@@ -420,6 +418,7 @@ class OnlineSession:
         """The newest round logs in which we still hold a seat of a running round.
 
         A damaged one is listed with its problem (a string) instead of a state."""
+        from p2p.peer import MAX_LOG_BYTES
         from p2p.protocol.replay import LogError, replay_log
 
         log_dir = self.peer.log_dir
@@ -437,8 +436,8 @@ class OnlineSession:
         found = []
         for _, path in sorted(paths, reverse=True)[:RESUME_CANDIDATES]:
             try:
-                if path.stat().st_size > MAX_RESUME_LOG_BYTES:
-                    raise ValueError(f"{path.name} is too large for a round log")
+                if not path.is_file() or path.stat().st_size > MAX_LOG_BYTES:
+                    raise ValueError("not a round log (no regular file, or too large)")
                 state = replay_log(path.read_bytes().split(b"\n")).state
             except (LogError, OSError, ValueError) as err:
                 log.info("not resuming %s: %s", path, err)
