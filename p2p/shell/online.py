@@ -30,6 +30,9 @@ RESUME_WINDOW_S = 15 * 60
 silent-seat timeout: older rounds have forfeited us or moved on without us)."""
 RESUME_CANDIDATES = 5
 """At most this many of the newest round logs are looked at on start."""
+LOBBY_REFRESH_S = 0.2
+"""The lobby pane is rebuilt at most this often (a presence flood must not cost O(N)
+per presence)."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,7 @@ class OnlineSession:
         """Who we have announced as online, with the label shown (joins are said once)."""
         self.join_timeout = 10.0
         """Seconds ``/join`` waits for the round behind a code (its retained genesis)."""
+        self._lobby_refresh: asyncio.TimerHandle | None = None
         self.names: dict[bytes, str] = {}
         """Every nickname seen for a key (lobby, chat, round logs): a member who went
         offline keeps a name instead of a raw key."""
@@ -245,6 +249,19 @@ class OnlineSession:
         return " · ".join(parts)
 
     # -- lobby ---------------------------------------------------------------------------------
+
+    def _refresh_lobby_soon(self) -> None:
+        """Rebuild the lobby pane at most every ``LOBBY_REFRESH_S``: a flood of presences
+        then costs one O(N) rebuild per interval, not one per presence."""
+        if self._lobby_refresh is not None:
+            return
+
+        def now() -> None:
+            self._lobby_refresh = None
+            self.refresh_lobby()
+            self.ctl.refresh()
+
+        self._lobby_refresh = asyncio.get_running_loop().call_later(LOBBY_REFRESH_S, now)
 
     def refresh_lobby(self) -> None:
         from p2p.protocol.identity import fingerprint
@@ -801,7 +818,9 @@ class OnlineSession:
                 self.names.setdefault(note.sender, note.nick)
             self.state.add(tag + note.text, "chat", sender=sender, clock=clock)
         elif isinstance(note, p.PresenceChanged):
-            self.refresh_lobby()
+            if note.online:
+                self.names[note.peer.pk] = note.peer.nick
+            self._refresh_lobby_soon()
             self._presence(note.peer.pk, note.peer.label, note.online)
             self._member_presence(note.peer, note.online)
         elif isinstance(note, p.InvitationReceived):
