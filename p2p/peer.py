@@ -30,6 +30,7 @@ import logging
 import os
 import random
 import ssl
+import stat
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -1180,7 +1181,8 @@ class Peer:
         from p2p.protocol.replay import LogError, replay_log
 
         try:
-            if not Path(path).is_file() or Path(path).stat().st_size > MAX_LOG_BYTES:
+            info = Path(path).stat()  # a missing file: "cannot read" below
+            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_LOG_BYTES:
                 raise ActionError(f"{path}: not a round log (no regular file, or too large)")
             lines = Path(path).read_bytes().split(b"\n")
         except OSError as err:

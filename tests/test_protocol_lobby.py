@@ -285,3 +285,26 @@ def test_an_invitation_that_expires_too_far_ahead_is_refused() -> None:
                                        bytes(32), code="ABC234", ttl_ms=ttl)
         found = _unjoinable(machine.state.genesis, machine.timeouts)
         assert why in found if why else found == ""
+
+
+def test_a_public_rounds_id_is_on_no_topic_before_every_invitee_has_its_invitation() -> None:
+    """A public round's id is visible on ``#`` as soon as a round topic carries it.  Whoever
+    learns it first can send an invitee a genesis of its own for that id (validly signed
+    and sealed by itself): the invitee then drops the admin's real invitation as a
+    duplicate.  So the admin publishes every invitation before anything on the round's
+    topics, and a stranger reading ``#`` learns the id only after them."""
+    from p2p.protocol.effects import Publish as Pub
+
+    _alice, bob = meet()
+    seats = plan_seats("cube", {"players": 3}, ALICE.public_key, [BOB.public_key, CAROL.public_key])
+    admin, effects = RoundMachine.open(ALICE, T0, "ca" * 16, "cube", {"players": 3}, seats, 0, bytes(32))
+    topics = [e.route.topic for e in effects if isinstance(e, Pub)]
+    inboxes = [i for i, t in enumerate(topics) if "/inbox/" in t]
+    rounds = [i for i, t in enumerate(topics) if "/round/" in t]
+    assert len(inboxes) == 2 and rounds and max(inboxes) < min(rounds), topics
+    # what the race would do: a genesis of mallory's own for that id, first, wins the slot
+    mallory_seats = plan_seats("connect4", {}, MALLORY.public_key, [BOB.public_key])
+    early, _ = RoundMachine.open(MALLORY, T0, "ca" * 16, "connect4", {}, mallory_seats, 0, bytes(32))
+    bob.receive(early.state.genesis, T0)
+    (late,) = bob.receive(admin.state.genesis, T0)
+    assert isinstance(late, Dropped) and late.reason == "duplicate"

@@ -205,14 +205,18 @@ class RoundMachine(ChainConflicts):
             machine = cls(me, genesis, nonce, topics, code, now, timeouts)
         except (EventError, RoundError) as err:
             raise ActionError(str(err)) from None
-        effects: list[Effect] = [Applied(genesis), Publish(machine.route(), genesis)]
+        effects: list[Effect] = [Applied(genesis)]
+        # Invitations first: a public round's id shows in its topics, and whoever read it
+        # there before an invitee got its invitation could pre-empt it with a genesis of
+        # its own for that id (the invitee would drop the real one as a duplicate).
+        for seat in machine.state.seats:
+            if seat.pk is not None and seat.pk != me.public_key:
+                effects.append(Publish(machine.topics.inbox(peer_id(seat.pk)), genesis))
+        effects.append(Publish(machine.route(), genesis))
         if (
             code is not None
         ):  # code joiners subscribe later: they find the genesis retained
             effects.append(Publish(machine.topics.round_genesis(machine.key), genesis))
-        for seat in machine.state.seats:
-            if seat.pk is not None and seat.pk != me.public_key:
-                effects.append(Publish(machine.topics.inbox(peer_id(seat.pk)), genesis))
         effects += machine._react(now)
         return machine, effects
 
