@@ -52,7 +52,7 @@ from dataclasses import dataclass, replace
 from p2p.games import game_class
 from p2p.protocol import events
 from p2p.protocol.chat import RateLimiter, TokenBucket, clean_line
-from p2p.protocol.conflicts import MAX_AHEAD_MS, SeenIds
+from p2p.protocol.conflicts import SeenIds
 from p2p.protocol.effects import (
     ChatLine,
     Dropped,
@@ -88,9 +88,10 @@ MAX_KEPT = 64
 """People we play with, most recent first, kept whatever the lobby holds."""
 MAX_INVITATIONS = 16
 MAX_DECLINED = 64
-LONGEST_INVITATION_MS = PRIVATE_TTL_MS + MAX_AHEAD_MS
+LONGEST_INVITATION_MS = PRIVATE_TTL_MS + 300_000
 """The latest ``expires`` an invitation may name, from our clock: the longest a round may
-form (a private round's 10 min) plus the clock allowance of every signed ``ts``."""
+form (a private round's 10 min) plus 5 min for an inviter whose clock runs ahead (refusing
+the invitation is harsher than the wait a chain event dated ahead gets)."""
 
 DECLINED_CANCEL = "cancel of an invitation we declined"
 """Drop reason of the admin's expected cancel after our decline (not worth a warning)."""
