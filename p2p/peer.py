@@ -2028,6 +2028,8 @@ ROUND_KEY_HEADER = "p2p-round-key-v1"
 
 def write_round_key(path: Path, key: bytes, topic_key: str) -> None:
     """Keep a round key (and its topic key) next to its log, for us only (mode 0600)."""
+    if path.exists() and not path.is_file():  # opening a FIFO for writing would block
+        raise OSError(f"{path} is no regular file")
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="ascii") as handle:
         handle.write(f"{ROUND_KEY_HEADER} {key.hex()} {topic_key}\n")
@@ -2037,6 +2039,8 @@ def write_round_key(path: Path, key: bytes, topic_key: str) -> None:
 def read_round_key(path: Path) -> tuple[bytes, str]:
     """``(round key, topic key)`` kept by ``write_round_key``; ``ValueError`` if the
     file is not one."""
+    if not stat.S_ISREG(path.stat().st_mode):  # a FIFO would block the event loop
+        raise ValueError("not a round key file")
     with path.open("rb") as handle:
         raw = handle.read(256)  # the file has ~120 bytes: never read a hostile giant
     words = raw.split()

@@ -112,7 +112,27 @@ def test_hostile_files_beside_an_unfinished_round_give_one_line_and_change_nothi
             log.unlink()
             log.write_bytes(good_log)
 
-            # 5. a hostile sidecar: a code that is no string, a name with terminal escapes.
+            # 5. the round key file a FIFO: one line, no hang
+            key.unlink()
+            os.mkfifo(key)
+
+            async def key_fifo(h: HeadlessShell) -> None:
+                line = await said(h, f"Round {ra.id[:8]} not resumed")
+                assert "not a round key file" in line
+
+            await restarted(key_fifo)
+            key.unlink()
+            key.write_bytes(good_key)
+
+            # 6. the sidecar a FIFO: ignored (read, it would block the shell), the round resumed
+            side.unlink()
+            os.mkfifo(side)
+            async with shell() as h:
+                await said(h, "Resumed round", 15)
+                assert h.controller.online.round.id == ra.id
+            side.unlink()
+
+            # 7. a hostile sidecar: a code that is no string, a name with terminal escapes.
             # The round key file is fine: the round is resumed, the junk ignored.
             hostile = "\x1b[2Jbob\x07" * 9
             stranger = bytes(range(32))  # a key nobody in the lobby uses

@@ -409,7 +409,7 @@ class OnlineSession:
     def _save_sidecar(self, rnd: Any) -> None:
         """The join code and the members' names beside the round log (the log has neither)."""
         path = self._sidecar(rnd.id)
-        if path is None:
+        if path is None or path.exists() and not path.is_file():  # a FIFO would block
             return
         names = {s.pk.hex(): self._nick(s.pk, s.nick) for s in rnd.chain_state.seats if s.pk is not None}
         try:
@@ -425,8 +425,9 @@ class OnlineSession:
 
     def _load_sidecar(self, rnd_id: str) -> dict[str, Any]:
         path = self._sidecar(rnd_id)
-        try:
-            data = json.loads(path.read_text()) if path is not None and path.exists() else {}
+        try:  # ours, but read as input from outside: a FIFO or a giant is no sidecar
+            usable = path is not None and path.is_file() and path.stat().st_size <= 1 << 20
+            data = json.loads(path.read_text()) if usable else {}  # type: ignore[union-attr]
         except (OSError, ValueError):
             return {}
         return data if isinstance(data, dict) else {}
