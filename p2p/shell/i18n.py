@@ -271,6 +271,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "net.unavailable": ("Online-Spiel ist in dieser Version noch nicht verfügbar (p2p.peer fehlt).", "Online play is not available in this build (p2p.peer missing)."),
     "net.joined": ("{nick} ist da.", "{nick} joined."),
     "net.left": ("{nick} ist weg.", "{nick} left."),
+    "net.presence_hidden": (
+        "… und {count} weitere kamen oder gingen (alle stehen in der Lobby).",
+        "… and {count} more came or went (the lobby lists everyone).",
+    ),
     "net.invite_sent": ("Einladung an {nicks} zu {game} gesendet (Code {code}).", "Invitation to {nicks} for {game} sent (code {code})."),
     "net.invited": (">>> {nick} lädt dich zu {game} ein. <<<", ">>> {nick} invites you to {game}. <<<"),
     "net.invite_answer": ("    /accept oder /decline", "    /accept or /decline"),

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from p2p.games import GAME_NAMES, Game
+from p2p.protocol.chat import TokenBucket
 from p2p.protocol.identity import sanitize_nickname
 from p2p.shell import commands as cmds
 from p2p.shell.app import ShellApp
@@ -33,6 +34,11 @@ RESUME_CANDIDATES = 5
 LOBBY_REFRESH_S = 0.2
 """The lobby pane is rebuilt at most this often (a presence flood must not cost O(N)
 per presence)."""
+PRESENCE_LINES_BURST = 5
+PRESENCE_LINES_EVERY_MS = 5_000
+"""Strangers' join/leave lines: 5 at once, then one per 5 s; the rest are counted."""
+MAX_PRESENT = 5_000
+"""Announced labels remembered (the lobby itself keeps at most 4,096 strangers)."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +79,10 @@ class OnlineSession:
         """Per round id: how many resigned/left seats were already announced."""
         self._present: dict[bytes, str] = {}
         """Who we have announced as online, with the label shown (joins are said once)."""
+        self._presence_lines = TokenBucket(PRESENCE_LINES_BURST, PRESENCE_LINES_EVERY_MS)
+        """Join/leave lines of strangers share this budget; a lobby flood cannot fill the chat."""
+        self._presence_hidden = 0
+        """Join/leave/rename lines of strangers held back by that budget, said as one count."""
         self.join_timeout = 10.0
         """Seconds ``/join`` waits for the round behind a code (its retained genesis)."""
         self._lobby_refresh: asyncio.TimerHandle | None = None
@@ -882,19 +892,38 @@ class OnlineSession:
         self.state.add(self.t.t(key, nick=nick, secs=self._seconds_left(rnd)), "warn")
 
     def _presence(self, pk: bytes, label: str, online: bool) -> None:
-        """Say when someone comes or goes, or changes name; a busy/free flip is silent."""
+        """Say when someone comes or goes, or changes name; a busy/free flip is silent.
+
+        Friends and people we play with are always announced; strangers share one small
+        budget, and what it holds back is said as a single count (the lobby pane lists
+        them all), so thousands of fresh keys cannot push the conversation out of view.
+        """
         known = self._present.get(pk)
         if not online:
             if self._present.pop(pk, None) is not None:
-                self.state.add(self.t.t("net.left", nick=known))
+                self._say_presence(pk, self.t.t("net.left", nick=known))
         elif known is None:
             self._present[pk] = label
-            self.state.add(self.t.t("net.joined", nick=label))
+            if len(self._present) > MAX_PRESENT:  # bounded memory per stranger
+                self._present.pop(next(iter(self._present)))
+            self._say_presence(pk, self.t.t("net.joined", nick=label))
             self._warn_impostor(pk)
         elif known != label:
             self._present[pk] = label
-            self.state.add(self.t.t("net.renamed", old=known, nick=label))
+            self._say_presence(pk, self.t.t("net.renamed", old=known, nick=label))
             self._warn_impostor(pk)
+
+    def _say_presence(self, pk: bytes, line: str) -> None:
+        """One join/leave/rename line, within the strangers' budget (see ``_presence``)."""
+        friendly = self.peer.lobby.rank(pk) == 0
+        now = int(asyncio.get_running_loop().time() * 1000)
+        if not friendly and not self._presence_lines.take(now):
+            self._presence_hidden += 1
+            return
+        if self._presence_hidden:
+            self.state.add(self.t.t("net.presence_hidden", count=self._presence_hidden))
+            self._presence_hidden = 0
+        self.state.add(line)
 
     def _warn_impostor(self, pk: bytes) -> bool:
         """Say so when ``pk`` uses a friend's nickname with another key; ``True`` if it did."""
