@@ -150,11 +150,11 @@ async def loop_stall(url: str, offload: bool, plies: int = 12) -> tuple[float, f
     """Longest and p99 event-loop stall while a strong computer seat plays (cube meister).
 
     The admin's peer computes each computer move and the guest recomputes it to check it;
-    with ``offload`` those machine steps run in a worker thread (``p2p.peer._call``).
+    with ``offload`` those machine steps run in a worker thread (``p2p.peer.driving``).
     """
-    import p2p.peer as peer_module
+    from p2p.peer import config as peer_config
 
-    peer_module.OFFLOAD_COMPUTER_MOVES = offload
+    peer_config.OFFLOAD_COMPUTER_MOVES = offload
     gaps: list[float] = []
     stop = asyncio.Event()
 
@@ -194,7 +194,7 @@ async def loop_stall(url: str, offload: bool, plies: int = 12) -> tuple[float, f
         stop.set()
         await task
         await rnd.resign()
-    peer_module.OFFLOAD_COMPUTER_MOVES = True
+    peer_config.OFFLOAD_COMPUTER_MOVES = True
     return max(gaps), p99(gaps)
 
 

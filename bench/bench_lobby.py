@@ -43,9 +43,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import aiomqtt
 
-from p2p import peer as peer_module
 from p2p.net.broker import LocalBroker
 from p2p.peer import Peer
+from p2p.peer import config as peer_config
 from p2p.protocol import lobby as lobby_module
 from p2p.protocol.topics import Topics
 
@@ -57,7 +57,7 @@ def stretch(heartbeat_ms: int) -> None:
     """Bench-only knobs, per process: heartbeat interval; TTL and silence kept long."""
     lobby_module.HEARTBEAT_MS = heartbeat_ms
     lobby_module.PRESENCE_TTL_S = 3_600
-    peer_module.PRESENCE_TTL_S = 3_600
+    peer_config.PRESENCE_TTL_S = 3_600
     lobby_module.SILENCE_MS = 7_200_000
 
 

@@ -23,8 +23,8 @@ from conftest import (
 )
 from test_integration_rounds import assert_same_outcome
 
-from p2p import peer as peer_module
 from p2p.peer import Peer
+from p2p.peer import config as peer_config
 from p2p.protocol import canonical, sealing
 from p2p.protocol import events as ev
 from p2p.protocol.identity import Identity
@@ -79,7 +79,7 @@ def fake_genesis(stranger: Identity, admin_key: str, private: bool = True) -> ev
 def test_stranger_cannot_hijack_or_kill_a_private_round(
     broker_url: str, mosquitto, attack: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(peer_module, "GENESIS_REPAIR_S", 1.5)
+    monkeypatch.setattr(peer_config, "GENESIS_REPAIR_S", 1.5)
 
     async def body() -> None:
         stranger = Identity.from_seed(bytes(range(7, 39)))
@@ -315,11 +315,11 @@ def test_a_flood_on_the_genesis_topic_costs_the_admin_one_repair_per_interval(
                 10,
                 "the host to see the flood",
             )
-            await asyncio.sleep(2 * peer_module.GENESIS_REPAIR_S)
+            await asyncio.sleep(2 * peer_config.GENESIS_REPAIR_S)
             elapsed = loop.time() - started
             counting.cancel()
             assert await retained(mosquitto.port, topic) == real
-            assert 1 <= repairs <= elapsed / peer_module.GENESIS_REPAIR_S + 1
+            assert 1 <= repairs <= elapsed / peer_config.GENESIS_REPAIR_S + 1
 
     run(body(), timeout=60)
 

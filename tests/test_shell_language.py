@@ -78,7 +78,7 @@ def test_engine_reasons_have_a_text_in_both_languages() -> None:
     assert len(codes) > 20
     base = Path(__file__).resolve().parents[1] / "p2p"
     actions = re.compile(r"""ActionError\(\s*f?"[^"]*",\s*"(\w+)\"""")
-    for path in (base / "peer.py", base / "protocol" / "round_machine.py"):
+    for path in [*(base / "peer").glob("*.py"), *(base / "protocol").glob("round*.py")]:
         codes |= set(actions.findall(path.read_text(encoding="utf-8")))
     assert {"busy", "code_unknown", "not_your_turn"} <= codes
     assert sorted(c for c in codes if f"reason.{c}" not in CATALOGUE) == []

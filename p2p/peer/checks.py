@@ -1,0 +1,177 @@
+"""Pure helpers of the peer: cheap edge checks, joinability, inbox rule, movers."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from p2p.games import Game, game_class
+from p2p.peer.config import now_ms
+from p2p.protocol.effects import (
+    Dropped,
+    Effect,
+)
+from p2p.protocol.events import Event
+from p2p.protocol.identity import verify
+from p2p.protocol.lobby import (
+    DECLINED_CANCEL,
+    LONGEST_INVITATION_MS,
+)
+from p2p.protocol.round import (
+    RoundState,
+    TurnTimeouts,
+)
+
+if TYPE_CHECKING:
+    from p2p.peer.handles import Round
+
+def _unjoinable(genesis: Event, timeouts: TurnTimeouts) -> str:
+    """Why a genesis found behind a join code is not one to join ("" if it is)."""
+    from p2p.protocol.round import RoundError
+
+    try:
+        state = RoundState.from_genesis(genesis, timeouts)
+    except RoundError as err:
+        return f"unusable genesis: {err}"
+    if not state.private:
+        return "not a private round"
+    if state.expires <= now_ms():
+        return "an expired private round"
+    if state.expires > now_ms() + LONGEST_INVITATION_MS:
+        return "a private round that expires too far ahead"
+    if not any(seat.pk is None and not seat.is_computer for seat in state.seats):
+        return "a private round without an open seat"
+    return ""
+
+
+def _mover(rnd: Round, event: Event) -> int | None:
+    """The seat that made ``event`` (a move), from a shadow engine that follows the chain.
+
+    The shadow is built on first use from the chain before ``event`` (a round taken up
+    from a log or a sync), then follows every move and seal as it is applied.
+    """
+    st = rnd.machine.state
+    try:
+        if rnd._shadow is None:
+            if st.starter is None:
+                return None
+            shadow = game_class(st.game_name).create(
+                {**st.options, "first": st.starter}
+            )
+            for earlier in st.chain:
+                if earlier.id == event.id:
+                    break
+                _follow(shadow, st, earlier)
+            rnd._shadow = shadow
+        seat = rnd._shadow.to_move()
+        rnd._shadow.push(event.body["move"])
+        return seat
+    except Exception:  # noqa: BLE001 - only a label for display; the chain is verified
+        rnd._shadow = None
+        return None
+
+
+def _follow(shadow: Game, st: RoundState, event: Event) -> None:
+    """Apply a chain event's effect on the position to the shadow engine."""
+    if event.kind == "move":
+        shadow.push(event.body["move"])
+    elif event.kind == "seal":
+        if any(inner.kind == "takeback" for inner in event.sealed()):
+            shadow.pop()
+            return
+        for inner in event.sealed():
+            seat = st.seat_of(inner.pk)
+            if seat is not None:
+                with contextlib.suppress(Exception):
+                    shadow.resign(seat)
+    elif event.kind == "forfeit":
+        with contextlib.suppress(Exception):
+            shadow.resign(event.body["seat"])
+
+
+def _claimed_key(payload: bytes) -> bytes | None:
+    """The public key an event claims to be signed by, without parsing it (unverified).
+
+    In the canonical encoding the envelope's keys are sorted and ``body`` comes before
+    ``pk``, while nothing after ``pk`` holds one: the last ``"pk":"`` is the envelope's.
+    """
+    at = payload.rfind(b'"pk":"')
+    if at < 0:
+        return None
+    try:
+        key = bytes.fromhex(payload[at + 6 : at + 70].decode("ascii"))
+    except ValueError:
+        return None
+    return key if len(key) == 32 else None
+
+
+def _signed_id(payload: bytes, public_key: bytes) -> str | None:
+    """The event id if ``payload`` carries a valid signature by ``public_key``, else None.
+
+    The cheap half of ``events.parse``: in the canonical encoding the envelope's ``sig``
+    is the last ``"sig":"`` (only ``ts`` and ``v`` follow it), so the signed bytes are the
+    payload without that field, and the id is their SHA-256.  A payload that is not
+    canonical fails here or in the full parse that follows for everything accepted.
+    """
+    at = payload.rfind(b'"sig":"')
+    end = at + 7 + 128
+    if at < 1 or payload[end : end + 2] != b'",':
+        return None
+    try:
+        signature = bytes.fromhex(payload[at + 7 : end].decode("ascii"))
+    except ValueError:
+        return None
+    digest = hashlib.sha256(payload[:at] + payload[end + 2 :]).digest()
+    if not verify(public_key, signature, digest):
+        return None
+    return digest.hex()
+
+
+class _WarnBudget:
+    """At most ``burst`` warnings at once, ``rate`` per second after: a flood is counted,
+    not written to the log line by line."""
+
+    def __init__(self, rate: float = 10.0, burst: float = 50.0) -> None:
+        self._rate, self._burst = rate, burst
+        self._tokens, self._last = burst, time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self._tokens = min(self._burst, self._tokens + (now - self._last) * self._rate)
+        self._last = now
+        if self._tokens < 1:
+            return False
+        self._tokens -= 1
+        return True
+
+
+_BENIGN = frozenset(
+    {
+        "duplicate",
+        "older than the presence we hold",
+        "not sealed with the round key",
+        "not sealed to us",
+        # several brokers: each connection has a session of its own, so the Will of a
+        # connection to one broker arrives while we hold the session of another
+        "offline presence of another session",
+        DECLINED_CANCEL,
+    }
+)
+"""Drop reasons that honest traffic (or a stranger's noise we drop unread) produces:
+logged at debug level and counted, not reported."""
+
+
+def _inbox_problem(event: Event, rounds: Mapping[str, Round]) -> str:
+    """Why ``event`` does not belong in an inbox ('' if it does)."""
+    if event.kind not in ("genesis", "cancel"):
+        return f"a {event.kind} does not belong in an inbox (invitations and cancels only)"
+    if event.kind == "genesis" and event.round in rounds:
+        return "genesis of a round we already hold (not an invitation)"
+    return ""
+
+
+def _is_duplicate(effect: Effect) -> bool:
+    return isinstance(effect, Dropped) and effect.reason == "duplicate"

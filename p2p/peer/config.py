@@ -1,0 +1,28 @@
+"""Timing knobs of ``p2p.peer`` and the one wall clock the machines see."""
+
+from __future__ import annotations
+
+import time
+
+from p2p.protocol import lobby
+
+TICK_S = 0.25
+"""How often the round machines' timers run."""
+RESYNC_AFTER_S = 2.0
+"""A round with events parked (an earlier one is missing) asks for a sync after this long."""
+OFFLOAD_COMPUTER_MOVES = True
+"""Run machine steps of rounds with computer seats in a worker thread (see ``Peer._call``)."""
+MAX_MEMBER_NICKS = 256
+"""How many round members' nicknames a peer keeps for labels after they left the lobby."""
+GENESIS_REPAIR_S = 0.2
+"""The admin of a private round re-publishes its retained genesis this long after it saw
+it deleted or overwritten (at most once per this interval, however fast a stranger is)."""
+
+
+def now_ms() -> int:
+    """The wall clock in integer milliseconds: the only clock the machines ever see."""
+    return time.time_ns() // 1_000_000
+
+
+PRESENCE_TTL_S = lobby.PRESENCE_TTL_S
+"""How long the broker keeps our presence (the lobby's; a bench stretches it here)."""

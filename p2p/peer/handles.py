@@ -1,0 +1,302 @@
+"""``Round`` and ``Invitation``: the handles a user of ``Peer`` acts through."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from p2p.games import Game
+from p2p.peer.config import now_ms
+from p2p.peer.notifications import (
+    ChatMessage,
+    Notifications,
+)
+from p2p.protocol import sealing
+from p2p.protocol.chat import clean_line
+from p2p.protocol.events import Event
+from p2p.protocol.lobby import Invitation as LobbyInvitation
+from p2p.protocol.round import (
+    Phase,
+    RoundState,
+)
+from p2p.protocol.round_machine import RoundMachine
+
+if TYPE_CHECKING:
+    from p2p.peer.core import Peer
+
+class Round:
+    """One round this peer takes part in (as admin, invited member or code joiner).
+
+    ``round.game`` is the rules engine of the round (``None`` until play starts), equal on
+    every member; ``round.phase`` says where the round is; the action methods sign and
+    publish our part and raise ``ActionError`` when the action is not possible now.
+    """
+
+    def __init__(self, peer: Peer, machine: RoundMachine) -> None:
+        self._peer = peer
+        self.machine = machine
+        self.invited_by: bytes = machine.state.genesis.pk
+        self._changed = asyncio.Condition()
+        self._resync_count = 0
+        self._resync_flush: asyncio.Handle | None = None
+        self._parked_since: float | None = None
+        self._last_sync_request = 0.0
+        self._last_change = time.monotonic()
+        self.log_path: Path | None = None
+        self.code: str | None = machine.code
+        self._shadow: Game | None = None  # follows the moves to tell who made each one
+        self._lock = asyncio.Lock()  # one machine step at a time (see Peer._call)
+        self._has_computers = any(seat.is_computer for seat in machine.state.seats)
+        self._genesis_cleared = False
+        self._told_over: tuple | None = None
+        self.sealing_key: bytes = b""
+        """The round key every payload on the round's topics is sealed with
+        (``p2p.protocol.sealing``): chosen by the admin and sealed to each invitee in
+        the invitation, or derived from the join code of a private round."""
+        self._genesis_payload: bytes | None = None  # our retained genesis, as sealed
+        self._genesis_repair: asyncio.TimerHandle | None = None
+        self._members: tuple[int, frozenset[bytes]] = (-1, frozenset())
+
+    # -- queries ---------------------------------------------------------------------
+
+    @property
+    def id(self) -> str:
+        return self.machine.state.round_id
+
+    @property
+    def chain_state(self) -> RoundState:
+        """The verified chain and everything derived from it."""
+        return self.machine.state
+
+    @property
+    def game(self) -> Game | None:
+        """The rules engine after the moves so far (``None`` before play)."""
+        return self.machine.state.game
+
+    state = game  # the brief's name for it: ``round.state`` is the engine
+
+    @property
+    def game_name(self) -> str:
+        return self.machine.state.game_name
+
+    @property
+    def phase(self) -> Phase:
+        return self.machine.state.phase
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase in (Phase.OVER, Phase.CANCELLED)
+
+    @property
+    def my_seat(self) -> int | None:
+        return self.machine.my_seat
+
+    @property
+    def is_admin(self) -> bool:
+        return self.machine.is_admin
+
+    @property
+    def admin(self) -> bytes:
+        return self.machine.state.admin
+
+    @property
+    def seats(self) -> list[str]:
+        """A label per seat: nickname with fingerprint, computer level, or ``open``."""
+        out = []
+        for seat in self.machine.state.seats:
+            if seat.is_computer:
+                out.append(f"computer ({seat.level})")
+            elif seat.pk is None:
+                out.append("open")
+            else:
+                out.append(self._peer.label_of(seat.pk, seat.nick))
+        return out
+
+    @property
+    def is_my_turn(self) -> bool:
+        st = self.machine.state
+        if st.phase is not Phase.PLAY or st.game is None:
+            return False
+        seat = st.game.to_move()
+        return (
+            seat is not None and seat == self.my_seat and not st.seats[seat].is_computer
+        )
+
+    @property
+    def state_hash(self) -> str:
+        return self.machine.state.state_hash()
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        return self.machine.state.winners()
+
+    @property
+    def seed(self) -> bytes | None:
+        return self.machine.state.seed
+
+    @property
+    def starter(self) -> int | None:
+        return self.machine.state.starter
+
+    @property
+    def agreed(self) -> bool:
+        """True once every human seat signed the final head and state hash (``ack``)."""
+        return self.machine.agreed()
+
+    def log(self) -> list[Event]:
+        """The verified chain, genesis first."""
+        return self.machine.log()
+
+    def topic(self, channel: str = "events") -> str:
+        """The MQTT topic of one of the round's channels (events, sync, chat, genesis)."""
+        key = self.machine.key
+        routes = {
+            "events": self._peer.topics.round_events,
+            "sync": self._peer.topics.round_sync,
+            "chat": self._peer.topics.round_chat,
+            "genesis": self._peer.topics.round_genesis,
+        }
+        return routes[channel](key).topic
+
+    def sealed(self, payload: bytes, channel: str = "events") -> bytes:
+        """``payload`` sealed with the round key, as a member sends it on ``channel``.
+
+        For tests and tools that publish a member's own bytes (e.g. a hostile member's
+        signed event) through a client of their own.
+        """
+        return sealing.seal_round(
+            self.sealing_key, os.urandom(sealing.NONCE_SIZE), channel, payload
+        )
+
+    def _has_member(self, public_key: bytes) -> bool:
+        """True if ``public_key`` holds a seat (the edge's "known member key" check).
+
+        Seats change only with the chain, so the set is rebuilt when the chain grows.
+        """
+        st = self.machine.state
+        length = len(st.chain)
+        if self._members[0] != length:
+            self._members = (
+                length,
+                frozenset(seat.pk for seat in st.seats if seat.pk is not None),
+            )
+        return public_key in self._members[1]
+
+    def __repr__(self) -> str:
+        return f"Round({self.id[:8]} {self.game_name} {self.phase.value})"
+
+    # -- actions ---------------------------------------------------------------------
+
+    async def play(self, move: str) -> None:
+        """Play ``move`` (canonical or as a person types it) for our seat."""
+        await self._peer._act(self, lambda m, now: m.move(move, now))
+
+    async def resign(self) -> None:
+        """Give up our seat."""
+        await self._peer._act(self, lambda m, now: m.resign(now))
+
+    async def leave(self) -> None:
+        """Leave the round (in play: resigns; the admin role passes on)."""
+        await self._peer._act(self, lambda m, now: m.leave(now))
+
+    async def request_takeback(self) -> None:
+        """Ask the others to take back our last move (once per round, before it is answered)."""
+        await self._peer._act(self, lambda m, now: m.request_takeback(now))
+
+    async def accept_takeback(self) -> None:
+        """As the player to move: agree to take back the last move its mover asked about."""
+        await self._peer._act(self, lambda m, now: m.accept_takeback(now))
+
+    @property
+    def takeback_asked(self) -> int | None:
+        """The seat asking to take back the last move (``None``: nobody asks)."""
+        request = self.machine.takeback_request()
+        return None if request is None else self.machine.state.seat_of(request.pk)
+
+    async def cancel(self, reason: str = "cancelled by the admin") -> None:
+        """The admin calls the round off before play."""
+        await self._peer._act(self, lambda m, now: m.cancel(reason, now))
+
+    async def say(self, text: str) -> None:
+        """A round chat line."""
+        line = clean_line(text)
+        await self._peer._act(self, lambda m, now: m.chat(text, now))
+        me = self._peer.identity
+        self._peer._notify(
+            ChatMessage(me.public_key, self._peer.nick, line, self.id, now_ms())
+        )
+
+    async def request_sync(self) -> None:
+        """Ask the other members for the chain from our head on."""
+        self._last_sync_request = time.monotonic()
+        await self._peer._act(self, lambda m, now: m.request_sync(now))
+
+    # -- waiting ---------------------------------------------------------------------
+
+    async def _signal(self) -> None:
+        async with self._changed:
+            self._changed.notify_all()
+
+    async def wait_until(
+        self, predicate: Callable[[Round], bool], timeout: float | None = None
+    ) -> None:
+        """Wait until ``predicate(round)`` holds; ``asyncio.TimeoutError`` after ``timeout``."""
+
+        async def waiter() -> None:
+            async with self._changed:
+                await self._changed.wait_for(lambda: predicate(self))
+
+        await asyncio.wait_for(waiter(), timeout)
+
+    async def wait_started(self, timeout: float | None = 60) -> None:
+        """Wait until play begins (or the round is cancelled)."""
+        await self.wait_until(
+            lambda r: r.phase in (Phase.PLAY, Phase.OVER, Phase.CANCELLED), timeout
+        )
+
+    async def wait_over(self, timeout: float | None = None) -> None:
+        """Wait until the round is over or cancelled."""
+        await self.wait_until(lambda r: r.is_over, timeout)
+
+    async def wait_turn(self, timeout: float | None = None) -> bool:
+        """Wait until it is our turn (``True``) or the round is over (``False``)."""
+        await self.wait_until(lambda r: r.is_my_turn or r.is_over, timeout)
+        return self.is_my_turn
+
+    def events(self) -> Notifications:
+        """Notifications about this round only."""
+        return Notifications(self._peer, lambda n: getattr(n, "round", None) is self)
+
+
+class Invitation:
+    """A round someone invited us to, not answered yet: ``accept()`` or ``decline()``."""
+
+    def __init__(self, peer: Peer, pending: LobbyInvitation) -> None:
+        self._peer = peer
+        self.genesis = pending.genesis
+        body = pending.genesis.body
+        self.round_id: str = pending.round_id
+        self.admin: bytes = pending.admin
+        self.game: str = body["game"]
+        self.options: dict[str, Any] = dict(body["options"])
+        self.expires: int = body["expires"]
+        self.drawn: bool = body["start"] is None
+
+    @property
+    def admin_label(self) -> str:
+        return self._peer.label_of(self.admin)
+
+    async def accept(self) -> Round:
+        """Take our seat; returns the round (play starts once every seat accepted)."""
+        return await self._peer._accept_invitation(self.round_id)
+
+    async def decline(self) -> None:
+        """Say no; the admin then calls the round off."""
+        await self._peer._decline_invitation(self.round_id)
+
+    def __repr__(self) -> str:
+        return f"Invitation({self.round_id[:8]} {self.game} from {self.admin_label})"

@@ -1,0 +1,223 @@
+"""Every message that arrives at ``Peer``: the edge's cheap classification, then dispatch
+to a round or the lobby."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from p2p.net.inbound import Lane, Verdict
+from p2p.net.transport import Inbound
+from p2p.peer.checks import (
+    _claimed_key,
+    _inbox_problem,
+    _is_duplicate,
+    _signed_id,
+    _unjoinable,
+)
+from p2p.peer.config import now_ms
+from p2p.protocol import events as ev
+from p2p.protocol import sealing
+from p2p.protocol.effects import dropped
+from p2p.protocol.events import EventError
+from p2p.protocol.sealing import SealError
+
+log = logging.getLogger("p2p.peer")
+
+
+class Receiving:
+    """Every message that arrives at ``Peer``: the edge's cheap classification, then
+    dispatch to a round or the lobby."""
+
+    async def _receive_loop(self) -> None:
+        async for message in self.transport.messages():
+            self.stats.received += 1
+            try:
+                await self._dispatch(message)
+            except Exception:
+                log.exception(
+                    "internal error while handling a message on %s", message.topic
+                )
+            # Let the network reader run between two messages: the edge's cheap checks
+            # must keep up with the socket, or a move waits in the socket behind a flood.
+            await asyncio.sleep(0)
+
+    def _classify(self, topic: str, payload: bytes) -> Verdict:
+        """The cheap checks of the network edge (``p2p.net.inbound``): which lane, or drop.
+
+        Runs for every message in the network read path, so it only looks at the topic
+        and the key the payload claims (no JSON parse), except for one case: a message on
+        our round's topic that claims a member's key has its signature checked here
+        (``_signed_id``), so a forger can neither jump the queue nor use up that member's
+        budget, and a replay of an event we hold costs one hash and one verification.
+        """
+        root = self.topics.root + "/"
+        if not topic.startswith(root):
+            return Verdict(None, reason="foreign topic")
+        rest = topic[len(root) :]
+        if rest.startswith("round/"):
+            return self._classify_round(rest, payload)
+        sender = _claimed_key(payload)
+        if rest == f"inbox/{self.peer_id}":
+            return Verdict(Lane.INBOX, sender)
+        if rest.startswith("lobby/"):
+            known = sender is not None and (
+                sender in self.lobby.peers
+                or sender == self.public_key
+                or any(r._has_member(sender) for r in self.rounds.values())
+            )
+            if not known:
+                return Verdict(Lane.STRANGER, sender)
+            # A known key's budget must not be used up by someone who only writes that
+            # key into junk (its presences would be lost, and a round member would look
+            # silent): its signature is checked before its budget is charged.
+            if sender is None or _signed_id(payload, sender) is None:
+                return Verdict(None, reason="forged")
+            return Verdict(Lane.KNOWN, sender)
+        return Verdict(None, reason="unknown topic")
+
+    def _classify_round(self, rest: str, payload: bytes) -> Verdict:
+        """A message on a round topic: members' signed events of our rounds go first.
+
+        The retained genesis channel is watched here and goes no further once we hold
+        the round (a joiner still waiting gets it through the small ``ROUND_OTHER`` lane,
+        like anything from a non-member).  On a sealed (private) round
+        the payload is opened here (an AEAD check costs microseconds) and handed on
+        opened; one that does not open is dropped unread.
+        """
+        parts = rest.split("/")
+        if len(parts) != 3:
+            return Verdict(None, reason="unknown topic")
+        rnd = self._by_key.get(parts[1])
+        if rnd is None:
+            if parts[1] in self._joining:
+                return Verdict(Lane.ROUND_OTHER, _claimed_key(payload))
+            return Verdict(None, reason="not our round")
+        if parts[2] == "genesis":
+            # We hold the round, so we need no genesis from the topic; but as its admin
+            # we watch it here, where a flood cannot hide the overwrite that counts
+            # (the repair is rate-limited by ``_watch_genesis`` itself).
+            self._watch_genesis(rnd, payload)
+            return Verdict(None, reason="genesis of a round we hold")
+        if not payload:
+            return Verdict(Lane.ROUND_OTHER, None)
+        try:
+            opened = sealing.open_round(rnd.sealing_key, parts[2], payload)
+        except SealError:
+            return Verdict(None, reason="not sealed with the round key")
+        sender = _claimed_key(opened)
+        if sender is None or not rnd._has_member(sender):
+            return Verdict(Lane.ROUND_OTHER, sender, parsed=opened)
+        event_id = _signed_id(opened, sender)
+        if event_id is None:
+            self._warn(
+                f"dropped payload on {rest} from {sender.hex()[:8]}: bad signature",
+                rnd.id,
+                "bad signature",
+                "payload",
+            )
+            return Verdict(None, reason="forged")
+        if event_id in rnd.machine.seen:  # a replay of an event we have
+            return Verdict(None, reason="duplicate")
+        return Verdict(Lane.ROUND, sender, parsed=opened)
+
+    def _edge_drop(self, reason: str) -> None:
+        self.stats.count_drop(reason)
+
+    async def _dispatch(self, message: Inbound) -> None:
+        topic = message.topic
+        root = self.topics.root + "/"
+        if not topic.startswith(root):
+            return
+        rest = topic[len(root) :]
+        if topic == self.lobby.will_route().topic:  # what the broker holds as ours
+            effects = self.lobby.receive_bytes(
+                message.payload, now_ms(), topic, message.retain
+            )
+            await self._run_lobby_effects(effects)
+            return
+        payload: bytes | None = message.payload
+        where = self._round_topic(topic)
+        if isinstance(message.parsed, bytes):
+            payload = message.parsed  # opened at the edge (``_classify``)
+        elif where is not None:
+            payload = self._unseal(where[0], where[1], message.payload)
+        if not payload:
+            return  # an emptied retained message: harmless by design
+        inbox = rest == f"inbox/{self.peer_id}"
+        if inbox:  # sealed to us: (round key, its proof, event)
+            try:
+                invite_key, auth, topic_key, payload = sealing.open_invitation(
+                    self._seed, self.public_key, payload
+                )
+            except SealError as err:
+                self._warn(f"dropped payload on {rest}: {err}", None, str(err), "payload")
+                return
+        try:
+            event = ev.parse(payload)
+        except EventError as err:
+            self._warn(
+                f"dropped payload on {rest} from ?: {err}", None, str(err), "payload"
+            )
+            return
+        if inbox:
+            if event.round is None or not sealing.check_key_auth(
+                self._seed,
+                self.public_key,
+                event.pk,
+                event.round,
+                invite_key,
+                topic_key,
+                auth,
+            ):
+                reason = "round key not sealed by the event's signer"
+                self._warn(f"dropped {event.describe()}: {reason}", event.round, reason, event.kind)
+                return
+            if event.kind == "genesis" and not event.body["private"] and topic_key.hex() != event.round:
+                # a public round's topics are its id: an inviter naming other topics would
+                # send us onto another round's topics (and take their place in ``_by_key``)
+                reason = "a public round's topics are not its id"
+                self._warn(f"dropped {event.describe()}: {reason}", event.round, reason, event.kind)
+                return
+            if event.kind == "genesis":
+                self._remember_invite_key(event.round, invite_key, topic_key.hex())
+        if rest.startswith("round/"):
+            parts = rest.split("/")
+            rnd = self._by_key.get(parts[1]) if len(parts) == 3 else None
+            joining = self._joining.get(parts[1]) if len(parts) == 3 else None
+            if (
+                rnd is None
+                and joining is not None
+                and parts[2] == "genesis"
+                and event.kind == "genesis"
+            ):
+                why = _unjoinable(event, self.turn_timeouts)
+                if why:  # e.g. a holder of the code planted a round of its own
+                    self._warn(f"ignored genesis behind a code: {why}", None, why, "genesis")
+                elif not joining[0].done():
+                    joining[0].set_result(event)
+                return
+            if rnd is not None:
+                effects = await self._call(
+                    rnd, lambda: rnd.machine.receive(event, now_ms())
+                )
+                await self._run_effects(rnd, effects, source=parts[2])
+            return
+        if rest.startswith("inbox/"):
+            # an inbox carries invitations (genesis) and their cancels, nothing else: a
+            # round event sent to one member's inbox must not fork it off the round
+            problem = _inbox_problem(event, self.rounds)
+            if problem:
+                text = dropped(event, problem).describe()
+                self._warn(text, event.round, problem, event.kind)
+                return
+            if event.kind == "cancel" and event.round in self.rounds:
+                rnd = self.rounds[event.round]  # a cancel copied to our inbox
+                effects = await self._call(
+                    rnd, lambda: rnd.machine.receive(event, now_ms())
+                )
+                await self._run_effects(
+                    rnd, [e for e in effects if not _is_duplicate(e)]
+                )
+                return
+        await self._lobby_receive(event, topic)
