@@ -16,6 +16,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 from urllib.parse import urlsplit
 
+from p2p.protocol.identity import fingerprint
 from p2p.shell.app import ShellApp
 from p2p.shell.online import OnlineSession
 
@@ -112,7 +113,7 @@ async def connect(
     ctl.online = session
     shell.state.connection = ""
     shell.state.online = True
-    ctl.say("net.connected", broker=broker, nick=peer.nick, fp=peer.short_id)
+    ctl.say("net.connected", broker=broker, nick=peer.nick, fp=fingerprint(peer.public_key))
     shell.on_exit.append(peer.close)
     ctl.spawn(session.pump())
     ctl.spawn(ctl._guard(session.resume_unfinished()))  # a round left running by a restart

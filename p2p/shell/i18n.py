@@ -306,7 +306,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Die Runde beginnt von selbst, sobald alle angenommen haben (Phase {phase}; Plätze: {seats}; offen: {waiting}).",
         "The round starts by itself once everyone has accepted (phase {phase}; seats: {seats}; open: {waiting}).",
     ),
-    "net.starter_set": ("Beginner der nächsten Einladung: {who} (me/NICK/draw).", "Starter of the next invitation: {who} (me/NICK/draw)."),
+    "net.starter_set": ("Wer die nächste Einladung beginnt: {who} (me/NICK/draw).", "Starter of the next invitation: {who} (me/NICK/draw)."),
     "net.private_open": (
         "Private Runde {game} eröffnet; freie Plätze für den Code: {seats}.",
         "Private round of {game} opened; seats open for the code: {seats}.",
@@ -340,7 +340,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "end.resignation": ("Aufgabe", "resignation"),
     "end.forfeit": ("Zeitüberschreitung", "turn timeout"),
     "net.renamed": ("{old} heißt jetzt {nick}.", "{old} is now called {nick}."),
-    "net.drawing": ("Alle Plätze besetzt; der Beginner wird ausgelost.", "All seats taken; drawing the starting player."),
+    "net.drawing": ("Alle Plätze besetzt; wer beginnt, wird ausgelost.", "All seats taken; drawing the starting player."),
     "net.expired": ("Die Einladung ist abgelaufen.", "The invitation expired."),
     "notice.cancelled.declined": ("{nick} hat abgelehnt; die Runde ist abgesagt.", "{nick} declined; the round is called off."),
     "notice.cancelled.left": ("{nick} ist vor dem Start gegangen; die Runde ist abgesagt.", "{nick} left before the start; the round is called off."),
