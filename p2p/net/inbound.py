@@ -109,7 +109,7 @@ DEFAULT_BUDGETS: dict[Lane, LaneLimits] = {
     # retained messages are exempt from the lane budget (not from the sender's).
     Lane.STRANGER: LaneLimits(2500, Budget(2.0, 10.0), Budget(100.0, 200.0)),
 }
-"""The budgets documented in ``docs/protocol.md`` (section "Inbound budgets")."""
+"""The budgets documented in ``docs/protocol.md`` (§13, "The network edge")."""
 
 Classifier = Callable[[str, bytes], Verdict]
 
