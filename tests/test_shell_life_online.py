@@ -37,6 +37,20 @@ def status(h: HeadlessShell) -> str:
     return h.controller.status_text()
 
 
+async def accepted_from(alice: Peer, h: HeadlessShell) -> peer_mod.Round:
+    """The shell accepts ``alice``'s Connect Four invitation; alice plays 1, our turn."""
+    await h.wait_screen("Connected to", 10)
+    my_id = h.controller.online.peer.peer_id
+    await h.wait_for(lambda: alice.find_peer(my_id[:8]) is not None, 10)
+    ra = await alice.invite([my_id[:8]], "connect4", start=0)
+    await said(h, "invites you to Connect Four")
+    await h.type_line("/accept")
+    await ra.wait_turn(20)
+    await ra.play("1")
+    await h.wait_for(lambda: "To move: Yellow (you)" in status(h), 20)
+    return ra
+
+
 async def seen_in_lobby(h: HeadlessShell, nick: str) -> None:
     await h.wait_for(lambda: any(e.nick == nick for e in h.controller.state.lobby), 10)
 
@@ -194,15 +208,7 @@ def test_a_restarted_shell_takes_its_round_up_again(tmp_path: Path, broker_url: 
             async with HeadlessShell(
                 config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100,
             ) as h:
-                await h.wait_screen("Connected to", 10)
-                my_id = h.controller.online.peer.peer_id
-                await h.wait_for(lambda: alice.find_peer(my_id[:8]) is not None, 10)
-                ra = await alice.invite([my_id[:8]], "connect4", start=0)
-                await said(h, "invites you to Connect Four")
-                await h.type_line("/accept")
-                await ra.wait_turn(20)
-                await ra.play("1")
-                await h.wait_for(lambda: "To move: Yellow (you)" in status(h), 20)
+                ra = await accepted_from(alice, h)
                 h.send("7")
                 await ra.wait_turn(20)
                 await ra.play("1")
@@ -434,15 +440,7 @@ def test_a_round_played_on_another_broker_is_not_resumed_here(tmp_path: Path, br
             async with HeadlessShell(
                 config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100,
             ) as h:
-                await h.wait_screen("Connected to", 10)
-                my_id = h.controller.online.peer.peer_id
-                await h.wait_for(lambda: alice.find_peer(my_id[:8]) is not None, 10)
-                ra = await alice.invite([my_id[:8]], "connect4", start=0)
-                await said(h, "invites you to Connect Four")
-                await h.type_line("/accept")
-                await ra.wait_turn(20)
-                await ra.play("1")
-                await h.wait_for(lambda: "To move: Yellow (you)" in status(h), 20)
+                ra = await accepted_from(alice, h)
             side = tmp_path / "rounds" / f"round-{ra.id}.shell.json"
             data = json.loads(side.read_text())
             assert data["broker"] == broker_url
@@ -470,15 +468,7 @@ def test_a_shell_restarted_after_its_forfeit_learns_the_result_and_is_free(tmp_p
                 config_dir=tmp_path, lang="en", broker=broker_url, rows=30, columns=100,
                 startup=attach(broker_url, peer_options=options),
             ) as h:
-                await h.wait_screen("Connected to", 10)
-                my_id = h.controller.online.peer.peer_id
-                await h.wait_for(lambda: alice.find_peer(my_id[:8]) is not None, 10)
-                ra = await alice.invite([my_id[:8]], "connect4", start=0)
-                await said(h, "invites you to Connect Four")
-                await h.type_line("/accept")
-                await ra.wait_turn(20)
-                await ra.play("1")
-                await h.wait_for(lambda: "To move: Yellow (you)" in status(h), 20)
+                ra = await accepted_from(alice, h)
             await ra.wait_over(20)  # we quit on our turn: alice forfeits us after 2 s offline
             assert ra.winners == (0,)
             async with HeadlessShell(

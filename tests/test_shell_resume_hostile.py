@@ -4,12 +4,12 @@ Mosquitto): each gives one clear line and changes nothing -- no traceback, no ge
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 from pathlib import Path
 
 import pytest
+from test_shell_life_online import accepted_from, run, said
 
 from p2p.shell.connect import attach
 from p2p.shell.testing import HeadlessShell
@@ -18,17 +18,8 @@ peer_mod = pytest.importorskip("p2p.peer")
 Peer = peer_mod.Peer
 
 
-def run(coro):
-    return asyncio.run(asyncio.wait_for(coro, 120))
-
-
 def lines(h: HeadlessShell) -> list[str]:
     return h.controller.state.text_lines()
-
-
-async def said(h: HeadlessShell, text: str, timeout: float = 10.0) -> str:
-    await h.wait_for(lambda: any(text in line for line in lines(h)), timeout)
-    return next(line for line in lines(h) if text in line)
 
 
 def files(folder: Path) -> dict[str, bytes | None]:
@@ -56,15 +47,7 @@ def test_hostile_files_beside_an_unfinished_round_give_one_line_and_change_nothi
     async def scenario() -> None:
         async with Peer(broker_url, nick="alice") as alice:
             async with shell() as h:
-                await h.wait_screen("Connected to", 10)
-                my_id = h.controller.online.peer.peer_id
-                await h.wait_for(lambda: alice.find_peer(my_id[:8]) is not None, 10)
-                ra = await alice.invite([my_id[:8]], "connect4", start=0)
-                await said(h, "invites you to Connect Four")
-                await h.type_line("/accept")
-                await ra.wait_turn(20)
-                await ra.play("1")
-                await h.wait_for(lambda: "To move: Yellow (you)" in h.controller.status_text(), 20)
+                ra = await accepted_from(alice, h)
             side = rounds / f"round-{ra.id}.shell.json"
             key = rounds / f"round-{ra.id}.key"
             log = rounds / f"round-{ra.id}.log"
