@@ -10,6 +10,7 @@ import contextlib
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,6 +23,14 @@ Peer = peer_mod.Peer
 
 def run(coro):
     return asyncio.run(asyncio.wait_for(coro, 120))
+
+
+def online_shell(tmp_path: Path, broker_url: str, lang: str = "en", **attach_options: Any) -> HeadlessShell:
+    """A headless shell (30 x 100) with its config in ``tmp_path``, connecting to ``broker_url``."""
+    return HeadlessShell(
+        config_dir=tmp_path, lang=lang, broker=broker_url, rows=30, columns=100,
+        startup=attach(broker_url, **attach_options),
+    )
 
 
 async def said(h: HeadlessShell, text: str, timeout: float = 10.0) -> str:
@@ -64,6 +73,13 @@ async def accept_next(peer) -> object:
     raise TimeoutError("no invitation arrived")
 
 
+async def bob_accepts(h: HeadlessShell, bob: Peer, words: str) -> peer_mod.Round:
+    """The shell invites ``bob`` (``/invite bob <words>``) once it sees him; bob accepts."""
+    await seen_in_lobby(h, "bob")
+    await h.type_line(f"/invite bob {words}")
+    return await accept_next(bob)
+
+
 async def autoplay(rnd, pick=lambda moves: moves[0]) -> None:
     """A scripted member plays ``pick(legal moves)`` whenever it is its turn."""
     while not rnd.is_over:
@@ -77,14 +93,10 @@ def test_the_move_list_names_the_real_mover_and_a_leave_ends_the_status(tmp_path
     line_re = re.compile(r"^\d\d:\d\d (Red|Yellow|Blue) \(([^)]*)\): ([a-d][1-4])$")
 
     async def scenario() -> None:
-        async with HeadlessShell(
-            config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100
-        ) as h:
+        async with online_shell(tmp_path, broker_url) as h:
             await h.wait_screen("Connected to", 10)
             async with Peer(broker_url, nick="bob") as bob:
-                await seen_in_lobby(h, "bob")
-                await h.type_line("/invite bob cube ai=1 start=me")
-                rb = await accept_next(bob)
+                rb = await bob_accepts(h, bob, "cube ai=1 start=me")
                 await h.wait_for(lambda: "To move: Red (you)" in status(h), 20)
                 rnd = h.controller.online.round
                 for _ in range(3):  # our move, bob's answer, the computer's answer
@@ -120,17 +132,12 @@ def test_offline_countdown_forfeit_by_name_and_no_digit_becomes_chat(tmp_path: P
     fast = TurnTimeouts(silent_ms=600_000, offline_ms=3_000)
 
     async def scenario() -> None:
-        async with HeadlessShell(
-            config_dir=tmp_path, lang="en", broker=broker_url, rows=30, columns=100,
-            startup=attach(broker_url, peer_options={"turn_timeouts": fast}),
-        ) as h:
+        async with online_shell(tmp_path, broker_url, peer_options={"turn_timeouts": fast}) as h:
             await h.wait_screen("Connected to", 10)
             bob = Peer(broker_url, nick="bob", turn_timeouts=fast)
             await bob.start()
             try:
-                await seen_in_lobby(h, "bob")
-                await h.type_line("/invite bob connect4 start=me")
-                await accept_next(bob)
+                await bob_accepts(h, bob, "connect4 start=me")
                 await h.wait_for(lambda: "To move: Red (you)" in status(h), 20)
                 rnd = h.controller.online.round
                 h.send("4")  # a lone digit plays at once
@@ -164,15 +171,11 @@ def test_leave_after_the_opponent_restarted_frees_us_for_invite_and_private(tmp_
     seed = os.urandom(32)
 
     async def scenario() -> None:
-        async with HeadlessShell(
-            config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100
-        ) as h:
+        async with online_shell(tmp_path, broker_url) as h:
             await h.wait_screen("Connected to", 10)
             h.controller.online.absent_wait = 1.0
             async with Peer(broker_url, nick="bob", identity=Identity.from_seed(seed)) as bob:
-                await seen_in_lobby(h, "bob")
-                await h.type_line("/invite bob connect4 start=me")
-                await accept_next(bob)
+                await bob_accepts(h, bob, "connect4 start=me")
                 await h.wait_for(lambda: "To move: Red (you)" in status(h), 20)
                 h.send("4")
                 await h.wait_for(lambda: "To move: Yellow (bob)" in status(h), 10)
@@ -205,9 +208,7 @@ def test_leave_after_the_opponent_restarted_frees_us_for_invite_and_private(tmp_
 def test_a_restarted_shell_takes_its_round_up_again(tmp_path: Path, broker_url: str) -> None:
     async def scenario() -> None:
         async with Peer(broker_url, nick="alice") as alice:
-            async with HeadlessShell(
-                config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100,
-            ) as h:
+            async with online_shell(tmp_path, broker_url) as h:
                 ra = await accepted_from(alice, h)
                 h.send("7")
                 await ra.wait_turn(20)
@@ -215,9 +216,7 @@ def test_a_restarted_shell_takes_its_round_up_again(tmp_path: Path, broker_url: 
                 await h.wait_for(lambda: "To move: Yellow (you)" in status(h), 10)
             # The shell quits mid-round and starts again with the same config directory.
             await asyncio.sleep(0.3)
-            async with HeadlessShell(
-                config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100,
-            ) as h:
+            async with online_shell(tmp_path, broker_url) as h:
                 await said(h, "Resumed round", 15)
                 await said(h, "So far: 1 7 1")
                 await h.wait_for(lambda: "Round 1 · To move: Yellow (you)" in status(h), 10)
@@ -249,9 +248,7 @@ def test_move_lines_stay_right_after_the_admin_left_and_we_run_the_computers(tmp
 
     async def scenario() -> None:
         async with Peer(broker_url, nick="host") as host:
-            async with HeadlessShell(
-                config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100,
-            ) as h:
+            async with online_shell(tmp_path, broker_url) as h:
                 await h.wait_screen("Connected to", 10)
                 my_id = h.controller.online.peer.peer_id
                 await h.wait_for(lambda: host.find_peer(my_id[:8]) is not None, 10)
@@ -305,9 +302,7 @@ def test_a_restarted_shell_resumes_its_private_round_with_the_code_kept_beside_t
 ) -> None:
     async def scenario() -> None:
         async with Peer(broker_url, nick="guest") as guest:
-            async with HeadlessShell(
-                config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100,
-            ) as h:
+            async with online_shell(tmp_path, broker_url) as h:
                 await h.wait_screen("Connected to", 10)
                 await h.type_line("/private connect4 start=me")
                 line = await said(h, ">>> Join code: ")
@@ -319,9 +314,7 @@ def test_a_restarted_shell_resumes_its_private_round_with_the_code_kept_beside_t
                 await rg.play("1")
                 await h.wait_for(lambda: "To move: Red (you)" in status(h), 10)
             await asyncio.sleep(0.3)
-            async with HeadlessShell(
-                config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100,
-            ) as h:
+            async with online_shell(tmp_path, broker_url) as h:
                 await said(h, "Resumed round", 15)
                 rnd = h.controller.online.round
                 assert rnd.id == rg.id and rnd.code == rg.code
@@ -342,9 +335,7 @@ def test_a_restarted_shell_resumes_its_private_round_with_the_code_kept_beside_t
 def test_the_host_of_a_private_round_starts_it_with_who_is_there(tmp_path: Path, broker_url: str) -> None:
     async def scenario() -> None:
         async with Peer(broker_url, nick="guest") as guest:
-            async with HeadlessShell(
-                config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100,
-            ) as h:
+            async with online_shell(tmp_path, broker_url) as h:
                 await h.wait_screen("Connected to", 10)
                 await h.type_line("/private cube open=2 start=me")
                 line = await said(h, ">>> Join code: ")
@@ -370,13 +361,9 @@ def test_an_online_take_back_the_opponent_must_accept(tmp_path: Path, broker_url
     """/undo asks; the other side's /accept agrees (a signed seal); /decline keeps the move."""
 
     async def scenario() -> None:
-        async with HeadlessShell(
-            config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100,
-        ) as h, Peer(broker_url, nick="bob") as bob:
+        async with online_shell(tmp_path, broker_url) as h, Peer(broker_url, nick="bob") as bob:
             await h.wait_screen("Connected to", 10)
-            await seen_in_lobby(h, "bob")
-            await h.type_line("/invite bob connect4 start=me")
-            rb = await accept_next(bob)
+            rb = await bob_accepts(h, bob, "connect4 start=me")
             await h.wait_for(lambda: "To move: Red (you)" in status(h), 20)
             rnd = h.controller.online.round
             await h.type_line("/undo")  # nothing of ours to take back yet
@@ -410,13 +397,9 @@ def test_an_online_take_back_the_opponent_must_accept(tmp_path: Path, broker_url
 
 def test_we_accept_a_take_back_with_accept(tmp_path: Path, broker_url: str) -> None:
     async def scenario() -> None:
-        async with HeadlessShell(
-            config_dir=tmp_path, lang="de", broker=broker_url, startup=attach(broker_url), rows=30, columns=100,
-        ) as h, Peer(broker_url, nick="bob") as bob:
+        async with online_shell(tmp_path, broker_url, "de") as h, Peer(broker_url, nick="bob") as bob:
             await h.wait_screen("Verbunden mit", 10)
-            await seen_in_lobby(h, "bob")
-            await h.type_line("/invite bob connect4 start=bob")
-            rb = await accept_next(bob)
+            rb = await bob_accepts(h, bob, "connect4 start=bob")
             await rb.wait_turn(20)
             await rb.play("2")
             rnd = h.controller.online.round
@@ -437,17 +420,13 @@ def test_a_round_played_on_another_broker_is_not_resumed_here(tmp_path: Path, br
 
     async def scenario() -> None:
         async with Peer(broker_url, nick="alice") as alice:
-            async with HeadlessShell(
-                config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100,
-            ) as h:
+            async with online_shell(tmp_path, broker_url) as h:
                 ra = await accepted_from(alice, h)
             side = tmp_path / "rounds" / f"round-{ra.id}.shell.json"
             data = json.loads(side.read_text())
             assert data["broker"] == broker_url
             side.write_text(json.dumps({**data, "broker": "mqtt://elsewhere.example:1883"}))
-            async with HeadlessShell(
-                config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100,
-            ) as h:
+            async with online_shell(tmp_path, broker_url) as h:
                 await h.wait_screen("Connected to", 10)
                 await asyncio.sleep(1.5)
                 assert not any("Resumed round" in x for x in h.controller.state.text_lines())
@@ -464,17 +443,11 @@ def test_a_shell_restarted_after_its_forfeit_learns_the_result_and_is_free(tmp_p
 
     async def scenario() -> None:
         async with Peer(broker_url, nick="alice", turn_timeouts=fast) as alice:
-            async with HeadlessShell(
-                config_dir=tmp_path, lang="en", broker=broker_url, rows=30, columns=100,
-                startup=attach(broker_url, peer_options=options),
-            ) as h:
+            async with online_shell(tmp_path, broker_url, peer_options=options) as h:
                 ra = await accepted_from(alice, h)
             await ra.wait_over(20)  # we quit on our turn: alice forfeits us after 2 s offline
             assert ra.winners == (0,)
-            async with HeadlessShell(
-                config_dir=tmp_path, lang="en", broker=broker_url, rows=30, columns=100,
-                startup=attach(broker_url, peer_options=options),
-            ) as h:
+            async with online_shell(tmp_path, broker_url, peer_options=options) as h:
                 await said(h, "Resumed round", 15)
                 await h.wait_for(lambda: "Round 1 · over: Red (alice) wins" in status(h), 20)
                 await said(h, "Round 1 over")

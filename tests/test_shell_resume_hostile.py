@@ -9,9 +9,8 @@ import os
 from pathlib import Path
 
 import pytest
-from test_shell_life_online import accepted_from, run, said
+from test_shell_life_online import accepted_from, online_shell, run, said
 
-from p2p.shell.connect import attach
 from p2p.shell.testing import HeadlessShell
 
 peer_mod = pytest.importorskip("p2p.peer")
@@ -32,8 +31,7 @@ def test_hostile_files_beside_an_unfinished_round_give_one_line_and_change_nothi
     rounds = tmp_path / "rounds"
 
     def shell() -> HeadlessShell:
-        return HeadlessShell(config_dir=tmp_path, lang="en", broker=broker_url,
-                             startup=attach(broker_url), rows=30, columns=100)
+        return online_shell(tmp_path, broker_url)
 
     async def restarted(check) -> None:  # type: ignore[no-untyped-def]
         before = files(rounds)
