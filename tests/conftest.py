@@ -110,6 +110,13 @@ def first_legal(game: Any) -> str:
     return game.legal_moves()[0]
 
 
+async def play_out(rounds: list[Any], timeout: float = 10.0) -> None:
+    """Every member plays its first legal move on each turn until the round is over."""
+    await asyncio.gather(*(autoplay(r, first_legal) for r in rounds))
+    for r in rounds:
+        await r.wait_over(timeout)
+
+
 def computer(level: str) -> Callable[[Any], str]:
     """A scripted human that plays like the computer at ``level`` (seeded by the ply)."""
     from p2p.ai import choose_move

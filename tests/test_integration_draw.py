@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from conftest import autoplay, eventually, first_legal, invitation, meet, run
+from conftest import eventually, invitation, meet, play_out, run
 from test_integration_hostile import expect_rejected
 from test_integration_rounds import assert_same_outcome
 
@@ -213,9 +213,7 @@ def test_named_starter_with_a_computer_mixes_every_members_nonce_live(
             assert st.seed != draw.fixed_seed(
                 st.round_id
             )  # the round id alone no longer decides
-            await asyncio.gather(*(autoplay(r, first_legal) for r in rounds))
-            for r in rounds:
-                await r.wait_over(20)
+            await play_out(rounds, 20)
             assert_same_outcome(rounds)
             await eventually(lambda: not host.busy and not guest.busy, 5, "both free")
 

@@ -18,6 +18,7 @@ from conftest import (
     first_legal,
     invitation,
     meet,
+    play_out,
     run,
     start_round,
 )
@@ -148,9 +149,7 @@ def test_stranger_cannot_hijack_or_kill_a_private_round(
             assert all(r.admin == host.public_key for r in rounds)
             for r in rounds:
                 await r.wait_started(30)
-            await asyncio.gather(*(autoplay(r, first_legal) for r in rounds))
-            for r in rounds:
-                await r.wait_over(20)
+            await play_out(rounds, 20)
             assert_same_outcome(rounds)
 
     run(body(), timeout=90)
@@ -262,9 +261,7 @@ def test_a_peer_invited_into_a_private_round_plays_and_can_decline(
             rounds = [rh, rg, rc]
             for r in rounds:
                 await r.wait_started(20)
-            await asyncio.gather(*(autoplay(r, first_legal) for r in rounds))
-            for r in rounds:
-                await r.wait_over(20)
+            await play_out(rounds, 20)
             assert_same_outcome(rounds)
 
             again = await host.open_private(
@@ -357,9 +354,7 @@ def test_an_invitee_of_a_private_round_resumes_without_the_code(
                     assert rr.machine.key == rh.machine.key
                     assert await rr.wait_turn(10)
                     rounds = [rh, rr, rc]
-                    await asyncio.gather(*(autoplay(r, first_legal) for r in rounds))
-                    for r in rounds:
-                        await r.wait_over(20)
+                    await play_out(rounds, 20)
                     assert_same_outcome(rounds)
 
     run(body(), timeout=90)

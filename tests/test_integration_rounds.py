@@ -16,6 +16,7 @@ from conftest import (
     first_legal,
     invitation,
     meet,
+    play_out,
     run,
     start_round,
 )
@@ -145,9 +146,7 @@ def test_computer_seat_played_by_the_admin_and_checked_by_the_guest(
         ):
             await meet(host, guest)
             rounds = await start_round(host, [guest], "cube", computers=["neuling"])
-            await asyncio.gather(*(autoplay(r, first_legal) for r in rounds))
-            for r in rounds:
-                await r.wait_over(10)
+            await play_out(rounds)
             assert_same_outcome(rounds)
             chain = rounds[1].log()
             computer_moves = [
@@ -315,9 +314,7 @@ def test_private_round_joined_by_code(broker_url: str) -> None:
             for r in rounds:
                 await r.wait_started(30)
             assert {r.my_seat for r in rounds} == {0, 1, 2}
-            await asyncio.gather(*(autoplay(r, first_legal) for r in rounds))
-            for r in rounds:
-                await r.wait_over(10)
+            await play_out(rounds)
             assert_same_outcome(rounds)
 
     run(body())
@@ -389,9 +386,7 @@ def test_round_logs_replay_offline(broker_url: str, tmp_path, capsys) -> None:  
         ):
             await meet(a, b)
             rounds = await start_round(a, [b], "connect4", start=1)
-            await asyncio.gather(*(autoplay(r, first_legal) for r in rounds))
-            for r in rounds:
-                await r.wait_over(10)
+            await play_out(rounds)
             await eventually(lambda: all(r.agreed for r in rounds), 10, "both acks")
             return rounds
 
