@@ -270,7 +270,8 @@ class Peer(LobbyGlue, Opening, Driving, Publishing, Receiving, Timers):
             listener._push(note)
 
     async def _on_connected(self) -> None:
-        """After every (re)connect: announce, ask the lobby to answer, catch up on rounds."""
+        """After every (re)connect: announce our presence (the retained presences say who is
+        online; nobody has to answer), and after a reconnect catch up on our rounds."""
         await self._run_effects(None, self.lobby.connect(now_ms()))
         broker = (
             self.transport.announcing()
