@@ -54,6 +54,11 @@ class SeatPlan:
     open_seats: int = 0
 
 
+def _count(value: object) -> int:
+    """A round number or win count read back from a sidecar: a small int, else 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 20 else 0
+
+
 class OnlineSession:
     """The connected peer as the controller sees it: lobby, rounds, chat, commands."""
 
@@ -422,9 +427,12 @@ class OnlineSession:
         if path is None or path.exists() and not path.is_file():  # a FIFO would block
             return
         names = {s.pk.hex(): self._nick(s.pk, s.nick) for s in rnd.chain_state.seats if s.pk is not None}
+        # the round number and this group's score, so a restart shows the same status line
+        wins = {s.pk.hex(): self.wins.get(s.pk, 0) for s in rnd.chain_state.seats if s.pk is not None}
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps({"code": rnd.code, "names": names, "broker": self._broker_key()}))
+            path.write_text(json.dumps({"code": rnd.code, "names": names, "broker": self._broker_key(),
+                                        "round_no": self.round_no, "wins": wins}))
         except OSError as err:
             log.warning("cannot write %s: %s", path, err)
 
@@ -512,7 +520,11 @@ class OnlineSession:
                       if s.pk is not None and not s.is_computer and s.pk != self.peer.public_key]
             self._adopt_round(rnd, rnd.game_name, dict(rnd.chain_state.options), others)
             self._seen_starts.add(rnd.id)
-            self.round_no = max(self.round_no, 1)
+            self.round_no = max(self.round_no, _count(side.get("round_no")), 1)
+            wins = side.get("wins") if isinstance(side.get("wins"), dict) else {}
+            for seat in rnd.chain_state.seats:
+                if seat.pk is not None and seat.pk not in self.wins:
+                    self.wins[seat.pk] = _count(wins.get(seat.pk.hex()))
             self.ctl.match = None
             moves = rnd.game.history() if rnd.game is not None else []
             self.state.add(self.t.t("round.resumed", code=rnd.id[:8], game=self.t.game(rnd.game_name),

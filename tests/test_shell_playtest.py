@@ -1,0 +1,75 @@
+"""Bugs found by playing the shell as people do (two shells on one Mosquitto), each
+through the shell's real input: what a player saw differ, cut or go wrong."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from p2p.shell.connect import attach
+from p2p.shell.testing import HeadlessShell
+
+peer_mod = pytest.importorskip("p2p.peer")
+Peer = peer_mod.Peer
+
+
+def run(coro):
+    return asyncio.run(asyncio.wait_for(coro, 120))
+
+
+async def said(h: HeadlessShell, text: str, timeout: float = 10.0) -> str:
+    def found() -> str | None:
+        return next((line for line in h.controller.state.text_lines() if text in line), None)
+
+    await h.wait_for(lambda: found() is not None, timeout)
+    return found() or ""
+
+
+def status(h: HeadlessShell) -> str:
+    return h.controller.status_text()
+
+
+async def next_invitation(peer) -> None:
+    for _ in range(400):
+        if peer.invitations:
+            return
+        await asyncio.sleep(0.025)
+    raise TimeoutError("no invitation arrived")
+
+
+def test_a_restarted_shell_keeps_the_round_number_and_the_score(tmp_path: Path, broker_url: str) -> None:
+    """Round 2 after a won round 1; the shell quits mid-round and starts again: its status
+    line said "Round 1 · Score alice 0 · tester 0" while alice's said round 2 and 1:0."""
+    async def scenario() -> None:
+        async with Peer(broker_url, nick="alice") as alice:
+            async with HeadlessShell(
+                config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100,
+            ) as h:
+                await h.wait_screen("Connected to", 10)
+                my_id = h.controller.online.peer.peer_id
+                await h.wait_for(lambda: alice.find_peer(my_id[:8]) is not None, 10)
+                r1 = await alice.invite([my_id[:8]], "connect4", start=0)
+                await said(h, "invites you to Connect Four")
+                await h.type_line("/accept")
+                await r1.wait_turn(20)
+                await r1.resign()
+                await h.wait_for(lambda: "Round 1 · over" in status(h), 20)
+                r2 = await alice.invite([my_id[:8]], "connect4", start=1)
+                await h.wait_for(lambda: sum("invites you" in line for line in h.controller.state.text_lines()) == 2, 10)
+                await h.type_line("/accept")
+                await h.wait_for(lambda: "Round 2 · To move: Yellow (you)" in status(h), 20)
+                assert "Score alice 0 · tester 1" in status(h)
+                h.send("7")
+                await h.wait_for(lambda: len(r2.game.history()) == 1 if r2.game else False, 10)
+            await asyncio.sleep(0.3)
+            async with HeadlessShell(
+                config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100,
+            ) as h:
+                await said(h, "Resumed round", 15)
+                await h.wait_for(lambda: "To move: Red (alice)" in status(h), 10)
+                assert "Round 2 · " in status(h), status(h)
+                assert "Score alice 0 · tester 1" in status(h), status(h)
+
+    run(scenario())
