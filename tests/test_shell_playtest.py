@@ -73,3 +73,40 @@ def test_a_restarted_shell_keeps_the_round_number_and_the_score(tmp_path: Path, 
                 assert "Score alice 0 · tester 1" in status(h), status(h)
 
     run(scenario())
+
+
+def test_the_score_line_counts_per_group_so_it_reads_the_same_on_every_peer(tmp_path: Path, broker_url: str) -> None:
+    """We beat alice, then bob invites us: bob's shell has never seen a round of ours and
+    says "Round 1 · bob 0 · tester 0"; ours said "Round 2 · bob 0 · tester 1" (the win
+    over alice counted in a group bob is not in). Back with alice, her count goes on."""
+    async def scenario() -> None:
+        async with Peer(broker_url, nick="alice") as alice, Peer(broker_url, nick="bob") as bob, HeadlessShell(
+            config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100,
+        ) as h:
+            await h.wait_screen("Connected to", 10)
+            my_id = h.controller.online.peer.peer_id
+            for peer in (alice, bob):
+                await h.wait_for(lambda peer=peer: peer.find_peer(my_id[:8]) is not None, 10)
+
+            async def round_with(peer, seen: int) -> object:
+                rnd = await peer.invite([my_id[:8]], "connect4", start=0)
+                await h.wait_for(lambda: sum("invites you" in line for line in h.controller.state.text_lines())
+                                 == seen, 10)
+                await h.type_line("/accept")
+                await rnd.wait_turn(20)
+                return rnd
+
+            r1 = await round_with(alice, 1)
+            await r1.resign()
+            await h.wait_for(lambda: "over: Yellow (you) wins" in status(h), 20)
+            assert "Score alice 0 · tester 1" in status(h)
+            r2 = await round_with(bob, 2)
+            await h.wait_for(lambda: "To move: Red (bob)" in status(h), 10)
+            assert status(h).startswith("Round 1 · ") and "Score bob 0 · tester 0" in status(h), status(h)
+            await r2.resign()
+            await h.wait_for(lambda: "Round 1 · over: Yellow (you) wins" in status(h), 20)
+            await round_with(alice, 3)
+            await h.wait_for(lambda: "To move: Red (alice)" in status(h), 10)
+            assert status(h).startswith("Round 2 · ") and "Score alice 0 · tester 1" in status(h), status(h)
+
+    run(scenario())

@@ -74,6 +74,10 @@ class OnlineSession:
         """The round shown on the board: the one we play in (or the last one)."""
         self.round_no = 0
         self.wins: dict[bytes, int] = {}
+        self._group: frozenset[bytes] = frozenset()
+        """The members (keys) of the shown round: ``round_no`` and ``wins`` count for them."""
+        self._groups: dict[frozenset[bytes], tuple[int, dict[bytes, int]]] = {}
+        """Round number and wins of the other groups we played in, kept for when we meet again."""
         self.next_start: str = "draw"
         self.last_group: tuple[str, dict[str, Any], list[bytes]] | None = None
         self._counted: set[str] = set()
@@ -252,6 +256,16 @@ class OnlineSession:
             return None
         return self.t.t("status.forming", code=f"{rnd.code[:3]} {rnd.code[3:]}", game=self.t.game(rnd.game_name),
                         open=rnd.seats.count("open"))
+
+    def _enter_group(self, rnd: Any) -> None:
+        """Count rounds and wins per group of members: a score line (and round number) kept
+        across groups would differ from that of a peer who was not in the earlier rounds."""
+        group = frozenset(s.pk for s in rnd.chain_state.seats if s.pk is not None)
+        if group == self._group:
+            return
+        self._groups[self._group] = (self.round_no, self.wins)
+        self._group = group
+        self.round_no, self.wins = self._groups.pop(group, (0, {}))
 
     def score_text(self) -> str:
         if self.round is None:
@@ -520,6 +534,7 @@ class OnlineSession:
                       if s.pk is not None and not s.is_computer and s.pk != self.peer.public_key]
             self._adopt_round(rnd, rnd.game_name, dict(rnd.chain_state.options), others)
             self._seen_starts.add(rnd.id)
+            self._enter_group(rnd)
             self.round_no = max(self.round_no, _count(side.get("round_no")), 1)
             wins = side.get("wins") if isinstance(side.get("wins"), dict) else {}
             for seat in rnd.chain_state.seats:
@@ -1095,6 +1110,7 @@ class OnlineSession:
         st = rnd.chain_state
         if note.kind == "start" and rnd.id not in self._seen_starts:
             self._seen_starts.add(rnd.id)
+            self._enter_group(rnd)
             self.round_no += 1
             self._save_sidecar(rnd)  # now with every member's name
             self.ctl.match = None
