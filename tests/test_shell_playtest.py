@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from p2p.shell.connect import attach
+from p2p.shell.connect import attach, attach_hooks_only
 from p2p.shell.testing import HeadlessShell
 
 peer_mod = pytest.importorskip("p2p.peer")
@@ -108,5 +108,25 @@ def test_the_score_line_counts_per_group_so_it_reads_the_same_on_every_peer(tmp_
             await round_with(alice, 3)
             await h.wait_for(lambda: "To move: Red (alice)" in status(h), 10)
             assert status(h).startswith("Round 2 · ") and "Score alice 0 · tester 1" in status(h), status(h)
+
+    run(scenario())
+
+
+def test_local_without_mosquitto_says_why_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``/local`` on a machine without Mosquitto: the line naming the missing program, not
+    "unexpected error, see shell.log" (a NameError in the failure path)."""
+    import p2p.net.broker as broker_mod
+
+    monkeypatch.setattr(broker_mod, "mosquitto_path", lambda: None)  # as on a machine without it
+
+    async def hooks(shell) -> None:
+        attach_hooks_only(shell)
+
+    async def scenario() -> None:
+        async with HeadlessShell(config_dir=tmp_path, lang="en", startup=hooks) as h:
+            await h.type_line("/local")
+            line = await said(h, "Local broker does not start")
+            assert "mosquitto is not installed" in line
+            assert not any("shell.log" in text for text in h.controller.state.text_lines())
 
     run(scenario())

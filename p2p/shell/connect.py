@@ -140,6 +140,7 @@ async def start_local(shell: ShellApp) -> None:
     from p2p.shell.bot import run_bot
 
     ctl = shell.controller
+    t = shell.t
     ctl.say("net.local_starting")
     ctl.refresh()
     broker = LocalBroker()
