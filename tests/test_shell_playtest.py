@@ -130,3 +130,23 @@ def test_local_without_mosquitto_says_why_in_one_line(tmp_path: Path, monkeypatc
             assert not any("shell.log" in text for text in h.controller.state.text_lines())
 
     run(scenario())
+
+
+def test_german_piece_letters_in_the_english_shell_play_and_never_show_a_raw_key(tmp_path: Path) -> None:
+    """``Sb5`` typed in the English shell said "No piece.0 can move to b5."; German letters
+    that clash with no English one (S, L, T, U) are understood as well."""
+    import itertools
+
+    async def scenario() -> None:
+        async with HeadlessShell(config_dir=tmp_path, lang="en", color=False, rows=30, columns=100) as h:
+            counter = itertools.count(1000)
+            h.controller.clock = lambda: float(next(counter))  # no input lock between lines
+            await h.type_line("/play chess4 2p")
+            await h.wait_screen("Round 1 · To move: Red")
+            await h.type_line("Si3")  # S(pringer): the one knight that reaches i3
+            await h.wait_for(lambda: h.controller.match.game.history() == ["j1-i3"])
+            await h.type_line("Sb5")  # Blue: no knight reaches b5
+            await said(h, "No knight can move to b5.")
+            assert not any("piece." in line for line in h.controller.state.text_lines())
+
+    run(scenario())

@@ -25,6 +25,9 @@ _CHESS4 = re.compile(
 _CHESS4_SHORT = re.compile(rf"^(?P<piece>[{_LETTERS}])?(?P<square>[a-nA-N]\d{{1,2}})[+#]*$")
 ENGLISH_LETTERS = " PNBRQKD"
 """Piece letters by kind (1 pawn .. 6 king, 7 promoted queen), as the engine writes them."""
+GERMAN_LETTERS = " BSLTDKU"
+"""The same in German (the catalogue's "piece.letters"): in the English shell its S, L, T
+and U still name a piece (they clash with no English letter)."""
 _SHAPES = {"connect4": _CONNECT4, "cube": _CUBE, "chess4": _CHESS4}
 
 
@@ -79,7 +82,7 @@ def resolve(game: Game, text: str, selected: str | None = None, letters: str = E
 
 def _kind(letter: str, letters: str) -> int:
     """The piece kind a typed letter names (the user's letters first, then English)."""
-    for table in (letters, ENGLISH_LETTERS):
+    for table in (letters, ENGLISH_LETTERS, GERMAN_LETTERS):
         found = table.find(letter, 1)
         if found > 0:
             return 5 if found == 7 else found  # a promoted queen moves as a queen
