@@ -150,3 +150,21 @@ def test_german_piece_letters_in_the_english_shell_play_and_never_show_a_raw_key
             assert not any("piece." in line for line in h.controller.state.text_lines())
 
     run(scenario())
+
+
+def test_joining_the_same_code_twice_says_so_in_the_users_language(tmp_path: Path, broker_url: str) -> None:
+    """A second ``/join CODE`` while waiting for the others said "Fehler: das geht gerade
+    nicht (Details in shell.log)"; the player is told they are already in that round."""
+    async def scenario() -> None:
+        async with Peer(broker_url, nick="host") as host, HeadlessShell(
+            config_dir=tmp_path, lang="de", broker=broker_url, startup=attach(broker_url), rows=30, columns=100,
+        ) as h:
+            await h.wait_screen("Verbunden mit", 10)
+            rh = await host.open_private("cube", {"players": 3}, open_seats=2)
+            await h.type_line(f"/join {rh.code}")
+            await said(h, "beigetreten")
+            await h.type_line(f"/join {rh.code}")
+            await said(h, "Du bist dieser Runde schon beigetreten")
+            assert not any("shell.log" in line for line in h.controller.state.text_lines())
+
+    run(scenario())

@@ -328,6 +328,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Die Runde mit Code {code} hat schon begonnen oder ist vorbei.",
         "The round behind code {code} has already started or is over.",
     ),
+    "net.join_again": (
+        "Du bist dieser Runde schon beigetreten; sie beginnt, sobald alle Plätze besetzt sind.",
+        "You already joined this round; it starts when every seat is taken.",
+    ),
     "net.joining": ("Suche die Runde mit Code {code} …", "Looking for the round behind code {code} …"),
     "net.joined_round": (
         "Runde {game} mit Code {code} beigetreten; sie beginnt, sobald alle Plätze besetzt sind.",

@@ -795,6 +795,10 @@ class OnlineSession:
         if self.peer.busy:
             self.ctl.say("net.busy", "warn")
             return
+        rnd = self.round
+        if rnd is not None and rnd.code == code and rnd.phase.value == "forming":
+            self.ctl.say("net.join_again", "warn")  # the peer would say "already in this round"
+            return
         spoken = f"{code[:3]} {code[3:]}"
         self.ctl.say("net.joining", code=spoken)
 
