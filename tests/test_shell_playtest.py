@@ -168,3 +168,22 @@ def test_joining_the_same_code_twice_says_so_in_the_users_language(tmp_path: Pat
             assert not any("shell.log" in line for line in h.controller.state.text_lines())
 
     run(scenario())
+
+
+def test_the_analysis_summary_says_one_mistake_not_one_mistakes(tmp_path: Path) -> None:
+    """A round with one mistake ended "Analysis done: 1 mistakes, 1 of them estimated."."""
+    import itertools
+
+    async def scenario() -> None:
+        async with HeadlessShell(config_dir=tmp_path, lang="en", color=False, rows=30, columns=120) as h:
+            counter = itertools.count(1000)
+            h.controller.clock = lambda: float(next(counter))  # no input lock between moves
+            await h.type_line("/play connect4 2p")
+            for move in "524324657":  # Red's 5 at move 8 loses; the only mistake
+                await h.type_line(move)
+            await h.wait_for(lambda: h.controller.match.game.is_over(), 10)
+            await h.type_line("/analyze")
+            summary = await said(h, "Analysis done", 60)
+            assert "1 mistake," in summary and "mistakes" not in summary, summary
+
+    run(scenario())

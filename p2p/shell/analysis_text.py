@@ -74,10 +74,11 @@ def describe(
         lines.append(
             t.t("msg.analysis_line", ply=review.ply, seat=seat_label(game, seat), move=review.move, verdict=verdict)
         )
+    one = "_one" if mistakes == 1 else ""  # "1 mistake", not "1 mistakes"
     if estimated_mistakes:
-        lines.append(t.t("analysis.summary_estimates", mistakes=mistakes, estimated=estimated_mistakes))
+        lines.append(t.t(f"analysis.summary_estimates{one}", mistakes=mistakes, estimated=estimated_mistakes))
     else:
-        lines.append(t.t("analysis.summary", mistakes=mistakes))
+        lines.append(t.t(f"analysis.summary{one}", mistakes=mistakes))
     if any_estimate:
         lines.append(t.t("analysis.estimate_note"))
     return lines

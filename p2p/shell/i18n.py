@@ -209,6 +209,11 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "analysis.probable_mistake": ("wohl ein Fehler, vorher: {was}", "probable mistake, before: {was}"),
     "analysis.decisive": ("entscheidender Zug", "decisive move"),
     "analysis.summary": ("Analyse fertig: {mistakes} Fehler.", "Analysis done: {mistakes} mistakes."),
+    "analysis.summary_one": ("Analyse fertig: 1 Fehler.", "Analysis done: 1 mistake."),
+    "analysis.summary_estimates_one": (
+        "Analyse fertig: 1 Fehler, davon {estimated} geschätzt.",
+        "Analysis done: 1 mistake, {estimated} of them estimated.",
+    ),
     "analysis.summary_estimates": (
         "Analyse fertig: {mistakes} Fehler, davon {estimated} geschätzt.",
         "Analysis done: {mistakes} mistakes, {estimated} of them estimated.",
