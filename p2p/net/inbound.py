@@ -80,6 +80,10 @@ class Verdict:
     sender: bytes | None = None
     reason: str = ""
     parsed: Any = None
+    checked: bool = False
+    """The sender's signature was checked here (a key we know): only its own budget
+    applies, not the lane-wide one that strangers' fresh keys share (so a flood of
+    those cannot crowd out a known sender, e.g. an invitation from a peer we list)."""
 
 
 @dataclass(frozen=True)
@@ -200,8 +204,9 @@ class InboundQueues:
             self._seen.popitem(last=False)
 
     def _budget_ok(
-        self, lane: Lane, sender: bytes | None, now: float, retained: bool = False
+        self, lane: Lane, sender: bytes | None, now: float, exempt: bool = False
     ) -> str:
+        """'' if the budgets allow it; ``exempt``: not charged to the lane-wide one."""
         limits = self._limits.get(lane)
         if limits is None:
             return ""
@@ -216,7 +221,7 @@ class InboundQueues:
                 self._senders.move_to_end(key)
             if not bucket.take(limits.per_sender, now):
                 return "sender over budget"
-        if limits.whole is not None and not retained:
+        if limits.whole is not None and not exempt:
             whole = self._whole.get(lane)
             if whole is None:
                 whole = self._whole[lane] = _Bucket(limits.whole, now)
@@ -245,7 +250,9 @@ class InboundQueues:
         if verdict.lane is None:
             self._count(verdict.reason or "refused")
             return False
-        refused = self._budget_ok(verdict.lane, verdict.sender, now, message.retain)
+        refused = self._budget_ok(
+            verdict.lane, verdict.sender, now, message.retain or verdict.checked
+        )
         if refused:
             self._count(f"{verdict.lane.name.lower()} {refused}")
             return False

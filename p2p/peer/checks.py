@@ -108,6 +108,21 @@ def _claimed_key(payload: bytes) -> bytes | None:
     return key if len(key) == 32 else None
 
 
+def _claimed_round(payload: bytes) -> str | None:
+    """The round id an event claims, without parsing it (``None`` if none or ``null``).
+
+    In the canonical encoding only ``seq``, ``sig``, ``ts`` and ``v`` follow the
+    envelope's ``round`` and none of them holds a name: the last ``"round":"`` is it.
+    """
+    at = payload.rfind(b'"round":"')
+    if at < 0 or at < payload.rfind(b'"pk":"'):
+        return None
+    try:
+        return payload[at + 9 : at + 41].decode("ascii")
+    except UnicodeDecodeError:
+        return None
+
+
 def _signed_id(payload: bytes, public_key: bytes) -> str | None:
     """The event id if ``payload`` carries a valid signature by ``public_key``, else None.
 

@@ -38,6 +38,7 @@ from p2p.peer.notifications import (
 from p2p.peer.opening import Opening
 from p2p.peer.publishing import Publishing
 from p2p.peer.timers import Timers
+from p2p.protocol.conflicts import SeenIds
 from p2p.protocol.events import Event
 from p2p.protocol.identity import Identity, label, sanitize_nickname
 from p2p.protocol.lobby import Lobby
@@ -156,6 +157,8 @@ class Peer(LobbyGlue, Opening, Driving, Publishing, Receiving, Timers):
         self._invite_keys: dict[str, tuple[bytes, str]] = {}
         """Round id -> (round key, topic key), from invitations sealed to us (bounded)."""
         self._seed = self.identity.seed()  # opens what is sealed to us (sealing)
+        self._inbox_seen = SeenIds(limit=1024)
+        """Ids of inbox events we took: their replays are dropped at the edge."""
         self._listeners: list[Notifications] = []
         self._tasks: list[asyncio.Task[None]] = []
         self.stats = PeerStats()

@@ -10,6 +10,7 @@ from p2p.net.inbound import Lane, Verdict
 from p2p.net.transport import Inbound
 from p2p.peer.checks import (
     _claimed_key,
+    _claimed_round,
     _inbox_problem,
     _is_duplicate,
     _signed_id,
@@ -57,24 +58,59 @@ class Receiving:
         rest = topic[len(root) :]
         if rest.startswith("round/"):
             return self._classify_round(rest, payload)
-        sender = _claimed_key(payload)
         if rest == f"inbox/{self.peer_id}":
-            return Verdict(Lane.INBOX, sender)
+            return self._classify_inbox(payload)
+        sender = _claimed_key(payload)
         if rest.startswith("lobby/"):
-            known = sender is not None and (
-                sender in self.lobby.peers
-                or sender == self.public_key
-                or any(r._has_member(sender) for r in self.rounds.values())
-            )
-            if not known:
+            if not self._known_key(sender):
                 return Verdict(Lane.STRANGER, sender)
             # A known key's budget must not be used up by someone who only writes that
-            # key into junk (its presences would be lost, and a round member would look
-            # silent): its signature is checked before its budget is charged.
-            if sender is None or _signed_id(payload, sender) is None:
+            # key into junk, nor by someone replaying its old bytes (on its topic or on
+            # others): its presences would be lost, and a round member would look
+            # silent. So the event is parsed (signature checked) and asked whether the
+            # lobby would take it, before its budget is charged.
+            try:
+                event = ev.parse(payload)
+            except EventError:
                 return Verdict(None, reason="forged")
+            if event.pk != sender:
+                return Verdict(None, reason="forged")
+            stale = self.lobby.replayed(event, now_ms(), topic)
+            if stale:
+                return Verdict(None, reason=stale)
             return Verdict(Lane.KNOWN, sender)
         return Verdict(None, reason="unknown topic")
+
+    def _known_key(self, key: bytes | None) -> bool:
+        """A key listed in the lobby, a friend, ourselves or a member of one of our rounds."""
+        return key is not None and (
+            key in self.lobby.peers
+            or key == self.public_key
+            or self.friends.is_friend(key)
+            or any(r._has_member(key) for r in self.rounds.values())
+        )
+
+    def _classify_inbox(self, payload: bytes) -> Verdict:
+        """Our inbox: opened here (one X25519), so that a known inviter skips the budget
+        all strangers share.  A stranger flooding our inbox with junk or with invitations
+        from fresh keys could otherwise keep that budget empty and every real invitation
+        would be dropped (they are sent once and expire). Replays of an invitation or
+        cancel we had are dropped before any budget is charged."""
+        if not payload:
+            return Verdict(None, reason="empty inbox message")
+        try:
+            _, _, _, inner = sealing.open_invitation(self._seed, self.public_key, payload)
+        except SealError:
+            return Verdict(None, reason="not sealed to us")
+        sender = _claimed_key(inner)
+        if sender is None or not self._known_key(sender):
+            return Verdict(Lane.INBOX, sender)
+        event_id = _signed_id(inner, sender)
+        if event_id is None:
+            return Verdict(None, reason="forged")
+        if event_id in self._inbox_seen:
+            return Verdict(None, reason="duplicate")
+        return Verdict(Lane.INBOX, sender, checked=True)
 
     def _classify_round(self, rest: str, payload: bytes) -> Verdict:
         """A message on a round topic: members' signed events of our rounds go first.
@@ -108,6 +144,16 @@ class Receiving:
         sender = _claimed_key(opened)
         if sender is None or not rnd._has_member(sender):
             return Verdict(Lane.ROUND_OTHER, sender, parsed=opened)
+        if _claimed_round(opened) != rnd.id:
+            # a member's event of another round, sealed here by a member of both that
+            # replays it: it can never apply, and would use up that member's budget
+            self._warn(
+                f"dropped payload on {rest} from {sender.hex()[:8]}: event of another round",
+                rnd.id,
+                "event of another round",
+                "payload",
+            )
+            return Verdict(None, reason="event of another round")
         event_id = _signed_id(opened, sender)
         if event_id is None:
             self._warn(
@@ -179,6 +225,7 @@ class Receiving:
                 reason = "a public round's topics are not its id"
                 self._warn(f"dropped {event.describe()}: {reason}", event.round, reason, event.kind)
                 return
+            self._inbox_seen.add(event.id)  # a replay is dropped at the edge
             if event.kind == "genesis":
                 self._remember_invite_key(event.round, invite_key, topic_key.hex())
         if rest.startswith("round/"):

@@ -375,6 +375,35 @@ class Lobby:
         self._echoed = False  # someone emptied or overwrote our retained presence
         return self._answer_later()
 
+    def replayed(self, event: Event, now: int, topic: str | None = None) -> str | None:
+        """Why ``receive`` would drop this lobby event as stale or a replay, or ``None``.
+
+        Pure and without side effects: the network edge asks it for a known key's
+        validly signed event *before* charging that key's budget, so that a stranger
+        replaying the key's old bytes (or the same presence on other topics) cannot use
+        the budget up and make a real peer (a round member) look silent.
+        """
+        if event.kind == "presence":
+            if topic is not None and self.topics.parse_presence(topic) != peer_id(event.pk):
+                return "presence on another peer's topic"
+            if event.ts > now + MAX_SKEW_MS:
+                return "presence from the future"
+            known = self.peers.get(event.pk)
+            if event.body.get("status") == "offline":
+                if known is None or known.session != event.body.get("session"):
+                    return "offline presence of another session"
+                return None
+            if event.ts + event.body.get("ttl", 0) * 1000 < now - MAX_SKEW_MS:
+                return "expired presence"
+            if known is not None and event.ts <= known.ts:
+                return "older than the presence we hold"
+            return None
+        if event.kind == "hello":
+            return self._fresh_reason(event, now, self._hello_seen)
+        if event.kind == "chat" and event.round is None:
+            return self._fresh_reason(event, now, self._chat_seen)
+        return None
+
     def receive(self, event: Event, now: int, topic: str | None = None) -> list[Effect]:
         """Handle one lobby or inbox event; never raises."""
         try:
@@ -487,11 +516,14 @@ class Lobby:
                 self._gone.popitem(last=False)
         self._changes.append((info, False))
 
+    def _fresh_reason(self, event: Event, now: int, guard: ReplayGuard) -> str | None:
+        if event.body.get("ns") != self.topics.root:
+            return "signed for another lobby"
+        return guard.check(event.id, event.ts, now)
+
     def _fresh(self, event: Event, now: int, guard: ReplayGuard) -> list[Effect]:
         """Namespace, window and duplicate checks of a ``hello`` or lobby ``chat``."""
-        if event.body.get("ns") != self.topics.root:
-            return [dropped(event, "signed for another lobby")]
-        why = guard.check(event.id, event.ts, now)
+        why = self._fresh_reason(event, now, guard)
         return [dropped(event, why)] if why else []
 
     def _on_hello(self, event: Event, now: int, topic: str | None) -> list[Effect]:

@@ -1,0 +1,182 @@
+"""Attacks on the network edge (``Peer._classify`` + ``p2p.net.inbound``), pure: a real
+peer that is never started, real signed and sealed events, the real lanes and budgets on
+a clock of our own.  Each test is an attack that worked before its fix (the issue-10
+red-team pass): a stranger or a hostile round member using up the budget of somebody
+else, so that this somebody's real events are dropped."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+
+from p2p.net.inbound import Inbound, InboundQueues, Lane
+from p2p.peer import Peer
+from p2p.protocol import events as ev
+from p2p.protocol import sealing
+from p2p.protocol.identity import Identity, peer_id
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _presence(who: Identity, ts: int, session: str = "11" * 16, status: str = "online") -> ev.Event:
+    body = {"busy": False, "nick": "bob", "session": session, "status": status, "ttl": 60}
+    return ev.make(who, "presence", ts, body)
+
+
+def test_replayed_presences_of_a_known_peer_do_not_use_up_its_budget() -> None:
+    """A stranger replays a listed peer's validly signed presences -- its current one on
+    a thousand other presence topics (a new topic is a new digest for the 3 s duplicate
+    check) and its older ones on its own topic -- to use up that peer's budget in the
+    ``known`` lane. Before the fix the peer's next real heartbeat was dropped ("known
+    sender over budget"): enough of that and a round member looks silent (offline after
+    65 s, which costs a seat, §6.6)."""
+
+    async def body() -> None:
+        alice = Peer("mqtt://127.0.0.1:1", nick="alice")  # never started: no network
+        bob = Identity.from_seed(bytes(range(40, 72)))
+        now = int(time.time() * 1000)
+        topics = alice.topics
+        own = topics.presence(bob.peer_id).topic
+        old = [_presence(bob, now - 20_000 * k) for k in range(40, 0, -1)]
+        current = _presence(bob, now)
+        assert not [e for e in alice.lobby.receive(current, now, own) if type(e).__name__ == "Dropped"]
+        assert bob.public_key in alice.lobby.peers
+        clock = Clock()
+        queues = InboundQueues(alice._classify, clock=clock)
+        refused = 0
+        for k in range(1000):  # the current presence on other peers' topics
+            other = topics.presence(peer_id(os.urandom(32))).topic
+            refused += not queues.offer(Inbound(other, current.raw))
+        for e in old:  # its older presences on its own topic
+            refused += not queues.offer(Inbound(own, e.raw))
+        clock.now += 4.0  # past the duplicate window: the same bytes again
+        refused += not queues.offer(Inbound(own, current.raw))
+        assert refused == 1041, "every replay is dropped"
+        assert not any("over budget" in k for k in queues.stats), queues.stats
+        assert queues.size(Lane.KNOWN) == 0
+        # bob's next real heartbeat gets through
+        fresh = _presence(bob, now + 20_000)
+        assert queues.offer(Inbound(own, fresh.raw)), queues.stats
+        assert queues.size(Lane.KNOWN) == 1
+        # a Will of another session is a replay too; bob's own Will still counts
+        assert not queues.offer(Inbound(own, _presence(bob, now - 99, "22" * 16, "offline").raw))
+        assert queues.offer(Inbound(own, _presence(bob, now - 99, status="offline").raw))
+        await alice.close()
+
+    asyncio.run(body())
+
+
+def test_replayed_lobby_chat_of_a_known_peer_is_dropped_before_its_budget() -> None:
+    """The same for lobby chat: a line bob said, replayed after the duplicate window,
+    is a duplicate by id (the lobby's replay memory), not a charge on bob's budget."""
+
+    async def body() -> None:
+        alice = Peer("mqtt://127.0.0.1:1", nick="alice")
+        bob = Identity.from_seed(bytes(range(40, 72)))
+        now = int(time.time() * 1000)
+        alice.lobby.receive(_presence(bob, now), now, alice.topics.presence(bob.peer_id).topic)
+        assert bob.public_key in alice.lobby.peers
+        chat = alice.topics.lobby_chat().topic
+        line = ev.make(bob, "chat", now, {"text": "hi", "ns": alice.topics.root})
+        clock = Clock()
+        queues = InboundQueues(alice._classify, clock=clock)
+        assert queues.offer(Inbound(chat, line.raw))
+        alice.lobby.receive(line, now, chat)  # what the reader does with it
+        for _ in range(100):
+            clock.now += 3.5
+            assert not queues.offer(Inbound(chat, line.raw))
+        assert queues.stats.get("dropped: duplicate") == 100, queues.stats
+        again = ev.make(bob, "chat", now + 1, {"text": "still here", "ns": alice.topics.root})
+        assert queues.offer(Inbound(chat, again.raw))
+        await alice.close()
+
+    asyncio.run(body())
+
+
+def test_a_stranger_flooding_our_inbox_does_not_crowd_out_a_known_inviter() -> None:
+    """A stranger sends our inbox 300 pieces of junk and 300 invitations validly sealed to
+    us from fresh keys, faster than the inbox lane's budget refills. Before the fix the
+    inbox's lane-wide budget (all senders together) was empty and bob's real invitation
+    (sent once, it expires) was dropped. Now the edge opens inbox messages (one X25519):
+    junk is dropped unread, a known inviter is charged only its own budget, and a replay
+    of bob's invitation is a duplicate."""
+
+    async def body() -> None:
+        alice = Peer("mqtt://127.0.0.1:1", nick="alice")
+        bob = Peer("mqtt://127.0.0.1:1", nick="bob")
+        now = int(time.time() * 1000)
+        presence = _presence(bob.identity, now)
+        alice.lobby.receive(presence, now, alice.topics.presence(bob.peer_id).topic)
+        inbox = alice.topics.inbox(alice.peer_id).topic
+        clock = Clock()
+        queues = InboundQueues(alice._classify, clock=clock)
+        for _ in range(300):
+            queues.offer(Inbound(inbox, os.urandom(700)))
+        for k in range(300):  # fresh keys, each sealing a signed event to us
+            fresh = Identity.from_seed(os.urandom(32))
+            inner = ev.make(fresh, "chat", now, {"text": f"spam {k}", "ns": alice.topics.root})
+            sealed = sealing.seal_invitation(
+                os.urandom(32), fresh.seed(), fresh.public_key, alice.public_key,
+                "ab" * 16, os.urandom(32), os.urandom(16), inner.raw,
+            )
+            queues.offer(Inbound(inbox, sealed))
+        assert queues.stats.get("dropped: inbox lane over budget", 0) > 0, queues.stats
+        assert queues.stats.get("dropped: not sealed to us") == 300
+        rnd = await bob.invite([alice.public_key], "connect4", start=0)
+        genesis = rnd.log()[0]
+        real = bob._seal(inbox, genesis.raw, genesis)
+        assert real is not None
+        assert queues.offer(Inbound(inbox, real)), queues.stats
+        item = None
+        while (nxt := queues.get_nowait()) is not None:
+            item = nxt
+        assert item is not None and item.payload == real  # served after the spam it let in
+        await alice._dispatch(item)
+        assert genesis.round in alice.lobby.invitations
+        clock.now += 10.0  # bob's invitation replayed after the duplicate window
+        again = sealing.seal_invitation(
+            os.urandom(32), bob._seed, bob.public_key, alice.public_key, rnd.id,
+            rnd.sealing_key, bytes.fromhex(rnd.machine.key), genesis.raw,
+        )
+        assert not queues.offer(Inbound(inbox, again))
+        assert queues.stats.get("dropped: duplicate") == 1, queues.stats
+        for p in (alice, bob):
+            await p.close()
+
+    asyncio.run(body())
+
+
+def test_a_members_events_of_another_round_do_not_use_up_its_round_budget() -> None:
+    """A hostile member of this round and of another one with bob replays bob's validly signed events of
+    the other round, sealed again with this round's key (a fresh nonce each time, so the
+    duplicate check never sees the same bytes), to a third member. Before the fix they
+    went to the ``round`` lane on bob's budget (1500, then 200 per s) and then bob's real
+    move was dropped. Now an event of another round is dropped at the edge."""
+
+    async def body() -> None:
+        alice = Peer("mqtt://127.0.0.1:1", nick="alice")
+        bob = Identity.from_seed(bytes(range(40, 72)))
+        two = await alice.invite([bob.public_key], "connect4", start=0)
+        now = int(time.time() * 1000)
+        move = {"ply": 0, "move": "4", "state": "0" * 64}
+        g2 = two.log()[0]
+        # bob's move in another round (one he played with the hostile member)
+        old = ev.make(bob, "move", now, move, round="cd" * 16, seq=1, prev="ef" * 32)
+        clock = Clock()
+        queues = InboundQueues(alice._classify, clock=clock)
+        refused = sum(not queues.offer(Inbound(two.topic("events"), two.sealed(old.raw))) for _ in range(1600))
+        assert refused == 1600
+        assert queues.stats.get("dropped: event of another round") == 1600, queues.stats
+        real = ev.make(bob, "move", now, move, round=two.id, seq=1, prev=g2.id)
+        assert queues.offer(Inbound(two.topic("events"), two.sealed(real.raw))), queues.stats
+        assert queues.size(Lane.ROUND) == 1
+        await alice.close()
+
+    asyncio.run(body())
