@@ -46,15 +46,11 @@ from p2p.protocol.effects import (
     CANCEL_EXPIRED,
     CANCEL_NO_COMMIT,
     CANCEL_NO_REVEAL,
-    Acknowledged,
     Applied,
-    ChatLine,
     Dropped,
     Effect,
-    Equivocation,
     Notice,
     Publish,
-    cancel_reason,
     dropped,
 )
 from p2p.protocol.events import Event, EventError
@@ -71,6 +67,8 @@ from p2p.protocol.round import (
     verify_chain,
 )
 from p2p.protocol.round_conflicts import WHY_AHEAD, WHY_EARLY, ChainConflicts
+from p2p.protocol.round_notices import RoundNotices
+from p2p.protocol.round_side import SYNC_INTERVAL_MS, RoundSide
 from p2p.protocol.topics import Topics, code_secret, join_proof, private_key
 
 COMMIT_TIMEOUT_MS = 20_000
@@ -83,8 +81,6 @@ INVITE_TTL_MS = 60_000
 """An invitation (genesis) expires this long after it was made."""
 PRIVATE_TTL_MS = 600_000
 """A private round waits this long for people typing its join code (read aloud, passed on)."""
-SYNC_INTERVAL_MS = 5_000
-"""We answer one sync request per member at most this often (and ask at most this often)."""
 CATCH_UP_MS = 30_000
 """After our own sync request, events we apply for this long are not "seen live"."""
 HEAD_EXCHANGE_MS = 15_000
@@ -95,8 +91,6 @@ START_DEADLINE_MS = 120_000
 """A round not in play this long after its ``expires`` ends for every member."""
 MAX_PENDING = 256
 """Events waiting for an earlier event we have not seen; the oldest are dropped beyond."""
-CLOCK_GRACE_MS = 5_000
-"""A forfeit that comes this much sooner than the timeout by our own clock is reported."""
 
 
 _MAY_FIT_LATER = frozenset(
@@ -111,7 +105,7 @@ class ActionError(CodedError):
     user interface wants to say it in its own language, a ``code`` with ``params``."""
 
 
-class RoundMachine(ChainConflicts):
+class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
     """A member's round: the verified chain plus pools of side events and local timers."""
 
     def __init__(
@@ -389,154 +383,6 @@ class RoundMachine(ChainConflicts):
                 effects += self._acknowledge(now)
         return effects
 
-    def _forfeit_notices(self, event: Event, now: int) -> list[Effect]:
-        """Tell the user about a forfeit, and what our own clock and lobby say about it."""
-        st = self.state
-        seat, reason = event.body["seat"], event.body["reason"]
-        prev = st.chain[-2]
-        waited = (event.ts - prev.ts) // 1000
-        notices: list[Effect] = [
-            Notice(
-                f"seat {seat} was forfeited ({reason}, {waited} s without a move) "
-                f"by {event.pk.hex()[:8]}",
-                "forfeit",
-                {"seat": seat, "reason": reason, "waited": waited, "by": event.pk.hex()[:8]},
-            )
-        ]
-        pk = st.seats[seat].pk
-        if reason == "offline" and pk != self.me.public_key and pk not in self.offline:
-            notices.append(
-                Notice(
-                    f"the forfeit says seat {seat} went offline; we saw it online",
-                    "forfeit_seen_online",
-                    {"seat": seat},
-                )
-            )
-        seen_at = self._observed_at.get(prev.id)
-        limit = self.timeouts.limit(reason)
-        if seen_at is not None and now - seen_at < limit - CLOCK_GRACE_MS:
-            notices.append(
-                Notice(
-                    f"the forfeit of seat {seat} came {(now - seen_at) // 1000} s after "
-                    f"the previous event by our clock ({limit // 1000} s is the rule)",
-                    "forfeit_early",
-                    {"seat": seat, "secs": (now - seen_at) // 1000, "limit": limit // 1000},
-                )
-            )
-        return notices
-
-    def _draw_dispute(self, event: Event) -> list[Effect]:
-        """A refused ``commit_close``/``draw`` that left out what reached us: say whose."""
-        if event.kind not in ("commit_close", "draw"):
-            return []
-        kind, what = (
-            ("commit", "commitment")
-            if event.kind == "commit_close"
-            else ("reveal", "reveal")
-        )
-        sealed = {self.state.seat_of(inner.pk) for inner in event.sealed()}
-        left_out = sorted(s for s in self._pooled_seats(kind) - sealed if s is not None)
-        if not left_out:
-            return []
-        return [
-            Notice(
-                f"the admin's {event.kind} left out the {what} of {seats_text(left_out)} "
-                "that reached us; the draw does not go ahead",
-                "draw_left_out",
-                {"what": kind, "seats": left_out},
-            )
-        ]
-
-    def _cancelled_draw_notices(self, before: Phase) -> list[Effect]:
-        """The admin cancelled during the draw: what the draw held on our side (§7)."""
-        st = self.state
-        if before is Phase.COMMIT:
-            if not self._missing("commit", st.human_seats()):
-                return [
-                    Notice(
-                        "the draw was cancelled although every seat's commitment reached us",
-                        "draw_cancelled_commits",
-                    )
-                ]
-            return []
-        if self._missing("reveal", sorted(st.commits)):
-            return []
-        revealed = {
-            st.seat_of(e.pk): bytes.fromhex(e.body["nonce"])
-            for e in self._pooled("reveal")
-        }
-        seed, starter = st.draw_result(revealed)  # type: ignore[arg-type]
-        outcome = (
-            f"seat {starter} would have started"
-            if st.start_seat is None
-            else f"the seed would have been {seed.hex()[:12]}"
-        )
-        return [
-            Notice(
-                f"the draw was cancelled after every reveal reached us; {outcome}",
-                "draw_cancelled_reveals",
-                {"seat": starter if st.start_seat is None else None, "seed": seed.hex()[:12]},
-            )
-        ]
-
-    def _phase_notices(self, before: Phase) -> list[Effect]:
-        st = self.state
-        if st.phase is Phase.PLAY:
-            how = "drawn" if st.start_seat is None else "named by the admin"
-            notices: list[Effect] = [
-                Notice(
-                    f"the round starts; seat {st.starter} moves first ({how})",
-                    "starts",
-                    {"seat": st.starter, "how": "drawn" if st.start_seat is None else "named"},
-                )
-            ]
-            if before is Phase.REVEAL:
-                for kind, pk in self.side:
-                    seat = st.seat_of(pk)
-                    if (
-                        kind == "reveal"
-                        and seat in st.commits
-                        and seat not in st.revealed
-                    ):
-                        notices.append(
-                            Notice(
-                                f"the admin's draw left out the reveal of seat {seat} that we received",
-                                "reveal_left_out",
-                                {"seat": seat},
-                            )
-                        )
-            return notices
-        if st.phase is Phase.COMMIT:
-            if st.start_seat is not None:
-                return [
-                    Notice(
-                        "all seats taken; drawing the seed of the computer moves",
-                        "drawing_seed",
-                    )
-                ]
-            return [Notice("all seats taken; drawing the starting seat", "drawing")]
-        if st.phase is Phase.OVER:
-            return [
-                Notice(
-                    f"the round is over ({st.end_reason}); winners: {list(st.winners())}",
-                    "over",
-                    {"reason": st.end_reason},
-                )
-            ]
-        if st.phase is Phase.CANCELLED:
-            why, seat = cancel_reason(st.end_reason.removeprefix("cancelled: "))
-            notices = [
-                Notice(
-                    f"the round was {st.end_reason}",
-                    "cancelled",
-                    {"reason": why, "seat": seat},
-                )
-            ]
-            if before in (Phase.COMMIT, Phase.REVEAL) and st.fair_draw:
-                notices += self._cancelled_draw_notices(before)
-            return notices
-        return []
-
     def _orphan(self, ids: list[str]) -> None:
         """Forget a losing branch: these ids and every parked event built on them."""
         self._orphans.update(ids)
@@ -591,180 +437,6 @@ class RoundMachine(ChainConflicts):
                     )  # never loop on an event parked again
                     break
         return effects
-
-    def _receive_side(self, event: Event, now: int) -> list[Effect]:
-        st = self.state
-        known = {e.id for e in st.chain}
-        if event.prev not in known:
-            return self._park(event)
-        key = (event.kind, event.pk)
-        first = self.side.get(key)
-        if (
-            first is not None
-        ):  # one accept, commit, reveal, resign ... per member and round
-            self.seen.add(event.id)
-            return [Equivocation(first, event)]
-        reason = self._side_problem(event)
-        if reason == "join is for the admin to decide":
-            return []  # other members ignore joins silently: the admin's start decides
-        if reason:
-            return [dropped(event, reason)]
-        self.seen.add(event.id)
-        self.side[key] = event
-        self._accepted_side = True
-        if event.kind == "ack":
-            return [Acknowledged(event, st.seat_of(event.pk))] + self._agreed_notice()  # type: ignore[arg-type]
-        if event.kind == "takeback" and self.takeback_request() is event:
-            seat = self.state.seat_of(event.pk)
-            return [Notice(f"seat {seat} asks to take back its last move", "takeback_asked", {"seat": seat})]
-        return []
-
-    # -- closing acknowledgement ----------------------------------------------------
-
-    def acks(self) -> dict[int, Event]:
-        """The members' closing acknowledgements we hold, by seat."""
-        found = {}
-        for (kind, pk), event in self.side.items():
-            seat = self.state.seat_of(pk)
-            if kind == "ack" and seat is not None:
-                found[seat] = event
-        return found
-
-    def agreed(self) -> bool:
-        """True once every human seat signed the final head and state hash."""
-        return self.state.phase in (Phase.OVER, Phase.CANCELLED) and set(
-            self.acks()
-        ) >= set(self.state.human_seats())
-
-    def _agreed_notice(self) -> list[Effect]:
-        if not self.agreed():
-            return []
-        return [
-            Notice("every member signed the result (closing acknowledgement)", "agreed")
-        ]
-
-    def _acknowledge(self, now: int) -> list[Effect]:
-        """Sign our ``ack`` of the final head and state hash (docs/protocol.md §9)."""
-        seat = self.my_seat
-        if seat is None or ("ack", self.me.public_key) in self.side:
-            return []
-        st = self.state
-        published = self._side_event(
-            "ack", {"state": st.state_hash()}, now, prev=st.head.id
-        )
-        event = self.side[("ack", self.me.public_key)]
-        return published + [Acknowledged(event, seat)] + self._agreed_notice()
-
-    def _side_problem(self, event: Event) -> str:
-        """Why a side event is useless or hostile here ('' if it may go into the pool)."""
-        st = self.state
-        seat = st.seat_of(event.pk)
-        kind = event.kind
-        if kind in ("accept", "decline"):
-            if st.phase is not Phase.FORMING:
-                return f"{kind} after the round was formed"
-            if event.prev != st.genesis.id:
-                return f"{kind} does not answer the genesis"
-            target = event.body["seat"]
-            if target >= len(st.seats) or st.seats[target].pk != event.pk:
-                return f"{kind} for seat {target} by a key not invited to it"
-            return ""
-        if kind == "join":
-            if not self.is_admin:
-                return "join is for the admin to decide"
-            if event.prev != st.genesis.id:
-                return "join does not answer the genesis"
-            if not st.private:
-                return "join in a public round"
-            if seat is not None:
-                return "join by a key that already holds a seat"
-            if self.is_admin and self.code is not None:
-                expected = join_proof(self.code, st.round_id, event.pk, self._secret)
-                if event.body["proof"] != expected:
-                    return "join without the right code"
-            return ""
-        if seat is None:
-            return f"{kind} by a non-member"
-        if kind == "commit":
-            if st.phase is not Phase.COMMIT:
-                return "commit outside the commit phase"
-            if event.prev != st.chain[1].id:
-                return "commit does not answer the start"
-            return ""
-        if kind == "reveal":
-            if st.phase is not Phase.REVEAL:
-                return "reveal outside the reveal phase"
-            if event.prev != st.head.id:
-                return "reveal does not answer the commit set"
-            commit = st.commits.get(seat)
-            nonce = bytes.fromhex(event.body["nonce"])
-            if (
-                commit is None
-                or draw.commitment(st.round_id, event.pk, nonce) != commit
-            ):
-                return "reveal does not match a commitment in the closed set"
-            return ""
-        if kind == "ack":
-            if st.phase not in (Phase.OVER, Phase.CANCELLED):
-                return "ack of a round that has not ended here"
-            if event.prev != st.head.id or event.body["state"] != st.state_hash():
-                return "ack of another end of the round"
-            return ""
-        if kind in ("resign", "leave"):
-            if seat in st.left or kind == "resign" and seat in st.resigned:
-                return f"seat {seat} is already out"
-            return ""
-        if kind == "takeback":
-            answered = next((e for e in reversed(st.chain) if e.id == event.prev), None)
-            if st.phase is not Phase.PLAY or answered is None or answered.kind != "move" \
-                    or answered.pk != event.pk:
-                return "takeback of no move of its sender"
-            return ""
-        return f"{kind} is not a side event"
-
-    def _receive_chat(self, event: Event, now: int) -> list[Effect]:
-        seat = self.state.seat_of(event.pk)
-        if seat is None:
-            return [dropped(event, "round chat by a non-member")]
-        if not self._chat_limit.allow(event.pk, now):
-            return [dropped(event, "chat rate limit")]
-        self.seen.add(event.id)
-        nick = self.state.seats[seat].nick
-        return [
-            ChatLine(event.pk, nick, event.body["text"], self.state.round_id, event.ts)
-        ]
-
-    def _answer_sync(self, event: Event, now: int) -> list[Effect]:
-        """Answer a member's sync request, which names its chain head (``prev``).
-
-        Same head: nothing to send.  Its head is on our chain: the events after it.  Its
-        head is not on our chain (it is on another branch, or ahead of us): our last
-        ``MAX_REWIND`` events, so it meets the position where we part, and we ask for
-        its chain too.  The conflict rules then bring both to the same chain.
-        """
-        if event.pk == self.me.public_key:
-            return [dropped(event, "our own sync request")]
-        chain = self.state.chain
-        from_seq, head = event.body["from_seq"], event.prev
-        ours = 0 < from_seq <= len(chain) and chain[from_seq - 1].id == head
-        if ours and from_seq == len(chain) and self.phase not in PRE_PLAY:
-            return []  # same head: the usual answer of a head exchange
-        last = self._sync_answered.get(event.pk)
-        if last is not None and now - last < SYNC_INTERVAL_MS:
-            return [dropped(event, "sync request too soon")]
-        self._sync_answered[event.pk] = now
-        route = self.topics.round_sync(self.key)
-        answer: list[Effect] = []
-        if ours:
-            start = from_seq
-        else:
-            start = max(1, min(from_seq, len(chain)) - MAX_REWIND - 1)
-            if now - self._last_asked >= SYNC_INTERVAL_MS or now < self._last_asked:
-                answer += self._ask_sync(now, from_seq=start)
-        answer += [Publish(route, e) for e in chain[start:]]
-        sealed = {inner.id for e in chain for inner in e.sealed()}
-        answer += [Publish(route, e) for e in self.side.values() if e.id not in sealed]
-        return answer
 
     # -- timers ----------------------------------------------------------------------
 

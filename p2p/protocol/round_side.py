@@ -1,0 +1,196 @@
+"""The round machine's side events (not in the chain): their checks, the closing
+acknowledgement, round chat and sync answers. A mixin of ``RoundMachine``
+(``p2p.protocol.round_machine``); pure."""
+
+from __future__ import annotations
+
+from p2p.protocol import draw
+from p2p.protocol.conflicts import MAX_REWIND
+from p2p.protocol.effects import (
+    Acknowledged,
+    ChatLine,
+    Effect,
+    Equivocation,
+    Notice,
+    Publish,
+    dropped,
+)
+from p2p.protocol.events import Event
+from p2p.protocol.round import (
+    PRE_PLAY,
+    Phase,
+)
+from p2p.protocol.topics import join_proof
+
+SYNC_INTERVAL_MS = 5_000
+"""We answer one sync request per member at most this often (and ask at most this often)."""
+
+
+class RoundSide:
+    """The round machine's side events (not in the chain): their checks, the closing
+    acknowledgement, round chat and sync answers."""
+
+    def _receive_side(self, event: Event, now: int) -> list[Effect]:
+        st = self.state
+        known = {e.id for e in st.chain}
+        if event.prev not in known:
+            return self._park(event)
+        key = (event.kind, event.pk)
+        first = self.side.get(key)
+        if (
+            first is not None
+        ):  # one accept, commit, reveal, resign ... per member and round
+            self.seen.add(event.id)
+            return [Equivocation(first, event)]
+        reason = self._side_problem(event)
+        if reason == "join is for the admin to decide":
+            return []  # other members ignore joins silently: the admin's start decides
+        if reason:
+            return [dropped(event, reason)]
+        self.seen.add(event.id)
+        self.side[key] = event
+        self._accepted_side = True
+        if event.kind == "ack":
+            return [Acknowledged(event, st.seat_of(event.pk))] + self._agreed_notice()  # type: ignore[arg-type]
+        if event.kind == "takeback" and self.takeback_request() is event:
+            seat = self.state.seat_of(event.pk)
+            return [Notice(f"seat {seat} asks to take back its last move", "takeback_asked", {"seat": seat})]
+        return []
+
+    def acks(self) -> dict[int, Event]:
+        """The members' closing acknowledgements we hold, by seat."""
+        found = {}
+        for (kind, pk), event in self.side.items():
+            seat = self.state.seat_of(pk)
+            if kind == "ack" and seat is not None:
+                found[seat] = event
+        return found
+
+    def agreed(self) -> bool:
+        """True once every human seat signed the final head and state hash."""
+        return self.state.phase in (Phase.OVER, Phase.CANCELLED) and set(
+            self.acks()
+        ) >= set(self.state.human_seats())
+
+    def _acknowledge(self, now: int) -> list[Effect]:
+        """Sign our ``ack`` of the final head and state hash (docs/protocol.md §9)."""
+        seat = self.my_seat
+        if seat is None or ("ack", self.me.public_key) in self.side:
+            return []
+        st = self.state
+        published = self._side_event(
+            "ack", {"state": st.state_hash()}, now, prev=st.head.id
+        )
+        event = self.side[("ack", self.me.public_key)]
+        return published + [Acknowledged(event, seat)] + self._agreed_notice()
+
+    def _side_problem(self, event: Event) -> str:
+        """Why a side event is useless or hostile here ('' if it may go into the pool)."""
+        st = self.state
+        seat = st.seat_of(event.pk)
+        kind = event.kind
+        if kind in ("accept", "decline"):
+            if st.phase is not Phase.FORMING:
+                return f"{kind} after the round was formed"
+            if event.prev != st.genesis.id:
+                return f"{kind} does not answer the genesis"
+            target = event.body["seat"]
+            if target >= len(st.seats) or st.seats[target].pk != event.pk:
+                return f"{kind} for seat {target} by a key not invited to it"
+            return ""
+        if kind == "join":
+            if not self.is_admin:
+                return "join is for the admin to decide"
+            if event.prev != st.genesis.id:
+                return "join does not answer the genesis"
+            if not st.private:
+                return "join in a public round"
+            if seat is not None:
+                return "join by a key that already holds a seat"
+            if self.is_admin and self.code is not None:
+                expected = join_proof(self.code, st.round_id, event.pk, self._secret)
+                if event.body["proof"] != expected:
+                    return "join without the right code"
+            return ""
+        if seat is None:
+            return f"{kind} by a non-member"
+        if kind == "commit":
+            if st.phase is not Phase.COMMIT:
+                return "commit outside the commit phase"
+            if event.prev != st.chain[1].id:
+                return "commit does not answer the start"
+            return ""
+        if kind == "reveal":
+            if st.phase is not Phase.REVEAL:
+                return "reveal outside the reveal phase"
+            if event.prev != st.head.id:
+                return "reveal does not answer the commit set"
+            commit = st.commits.get(seat)
+            nonce = bytes.fromhex(event.body["nonce"])
+            if (
+                commit is None
+                or draw.commitment(st.round_id, event.pk, nonce) != commit
+            ):
+                return "reveal does not match a commitment in the closed set"
+            return ""
+        if kind == "ack":
+            if st.phase not in (Phase.OVER, Phase.CANCELLED):
+                return "ack of a round that has not ended here"
+            if event.prev != st.head.id or event.body["state"] != st.state_hash():
+                return "ack of another end of the round"
+            return ""
+        if kind in ("resign", "leave"):
+            if seat in st.left or kind == "resign" and seat in st.resigned:
+                return f"seat {seat} is already out"
+            return ""
+        if kind == "takeback":
+            answered = next((e for e in reversed(st.chain) if e.id == event.prev), None)
+            if st.phase is not Phase.PLAY or answered is None or answered.kind != "move" \
+                    or answered.pk != event.pk:
+                return "takeback of no move of its sender"
+            return ""
+        return f"{kind} is not a side event"
+
+    def _receive_chat(self, event: Event, now: int) -> list[Effect]:
+        seat = self.state.seat_of(event.pk)
+        if seat is None:
+            return [dropped(event, "round chat by a non-member")]
+        if not self._chat_limit.allow(event.pk, now):
+            return [dropped(event, "chat rate limit")]
+        self.seen.add(event.id)
+        nick = self.state.seats[seat].nick
+        return [
+            ChatLine(event.pk, nick, event.body["text"], self.state.round_id, event.ts)
+        ]
+
+    def _answer_sync(self, event: Event, now: int) -> list[Effect]:
+        """Answer a member's sync request, which names its chain head (``prev``).
+
+        Same head: nothing to send.  Its head is on our chain: the events after it.  Its
+        head is not on our chain (it is on another branch, or ahead of us): our last
+        ``MAX_REWIND`` events, so it meets the position where we part, and we ask for
+        its chain too.  The conflict rules then bring both to the same chain.
+        """
+        if event.pk == self.me.public_key:
+            return [dropped(event, "our own sync request")]
+        chain = self.state.chain
+        from_seq, head = event.body["from_seq"], event.prev
+        ours = 0 < from_seq <= len(chain) and chain[from_seq - 1].id == head
+        if ours and from_seq == len(chain) and self.phase not in PRE_PLAY:
+            return []  # same head: the usual answer of a head exchange
+        last = self._sync_answered.get(event.pk)
+        if last is not None and now - last < SYNC_INTERVAL_MS:
+            return [dropped(event, "sync request too soon")]
+        self._sync_answered[event.pk] = now
+        route = self.topics.round_sync(self.key)
+        answer: list[Effect] = []
+        if ours:
+            start = from_seq
+        else:
+            start = max(1, min(from_seq, len(chain)) - MAX_REWIND - 1)
+            if now - self._last_asked >= SYNC_INTERVAL_MS or now < self._last_asked:
+                answer += self._ask_sync(now, from_seq=start)
+        answer += [Publish(route, e) for e in chain[start:]]
+        sealed = {inner.id for e in chain for inner in e.sealed()}
+        answer += [Publish(route, e) for e in self.side.values() if e.id not in sealed]
+        return answer
