@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import aiomqtt
+import pytest
 
 from p2p import friends as friends_mod
 from p2p.friends import Friends
@@ -41,6 +42,7 @@ def _presences(namespace: str) -> list[tuple[str, bytes]]:
     return out
 
 
+@pytest.mark.slow
 def test_a_presence_flood_is_one_count_and_a_friend_still_shows(
     tmp_path: Path, private_mosquitto
 ) -> None:
@@ -85,9 +87,10 @@ def test_a_presence_flood_is_one_count_and_a_friend_still_shows(
                 # a handful of strangers (the burst and the refill), carol, and one count
                 assert any("carol" in x for x in joined), lines[-20:]
                 assert len(joined) <= 12, len(joined)
+                # what the budget held back is said as a count (again after each refill)
                 counts = [x for x in lines if "more came or went" in x]
-                assert len(counts) == 1, lines[-20:]
-                hidden = int(counts[0].split("and ")[1].split(" more")[0])
+                assert 1 <= len(counts) <= len(joined), lines[-20:]
+                hidden = sum(int(x.split("and ")[1].split(" more")[0]) for x in counts)
                 assert hidden >= len(peer.lobby.peers) - len(joined) - 1
 
     asyncio.run(asyncio.wait_for(scenario(), 90))
