@@ -187,3 +187,28 @@ def test_the_analysis_summary_says_one_mistake_not_one_mistakes(tmp_path: Path) 
             assert "1 mistake," in summary and "mistakes" not in summary, summary
 
     run(scenario())
+
+
+def test_two_people_with_one_name_are_told_apart_not_called_nobody(tmp_path: Path, broker_url: str) -> None:
+    """Two "bob"s in the lobby (a friend and someone using the name): ``/invite bob`` and
+    ``/friend bob`` said "Nobody called bob in the lobby."; they now say there are
+    several, with the fingerprints to choose by, and the fingerprint works."""
+    from p2p.protocol.identity import fingerprint
+
+    async def scenario() -> None:
+        async with Peer(broker_url, nick="bob") as bob1, Peer(broker_url, nick="bob") as bob2, HeadlessShell(
+            config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100,
+        ) as h:
+            await h.wait_screen("Connected to", 10)
+            await h.wait_for(lambda: sum(e.nick == "bob" for e in h.controller.state.lobby) == 2, 10)
+            await h.type_line("/invite bob connect4")
+            line = await said(h, "Several in the lobby are called bob")
+            assert fingerprint(bob1.public_key)[:9] in line and fingerprint(bob2.public_key)[:9] in line
+            await h.type_line("/friend bob")
+            await h.wait_for(lambda: sum("Several in the lobby" in t for t in h.controller.state.text_lines()) == 2)
+            assert not any("Nobody called" in t for t in h.controller.state.text_lines())
+            await h.type_line(f"/invite {fingerprint(bob2.public_key)[:9].replace(' ', '')} connect4")
+            await said(h, "Invitation to bob for Connect Four sent")
+            await next_invitation(bob2)
+
+    run(scenario())

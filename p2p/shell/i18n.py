@@ -287,6 +287,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "net.accepted": ("{nick} hat angenommen.", "{nick} accepted."),
     "net.declined": ("{nick} hat abgelehnt.", "{nick} declined."),
     "net.no_invite": ("Keine offene Einladung.", "No open invitation."),
+    "net.nick_ambiguous": (
+        "Mehrere in der Lobby heißen {nick} ({ids}); nenne einen mit dem Anfang seines Fingerabdrucks, z. B. {example}.",
+        "Several in the lobby are called {nick} ({ids}); name one by the start of its fingerprint, e.g. {example}.",
+    ),
     "net.unknown_nick": ("Niemand namens {nick} in der Lobby.", "Nobody called {nick} in the lobby."),
     "draw.title": ("Auslosung (Festlegung · Aufdeckung):", "Draw (commitment · reveal):"),
     "draw.entry": ("Festlegung {commit} · Aufdeckung {reveal}", "commitment {commit} · reveal {reveal}"),

@@ -553,6 +553,22 @@ class OnlineSession:
         """``/invite``, ``/private``, ``/accept``, ``/decline``, ``/cancel``, ``/start``, ``/starter``, ``/join``."""
         getattr(self, f"_cmd_{name}")(args)
 
+    def _find_peer(self, who: str) -> Any:
+        """The online peer ``who`` names, or ``None`` after one line: nobody, or several
+        people using that name (then their fingerprints, to name one by)."""
+        from p2p.protocol.identity import fingerprint
+
+        info = self.peer.find_peer(who)
+        if info is not None:
+            return info
+        same = [p for p in self.peer.online() if p.nick.casefold() == who.strip().casefold()]
+        if len(same) > 1:
+            ids = [fingerprint(p.pk)[:9] for p in same]
+            self.ctl.say("net.nick_ambiguous", "warn", nick=who, ids=", ".join(ids), example=ids[0].replace(" ", ""))
+        else:
+            self.ctl.say("net.unknown_nick", "warn", nick=who)
+        return None
+
     def _seat_plan(self, name: str, args: list[str]) -> SeatPlan | None:
         """Parse ``/invite`` or ``/private`` words into a seat plan; ``None`` after one line."""
         options, words = cmds.parse_options(tuple(args))
@@ -572,9 +588,8 @@ class OnlineSession:
             return None
         others: list[bytes] = []
         for nick in nicks:
-            info = self.peer.find_peer(nick)
+            info = self._find_peer(nick)
             if info is None:
-                self.ctl.say("net.unknown_nick", "warn", nick=nick)
                 return None
             others.append(info.pk)
         from p2p.shell.local_commands import available_levels, default_level, level_id
@@ -595,8 +610,10 @@ class OnlineSession:
         elif start_spec.lower() in ("me", "ich"):
             start = 0
         else:
-            info = self.peer.find_peer(start_spec)
-            if info is None or info.pk not in seat_pks:
+            info = self._find_peer(start_spec)
+            if info is None:
+                return None
+            if info.pk not in seat_pks:
                 self.ctl.say("net.unknown_nick", "warn", nick=start_spec)
                 return None
             start = seat_pks.index(info.pk)
@@ -614,8 +631,9 @@ class OnlineSession:
             rnd = await self.peer.invite(plan.others, plan.game, plan.options, computers=plan.computers,
                                          start=plan.start)
             self._adopt_round(rnd, plan.game, dict(plan.options), plan.others)
-            self.state.add(self.t.t("net.invite_sent", nicks=", ".join(plan.nicks), game=self.t.game(plan.game),
-                                    code=rnd.id[:8]), "round")
+            names = ", ".join(self._nick(pk) for pk in plan.others)  # the nick, also when named by fingerprint
+            self.state.add(self.t.t("net.invite_sent", nicks=names, game=self.t.game(plan.game), code=rnd.id[:8]),
+                           "round")
 
         self._run(go())
 
@@ -988,9 +1006,8 @@ class OnlineSession:
         if len(args) != 1:
             self.ctl.usage("friend")
             return
-        info = self.peer.find_peer(args[0])
+        info = self._find_peer(args[0])
         if info is None:
-            self.ctl.say("net.unknown_nick", "warn", nick=args[0])
             return
         try:
             self.peer.friends.add(info.pk, info.nick)
