@@ -212,3 +212,35 @@ def test_two_people_with_one_name_are_told_apart_not_called_nobody(tmp_path: Pat
             await next_invitation(bob2)
 
     run(scenario())
+
+
+def test_the_player_who_left_counts_the_others_win_like_they_do(tmp_path: Path, broker_url: str) -> None:
+    """We /leave a Connect Four round, alice wins by it and invites us again: her score
+    line said "alice 1 · tester 0", ours "alice 0 · tester 0" (the leaver's shell forgot
+    the round it left before its end arrived)."""
+    async def scenario() -> None:
+        async with Peer(broker_url, nick="alice") as alice, HeadlessShell(
+            config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100,
+        ) as h:
+            await h.wait_screen("Connected to", 10)
+            my_id = h.controller.online.peer.peer_id
+            await h.wait_for(lambda: alice.find_peer(my_id[:8]) is not None, 10)
+            r1 = await alice.invite([my_id[:8]], "connect4", start=0)
+            await said(h, "invites you to Connect Four")
+            await h.type_line("/accept")
+            await r1.wait_turn(20)
+            await r1.play("1")
+            await h.wait_for(lambda: "To move: Yellow (you)" in status(h), 20)
+            h.send("7")
+            await r1.wait_turn(20)
+            await h.type_line("/leave")
+            await r1.wait_over(20)
+            assert r1.winners == (0,)
+            await asyncio.sleep(0.5)  # the end reaches the shell that left
+            await alice.invite([my_id[:8]], "connect4", start=1)
+            await h.wait_for(lambda: sum("invites you" in line for line in h.controller.state.text_lines()) == 2, 10)
+            await h.type_line("/accept")
+            await h.wait_for(lambda: "Round 2 · To move: Yellow (you)" in status(h), 20)
+            assert "Score alice 1 · tester 0" in status(h), status(h)
+
+    run(scenario())

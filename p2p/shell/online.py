@@ -81,6 +81,8 @@ class OnlineSession:
         self.next_start: str = "draw"
         self.last_group: tuple[str, dict[str, Any], list[bytes]] | None = None
         self._counted: set[str] = set()
+        self._left: set[str] = set()
+        """Rounds we left before their end: the end is still counted in the score."""
         self.replay_ply: int | None = None
         """While replaying the finished round: how many moves are shown."""
         self._seen_starts: set[str] = set()
@@ -367,6 +369,7 @@ class OnlineSession:
             return
         for rnd in rounds:
             await rnd.leave()
+            self._left.add(rnd.id)  # its end still counts in the score, as on the others' screens
         self.round = None
         self.away.clear()
         self.replay_ply = None
@@ -1168,14 +1171,18 @@ class OnlineSession:
 
     def _round_over(self, note: Any) -> None:
         rnd = note.round
-        if rnd is not self.round or rnd.id in self._counted:
+        if rnd is not self.round and rnd.id not in self._left or rnd.id in self._counted:
             return
         self._counted.add(rnd.id)
         seats = rnd.chain_state.seats
         if len(note.winners) == 1:
             pk = seats[note.winners[0]].pk
+            group = frozenset(s.pk for s in seats if s.pk is not None)
+            wins = self.wins if group == self._group else self._groups.setdefault(group, (1, {}))[1]
             if pk is not None:
-                self.wins[pk] = self.wins.get(pk, 0) + 1
+                wins[pk] = wins.get(pk, 0) + 1
+        if rnd is not self.round:
+            return  # a round we left: counted, but nothing more to say
         self.away.clear()
         if rnd.game is None or rnd.phase.value == "cancelled":
             return  # a round called off before play: its notice said why
