@@ -244,3 +244,24 @@ def test_the_player_who_left_counts_the_others_win_like_they_do(tmp_path: Path, 
             assert "Score alice 1 · tester 0" in status(h), status(h)
 
     run(scenario())
+
+
+def test_again_in_a_running_online_round_does_not_claim_it_is_over(tmp_path: Path, broker_url: str) -> None:
+    """``/again`` while the online round runs said "The round is over. /again for another
+    round." with the status line showing whose move it is."""
+    async def scenario() -> None:
+        async with Peer(broker_url, nick="alice") as alice, HeadlessShell(
+            config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100,
+        ) as h:
+            await h.wait_screen("Connected to", 10)
+            my_id = h.controller.online.peer.peer_id
+            await h.wait_for(lambda: alice.find_peer(my_id[:8]) is not None, 10)
+            await alice.invite([my_id[:8]], "connect4", start=1)
+            await said(h, "invites you to Connect Four")
+            await h.type_line("/accept")
+            await h.wait_for(lambda: "Round 1 · To move: Yellow (you)" in status(h), 20)
+            await h.type_line("/again")
+            await said(h, "The round is still running")
+            assert not any("The round is over" in line for line in h.controller.state.text_lines())
+
+    run(scenario())

@@ -176,6 +176,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "msg.computer_thinking": ("Der Computer denkt noch nach.", "The computer is still thinking."),
     "msg.too_fast": ("Zu schnell – Eingabe kurz gesperrt.", "Too fast – input briefly locked."),
     "msg.bad_move": ("Ungültiger Zug {move}: {reason}", "Invalid move {move}: {reason}"),
+    "net.again_running": (
+        "Die Runde läuft noch: erst zu Ende spielen, /aufgeben oder /verlassen, dann /again.",
+        "The round is still running: play it out, /resign or /leave first, then /again.",
+    ),
     "msg.game_over": ("Die Runde ist vorbei. /again für eine neue Runde.", "The round is over. /again for another round."),
     "msg.round_over": ("Runde {round} vorbei: {result}. Stand {score}. /again · /replay · /analyze", "Round {round} over: {result}. Score {score}. /again · /replay · /analyze"),
     "msg.new_round": ("Runde {round}: {game}, es beginnt {seat}.", "Round {round}: {game}, {seat} starts."),

@@ -394,7 +394,7 @@ class OnlineSession:
             self.ctl.say("net.no_invite", "warn")
             return
         if not self.round.is_over:
-            self.ctl.say("msg.game_over", "warn")
+            self.ctl.say("net.again_running", "warn")
             return
         game_name, options, others = self.last_group
         starter = self.round.starter
