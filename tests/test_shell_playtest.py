@@ -265,3 +265,23 @@ def test_again_in_a_running_online_round_does_not_claim_it_is_over(tmp_path: Pat
             assert not any("The round is over" in line for line in h.controller.state.text_lines())
 
     run(scenario())
+
+
+def test_hint_after_a_finished_round_says_it_is_over_not_that_no_game_runs(tmp_path: Path) -> None:
+    """``/hint`` after a local Connect Four round said "No game is running." beside the
+    finished board; it says the round is over (and /analyze still works)."""
+    import itertools
+
+    async def scenario() -> None:
+        async with HeadlessShell(config_dir=tmp_path, lang="en", color=False, rows=30, columns=120) as h:
+            counter = itertools.count(1000)
+            h.controller.clock = lambda: float(next(counter))
+            await h.type_line("/play connect4 2p")
+            for move in "1212121":
+                await h.type_line(move)
+            await h.wait_for(lambda: h.controller.match.game.is_over(), 10)
+            await h.type_line("/hint")
+            await said(h, "The round is over. /again for another round.")
+            assert not any("No game is running" in line for line in h.controller.state.text_lines())
+
+    run(scenario())

@@ -371,7 +371,7 @@ class LocalPlayCommands:
             return
         game = self.current_game()
         if game is None or game.is_over():
-            self.say("msg.no_game", "warn")
+            self.say("msg.no_game" if game is None else "msg.game_over", "warn")
             return
         self.spawn(self._hint(game.copy()))
 
