@@ -285,3 +285,18 @@ def test_hint_after_a_finished_round_says_it_is_over_not_that_no_game_runs(tmp_p
             assert not any("No game is running" in line for line in h.controller.state.text_lines())
 
     run(scenario())
+
+
+def test_resign_in_the_local_cube_is_no_invalid_move(tmp_path: Path) -> None:
+    """``/aufgeben`` in a local cube round said "Ungültiger Zug /resign: in diesem Spiel gibt
+    es kein Aufgeben" (a command called a move, in the other language's spelling)."""
+    async def scenario() -> None:
+        async with HeadlessShell(config_dir=tmp_path, lang="de", color=False, rows=30, columns=120) as h:
+            await h.type_line("/spiel cube")
+            await h.wait_screen("Am Zug: Rot")
+            await h.type_line("/aufgeben")
+            line = await said(h, "Aufgeben")
+            assert "Viergewinnt 3D" in line and "/nochmal" in line, line
+            assert not any("Ungültiger Zug" in t or "/resign" in t for t in h.controller.state.text_lines())
+
+    run(scenario())

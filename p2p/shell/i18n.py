@@ -180,6 +180,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Die Runde läuft noch: erst zu Ende spielen, /aufgeben oder /verlassen, dann /again.",
         "The round is still running: play it out, /resign or /leave first, then /again.",
     ),
+    "msg.no_resign": (
+        "In {game} gibt es kein Aufgeben; /nochmal beginnt eine neue Runde.",
+        "{game} has no resignation; /again starts a new round.",
+    ),
     "msg.game_over": ("Die Runde ist vorbei. /again für eine neue Runde.", "The round is over. /again for another round."),
     "msg.round_over": ("Runde {round} vorbei: {result}. Stand {score}. /again · /replay · /analyze", "Round {round} over: {result}. Score {score}. /again · /replay · /analyze"),
     "msg.new_round": ("Runde {round}: {game}, es beginnt {seat}.", "Round {round}: {game}, {seat} starts."),

@@ -290,7 +290,10 @@ class LocalPlayCommands:
         try:
             match.resign(seat)
         except MoveError as err:
-            self.say("msg.bad_move", "warn", move="/resign", reason=self.t.reason(err))
+            if getattr(err, "code", None) == "no_resign":  # the cube: a command, not a bad move
+                self.say("msg.no_resign", "warn", game=self.t.game(match.game_name))
+            else:
+                self.say("msg.bad_move", "warn", move="/resign", reason=self.t.reason(err))
             return
         self.selected = None
         self.say("round.resigned", nick=self.seat_label(match.game, seat))
