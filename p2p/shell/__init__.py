@@ -8,7 +8,8 @@ Modules, each with one job:
 * ``commands`` - the input grammar (pure): chat, a bare move, or a slash command.
 * ``state`` - what the screen shows (chat lines, lobby), kept outside the widgets.
 * ``local`` - a local match: seats, input lock, undo, replay (pure).
-* ``online`` / ``connect`` - the connected ``p2p.peer.Peer``; connecting and ``/local``.
+* ``online`` / ``connect`` - the connected ``p2p.peer.Peer``; connecting and ``/local``
+  (``online_commands``, ``online_notes``, ``online_resume``: parts of ``online``).
 * ``boards`` / ``chess4_view`` - board pictures per game, coloured or plain.
 * ``i18n`` / ``rules_text`` / ``analysis_text`` - every text the user sees (de/en).
 * ``settings`` - persisted settings; ``notify`` - bell and desktop notifications.

@@ -1,0 +1,344 @@
+"""The online session's side of the peer's notifications: presence, notices, connection
+changes, round updates and ends, shown in the lobby and chat panes. A mixin of
+``OnlineSession`` (``p2p.shell.online``)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+from p2p.games import Game
+from p2p.shell.i18n import CATALOGUE
+
+log = logging.getLogger("p2p.shell")
+MAX_PRESENT = 5_000
+"""Announced labels remembered (the lobby itself keeps at most 4,096 strangers)."""
+
+
+def _options_text(options: dict[str, Any]) -> str:
+    """Game options as ``key=value`` words (``first`` is decided by the round)."""
+    return " ".join(f"{k}={v}" for k, v in sorted(options.items()) if k != "first") or "-"
+
+
+class OnlineNotes:
+    """The online session's side of the peer's notifications: presence, notices,
+    connection changes, round updates and ends, shown in the lobby and chat panes."""
+
+    async def pump(self) -> None:
+        """Mirror the peer's notifications into the shell until it closes."""
+        events = self.peer.events()
+        self.refresh_lobby()
+        for info in self.peer.online():  # already there: shown in the lobby pane, not "joined"
+            self._present.setdefault(info.pk, info.label)
+        self.ctl.refresh()
+        self.ctl.spawn(self._tick())
+        async for note in events:
+            try:
+                self.handle(note)
+            except Exception as err:  # noqa: BLE001 - a display bug must not stop the pump
+                self.ctl.internal_error(err)
+            self.ctl.refresh()
+
+    async def _tick(self) -> None:
+        """Repaint once a second while a countdown is on the status line."""
+        while True:
+            await asyncio.sleep(1.0)
+            if self._away_countdown() is not None:
+                self.ctl.refresh()
+
+    def handle(self, note: Any) -> None:
+        from p2p import peer as p
+
+        t = self.t
+        if isinstance(note, p.ChatMessage):
+            clock = time.strftime("%H:%M", time.localtime(note.ts / 1000))
+            tag = t.t("chat.round_tag") + " " if note.round_id is not None else ""
+            # Others are shown with their fingerprint: a nickname alone proves nothing.
+            sender = self.peer.nick if note.sender == self.peer.public_key else note.label
+            if note.nick and note.nick != "?":
+                self.names.setdefault(note.sender, note.nick)
+            self.state.add(tag + note.text, "chat", sender=sender, clock=clock)
+        elif isinstance(note, p.PresenceChanged):
+            if note.online:
+                self.names[note.peer.pk] = note.peer.nick
+            self._refresh_lobby_soon()
+            self._presence(note.peer.pk, note.peer.label, note.online)
+            self._member_presence(note.peer, note.online)
+        elif isinstance(note, p.InvitationReceived):
+            invitation = note.invitation
+            inviter = invitation.admin_label
+            self.state.add(t.t("net.invited", nick=inviter, game=t.game(invitation.game)), "invite")
+            self._warn_impostor(invitation.admin)
+            how = t.t("net.starter.drawn") if invitation.drawn else t.t("net.starter.chosen")
+            self.state.add(t.t("net.invite_details", options=_options_text(invitation.options), how=how), "invite")
+            self.state.add(t.t("net.invite_answer"), "invite")
+            self.ctl.notify(t.t("notify.invite", nick=inviter), t.game(invitation.game))
+        elif isinstance(note, p.RoundUpdate):
+            self._round_update(note)
+        elif isinstance(note, p.YourTurn):
+            if note.round is self.round:
+                self.ctl.notify(t.t("notify.turn"), t.game(note.round.game_name))
+        elif isinstance(note, p.RoundOver):
+            self._round_over(note)
+        elif isinstance(note, p.RoundNotice):
+            self._notice(note)
+        elif isinstance(note, p.Rejected):
+            log.info("rejected: %s", note.text)
+            self.state.add(t.t("net.rejected", who=note.sender or "?"), "warn")
+        elif isinstance(note, p.Equivocated):
+            log.warning("%s", note.text)
+            self.state.add(t.t("net.equivocated", who=self.peer.label_of(note.first.pk)), "warn")
+        elif isinstance(note, p.ConnectionChanged):
+            self._connection(note.state)
+        elif isinstance(note, p.Resynced):
+            self.state.add(t.t("net.resynced", count=note.applied), "round")
+
+    def _member_presence(self, info: Any, online: bool) -> None:
+        """A member of the running round went offline (how long until the forfeit) or is back."""
+        rnd = self.round
+        if rnd is None or rnd.is_over or rnd.game is None or not self.connected():
+            return  # while we are cut off ourselves, everyone's presence merely expires
+        st = rnd.chain_state
+        seat = st.seat_of(info.pk)
+        if seat is None or info.pk == self.peer.public_key or seat in st.left or seat in st.resigned:
+            return
+        nick = self._nick(info.pk, info.nick)
+        if online:
+            if info.pk in self.away and info.busy:  # back, and in a round (ours, resumed)
+                self.away.discard(info.pk)
+                self.state.add(self.t.t("round.back", nick=nick), "round")
+            elif info.pk in self.away:  # online again; in the round once it resumes it
+                self.ctl.spawn(self._absent_check(info.pk, rnd, self.absent_wait))
+            return
+        if info.pk in self.away:
+            return
+        self.away.add(info.pk)
+        secs = self.peer.turn_timeouts.offline_ms // 1000
+        if rnd.game.to_move() != seat:
+            self.state.add(self.t.t("round.away_later", nick=nick, secs=secs), "warn")
+            return
+        humans_in = [s for s in st.human_seats() if s not in st.left and s not in st.resigned]
+        key = "round.away_win" if len(humans_in) == 2 and rnd.my_seat in humans_in else "round.away_out"
+        self.state.add(self.t.t(key, nick=nick, secs=self._seconds_left(rnd)), "warn")
+
+    def _presence(self, pk: bytes, label: str, online: bool) -> None:
+        """Say when someone comes or goes, or changes name; a busy/free flip is silent.
+
+        Friends and people we play with are always announced; strangers share one small
+        budget, and what it holds back is said as a single count (the lobby pane lists
+        them all), so thousands of fresh keys cannot push the conversation out of view.
+        """
+        known = self._present.get(pk)
+        if not online:
+            if self._present.pop(pk, None) is not None:
+                self._say_presence(pk, self.t.t("net.left", nick=known))
+        elif known is None:
+            self._present[pk] = label
+            if len(self._present) > MAX_PRESENT:  # bounded memory per stranger
+                self._present.pop(next(iter(self._present)))
+            self._say_presence(pk, self.t.t("net.joined", nick=label))
+            self._warn_impostor(pk)
+        elif known != label:
+            self._present[pk] = label
+            self._say_presence(pk, self.t.t("net.renamed", old=known, nick=label))
+            self._warn_impostor(pk)
+
+    def _say_presence(self, pk: bytes, line: str) -> None:
+        """One join/leave/rename line, within the strangers' budget (see ``_presence``)."""
+        friendly = self.peer.lobby.rank(pk) == 0
+        now = int(asyncio.get_running_loop().time() * 1000)
+        if not friendly and not self._presence_lines.take(now):
+            self._presence_hidden += 1
+            return
+        if self._presence_hidden:
+            self.state.add(self.t.t("net.presence_hidden", count=self._presence_hidden))
+            self._presence_hidden = 0
+        self.state.add(line)
+
+    def _warn_impostor(self, pk: bytes) -> bool:
+        """Say so when ``pk`` uses a friend's nickname with another key; ``True`` if it did."""
+        from p2p.protocol.identity import fingerprint
+
+        nick = self._nick(pk)
+        friend = self.peer.friends.impostor_of(nick, pk)
+        if friend is None:
+            return False
+        self.state.add(self.t.t("friend.impostor", nick=nick, fp=fingerprint(pk),
+                                friend=self.peer.friends.nick_of(friend) or "?",
+                                friend_fp=fingerprint(friend)), "warn")
+        return True
+
+    def _notice(self, note: Any) -> None:
+        """A protocol notice in the user's language, chosen by its code (never its text)."""
+        log.info("notice %s: %s", note.code or "-", note.text)
+        code, params, t = note.code, note.params, self.t
+        rnd = note.round if note.round is self.round else None
+        seat = params.get("seat")
+        nick = self._member_nick(seat, with_fingerprint=False) if rnd is not None and isinstance(seat, int) else "?"
+        if code in ("starts", "over", "invited", "peer_online", "peer_left", "peer_silent"):
+            return  # shown from the round's updates, the invitation or the lobby
+        if note.round is not None and rnd is None:
+            return  # a round that is not on the board (e.g. one we left)
+        if code == "takeback_asked" and isinstance(seat, int) and rnd is not None:
+            self._show_takeback_request(seat)
+        elif code == "drawing":
+            self.state.add(t.t("net.drawing"), "round")
+        elif code in ("expired", "invitation_expired"):
+            self.state.add(t.t("net.expired"), "warn")
+        elif code == "forfeit":
+            how = t.t("net.forfeit.offline" if params.get("reason") == "offline" else "net.forfeit.silent")
+            self.state.add(t.t("net.forfeited", nick=nick, secs=params.get("waited", "?"), how=how), "warn")
+        elif code in ("forfeit_ahead", "forfeit_seen_online", "forfeit_early", "reveal_left_out",
+                      "event_ahead", "forfeit_replaced"):
+            self.state.add(t.t(f"notice.{code}", nick=nick, secs=params.get("secs", "?"),
+                               limit=params.get("limit", "?")), "warn")
+        elif code == "rewound":
+            self.state.add(t.t("net.rewound"), "warn")
+        elif code == "auto_declined":
+            self.state.add(t.t("net.auto_declined"), "warn")
+        elif code in ("draw_stalled", "drawing_seed", "draw_cancelled_commits", "draw_cancelled_reveals"):
+            self.state.add(t.t(f"notice.{code}", nick=nick), "round" if code == "drawing_seed" else "warn")
+        elif code == "agreed":
+            self.state.add(t.t("notice.agreed"), "round")
+        elif code == "draw_left_out":
+            seats = params.get("seats") or []
+            names = ", ".join(self._member_nick(s, with_fingerprint=False) for s in seats if isinstance(s, int))
+            self.state.add(t.t("notice.draw_left_out", seats=names or "?"), "warn")
+        elif code in ("cancelled", "invitation_cancelled"):
+            why = str(params.get("reason", "other"))
+            key = f"notice.{code}.{why}"
+            text = rnd.chain_state.end_reason.removeprefix("cancelled: ") if rnd is not None else ""
+            self.state.add(t.t(key if key in CATALOGUE else f"notice.{code}.other", nick=nick, text=text), "warn")
+        else:
+            self.state.add(t.t("notice.untranslated", text=note.text), "info")
+
+    def _connection(self, state: str) -> None:
+        t = self.t
+        self._broker_changes()
+        if state == "lost":
+            self.state.connection = t.t("status.reconnecting")
+            self.state.online = False
+            self.state.add(t.t("net.disconnected"), "warn")
+        elif state in ("reconnected", "connected"):
+            brokers = self.peer.brokers()
+            up = sum(ok for _, ok in brokers)
+            self.state.connection = (
+                t.t("status.brokers", up=up, total=len(brokers)) if up < len(brokers) else ""
+            )
+            self.state.online = True
+            if state == "reconnected":
+                self.state.add(t.t("net.reconnected"), "round")
+            self.refresh_lobby()
+        elif state == "closed":
+            self.state.online = False
+
+    def _broker_changes(self) -> None:
+        """With several brokers: say which one went away or came back."""
+        brokers = self.peer.brokers()
+        if len(brokers) < 2:
+            return
+        up_now = {url for url, ok in brokers if ok}
+        before, self._brokers_up = self._brokers_up, up_now
+        for url in sorted(before - up_now):
+            self.state.add(self.t.t("net.broker_down", broker=url, up=len(up_now), total=len(brokers)), "warn")
+        for url in sorted(up_now - before):
+            self.state.add(self.t.t("net.broker_up", broker=url, up=len(up_now), total=len(brokers)), "round")
+
+    def _round_update(self, note: Any) -> None:
+        t = self.t
+        rnd = note.round
+        if rnd is not self.round:
+            return
+        st = rnd.chain_state
+        if note.kind == "start" and rnd.id not in self._seen_starts:
+            self._seen_starts.add(rnd.id)
+            self._enter_group(rnd)
+            self.round_no += 1
+            self._save_sidecar(rnd)  # now with every member's name
+            self.ctl.match = None
+            self.state.add(t.t("net.round_started", code=rnd.id[:8], game=t.game(rnd.game_name)), "round")
+        elif note.kind == "draw":
+            # commitments and reveals are shown in the board pane (draw_lines), not as hex in the chat
+            self.state.add(t.t("net.seed", seed=st.seed.hex()[:8] if st.seed else "-"), "round")
+        elif note.kind == "move":
+            # The note's own event and seat: by the time we show it the chain may hold more
+            # (the computer seats' answers are applied in the same step as a human move).
+            chain = st.chain
+            event = chain[note.seq] if 0 < note.seq < len(chain) else None
+            if event is not None and event.kind == "move" and rnd.game is not None:
+                seat = note.seat if note.seat is not None else st.seat_of(event.pk)
+                mover = self.ctl.seat_label(rnd.game, seat) if seat is not None else "?"
+                self.state.add(t.t("net.moved", nick=mover, move=event.body["move"]), "round")
+                self._move_notes(rnd.game, int(event.body["ply"]))
+        elif note.kind == "seal":
+            event = st.chain[note.seq] if 0 < note.seq < len(st.chain) else None
+            taken = [e for e in event.sealed() if e.kind == "takeback"] if event is not None else []
+            if taken:
+                moved = next((e for e in st.chain if e.id == taken[0].prev), None)
+                seat = st.seat_of(taken[0].pk)
+                self.state.add(t.t("takeback.done", move=moved.body["move"] if moved else "?",
+                                   nick=self._member_nick(seat, with_fingerprint=False) if seat is not None else "?"),
+                               "round")
+            self._announce_out(rnd)
+        if note.kind in ("start", "draw") and st.starter is not None and rnd.game is not None and not rnd.game.history():
+            name = t.seat(rnd.game.seat_names()[st.starter])
+            how = t.t("net.starter.drawn") if st.commits else t.t("net.starter.chosen")
+            self.state.add(t.t("net.starter", nick=self.seat_label(st.starter, name), how=how), "round")
+            if rnd.is_my_turn:
+                self.ctl.notify(t.t("notify.turn"), t.game(rnd.game_name))
+
+    def _round_over(self, note: Any) -> None:
+        rnd = note.round
+        if rnd is not self.round and rnd.id not in self._left or rnd.id in self._counted:
+            return
+        self._counted.add(rnd.id)
+        seats = rnd.chain_state.seats
+        if len(note.winners) == 1:
+            pk = seats[note.winners[0]].pk
+            group = frozenset(s.pk for s in seats if s.pk is not None)
+            wins = self.wins if group == self._group else self._groups.setdefault(group, (1, {}))[1]
+            if pk is not None:
+                wins[pk] = wins.get(pk, 0) + 1
+        if rnd is not self.round:
+            return  # a round we left: counted, but nothing more to say
+        self.away.clear()
+        if rnd.game is None or rnd.phase.value == "cancelled":
+            return  # a round called off before play: its notice said why
+        result = self.result_text()
+        why_key = f"end.{note.reason}"
+        if why_key in CATALOGUE:
+            self.state.add(self.t.t("net.round_over_why", round=self.round_no, result=result,
+                                    why=self.t.t(why_key)), "round")
+        else:
+            self.state.add(self.t.t("net.round_over", round=self.round_no, result=result), "round")
+
+    def _move_notes(self, game: Game, ply: int) -> None:
+        """What the move with 0-based ``ply`` did (chess4 check, mate, points; cube lines ...)."""
+        from p2p.games.base import RESIGN_PREFIX
+        from p2p.shell.local import position_after
+        from p2p.shell.move_notes import say_notes
+
+        moves = 0
+        for index, entry in enumerate(game.history()):
+            if entry.startswith(RESIGN_PREFIX):
+                continue
+            if moves == ply:
+                shown = game if index + 1 == len(game.history()) else position_after(game, index + 1)
+                for line in say_notes(shown, self.t.t, lambda seat: self.ctl.seat_label(game, seat)):
+                    self.state.add(line, "round")
+                return
+            moves += 1
+
+    def _announce_out(self, rnd: Any) -> None:
+        """After a seal: who resigned or left (each seat said once)."""
+        st = rnd.chain_state
+        done = self._announced_out.get(rnd.id, 0)
+        for seat in st.resigned[done:]:
+            if seat in st.forfeited:
+                continue  # said by the forfeit notice
+            nick = self._member_nick(seat, with_fingerprint=False)
+            key = "net.left_round" if seat in st.left else "net.resigned"
+            self.state.add(self.t.t(key, nick=nick), "round")
+        self._announced_out[rnd.id] = len(st.resigned)
