@@ -180,3 +180,50 @@ def test_a_members_events_of_another_round_do_not_use_up_its_round_budget() -> N
         await alice.close()
 
     asyncio.run(body())
+
+
+def _stranger_invitation(to: Identity, now: int) -> bytes:
+    """An invitation validly signed by a fresh key and sealed to ``to`` (its game is
+    junk: it is dropped by the lobby, but only after the peer kept its round key)."""
+    fresh = Identity.from_seed(os.urandom(32))
+    rid = os.urandom(16).hex()
+    body = {
+        "game": "poker",
+        "options": {},
+        "seats": [{"pk": fresh.pk_hex, "level": None}, {"pk": to.pk_hex, "level": None}],
+        "start": None,
+        "expires": now + 60_000,
+        "private": False,
+    }
+    genesis = ev.make(fresh, "genesis", now, body, round=rid, seq=0)
+    return sealing.seal_invitation(
+        os.urandom(32), fresh.seed(), fresh.public_key, to.public_key, rid,
+        os.urandom(32), bytes.fromhex(rid), genesis.raw,
+    )
+
+
+def test_stranger_invitations_do_not_push_out_the_round_key_of_a_pending_one() -> None:
+    """The peer keeps the round keys of invitations (at most 64). It forgot the oldest
+    first, so 64 invitations sealed to us by fresh keys (within the inbox's burst)
+    pushed out the key of bob's pending invitation, which the lobby rightly kept:
+    accepting it then failed ("the invitation carried no round key")."""
+
+    async def body() -> None:
+        alice = Peer("mqtt://127.0.0.1:1", nick="alice")
+        bob = Peer("mqtt://127.0.0.1:1", nick="bob")
+        now = int(time.time() * 1000)
+        alice.lobby.receive(_presence(bob.identity, now), now, alice.topics.presence(bob.peer_id).topic)
+        inbox = alice.topics.inbox(alice.peer_id).topic
+        rnd = await bob.invite([alice.public_key], "connect4", start=0)
+        genesis = rnd.log()[0]
+        await alice._dispatch(Inbound(inbox, bob._seal(inbox, genesis.raw, genesis)))
+        assert genesis.round in alice.lobby.invitations
+        for _ in range(100):
+            await alice._dispatch(Inbound(inbox, _stranger_invitation(alice.identity, now)))
+        assert len(alice._invite_keys) == 64  # still bounded
+        assert genesis.round in alice.lobby.invitations
+        assert genesis.round in alice._invite_keys
+        for p in (alice, bob):
+            await p.close()
+
+    asyncio.run(body())

@@ -140,7 +140,15 @@ class Publishing:
         if round_id in self._invite_keys:
             return
         if len(self._invite_keys) >= 4 * MAX_INVITATIONS:
-            self._invite_keys.pop(next(iter(self._invite_keys)))
+            # the oldest key whose invitation is no longer pending: at most 16 are, so
+            # this looks at 17 at most. Oldest first alone let 64 invitations from fresh
+            # keys push out the key of a friend's pending one (accepting it then failed).
+            pending = self.lobby.invitations
+            old = next(
+                (rid for rid in self._invite_keys if rid not in pending),
+                next(iter(self._invite_keys)),
+            )
+            del self._invite_keys[old]
         self._invite_keys[round_id] = (key, topic_key)
 
     def _watch_genesis(self, rnd: Round, payload: bytes) -> None:
