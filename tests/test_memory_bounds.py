@@ -24,9 +24,8 @@ import pytest
 
 from p2p.net.inbound import Inbound
 from p2p.peer import Peer
-from p2p.protocol import canonical
+from p2p.protocol import canonical, sealing
 from p2p.protocol import events as ev
-from p2p.protocol import sealing
 from p2p.protocol.identity import Identity
 
 KEYS = int(os.environ.get("P2P_MEMORY_KEYS", "9000"))
