@@ -300,3 +300,41 @@ def test_resign_in_the_local_cube_is_no_invalid_move(tmp_path: Path) -> None:
             assert not any("Ungültiger Zug" in t or "/resign" in t for t in h.controller.state.text_lines())
 
     run(scenario())
+
+
+def test_start_now_is_said_once_in_the_hosts_and_the_joiners_language(tmp_path: Path, broker_url: str) -> None:
+    """The German host's ``/start now`` printed "Die Runde ist abgesagt: the host started
+    with who was there" (English inside German, and noise: the host did it); a German
+    joiner got the same English reason."""
+    async def scenario() -> None:
+        async with Peer(broker_url, nick="guest") as guest, HeadlessShell(
+            config_dir=tmp_path / "host", lang="de", broker=broker_url, startup=attach(broker_url), rows=30, columns=100,
+        ) as h:
+            await h.wait_screen("Verbunden mit", 10)
+            await h.type_line("/privat cube open=2")
+            line = await said(h, ">>> Beitrittscode: ")
+            code = line.split("/join ")[1].split()[0]
+            waiting = h.controller.online.round
+            await guest.join(code)
+            await h.wait_for(lambda: any(k == "join" for k, _ in waiting.machine.side), 10)
+            await h.type_line("/start now")
+            await said(h, "Start mit guest")
+            await h.wait_for(lambda: waiting.phase.value == "cancelled", 10)
+            await asyncio.sleep(0.3)
+            lines = h.controller.state.text_lines()
+            assert not any("abgesagt" in t or "the host started" in t for t in lines), lines
+        # The joiner's side: a German shell in a private round its host starts now.
+        async with Peer(broker_url, nick="host") as host, HeadlessShell(
+            config_dir=tmp_path / "joiner", lang="de", broker=broker_url, startup=attach(broker_url), rows=30, columns=100,
+        ) as h:
+            await h.wait_screen("Verbunden mit", 10)
+            rh = await host.open_private("cube", {"players": 3}, open_seats=2)
+            await h.type_line(f"/join {rh.code}")
+            await said(h, "beigetreten")
+            from p2p.shell.online_notes import START_NOW_REASON
+
+            await rh.cancel(START_NOW_REASON)
+            await said(h, "Der Gastgeber hat mit den Anwesenden begonnen")
+            assert not any("the host started" in t for t in h.controller.state.text_lines())
+
+    run(scenario())

@@ -394,6 +394,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Der rechtzeitige Zug von {nick} kam nach einer Zeitüberschreitung an und gilt.",
         "{nick}'s move, made in time, arrived after a turn timeout and counts.",
     ),
+    "notice.cancelled.start_now": (
+        "Der Gastgeber hat mit den Anwesenden begonnen; eine direkte Einladung folgt.",
+        "The host started with who was there; a direct invitation follows.",
+    ),
     "notice.cancelled.other": ("Die Runde ist abgesagt: {text}", "The round is called off: {text}"),
     "notice.invitation_cancelled.declined": (
         "Die Einladung ist zurückgezogen: ein anderer Eingeladener hat abgelehnt.",

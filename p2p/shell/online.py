@@ -56,6 +56,8 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
         self._counted: set[str] = set()
         self._left: set[str] = set()
         """Rounds we left before their end: the end is still counted in the score."""
+        self._own_cancels: set[str] = set()
+        """Rounds we called off ourselves (the host's "start now"): no line for their cancel."""
         self.replay_ply: int | None = None
         """While replaying the finished round: how many moves are shown."""
         self._seen_starts: set[str] = set()

@@ -270,7 +270,10 @@ class OnlineCommands:
         start = 0 if st.start_seat == 0 else None
 
         async def go() -> None:
-            await rnd.cancel("the host started with who was there")
+            from p2p.shell.online_notes import START_NOW_REASON
+
+            self._own_cancels.add(rnd.id)  # "start now" says so itself: its cancel is expected
+            await rnd.cancel(START_NOW_REASON)
             new = await self.peer.invite(others, rnd.game_name, options, computers=computers, start=start)
             self._adopt_round(new, rnd.game_name, dict(options), others)
             self.state.add(self.t.t("net.start_now", nicks=", ".join(self._nick(pk) for pk in others),

@@ -13,6 +13,8 @@ from p2p.games import Game
 from p2p.shell.i18n import CATALOGUE
 
 log = logging.getLogger("p2p.shell")
+START_NOW_REASON = "the host started with who was there"
+"""The cancel reason the host's "/start now" sends; receivers show it in their language."""
 MAX_PRESENT = 5_000
 """Announced labels remembered (the lobby itself keeps at most 4,096 strangers)."""
 
@@ -207,9 +209,13 @@ class OnlineNotes:
             names = ", ".join(self._member_nick(s, with_fingerprint=False) for s in seats if isinstance(s, int))
             self.state.add(t.t("notice.draw_left_out", seats=names or "?"), "warn")
         elif code in ("cancelled", "invitation_cancelled"):
+            if rnd is not None and rnd.id in self._own_cancels:
+                return
             why = str(params.get("reason", "other"))
             key = f"notice.{code}.{why}"
             text = rnd.chain_state.end_reason.removeprefix("cancelled: ") if rnd is not None else ""
+            if text == START_NOW_REASON:  # our own clients' token, said in the reader's language
+                key = "notice.cancelled.start_now"
             self.state.add(t.t(key if key in CATALOGUE else f"notice.{code}.other", nick=nick, text=text), "warn")
         else:
             self.state.add(t.t("notice.untranslated", text=note.text), "info")
