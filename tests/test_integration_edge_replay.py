@@ -8,8 +8,8 @@ import asyncio
 import os
 
 import aiomqtt
-
 from conftest import eventually, meet, run, start_round
+
 from p2p.peer import Peer
 from p2p.protocol import events as ev
 from p2p.protocol.identity import peer_id
