@@ -151,7 +151,6 @@ async def _demo(
     broker: Any,
 ) -> int:
     from p2p.ai import choose_move
-    from p2p.games import game_class
     from p2p.peer import ChatMessage, Peer, Rejected, RoundUpdate
     from p2p.protocol.identity import Identity
     from p2p.protocol.round import Phase, verify_chain
