@@ -267,4 +267,4 @@ class Receiving:
                     rnd, [e for e in effects if not _is_duplicate(e)]
                 )
                 return
-        await self._lobby_receive(event, topic)
+        await self._lobby_receive(event, topic, message.retain)

@@ -134,15 +134,15 @@ class LobbyGlue:
             route.topic, event.raw, route.qos, route.retain, config.PRESENCE_TTL_S
         )
 
-    async def _lobby_receive(self, event: Event, topic: str) -> None:
+    async def _lobby_receive(self, event: Event, topic: str, retained: bool = False) -> None:
         known = event.round in self.lobby.invitations
         effects = self.lobby.receive(event, now_ms(), topic)
-        await self._run_lobby_effects(effects)
+        await self._run_lobby_effects(effects, retained)
         pending = self.lobby.invitations.get(event.round or "")
         if event.kind == "genesis" and not known and pending is not None:
             self._notify(InvitationReceived(Invitation(self, pending)))
 
-    async def _run_lobby_effects(self, effects: list[Effect]) -> None:
+    async def _run_lobby_effects(self, effects: list[Effect], retained: bool = False) -> None:
         """Run lobby effects and turn the change of the online list into notifications.
 
         O(changes), not O(peers): the lobby reports who came, changed or left.
@@ -160,7 +160,7 @@ class LobbyGlue:
             elif isinstance(note, Backoff):
                 self._schedule_answer(note.max_ms)
         for info, online in self.lobby.take_changes():
-            self._notify(PresenceChanged(info, online))
+            self._notify(PresenceChanged(info, online, retained))
 
     def _schedule_answer(self, max_ms: int) -> None:
         """Re-publish our presence after a random back-off, unless it became unnecessary."""

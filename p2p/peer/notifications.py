@@ -38,6 +38,8 @@ class ChatMessage(Notification):
 class PresenceChanged(Notification):
     peer: PeerInfo
     online: bool
+    retained: bool = False
+    """Learnt from a retained presence: the peer was already online when we subscribed."""
 
 
 @dataclass(frozen=True)

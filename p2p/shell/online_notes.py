@@ -66,7 +66,7 @@ class OnlineNotes:
             if note.online:
                 self.names[note.peer.pk] = note.peer.nick
             self._refresh_lobby_soon()
-            self._presence(note.peer.pk, note.peer.label, note.online)
+            self._presence(note.peer.pk, note.peer.label, note.online, note.retained)
             self._member_presence(note.peer, note.online)
         elif isinstance(note, p.InvitationReceived):
             invitation = note.invitation
@@ -125,8 +125,10 @@ class OnlineNotes:
         key = "round.away_win" if len(humans_in) == 2 and rnd.my_seat in humans_in else "round.away_out"
         self.state.add(self.t.t(key, nick=nick, secs=self._seconds_left(rnd)), "warn")
 
-    def _presence(self, pk: bytes, label: str, online: bool) -> None:
+    def _presence(self, pk: bytes, label: str, online: bool, retained: bool = False) -> None:
         """Say when someone comes or goes, or changes name; a busy/free flip is silent.
+
+        A retained presence (read on subscribing) is someone already there: lobby pane only.
 
         Friends and people we play with are always announced; strangers share one small
         budget, and what it holds back is said as a single count (the lobby pane lists
@@ -140,7 +142,8 @@ class OnlineNotes:
             self._present[pk] = label
             if len(self._present) > MAX_PRESENT:  # bounded memory per stranger
                 self._present.pop(next(iter(self._present)))
-            self._say_presence(pk, self.t.t("net.joined", nick=label))
+            if not retained:
+                self._say_presence(pk, self.t.t("net.joined", nick=label))
             self._warn_impostor(pk)
         elif known != label:
             self._present[pk] = label

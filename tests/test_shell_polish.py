@@ -1,0 +1,34 @@
+"""Small things a player notices, through the shell's real input on a real Mosquitto:
+people already online are not announced as "joined", a leave is not a resignation,
+take-back lines use "you" and the ply wording, a lapsed request is said, and a move typed
+out of turn is answered with "not your turn" once its shape fits the board."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+
+import pytest
+from test_shell_life_online import Peer, online_shell, run, seen_in_lobby
+
+
+def test_people_already_online_are_in_the_lobby_not_announced_as_joined(tmp_path: Path, broker_url: str) -> None:
+    """Bob was online before we connected (his retained presence): lobby pane only."""
+
+    async def scenario() -> None:
+        async with contextlib.AsyncExitStack() as stack:
+            for nick in ("bob", "dora", "emil", "fritz", "gert", "hans"):
+                await stack.enter_async_context(Peer(broker_url, nick=nick))
+            async with online_shell(tmp_path, broker_url) as h:
+                await h.wait_screen("Connected to", 10)
+                for nick in ("bob", "dora", "emil", "fritz", "gert", "hans"):
+                    await seen_in_lobby(h, nick)
+                await asyncio.sleep(0.3)
+                lines = h.controller.state.text_lines()
+                assert not any("joined" in x for x in lines), lines
+                async with Peer(broker_url, nick="carol"):  # someone new is still announced
+                    await h.wait_for(lambda: any("carol" in x and "joined" in x
+                                                 for x in h.controller.state.text_lines()), 10)
+
+    run(scenario())
