@@ -10,7 +10,7 @@ import contextlib
 from pathlib import Path
 
 import pytest
-from test_shell_life_online import Peer, online_shell, run, seen_in_lobby
+from test_shell_life_online import Peer, bob_accepts, online_shell, run, said, seen_in_lobby, status
 
 
 def test_people_already_online_are_in_the_lobby_not_announced_as_joined(tmp_path: Path, broker_url: str) -> None:
@@ -30,5 +30,22 @@ def test_people_already_online_are_in_the_lobby_not_announced_as_joined(tmp_path
                 async with Peer(broker_url, nick="carol"):  # someone new is still announced
                     await h.wait_for(lambda: any("carol" in x and "joined" in x
                                                  for x in h.controller.state.text_lines()), 10)
+
+    run(scenario())
+
+
+def test_a_leave_ends_the_round_as_left_not_as_a_resignation(tmp_path: Path, broker_url: str) -> None:
+    """Bob /leaves our Connect Four round: the end line says "(left)", not "(resignation)"."""
+
+    async def scenario() -> None:
+        async with online_shell(tmp_path, broker_url) as h, Peer(broker_url, nick="bob") as bob:
+            await h.wait_screen("Connected to", 10)
+            rb = await bob_accepts(h, bob, "connect4 start=me")
+            await h.wait_for(lambda: "To move: Red (you)" in status(h), 20)
+            h.send("4")
+            await rb.wait_turn(20)
+            await rb.leave()
+            line = await said(h, "Round 1 over")
+            assert "(left)" in line and "resignation" not in line, line
 
     run(scenario())

@@ -359,6 +359,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "net.round_over": ("Runde {round} vorbei: {result}. /again für eine neue Runde.", "Round {round} over: {result}. /again for another round."),
     "net.round_over_why": ("Runde {round} vorbei: {result} ({why}). /again für eine neue Runde.", "Round {round} over: {result} ({why}). /again for another round."),
     "end.resignation": ("Aufgabe", "resignation"),
+    "end.left": ("verlassen", "left"),
     "end.forfeit": ("Zeitüberschreitung", "turn timeout"),
     "net.renamed": ("{old} heißt jetzt {nick}.", "{old} is now called {nick}."),
     "net.drawing": ("Alle Plätze besetzt; wer beginnt, wird ausgelost.", "All seats taken; drawing the starting player."),

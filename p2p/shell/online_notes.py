@@ -316,7 +316,11 @@ class OnlineNotes:
         if rnd.game is None or rnd.phase.value == "cancelled":
             return  # a round called off before play: its notice said why
         result = self.result_text()
-        why_key = f"end.{note.reason}"
+        st = rnd.chain_state
+        reason = note.reason
+        if reason == "resignation" and st.resigned and st.resigned[-1] in st.left:
+            reason = "left"  # the protocol puts a leave out like a resignation; say which it was
+        why_key = f"end.{reason}"
         if why_key in CATALOGUE:
             self.state.add(self.t.t("net.round_over_why", round=self.round_no, result=result,
                                     why=self.t.t(why_key)), "round")
