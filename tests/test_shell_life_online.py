@@ -374,7 +374,7 @@ def test_an_online_take_back_the_opponent_must_accept(tmp_path: Path, broker_url
             await said(h, "Asked to take back 4")
             await rb.wait_until(lambda r: r.takeback_asked == 0, 10)
             await rb.accept_takeback()  # bob agrees
-            await said(h, "Move 4 by ")
+            await said(h, "Your last move (4) was taken back; you move again.")
             await h.wait_for(lambda: rnd.game.history() == [] and "To move: Red (you)" in status(h), 10)
             await h.type_line("/undo")
             await said(h, "Online only your own last move")  # the take-back left nothing to undo
@@ -407,7 +407,7 @@ def test_we_accept_a_take_back_with_accept(tmp_path: Path, broker_url: str) -> N
             await rb.request_takeback()
             await said(h, "bob möchte den Zug 2 zurücknehmen")
             await h.type_line("/annehmen")
-            await said(h, "Zug 2 von bob zurückgenommen; bob ist wieder am Zug.")
+            await said(h, "Der letzte Zug von bob (2) wurde zurückgenommen; bob ist wieder am Zug.")
             await rb.wait_until(lambda r: r.game.history() == [], 10)
             assert rb.is_my_turn and rb.state_hash == rnd.state_hash
 

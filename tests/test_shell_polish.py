@@ -49,3 +49,28 @@ def test_a_leave_ends_the_round_as_left_not_as_a_resignation(tmp_path: Path, bro
             assert "(left)" in line and "resignation" not in line, line
 
     run(scenario())
+
+
+def test_our_own_take_back_says_you_and_names_the_move_not_a_column_number(tmp_path: Path, broker_url: str) -> None:
+    """We /undo our 4 and bob agrees: "Your last move (4) was taken back; you move again."
+    (it read "Move 4 by tester taken back; tester moves again"); German with "du"."""
+
+    async def scenario() -> None:
+        for lang, asked, done in (
+            ("en", "Asked to take back 4", "Your last move (4) was taken back; you move again."),
+            ("de", "Bitte um Rücknahme von 4", "Dein letzter Zug (4) wurde zurückgenommen; du bist wieder am Zug."),
+        ):
+            async with online_shell(tmp_path / lang, broker_url, lang) as h, Peer(broker_url, nick="bob") as bob:
+                await h.wait_screen("Connected to" if lang == "en" else "Verbunden mit", 10)
+                rb = await bob_accepts(h, bob, "connect4 start=me")
+                await h.wait_for(lambda: h.controller.online.round.is_my_turn, 20)
+                h.send("4")
+                await h.wait_for(lambda: rb.game is not None and rb.game.history() == ["4"], 10)
+                await h.type_line("/undo")
+                await said(h, asked)
+                await rb.wait_until(lambda r: r.takeback_asked == 0, 10)
+                await rb.accept_takeback()
+                line = await said(h, done)
+                assert "tester" not in line, line
+
+    run(scenario())

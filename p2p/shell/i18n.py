@@ -516,7 +516,14 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "takeback.asked": ("Bitte um Rücknahme von {move} gesendet; gilt, wenn der andere zustimmt.", "Asked to take back {move}; it happens if the other player agrees."),
     "takeback.request": (">>> {nick} möchte den Zug {move} zurücknehmen. /accept oder /decline <<<", ">>> {nick} asks to take back the move {move}. /accept or /decline <<<"),
     "takeback.declined": ("Abgelehnt – dein nächster Zug ist die Antwort.", "Declined – your next move is the answer."),
-    "takeback.done": ("Zug {move} von {nick} zurückgenommen; {nick} ist wieder am Zug.", "Move {move} by {nick} taken back; {nick} moves again."),
+    "takeback.done": (
+        "Der letzte Zug von {nick} ({move}) wurde zurückgenommen; {nick} ist wieder am Zug.",
+        "{nick}'s last move ({move}) was taken back; {nick} moves again.",
+    ),
+    "takeback.done_mine": (
+        "Dein letzter Zug ({move}) wurde zurückgenommen; du bist wieder am Zug.",
+        "Your last move ({move}) was taken back; you move again.",
+    ),
     "notify.takeback": ("{nick} bittet um Rücknahme", "{nick} asks for a take-back"),
     "net.start_now_hint": ("/start jetzt beginnt sofort mit allen, die schon da sind.", "/start now begins at once with everyone who is here."),
     "net.start_nobody": ("Noch ist niemand beigetreten – der Code gilt weiter.", "Nobody has joined yet – the code stays valid."),

@@ -287,7 +287,8 @@ class OnlineNotes:
             if taken:
                 moved = next((e for e in st.chain if e.id == taken[0].prev), None)
                 seat = st.seat_of(taken[0].pk)
-                self.state.add(t.t("takeback.done", move=moved.body["move"] if moved else "?",
+                key = "takeback.done_mine" if taken[0].pk == self.peer.public_key else "takeback.done"
+                self.state.add(t.t(key, move=moved.body["move"] if moved else "?",
                                    nick=self._member_nick(seat, with_fingerprint=False) if seat is not None else "?"),
                                "round")
             self._announce_out(rnd)
