@@ -74,3 +74,26 @@ def test_our_own_take_back_says_you_and_names_the_move_not_a_column_number(tmp_p
                 assert "tester" not in line, line
 
     run(scenario())
+
+
+def test_a_take_back_request_the_other_plays_past_is_said_to_have_lapsed(tmp_path: Path, broker_url: str) -> None:
+    """We /undo our 4; bob simply plays 5 instead of answering: one line says the request lapsed."""
+
+    async def scenario() -> None:
+        async with online_shell(tmp_path, broker_url) as h, Peer(broker_url, nick="bob") as bob:
+            await h.wait_screen("Connected to", 10)
+            rb = await bob_accepts(h, bob, "connect4 start=me")
+            await h.wait_for(lambda: h.controller.online.round.is_my_turn, 20)
+            h.send("4")
+            await h.wait_for(lambda: rb.game is not None and rb.game.history() == ["4"], 10)
+            await h.type_line("/undo")
+            await said(h, "Asked to take back 4")
+            await rb.wait_until(lambda r: r.takeback_asked == 0, 10)
+            await rb.play("5")
+            await said(h, "bob played on; your take-back request lapsed.")
+            h.send("3")  # and it is said once: our own next move says nothing more
+            await h.wait_for(lambda: rb.game.history() == ["4", "5", "3"], 10)
+            await asyncio.sleep(0.2)
+            assert sum("lapsed" in x for x in h.controller.state.text_lines()) == 1
+
+    run(scenario())

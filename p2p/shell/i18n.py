@@ -520,6 +520,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Der letzte Zug von {nick} ({move}) wurde zurückgenommen; {nick} ist wieder am Zug.",
         "{nick}'s last move ({move}) was taken back; {nick} moves again.",
     ),
+    "takeback.lapsed": (
+        "{nick} hat weitergespielt; deine Bitte um Rücknahme ist hinfällig.",
+        "{nick} played on; your take-back request lapsed.",
+    ),
     "takeback.done_mine": (
         "Dein letzter Zug ({move}) wurde zurückgenommen; du bist wieder am Zug.",
         "Your last move ({move}) was taken back; you move again.",

@@ -61,6 +61,8 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
         self.replay_ply: int | None = None
         """While replaying the finished round: how many moves are shown."""
         self._seen_starts: set[str] = set()
+        self._takeback_for: tuple[str, str] | None = None
+        """(round id, id of our move) while our take-back request is unanswered."""
         self._announced_out: dict[str, int] = {}
         """Per round id: how many resigned/left seats were already announced."""
         self._present: dict[bytes, str] = {}

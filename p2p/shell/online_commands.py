@@ -175,9 +175,11 @@ class OnlineCommands:
             return
 
         async def go() -> None:
+            self._takeback_for = (rnd.id, head.id)  # before the send: an answer may be quick
             try:
                 await rnd.request_takeback()
             except ActionError:
+                self._takeback_for = None
                 self.ctl.say("takeback.not_last", "warn")
                 return
             self.ctl.say("takeback.asked", move=head.body["move"])

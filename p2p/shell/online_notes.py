@@ -280,11 +280,16 @@ class OnlineNotes:
                 seat = note.seat if note.seat is not None else st.seat_of(event.pk)
                 mover = self.ctl.seat_label(rnd.game, seat) if seat is not None else "?"
                 self.state.add(t.t("net.moved", nick=mover, move=event.body["move"]), "round")
+                if self._takeback_for == (rnd.id, event.prev) and event.pk != self.peer.public_key:
+                    self._takeback_for = None  # played past our request: it lapsed
+                    self.state.add(t.t("takeback.lapsed", nick=self._member_nick(seat, with_fingerprint=False)
+                                       if seat is not None else "?"), "round")
                 self._move_notes(rnd.game, int(event.body["ply"]))
         elif note.kind == "seal":
             event = st.chain[note.seq] if 0 < note.seq < len(st.chain) else None
             taken = [e for e in event.sealed() if e.kind == "takeback"] if event is not None else []
             if taken:
+                self._takeback_for = None
                 moved = next((e for e in st.chain if e.id == taken[0].prev), None)
                 seat = st.seat_of(taken[0].pk)
                 key = "takeback.done_mine" if taken[0].pk == self.peer.public_key else "takeback.done"
