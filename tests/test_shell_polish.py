@@ -9,8 +9,15 @@ import asyncio
 import contextlib
 from pathlib import Path
 
-import pytest
-from test_shell_life_online import Peer, bob_accepts, online_shell, run, said, seen_in_lobby, status
+from test_shell_life_online import (
+    Peer,
+    bob_accepts,
+    online_shell,
+    run,
+    said,
+    seen_in_lobby,
+    status,
+)
 
 
 def test_people_already_online_are_in_the_lobby_not_announced_as_joined(tmp_path: Path, broker_url: str) -> None:
@@ -65,7 +72,7 @@ def test_our_own_take_back_says_you_and_names_the_move_not_a_column_number(tmp_p
                 rb = await bob_accepts(h, bob, "connect4 start=me")
                 await h.wait_for(lambda: h.controller.online.round.is_my_turn, 20)
                 h.send("4")
-                await h.wait_for(lambda: rb.game is not None and rb.game.history() == ["4"], 10)
+                await h.wait_for(lambda rb=rb: rb.game is not None and rb.game.history() == ["4"], 10)
                 await h.type_line("/undo")
                 await said(h, asked)
                 await rb.wait_until(lambda r: r.takeback_asked == 0, 10)
@@ -95,5 +102,35 @@ def test_a_take_back_request_the_other_plays_past_is_said_to_have_lapsed(tmp_pat
             await h.wait_for(lambda: rb.game.history() == ["4", "5", "3"], 10)
             await asyncio.sleep(0.2)
             assert sum("lapsed" in x for x in h.controller.state.text_lines()) == 1
+
+    run(scenario())
+
+
+def test_a_move_off_the_board_typed_out_of_turn_says_so_before_the_turn(tmp_path: Path, broker_url: str) -> None:
+    """Out of turn, ``9`` on a 7-column board is "no column 9", ``e5`` in the cube "no
+    pillar e5"; a move that fits the board is "not your turn"."""
+
+    async def scenario() -> None:
+        async with online_shell(tmp_path, broker_url) as h, Peer(broker_url, nick="bob") as bob:
+            await h.wait_screen("Connected to", 10)
+            rb = await bob_accepts(h, bob, "connect4 start=me")
+            await h.wait_for(lambda: h.controller.online.round.is_my_turn, 20)
+            h.send("4")
+            await h.wait_for(lambda: rb.game is not None and rb.game.history() == ["4"], 10)
+            h.send("9")
+            await said(h, "There is no column 9 (1–7).")
+            h.send("6")
+            await said(h, "It is not your turn – 6 was not played.")
+            assert not any("9 was not played" in x for x in h.controller.state.text_lines())
+            await rb.leave()
+            await said(h, "Round 1 over")
+            rc = await bob_accepts(h, bob, "cube ai=1 start=me")
+            await h.wait_for(lambda: "Round 2 · To move: Red (you)" in status(h), 20)
+            rnd = h.controller.online.round
+            await h.type_line(rnd.game.legal_moves()[0])
+            await h.wait_for(lambda: len(rc.game.history()) == 1, 10)
+            await h.type_line("e5")
+            await said(h, "There is no pillar e5 (a1–d4).")
+            assert not any("e5 was not played" in x for x in h.controller.state.text_lines())
 
     run(scenario())

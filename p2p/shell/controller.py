@@ -179,6 +179,8 @@ class Controller(LocalPlayCommands):
             rnd = self.online.round
             if rnd.is_over or rnd.game.is_over():
                 self.say("msg.game_over", "warn")
+            elif (off := move_input.off_board(rnd.game, text)) is not None:
+                self.say(off.key, "warn", **off.fields)  # the board before the turn
             elif not rnd.is_my_turn:
                 self.say("move.not_your_turn", "warn", move=text)
             else:

@@ -80,6 +80,27 @@ def resolve(game: Game, text: str, selected: str | None = None, letters: str = E
     return Resolved(raw)
 
 
+def off_board(game: Game, text: str) -> Refused | None:
+    """Why ``text`` cannot be a move on this board at all (``None``: it fits the board).
+
+    Asked before the turn: ``9`` on a 7-column board is "no column 9" whoever is to move.
+    """
+    raw = text.strip()
+    if game.name == "connect4":
+        outcome = _connect4(game, raw)
+    elif game.name == "cube":
+        outcome = _cube(game, raw)
+    elif game.name == "chess4":
+        from p2p.games.chess4.board import maybe_square
+
+        squares = re.findall(r"[a-nA-N]\d{1,2}", raw)
+        outcome = next((Refused("move.no_square", {"square": s.lower()})
+                        for s in squares if maybe_square(s.lower()) is None), None)
+    else:
+        return None
+    return outcome if isinstance(outcome, Refused) else None
+
+
 def _kind(letter: str, letters: str) -> int:
     """The piece kind a typed letter names (the user's letters first, then English)."""
     for table in (letters, ENGLISH_LETTERS, GERMAN_LETTERS):
