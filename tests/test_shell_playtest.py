@@ -7,28 +7,13 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from test_shell_life_online import run, said, status
 
 from p2p.shell.connect import attach, attach_hooks_only
 from p2p.shell.testing import HeadlessShell
 
 peer_mod = pytest.importorskip("p2p.peer")
 Peer = peer_mod.Peer
-
-
-def run(coro):
-    return asyncio.run(asyncio.wait_for(coro, 120))
-
-
-async def said(h: HeadlessShell, text: str, timeout: float = 10.0) -> str:
-    def found() -> str | None:
-        return next((line for line in h.controller.state.text_lines() if text in line), None)
-
-    await h.wait_for(lambda: found() is not None, timeout)
-    return found() or ""
-
-
-def status(h: HeadlessShell) -> str:
-    return h.controller.status_text()
 
 
 async def next_invitation(peer) -> None:
