@@ -15,6 +15,7 @@ from p2p.peer import Peer
 from p2p.protocol import events as ev
 from p2p.protocol import sealing
 from p2p.protocol.identity import Identity, peer_id
+from p2p.protocol.lobby import MAX_INVITATIONS
 
 
 class Clock:
@@ -182,13 +183,13 @@ def test_a_members_events_of_another_round_do_not_use_up_its_round_budget() -> N
     asyncio.run(body())
 
 
-def _stranger_invitation(to: Identity, now: int) -> bytes:
+def _stranger_invitation(to: Identity, now: int, game: str = "poker") -> bytes:
     """An invitation validly signed by a fresh key and sealed to ``to`` (its game is
     junk: it is dropped by the lobby, but only after the peer kept its round key)."""
     fresh = Identity.from_seed(os.urandom(32))
     rid = os.urandom(16).hex()
     body = {
-        "game": "poker",
+        "game": game,
         "options": {},
         "seats": [{"pk": fresh.pk_hex, "level": None}, {"pk": to.pk_hex, "level": None}],
         "start": None,
@@ -203,10 +204,11 @@ def _stranger_invitation(to: Identity, now: int) -> bytes:
 
 
 def test_stranger_invitations_do_not_push_out_the_round_key_of_a_pending_one() -> None:
-    """The peer keeps the round keys of invitations (at most 64). It forgot the oldest
-    first, so 64 invitations sealed to us by fresh keys (within the inbox's burst)
-    pushed out the key of bob's pending invitation, which the lobby rightly kept:
-    accepting it then failed ("the invitation carried no round key")."""
+    """The round key of an invitation lives with the lobby's pending invitation, so
+    invitations sealed to us by fresh keys (usable ones and junk alike) cannot push it
+    out: the lobby keeps a known inviter's invitation first, and accepting it uses the
+    key it came with (once, 64 fresh invitations pushed out bob's key and the accept
+    failed with "the invitation carried no round key")."""
 
     async def body() -> None:
         alice = Peer("mqtt://127.0.0.1:1", nick="alice")
@@ -218,11 +220,13 @@ def test_stranger_invitations_do_not_push_out_the_round_key_of_a_pending_one() -
         genesis = rnd.log()[0]
         await alice._dispatch(Inbound(inbox, bob._seal(inbox, genesis.raw, genesis)))
         assert genesis.round in alice.lobby.invitations
-        for _ in range(100):
-            await alice._dispatch(Inbound(inbox, _stranger_invitation(alice.identity, now)))
-        assert len(alice._invite_keys) == 64  # still bounded
-        assert genesis.round in alice.lobby.invitations
-        assert genesis.round in alice._invite_keys
+        for i in range(100):
+            game = "connect4" if i % 2 else "poker"
+            await alice._dispatch(Inbound(inbox, _stranger_invitation(alice.identity, now, game)))
+        assert len(alice.lobby.invitations) <= MAX_INVITATIONS  # still bounded
+        pending = alice.lobby.invitations[genesis.round]
+        assert pending.round_key == rnd.sealing_key
+        assert pending.route_key == rnd.machine.key
         for p in (alice, bob):
             await p.close()
 

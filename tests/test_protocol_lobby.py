@@ -312,3 +312,33 @@ def test_a_public_rounds_id_is_on_no_topic_before_every_invitee_has_its_invitati
     bob.receive(early.state.genesis, T0)
     (late,) = bob.receive(admin.state.genesis, T0)
     assert isinstance(late, Dropped) and late.reason == "duplicate"
+
+
+def test_an_invitations_keys_live_with_it_and_its_decline_goes_where_it_says() -> None:
+    """The round key and topic key an invitation was sealed with are kept on the pending
+    invitation itself (bounded by the invitation rules: one per inviter, at most
+    ``MAX_INVITATIONS``), not in a memory of their own that strangers could fill or that
+    a later invitation could overwrite; a decline goes to the invitation's own topics,
+    sealed with its own key (``Publish.sealed_with``), a held round's key is never
+    taken from an invitation."""
+    _alice, bob = meet()
+    seats = plan_seats("connect4", {}, ALICE.public_key, [BOB.public_key])
+    admin, _ = RoundMachine.open(ALICE, T0, "cd" * 16, "connect4", {}, seats, None, bytes(32))
+    genesis = admin.state.genesis
+    key, topic_key = bytes([7]) * 32, "ef" * 16
+    bob.receive(genesis, T0 + 1, sealed_with=(key, topic_key))
+    pending = bob.invitations[genesis.round]
+    assert (pending.round_key, pending.route_key) == (key, topic_key)
+    (decline,) = bob.decline_invitation(genesis.round, T0 + 2)
+    assert decline.route == Topics().round_events(topic_key)
+    assert decline.sealed_with == key
+    # a second copy with other keys (e.g. a stranger who guessed the id) changes nothing
+    bob.receive(genesis, T0 + 3, sealed_with=(bytes([9]) * 32, "00" * 16))
+    assert genesis.round not in bob.invitations
+    # busy: the automatic decline goes where that invitation says, with its key
+    carol = Lobby(CAROL, "carol", session(3))
+    carol.set_busy(True, T0)
+    seats = plan_seats("connect4", {}, ALICE.public_key, [CAROL.public_key])
+    other, _ = RoundMachine.open(ALICE, T0, "ab" * 16, "connect4", {}, seats, None, bytes(32))
+    (auto, _) = carol.receive(other.state.genesis, T0 + 1, sealed_with=(key, topic_key))
+    assert auto.route == Topics().round_events(topic_key) and auto.sealed_with == key

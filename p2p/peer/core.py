@@ -154,8 +154,6 @@ class Peer(LobbyGlue, Opening, Driving, Publishing, Receiving, Timers):
         self._by_key: dict[str, Round] = {}  # by topic key
         self._joining: dict[str, tuple[asyncio.Future[Event], bytes]] = {}
         """Topic key -> (the retained genesis we wait for, the code's round key)."""
-        self._invite_keys: dict[str, tuple[bytes, str]] = {}
-        """Round id -> (round key, topic key), from invitations sealed to us (bounded)."""
         self._seed = self.identity.seed()  # opens what is sealed to us (sealing)
         self._inbox_seen = SeenIds(limit=1024)
         """Ids of inbox events we took: their replays are dropped at the edge."""

@@ -81,8 +81,10 @@ class Driving:
             if isinstance(effect, Publish):
                 route = effect.route
                 expiry = config.PRESENCE_TTL_S if effect.event.kind == "presence" else None
-                topic = self._reroute(route.topic)
-                payload = self._seal(topic, effect.payload, effect.event)
+                topic = route.topic
+                payload = self._seal(
+                    topic, effect.payload, effect.event, rnd, effect.sealed_with
+                )
                 if payload is None:
                     continue
                 self.transport.publish_nowait(

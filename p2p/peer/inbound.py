@@ -226,8 +226,6 @@ class Receiving:
                 self._warn(f"dropped {event.describe()}: {reason}", event.round, reason, event.kind)
                 return
             self._inbox_seen.add(event.id)  # a replay is dropped at the edge
-            if event.kind == "genesis":
-                self._remember_invite_key(event.round, invite_key, topic_key.hex())
         if rest.startswith("round/"):
             parts = rest.split("/")
             rnd = self._by_key.get(parts[1]) if len(parts) == 3 else None
@@ -267,4 +265,5 @@ class Receiving:
                     rnd, [e for e in effects if not _is_duplicate(e)]
                 )
                 return
-        await self._lobby_receive(event, topic, message.retain)
+        sealed_with = (invite_key, topic_key.hex()) if inbox else None
+        await self._lobby_receive(event, topic, message.retain, sealed_with)

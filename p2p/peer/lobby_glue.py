@@ -134,9 +134,15 @@ class LobbyGlue:
             route.topic, event.raw, route.qos, route.retain, config.PRESENCE_TTL_S
         )
 
-    async def _lobby_receive(self, event: Event, topic: str, retained: bool = False) -> None:
+    async def _lobby_receive(
+        self,
+        event: Event,
+        topic: str,
+        retained: bool = False,
+        sealed_with: tuple[bytes, str] | None = None,
+    ) -> None:
         known = event.round in self.lobby.invitations
-        effects = self.lobby.receive(event, now_ms(), topic)
+        effects = self.lobby.receive(event, now_ms(), topic, sealed_with)
         await self._run_lobby_effects(effects, retained)
         pending = self.lobby.invitations.get(event.round or "")
         if event.kind == "genesis" and not known and pending is not None:

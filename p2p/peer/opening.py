@@ -252,9 +252,11 @@ class Opening:
             ) from None
         if pending.genesis.body["expires"] <= now_ms():
             raise ActionError("the invitation has expired", "invitation_expired")
-        if round_id not in self._invite_keys:
+        if not pending.round_key:
             raise ActionError("the invitation carried no round key")
-        round_key, topic_key = self._invite_keys[round_id]
+        round_key, topic_key = pending.round_key, pending.route_key
+        if topic_key in self._by_key:  # another round of ours already uses those topics
+            raise ActionError("the invitation names the topics of a round we hold")
         machine = RoundMachine(
             self.identity,
             pending.genesis,

@@ -12,7 +12,6 @@ from p2p.peer.handles import Round
 from p2p.protocol import sealing
 from p2p.protocol.events import Event
 from p2p.protocol.identity import peer_id
-from p2p.protocol.lobby import MAX_INVITATIONS
 from p2p.protocol.round import Phase
 from p2p.protocol.sealing import SealError
 
@@ -45,19 +44,40 @@ class Publishing:
         parts = topic[len(root) :].split("/")
         return (parts[0], parts[1]) if len(parts) == 2 else None
 
-    def _seal(self, topic: str, payload: bytes, event: Event) -> bytes | None:
+    def _seal(
+        self,
+        topic: str,
+        payload: bytes,
+        event: Event,
+        rnd: Round | None = None,
+        sealed_with: bytes | None = None,
+    ) -> bytes | None:
         """``payload`` as it goes out on ``topic``; ``None``: do not send it.
 
-        Round topics: sealed with the round key; our inbox copies of a round's events
-        (invitations, cancels): sealed to the invitee with the round key inside; the
-        lobby stays public.  Round traffic without a key is never sent in the clear.
+        A held round's routing is fixed when we create, accept, join or resume it
+        (``Round.sealing_key`` and its topic key): its payloads go only to its own
+        topics, sealed only with its own key.  Nothing that arrives later (an
+        invitation, a cancel, anything in an inbox) can change that.  The one thing we
+        publish on a round we do not hold is a decline, sealed with the key of the
+        invitation it answers (``sealed_with``), and never on a held round's topics.
+        Our inbox copies of a round's events (invitations, cancels) are sealed to the
+        invitee with the round key inside; the lobby stays public.
         """
         if not payload:
             return payload  # clearing a retained message
         where = self._round_topic(topic)
         if where is not None:
-            rnd = self._by_key.get(where[0])
-            key = rnd.sealing_key if rnd is not None else self._invite_key(where[0])
+            held = self._by_key.get(where[0])
+            if rnd is not None:
+                if held is not rnd:  # a round's events go to its own topics only
+                    log.warning("round %s: not its topic %s: not sent", rnd.id[:8], topic)
+                    return None
+                key = rnd.sealing_key
+            elif held is None and sealed_with:
+                key = sealed_with  # a decline of an invitation we do not hold
+            else:
+                log.warning("no round key for %s: not sent", topic)
+                return None
             if not key:
                 log.warning("no round key for %s: not sent", topic)
                 return None
@@ -70,14 +90,14 @@ class Publishing:
         inbox = self.topics.root + "/inbox/"
         if not topic.startswith(inbox):
             return payload
-        rnd = self.rounds.get(event.round or "")
+        rnd = rnd if rnd is not None else self.rounds.get(event.round or "")
         them = topic[len(inbox) :]
         to = [
             seat.pk
             for seat in (rnd.chain_state.seats if rnd is not None else ())
             if seat.pk is not None and peer_id(seat.pk) == them
         ]
-        if rnd is None or not to:
+        if rnd is None or not to or event.round != rnd.id:
             log.warning("no member behind %s: not sent", topic)
             return None
         try:
@@ -94,23 +114,6 @@ class Publishing:
         except SealError as err:  # a key nobody can seal to (a hostile genesis seat)
             log.warning("cannot seal to %s: %s; not sent", them[:8], err)
             return None
-
-    def _invite_key(self, topic_key: str) -> bytes | None:
-        """The round key of an invitation whose round uses ``topic_key``."""
-        for key, topic in self._invite_keys.values():
-            if topic == topic_key:
-                return key
-        return None
-
-    def _reroute(self, topic: str) -> str:
-        """The lobby answers an invitation on ``round/<round id>/…``; a private round's
-        invitation named other topics (its code's key): use those."""
-        where = self._round_topic(topic)
-        if where is None or where[0] not in self._invite_keys:
-            return topic
-        topic_key = self._invite_keys[where[0]][1]
-        prefix = self.topics.root + "/round/"
-        return f"{prefix}{topic_key}/{where[1]}"
 
     def _unseal(self, key: str, channel: str, payload: bytes) -> bytes | None:
         """The event bytes of a payload on a round topic, ``None`` to drop it.
@@ -134,22 +137,6 @@ class Publishing:
             reason = "not sealed with the round key"
             self._warn(f"dropped payload on round/{key[:8]}…/{channel}: {reason}", rid, reason, "payload")
             return None
-
-    def _remember_invite_key(self, round_id: str, key: bytes, topic_key: str) -> None:
-        """Keep the keys of an invitation until we accept or decline it (bounded)."""
-        if round_id in self._invite_keys:
-            return
-        if len(self._invite_keys) >= 4 * MAX_INVITATIONS:
-            # the oldest key whose invitation is no longer pending: at most 16 are, so
-            # this looks at 17 at most. Oldest first alone let 64 invitations from fresh
-            # keys push out the key of a friend's pending one (accepting it then failed).
-            pending = self.lobby.invitations
-            old = next(
-                (rid for rid in self._invite_keys if rid not in pending),
-                next(iter(self._invite_keys)),
-            )
-            del self._invite_keys[old]
-        self._invite_keys[round_id] = (key, topic_key)
 
     def _watch_genesis(self, rnd: Round, payload: bytes) -> None:
         """Someone deleted or overwrote our private round's retained genesis: repair it."""

@@ -3,7 +3,9 @@
 The lobby and round machines never do I/O; their methods return lists of these and the
 driver (``p2p.peer``) carries them out in order:
 
-* ``Publish``: publish ``event.raw`` to ``route.topic`` with ``route.qos``/``route.retain``;
+* ``Publish``: publish ``event.raw`` to ``route.topic`` with ``route.qos``/``route.retain``
+  (a held round's payloads are sealed with that round's key; a decline carries the key of
+  the invitation it answers in ``sealed_with``);
 * ``Applied``: a chain event became part of the round (append ``event.raw`` to the log);
 * ``Dropped``: an incoming event was refused; log ``describe()`` (who, what, why);
 * ``Equivocation``: one sender signed two conflicting events; both are the evidence;
@@ -25,8 +27,13 @@ from p2p.protocol.topics import Route
 
 @dataclass(frozen=True)
 class Publish:
+    """Publish ``event`` on ``route``.  ``sealed_with``: the round key to seal it with
+    when it goes to a round we do not hold (our decline of an invitation, sealed with
+    the key that invitation carried); a held round's own key is never taken from here."""
+
     route: Route
     event: Event
+    sealed_with: bytes | None = field(default=None, repr=False)
 
     @property
     def payload(self) -> bytes:

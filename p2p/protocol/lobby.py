@@ -47,7 +47,7 @@ from __future__ import annotations
 
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from p2p.games import game_class
 from p2p.protocol import events
@@ -140,6 +140,15 @@ class Invitation:
     genesis: Event
     received: int
     rank: int = 3
+    round_key: bytes = field(default=b"", repr=False)
+    """The round key the invitation was sealed with (``p2p.protocol.sealing``)."""
+    topic_key: str = ""
+    """The round's topic key as the invitation named it (a public round's: its id)."""
+
+    @property
+    def route_key(self) -> str:
+        """Where this round's topics are: the invitation's topic key, else the round id."""
+        return self.topic_key or self.round_id
 
     @property
     def round_id(self) -> str:
@@ -404,9 +413,23 @@ class Lobby:
             return self._fresh_reason(event, now, self._chat_seen)
         return None
 
-    def receive(self, event: Event, now: int, topic: str | None = None) -> list[Effect]:
-        """Handle one lobby or inbox event; never raises."""
+    def receive(
+        self,
+        event: Event,
+        now: int,
+        topic: str | None = None,
+        sealed_with: tuple[bytes, str] | None = None,
+    ) -> list[Effect]:
+        """Handle one lobby or inbox event; never raises.
+
+        ``sealed_with``: ``(round key, topic key)`` an invitation was sealed to us with
+        (checked by the driver: the inviter chose them).  They live and die with the
+        pending invitation, so they are bounded by the invitation rules below, and they
+        are never consulted for a round we already hold.
+        """
         try:
+            if event.kind == "genesis":
+                return self._on_invitation(event, now, sealed_with)
             return self._receive(event, now, topic)
         except Exception as err:  # noqa: BLE001 - a bug must not let a stranger crash a peer
             return [dropped(event, f"internal error: {type(err).__name__}: {err}")]
@@ -422,7 +445,6 @@ class Lobby:
             "presence": self._on_presence,
             "hello": self._on_hello,
             "chat": self._on_chat,
-            "genesis": self._on_invitation,
             "cancel": self._on_cancel,
         }.get(event.kind)
         if handler is None:
@@ -554,7 +576,9 @@ class Lobby:
         nick = known.nick if known else ""
         return [ChatLine(event.pk, nick, event.body["text"], None, event.ts)]
 
-    def _on_invitation(self, event: Event, now: int, topic: str | None) -> list[Effect]:
+    def _on_invitation(
+        self, event: Event, now: int, sealed_with: tuple[bytes, str] | None
+    ) -> list[Effect]:
         try:
             state = RoundState.from_genesis(event)
         except RoundError as err:
@@ -586,8 +610,13 @@ class Lobby:
                 prev=event.id,
             )
             self._remember_declined(state.round_id)
+            key, topic_key = sealed_with or (b"", "")
             return [
-                Publish(self.topics.round_events(state.round_id), decline),
+                Publish(
+                    self.topics.round_events(topic_key or state.round_id),
+                    decline,
+                    sealed_with=key or None,
+                ),
                 Notice("declined an invitation: busy", "auto_declined"),
             ]
         for rid, older in list(self.invitations.items()):
@@ -604,7 +633,8 @@ class Lobby:
             if worst.rank < rank:
                 return [dropped(event, "invitation list full")]
             del self.invitations[worst.round_id]
-        self.invitations[state.round_id] = Invitation(event, now, rank)
+        key, topic_key = sealed_with or (b"", "")
+        self.invitations[state.round_id] = Invitation(event, now, rank, key, topic_key)
         who = self.peers.get(event.pk)
         name = who.label if who else label("?", event.pk)
         return [
@@ -652,7 +682,8 @@ class Lobby:
             round=round_id,
             prev=invitation.genesis.id,
         )
-        return [Publish(self.topics.round_events(round_id), decline)]
+        route = self.topics.round_events(invitation.route_key)
+        return [Publish(route, decline, sealed_with=invitation.round_key or None)]
 
     def _remember_declined(self, round_id: str) -> None:
         self.declined[round_id] = None
