@@ -1,6 +1,6 @@
 """Connect Four bitboards: the geometry of a W x H board and a position on it.
 
-The layout is Pascal Pons' (blog part 6, see ``shared/reference/connect4.md`` 1.4): column
+The layout is Pascal Pons' (his solver blog, part 6; ``docs/ai.md``): column
 ``c`` owns bits ``c*(H+1)`` .. ``c*(H+1)+H-1`` (bottom to top) plus one spare bit on top, so
 four-in-a-row tests are plain shifts.  A position is two integers: ``current`` (the stones
 of the side to move) and ``mask`` (all stones).  Python integers are unbounded, so every
@@ -9,7 +9,9 @@ move) limits the width to 9.
 
 >>> p = Position.parse("4455")
 >>> p.moves, p.can_win_next()
-(4, True)
+(4, False)
+>>> Position.parse("445566").can_win_next()  # three in a row, both ends open
+True
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Every level is a deterministic function of the position, the level and the seed 
 seed feeds a ``random.Random`` through SHA-256; no clock, no unseeded randomness), and
 every search is bounded by depth and node counts, so an online peer can recompute the
 computer's move.  The levels, weakest first (how known apps weaken play:
-``shared/reference/connect4.md`` section 5):
+``docs/ai.md``):
 
 - ``neuling``: takes an immediate win, blocks an immediate threat only half of the time,
   otherwise plays a random column weighted towards the centre.

@@ -1,7 +1,7 @@
 """Exact Connect Four solver after Pascal Pons' published design.
 
 Negamax with alpha-beta on Pons' bitboard, as described in his blog (parts 4-12; summary
-in ``shared/reference/connect4.md`` 1.4): the score bound from the number of moves left,
+in ``docs/ai.md`` 1.4): the score bound from the number of moves left,
 centre-first column order refined by the number of threats a move creates, a
 transposition table holding upper and lower bounds, never playing a move that lets the
 opponent win at once, and a null-window dichotomic search on the score.

@@ -9,7 +9,7 @@ the cell change).
 
 **Two players: alpha-beta minimax** (the paranoid search of Sturtevant & Korf is exactly
 minimax when there is one opponent): the side to move maximises its value minus the
-opponent's.  **Three players: max^n** (Luckhardt & Irani; ``shared/reference/connect4.md``
+opponent's.  **Three players: max^n** (Luckhardt & Irani; ``docs/ai.md``
 section 4): every player picks the move best for its own utility (own value minus the
 best other value).  Paranoid alpha-beta for three players (all opponents minimising the
 root player; prunes well, so it searches deeper) was tried first and measured worse

@@ -1,7 +1,7 @@
 """A throwaway local Mosquitto broker on a free loopback port.
 
 Used by ``p2p demo``, by the shell to offer a local broker, and by the test fixtures.
-The broker gets a minimal config (``reference/shell_and_broker.md`` section 3):
+The broker gets a minimal config (``docs/brokers.md``):
 
 * ``listener PORT 127.0.0.1`` -- loopback only, never an open broker on the LAN;
 * ``allow_anonymous true`` -- a config with a listener defaults to ``false`` in 2.x;

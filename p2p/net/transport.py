@@ -1,6 +1,6 @@
 """The only network I/O of ``p2p``: one MQTT connection that survives broker outages.
 
-``Transport`` wraps aiomqtt 2.x (``reference/p2p_mqtt.md`` section 4) and adds what a
+``Transport`` wraps aiomqtt 2.x (``docs/brokers.md``) and adds what a
 long-lived game client needs on top of it:
 
 * **reconnect** -- aiomqtt 2.x has no built-in reconnect: the connection loop re-enters
@@ -136,7 +136,7 @@ def run(main: Coroutine[Any, Any, _T]) -> _T:
     """``asyncio.run`` on an event loop aiomqtt can use on every platform.
 
     Windows' default Proactor loop has no ``add_reader``, which aiomqtt needs
-    (``reference/p2p_mqtt.md`` section 4), so there the selector loop is used.
+    (``docs/brokers.md``), so there the selector loop is used.
     """
     if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
         if sys.version_info >= (3, 12):

@@ -1,6 +1,6 @@
 """Getting the user's attention when it is their turn or they are invited.
 
-Policy (``shared/reference/shell_and_broker.md`` section 4): while the terminal is known
+Policy (``docs/shell.md``, notifications): while the terminal is known
 to be focused, nothing happens.  Otherwise ring the bell (BEL); when the terminal reported
 that it lost focus (focus reporting ``CSI ?1004h``: ``CSI O`` out, ``CSI I`` in), also
 send the OSC 777 and OSC 9 desktop-notification sequences (wrapped for tmux passthrough

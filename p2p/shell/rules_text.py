@@ -1,7 +1,7 @@
 """The rules of each game as the shell shows them (``/rules``), German and English.
 
 Part of the catalogue, kept in its own module because the texts are long.  The
-four-player chess text states the project's rule decisions (``shared/design.md``).
+four-player chess text states the project's rule decisions (``docs/chess4.md``).
 """
 
 from __future__ import annotations

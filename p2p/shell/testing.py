@@ -1,7 +1,7 @@
 """Driving the real shell headlessly: pipe input in, the rendered screen out.
 
 Used by the tests and the start-up benchmark.  The application runs unchanged inside
-``create_app_session`` with a pipe input (``reference/shell_and_broker.md`` section 2)
+``create_app_session`` with a pipe input (``docs/shell.md``)
 and a VT100 output into a string buffer of a fixed size; ``screen()`` reads the cells the
 renderer last drew (prompt_toolkit keeps them in ``renderer._last_screen``, the one
 private attribute used here).

@@ -1,7 +1,7 @@
 """The rule constants of four-player chess (free-for-all) and the readable rules text.
 
-Every number and every product decision of ``shared/design.md`` ("Four-player chess:
-the rule decisions") has one named home here; the engine (``movegen.Position``)
+Every number and every product decision of ``docs/chess4.md`` ("The five decisions"
+and "Small decisions of our own") has one named home here; the engine (``movegen.Position``)
 imports them, and the post-move procedure that applies them in order lives in one
 clearly marked place, ``Position._after_move``.
 """
