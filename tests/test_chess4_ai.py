@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from chess4_fen import fen
 
 from p2p import ai
 from p2p.ai import chess4_ai
@@ -24,9 +25,6 @@ from p2p.games import create_game
 from p2p.games.chess4 import Chess4
 from p2p.games.chess4.board import DQUEEN, KING, QUEEN, RED
 from p2p.games.chess4.movegen import CASTLE, EP, PROMO, attacked, attackers
-
-from chess4_fen import fen
-
 
 KINGS_AND_SHELTER = {
     "h1": "rK", "g2": "rP", "h2": "rP", "i3": "rP",

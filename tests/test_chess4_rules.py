@@ -4,12 +4,11 @@ castling, en passant, promotion, king capture, end and draw rules, house rules."
 from __future__ import annotations
 
 import pytest
+from chess4_fen import fen
 
 from p2p.games.base import IllegalMove
 from p2p.games.chess4 import Chess4, next_first, perft
 from p2p.games.chess4.movegen import move_text
-
-from chess4_fen import fen
 
 RED, BLUE, YELLOW, GREEN = range(4)
 HOME_KINGS = {"h1": "rK", "a7": "bK", "g14": "yK", "n8": "gK"}

@@ -30,13 +30,14 @@ from p2p.games.chess4.movegen import (
     attacked,
     move_text,
 )
+from p2p.games.chess4.rules import winners
 
 _SPECIAL = (CASTLE | EP | PROMO) << 18
 _KNIGHT_OFFSETS = frozenset(KNIGHT_STEPS)
 _ORTHO_SLIDERS = frozenset((ROOK, QUEEN, DQUEEN))
 _DIAG_SLIDERS = frozenset((BISHOP, QUEEN, DQUEEN))
+
 assert WIDTH == 16  # checks() splits squares into file (low 4 bits) and row
-from p2p.games.chess4.rules import winners
 
 
 class SearchAdapter:

@@ -26,8 +26,8 @@ from p2p.games.base import (
     Game,
     IllegalMove,
     MalformedMove,
-    OptionValue,
     Options,
+    OptionValue,
     check_known,
     option_int,
 )

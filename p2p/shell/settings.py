@@ -41,7 +41,7 @@ class Settings:
 def _from_json(data: Any) -> Settings:
     """Build settings from parsed JSON, keeping only well-typed known fields."""
     if not isinstance(data, dict):
-        raise ValueError("not a JSON object")
+        raise ValueError("not a JSON object")  # noqa: TRY004 - a corrupt file, not a bug
     s = Settings()
     if isinstance(data.get("nick"), str):
         s.nick = data["nick"][:20]

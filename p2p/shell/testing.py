@@ -129,7 +129,7 @@ class HeadlessShell:
             try:
                 if predicate():
                     return
-            except Exception:  # noqa: BLE001 - state may be half-built while polling
+            except Exception:  # noqa: BLE001, S110 - state may be half-built while polling
                 pass
             if time.monotonic() > deadline:
                 raise TimeoutError("condition not met; screen:\n" + self.screen())
