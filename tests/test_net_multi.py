@@ -47,3 +47,24 @@ def test_a_peer_with_a_bad_or_empty_broker_list_says_so() -> None:
         Peer([], nick="x")
     with pytest.raises(ActionError, match="bad broker URL"):
         Peer(["mqtt://127.0.0.1:1883", "http://nope"], nick="x")
+
+
+def test_both_transports_are_brokers() -> None:
+    """The peer depends only on ``p2p.net.face.Broker``: one connection and several
+    brokers both fit it (every member of the face is there; mypy checks the types)."""
+    import asyncio
+
+    from p2p.net.face import Broker
+    from p2p.net.multi import MultiTransport
+    from p2p.net.transport import Transport
+
+    async def body() -> None:
+        one = Transport("mqtt://127.0.0.1:1")
+        many = MultiTransport(["mqtt://127.0.0.1:1", "mqtt://127.0.0.1:2"])
+        for broker in (one, many):
+            assert isinstance(broker, Broker)
+            assert not broker.is_reconnect()
+        assert one.brokers() == [("mqtt://127.0.0.1:1", False)]
+        assert [url for url, _ in many.brokers()] == ["mqtt://127.0.0.1:1", "mqtt://127.0.0.1:2"]
+
+    asyncio.run(body())

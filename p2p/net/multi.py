@@ -117,6 +117,11 @@ class MultiTransport:
         versions = {t.protocol_version for t in self.transports}
         return versions.pop() if len(versions) == 1 else "mixed"
 
+    def is_reconnect(self) -> bool:
+        """True inside the ``on_connected`` hook of a broker that had been up before."""
+        broker = self.announcing()
+        return broker is not None and broker.is_reconnect()
+
     def announcing(self) -> Transport | None:
         """The broker whose ``on_connected`` hook is running in this task, if any."""
         current = _ANNOUNCING.get()

@@ -345,6 +345,14 @@ class Transport:
         """``"5"`` or ``"3.1.1"``: what the current (or next) connection speaks."""
         return "5" if self._v5 else "3.1.1"
 
+    def brokers(self) -> list[tuple[str, bool]]:
+        """This broker's URL and whether it is connected now (``Broker``'s face)."""
+        return [(str(self.address), self.connected)]
+
+    def is_reconnect(self) -> bool:
+        """True while the connection that is (or was last) up is not the first one."""
+        return self.state is ConnectionState.RECONNECTED
+
     async def start(self, wait: float | None = 10.0) -> None:
         """Start the connection loop; wait up to ``wait`` seconds for the first connect.
 

@@ -14,6 +14,7 @@ from types import TracebackType
 from typing import Self
 
 from p2p.friends import Friends
+from p2p.net.face import Broker
 from p2p.net.inbound import InboundQueues
 from p2p.net.multi import MultiTransport
 from p2p.net.transport import (
@@ -130,9 +131,10 @@ class Peer(LobbyGlue, Opening, Driving, Publishing, Receiving, Timers):
         """Inbound lanes and budgets (``p2p.net.inbound``): our rounds first."""
         self._warn_budget = _WarnBudget()
         urls = split_brokers(broker_url)
+        self.transport: Broker
         try:
             if len(urls) == 1:
-                self.transport: Transport | MultiTransport = Transport(
+                self.transport = Transport(
                     urls[0],
                     on_connected=self._on_connected,
                     will=self._make_will,
@@ -209,9 +211,7 @@ class Peer(LobbyGlue, Opening, Driving, Publishing, Receiving, Timers):
 
     def brokers(self) -> list[tuple[str, bool]]:
         """Each broker's URL and whether it is connected now (several: ``--broker`` twice)."""
-        if isinstance(self.transport, MultiTransport):
-            return self.transport.brokers()
-        return [(str(self.transport.address), self.transport.connected)]
+        return self.transport.brokers()
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -274,12 +274,7 @@ class Peer(LobbyGlue, Opening, Driving, Publishing, Receiving, Timers):
         """After every (re)connect: announce our presence (the retained presences say who is
         online; nobody has to answer), and after a reconnect catch up on our rounds."""
         await self._run_effects(None, self.lobby.connect(now_ms()))
-        broker = (
-            self.transport.announcing()
-            if isinstance(self.transport, MultiTransport)
-            else self.transport
-        )
-        if broker is not None and broker.state is ConnectionState.RECONNECTED:
+        if self.transport.is_reconnect():
             for rnd in list(self.rounds.values()):
                 if not rnd.is_over:
                     self._repair_genesis(rnd)  # a restarted broker may have lost it

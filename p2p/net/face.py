@@ -1,0 +1,96 @@
+"""``Broker``: the one face of the network that the peer depends on.
+
+Two classes implement it: ``p2p.net.transport.Transport`` (one MQTT connection) and
+``p2p.net.multi.MultiTransport`` (several brokers at once, one view).  The peer holds a
+``Broker`` and never asks which one it has, so a test double, a proxy or a future
+transport only has to fit this protocol (checked by mypy and by
+``tests/test_net_multi.py::test_both_transports_are_brokers``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from typing import Protocol, runtime_checkable
+
+from p2p.net.inbound import Inbound
+
+StateCallback = Callable[..., None]
+"""``callback(state: ConnectionState, detail: str)`` on every change of the connection."""
+
+
+@runtime_checkable
+class Broker(Protocol):
+    """Subscribe, publish through an outbox, receive in lanes; reconnects by itself."""
+
+    @property
+    def connected(self) -> bool:
+        """At least one connection is up now."""
+        ...
+
+    @property
+    def protocol_version(self) -> str:
+        """``"5"``, ``"3.1.1"`` (or ``"mixed"`` for several brokers)."""
+        ...
+
+    @property
+    def outbox_size(self) -> int:
+        """Messages waiting to be sent (the largest outbox of several brokers)."""
+        ...
+
+    @property
+    def stats(self) -> dict[str, int]:
+        """Counters: published, published_bytes, received, dropped."""
+        ...
+
+    def brokers(self) -> list[tuple[str, bool]]:
+        """Every broker's URL and whether it is connected now, in the order given."""
+        ...
+
+    def is_reconnect(self) -> bool:
+        """True inside an ``on_connected`` hook for a connection that was up before
+        (then the peer catches up on its rounds); false for the first connect."""
+        ...
+
+    def on_state(self, callback: StateCallback) -> None:
+        """Call ``callback(state, detail)`` on every connection state change."""
+        ...
+
+    async def start(self, wait: float | None = 10.0) -> None:
+        """Connect; wait up to ``wait`` s for the first connection (``ConnectionError``)."""
+        ...
+
+    async def close(self, flush: float = 2.0) -> None:
+        """Send what is pending (up to ``flush`` s) and disconnect for good."""
+        ...
+
+    def interrupt(self, hold: float = 0.0) -> None:
+        """Cut the connection as a failure would; it comes back after ``hold`` s."""
+        ...
+
+    async def subscribe(
+        self, topic: str, qos: int = 1, *, retained: bool = False, no_local: bool = False
+    ) -> None:
+        """Subscribe now and after every reconnect."""
+        ...
+
+    async def unsubscribe(self, topic: str) -> None:
+        """Forget a subscription."""
+        ...
+
+    def publish_nowait(
+        self,
+        topic: str,
+        payload: bytes,
+        *,
+        qos: int = 0,
+        retain: bool = False,
+        expiry: int | None = None,
+        droppable: bool = False,
+    ) -> asyncio.Future[None]:
+        """Queue in the outbox; the future resolves once a broker took it."""
+        ...
+
+    def messages(self) -> AsyncIterator[Inbound]:
+        """Inbound messages, most important lane first, until ``close()``."""
+        ...
