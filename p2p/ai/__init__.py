@@ -34,4 +34,5 @@ def choose_move(game: Game, level: str, seed: bytes = b"") -> str:
     module = importlib.import_module(_MODULES[game.name])
     if level not in module.LEVELS:
         raise ValueError(f"unknown level {level!r} (known: {', '.join(module.LEVELS)})")
-    return module.choose_move(game, level, seed)
+    move: str = module.choose_move(game, level, seed)
+    return move

@@ -28,7 +28,8 @@ def game_class(name: str) -> type[Game]:
         module_name, class_name = _MODULES[name]
     except KeyError:
         raise KeyError(f"unknown game {name!r} (known: {', '.join(GAME_NAMES)})") from None
-    return getattr(importlib.import_module(module_name), class_name)
+    engine: type[Game] = getattr(importlib.import_module(module_name), class_name)
+    return engine
 
 
 def create_game(name: str, options: Options | None = None) -> Game:

@@ -124,4 +124,5 @@ def decode(data: bytes, max_size: int | None = None) -> Value:
         raise CanonicalError(f"not JSON: {str(err).splitlines()[0][:80]}") from None
     if encode(value) != bytes(data):
         raise CanonicalError("not canonical: re-encoding differs")
-    return value
+    checked: Value = value  # what json gives back for canonical input
+    return checked

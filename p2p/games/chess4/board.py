@@ -159,7 +159,8 @@ def start_pieces() -> dict[int, int]:
     for i in range(8):
         line = 3 + i
         for seat in SEATS:
-            kind = _BACK[i] if _BACK[i] is not None else kq[seat][line]
+            back_kind = _BACK[i]
+            kind = back_kind if back_kind is not None else kq[seat][line]
             if seat == RED:
                 back, pawn = sq_of(line, 0), sq_of(line, 1)
             elif seat == YELLOW:
@@ -178,7 +179,9 @@ def start_pieces() -> dict[int, int]:
 SHORT, LONG = 0, 1
 
 
-def _castle(king_from: str, king_to: str, rook_from: str, rook_to: str):
+def _castle(
+    king_from: str, king_to: str, rook_from: str, rook_to: str
+) -> tuple[int, int, int, int, tuple[int, ...], int]:
     kf, kt, rf, rt = (square(s) for s in (king_from, king_to, rook_from, rook_to))
     step = 1 if rf > kf else -1
     # Every square strictly between king and rook must be empty.

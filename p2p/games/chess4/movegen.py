@@ -46,6 +46,8 @@ returns to).  So a search pays for move generation only at nodes that expand.
 
 from __future__ import annotations
 
+from typing import Any
+
 from p2p.games.chess4 import rules
 from p2p.games.chess4.board import (
     ALL_LIVE,
@@ -112,7 +114,9 @@ def move_text(m: int) -> str:
 # -- attack tables: one per set of attacking seats ---------------------------------------
 
 
-def _attack_table(mask: int):
+def _attack_table(
+    mask: int,
+) -> tuple[tuple[tuple[int, frozenset[int], frozenset[int]], ...], frozenset[int]]:
     """(rays, knights) for attackers in ``mask``: rays = ((step, near, far), ...)."""
     seats = [s for s in SEATS if mask >> s & 1]
     kings = {(s << 3) | KING for s in seats}
@@ -150,9 +154,9 @@ _NEXT = tuple(
 """``_NEXT[seat][live]``: the next live seat after ``seat`` clockwise (``seat`` itself last)."""
 
 
-def _move_table(steps: tuple[int, ...], slide: bool) -> list[tuple]:
+def _move_table(steps: tuple[int, ...], slide: bool) -> list[tuple[Any, ...]]:
     """Per square: for each step, the (target, move int) pairs along it while on the board."""
-    table: list[tuple] = [()] * SIZE
+    table: list[tuple[Any, ...]] = [()] * SIZE
     for fr in SQUARES:
         rays = []
         for d in steps:
@@ -264,7 +268,7 @@ class Position:
         self.ply = 0
         self.rules = True
         self.move_limit = 0
-        self._stack: list[tuple] = []
+        self._stack: list[list[Any]] = []
         self._moves: list[int] | None = None
         self._rep: dict[bytes, int] | None = None
 
@@ -368,7 +372,8 @@ class Position:
         ``resign`` the resigner is in the "mated" mask (out as if mated)."""
         if not self._stack:
             return (0, 0, 0)
-        return self._stack[-1][-1]
+        masks: tuple[int, int, int] = self._stack[-1][-1]
+        return masks
 
     def usable_ep(self) -> tuple[tuple[int, int, int], ...]:
         """(seat, skipped, landing) of en-passant entries some other live pawn could take."""
@@ -420,7 +425,7 @@ class Position:
         # (adjacent) and pins: an own piece between the king and a live enemy slider.
         rays, knights = ATTACK[emask]
         check = False
-        pins = None
+        pins: dict[int, range] | None = None
         for d, near, far in rays:
             s = ksq + d
             p = b[s]
@@ -654,7 +659,7 @@ class Position:
             and self._safe(m, me)
         )
 
-    def _gen_piece(self, fr: int, me: int, moves: list[int], ept) -> None:
+    def _gen_piece(self, fr: int, me: int, moves: list[int], ept: dict[int, int]) -> None:
         """Pseudo-legal moves of the (non-king) piece on ``fr`` (used for pinned pieces)."""
         b = self.board
         app = moves.append
@@ -734,7 +739,7 @@ class Position:
         scores = self.scores
         live = self.live
         plist = self.plist
-        rec = [
+        rec: list[Any] = [
             m,
             cap,
             0,
@@ -807,7 +812,7 @@ class Position:
     # THE POST-MOVE PROCEDURE (decision 2 of the design; constants in rules.py).
     # Steps (a) capture points and king-capture elimination happen in make() above.
     # ======================================================================================
-    def _after_move(self, me: int, kingcap: int, rec: list) -> None:
+    def _after_move(self, me: int, kingcap: int, rec: list[Any]) -> None:
         b = self.board
         live = self.live
         kings = self.kings
@@ -1001,7 +1006,7 @@ class Position:
 
     def resign(self, seat: int) -> None:
         """House rule: ``seat`` is out as if mated, nobody scores; undone by ``unmake``."""
-        rec = [
+        rec: list[Any] = [
             -1 - seat,
             0,
             0,

@@ -97,7 +97,9 @@ def _start_fen(game: Chess4) -> str:
         return start
     from p2p.games.chess4.fen4 import START_FEN4, TURN_LETTERS
 
-    return TURN_LETTERS[game.options()["first"]] + START_FEN4[1:]
+    first = game.options()["first"]
+    assert isinstance(first, int)  # validated by Chess4.create
+    return TURN_LETTERS[first] + START_FEN4[1:]
 
 
 def _movetext(game: Chess4) -> list[str]:
