@@ -236,6 +236,11 @@ def _settle(chain: list[Event], seq: int, other: Event) -> None:
             f"{rival.kind} there {why}"
         )
     follows = chain[seq + 1].prev if seq + 1 < len(chain) else None
+    if follows == rival.id and chain[seq + 1].pk != rival.pk:
+        raise LogError(  # issue 16: a forfeit replaces only the pending turn
+            f"{where}: a forfeit the rules forbid: seat {target[0]}'s {rival.kind} there "
+            "was answered by the next seat (a forfeit replaces only the pending turn)"
+        )
     if follows is not None and follows != keep.id:
         raise LogError(
             f"{where}: the forfeit there wins (seat {target[0]}'s {rival.kind} came "
