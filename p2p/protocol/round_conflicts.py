@@ -49,6 +49,7 @@ class ChainConflicts:
     _observed_at: dict[str, int]
     _clock_wait: dict[str, Event]
     _beaten: dict[str, Event]
+    _resumed_head: str | None
     pending: dict[str, Event]
     _orphans: set[str]
     _verdict: bool
@@ -77,7 +78,10 @@ class ChainConflicts:
 
     def _forfeit_too_soon(self, event: Event, now: int) -> bool:
         """Our own observation: we saw the event before it too recently for its timeout."""
-        seen_at = self._observed_at.get(self.state.chain[event.seq - 1].id)  # type: ignore[operator]
+        prev_id = self.state.chain[event.seq - 1].id  # type: ignore[operator]
+        if prev_id == self._resumed_head:
+            return False  # taken up from a log: we did not see it arrive, it tells nothing
+        seen_at = self._observed_at.get(prev_id)
         limit = self.timeouts.limit(event.body["reason"])
         return seen_at is not None and now - seen_at < limit - MAX_AHEAD_MS
 
@@ -89,6 +93,8 @@ class ChainConflicts:
         timestamps) cannot cost the next seat a turn it answered in time; nobody has to
         back-date an event for that.
         """
+        if prev.id == self._resumed_head:
+            return False  # taken up from a log: we never saw it arrive
         seen_prev = self._observed_at.get(prev.id)
         seen_rival = self._observed_at.get(rival.id)
         if seen_prev is None or seen_rival is None:
@@ -301,7 +307,10 @@ class ChainConflicts:
                 {"count": len(replaced), "seq": seq, "seat": seat},
             ),
         ]
-        return effects + self._applied(event, before, now)
+        effects += self._applied(event, before, now)
+        if self.state.phase in (Phase.OVER, Phase.CANCELLED):
+            effects += self._acknowledge(now)  # the end changed: sign the new one
+        return effects
 
     def _equivocation(self, first: Event, second: Event, now: int) -> list[Effect]:
         """Two signed events of one author for one position: the proof ends the round.
@@ -340,5 +349,7 @@ class ChainConflicts:
         self.phase_since = now
         if base.phase is Phase.CANCELLED:
             text = f"the round was {base.end_reason}"
-            return effects + [Notice(text, "cancelled", {"reason": "void"})]
-        return effects + self._phase_notices(before)
+            effects += [Notice(text, "cancelled", {"reason": "void"})]
+        else:
+            effects += self._phase_notices(before)
+        return effects + self._acknowledge(now)  # the end by the proof is signed too

@@ -147,6 +147,9 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         """When we saw each of the last chain events arrive live (not while catching up)."""
         self._orphans: set[str] = set()
         """Ids of chain events a forfeit replaced, and of events built on them."""
+        self._resumed_head: str | None = None
+        """The head we took up from a log: our clock never saw it arrive, so it does not
+        delay a forfeit of it (a restarted, forfeited player sees the forfeit at once)."""
         self._beaten: dict[str, Event] = {}
         """Late moves our forfeit beat (the last ``MAX_REWIND``): if the next seat's
         event built on one arrives, the turn was answered and our forfeit yields."""
@@ -229,11 +232,14 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         code: str | None = None,
         now: int = 0,
         timeouts: TurnTimeouts | None = None,
+        proof: tuple[Event, Event] | None = None,
     ) -> RoundMachine:
         """Resume a round from its chain (a saved log or a sync answer), fully verified.
 
         Raises ``p2p.protocol.round.ChainError`` naming the first bad event.  The draw
         nonce only matters if the draw is still open; pass the one used before.
+        ``proof``: the equivocation proof the log ends with (``Replay.proof``): the round
+        ended by it and is resumed as over, never as a running round.
         """
         # one replay; the states before the last MAX_REWIND positions are kept for
         # conflicts to come (so a conflict never replays the chain)
@@ -247,6 +253,15 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
             except RoundError as err:
                 raise ChainError(index, event, str(err)) from None
         machine.state = state
+        if proof is not None:
+            seat = state.seat_of(proof[0].pk)
+            if seat is None or proof[0].seq != len(chain) or proof[0].prev != state.head.id:
+                raise ChainError(len(chain), proof[0], "no proof of equivocation here")
+            if state.phase not in (Phase.OVER, Phase.CANCELLED):
+                state.end_for_equivocation(seat, len(chain))
+            machine._verdict = True
+            machine._snapshots.clear()
+            machine.seen.update(e.id for e in proof)
         for event in chain:
             machine.seen.add(event.id)
             for inner in event.sealed():
@@ -256,6 +271,7 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         # admin does not forfeit a seat whose move it may simply not have heard of yet)
         machine._applied_at[state.head.id] = now
         machine._observed_at[state.head.id] = now
+        machine._resumed_head = state.head.id
         return machine
 
     # -- queries -------------------------------------------------------------------------
