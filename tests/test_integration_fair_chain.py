@@ -77,11 +77,19 @@ def test_live_the_loser_cannot_forfeit_the_seat_that_beat_it(
             losing = (alice, bob)[1 - winner_seat]
             # the loser signs a forfeit of the winner at the winning move, dated past
             # the offline limit, and publishes it on the round and in the winner's inbox
+            winner_key = (alice, bob)[winner_seat].identity
+            will = ev.make(  # issue 16: an offline claim needs the seat's signed Will
+                winner_key,
+                "presence",
+                prev.ts,
+                {"nick": "w", "status": "offline", "busy": False,
+                 "session": "00" * 16, "ttl": 60},
+            )
             forfeit = ev.make(
                 losing.identity,
                 "forfeit",
                 prev.ts + SHORT.offline_ms + 1_000,
-                {"seat": winner_seat, "reason": "offline"},
+                {"seat": winner_seat, "reason": "offline", "evidence": will.value()},
                 round=win.round,
                 seq=win.seq,
                 prev=prev.id,

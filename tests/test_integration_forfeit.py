@@ -7,6 +7,7 @@ import time
 from conftest import first_legal, meet, run, start_round
 
 from p2p.peer import Peer
+from p2p.protocol import events
 from p2p.protocol.round import Phase, TurnTimeouts, verify_chain
 
 SHORT = TurnTimeouts(silent_ms=8_000, offline_ms=1_500)
@@ -57,7 +58,13 @@ def test_a_peer_killed_mid_round_is_forfeited_when_its_last_will_fires(
                 assert st.end_reason == "forfeit" and st.forfeited == [2]
                 last = r.log()[-1]
                 assert last.kind == "forfeit" and last.pk == alice.public_key
-                assert last.body == {"seat": 2, "reason": "offline"}
+                # issue 16: an offline forfeit carries carol's own signed Will
+                assert {k: last.body[k] for k in ("seat", "reason")} == {
+                    "seat": 2,
+                    "reason": "offline",
+                }
+                will = events.from_value(last.body["evidence"], nested=True)
+                assert will.pk == carol.public_key and will.body["status"] == "offline"
                 replayed = verify_chain(r.log(), SHORT)
                 assert replayed.state_hash() == r.state_hash
                 assert replayed.phase is Phase.OVER

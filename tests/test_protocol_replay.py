@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from test_protocol_forfeit import will_of
+
 from p2p.cli import main
 from p2p.protocol import canonical, events
 from p2p.protocol.effects import Applied
@@ -385,7 +387,7 @@ def _bob_move_and_alice_forfeit(machines, move_after_ms: int, column: str = "2")
         PEOPLE[0],
         "forfeit",
         head.ts + st.timeouts.offline_ms + 1000,
-        {"seat": 1, "reason": "offline"},
+        {"seat": 1, "reason": "offline", "evidence": will_of(1, people=PEOPLE).value()},
         round=ROUND,
         seq=head.seq + 1,
         prev=head.id,
@@ -439,7 +441,9 @@ def test_replay_keeps_a_forfeit_of_a_move_that_really_came_too_late() -> None:
         seq=late.seq + 1,
         prev=late.id,
     )
-    with pytest.raises(LogError, match="the forfeit there wins"):
+    # issue 16 (was "the forfeit there wins"): alice answered the late move, so it is
+    # settled and the forfeit beside it is one the rules forbid
+    with pytest.raises(LogError, match="was answered by the next seat"):
         replay_log(chain + [late.raw, after.raw, forfeit.raw])
 
 
@@ -460,7 +464,7 @@ def test_replay_rejects_forfeits_the_chain_rules_forbid() -> None:
             signer,
             "forfeit",
             prev.ts + after_ms,
-            {"seat": seat, "reason": "offline"},
+            {"seat": seat, "reason": "offline", "evidence": will_of(seat, people=PEOPLE).value()},
             round=ROUND,
             seq=prev.seq + 1,
             prev=prev.id,
@@ -470,5 +474,5 @@ def test_replay_rejects_forfeits_the_chain_rules_forbid() -> None:
     with pytest.raises(LogError, match="may not forfeit"):
         replay_log(chain + [forfeit(PEOPLE[1], 0, 61_000, head)])
     # the admin forfeits bob five seconds into his turn: too soon by the signed clocks
-    with pytest.raises(LogError, match="needs 60000 ms"):
+    with pytest.raises(LogError, match="needs 180000 ms"):
         replay_log(chain + [forfeit(PEOPLE[0], 1, 5_000, head)])

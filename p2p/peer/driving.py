@@ -110,6 +110,8 @@ class Driving:
                     effect.sender,
                 )
             elif isinstance(effect, Equivocation):
+                if rnd is not None:  # the Rewound that follows writes it to the log
+                    rnd._proof = (effect.first, effect.second)
                 log.warning("%s", effect.describe())
                 self.stats.count_drop("equivocation")
                 self._notify(Equivocated(rnd, effect.first, effect.second))
@@ -216,6 +218,9 @@ class Driving:
         if rnd.log_path is None:
             return
         chain = rnd.machine.log()[: effect.seq]
+        proof = rnd._proof
+        if proof is not None and rnd.machine._verdict and proof[0].seq == effect.seq:
+            chain += list(proof)  # the round ended by it: p2p replay proves the end
         try:
             rnd.log_path.write_bytes(b"".join(e.raw + b"\n" for e in chain))
         except OSError as err:

@@ -47,6 +47,8 @@ class Round:
         self._last_sync_request = 0.0
         self._last_change = time.monotonic()
         self.log_path: Path | None = None
+        self._proof: tuple[Event, Event] | None = None
+        """The equivocation proof that ended the round (written to its log)."""
         self.code: str | None = machine.code
         self._shadow: Game | None = None  # follows the moves to tell who made each one
         self._lock = asyncio.Lock()  # one machine step at a time (see Peer._call)

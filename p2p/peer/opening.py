@@ -348,6 +348,7 @@ class Opening:
             code,
             now_ms(),
             self.turn_timeouts,
+            proof=replay.proof,
         )
         key_path = Path(path).with_suffix(".key")
         try:

@@ -34,7 +34,10 @@ class Timers:
                         s.pk for s in rnd.chain_state.seats if s.pk is not None
                     )  # e.g. a joiner who entered the code
                     step = functools.partial(
-                        rnd.machine.tick, now, self._offline_members(rnd)
+                        rnd.machine.tick,
+                        now,
+                        self._offline_members(rnd),
+                        self._offline_evidence(rnd),
                     )
                     await self._run_effects(rnd, await self._call(rnd, step))
                     await self._maybe_resync(rnd)
@@ -55,6 +58,18 @@ class Timers:
             and seat.pk != self.public_key
             and self.lobby.is_offline(seat.pk)
         )
+
+    def _offline_evidence(self, rnd: Round) -> dict:
+        """Members of ``rnd`` that their own signed Last Will or goodbye took out of the
+        lobby, unrevoked: that presence and when it arrived (evidence for a forfeit)."""
+        found = {}
+        for seat in rnd.chain_state.seats:
+            if seat.pk is None or seat.pk == self.public_key:
+                continue
+            held = self.lobby.offline_evidence(seat.pk)
+            if held is not None:
+                found[seat.pk] = held
+        return found
 
     async def _maybe_resync(self, rnd: Round) -> None:
         """Events parked for long mean we missed one: ask the members for the chain."""

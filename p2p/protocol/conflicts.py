@@ -4,10 +4,12 @@ Every position has one owner (``RoundState.owner``), so honest members never rac
 position, with two exceptions this module decides:
 
 * **a forfeit and the forfeited seat's own event** (a move or a seal). The seat's event
-  wins if it ends the game or if it was signed within the turn limit the forfeit claims
-  (``ts - prev.ts < limit(reason)``, the seat's own signed timestamps); otherwise the
-  forfeit wins.  Every member that holds both events computes the same winner, whatever
-  the arrival order.  ``rival_wins`` is that rule.
+  wins if it was signed before the forfeit (``ts < forfeit.ts``) and either ends the game
+  or was signed within the turn limit the forfeit claims (``ts - prev.ts < limit(reason)``,
+  the seat's own signed timestamps); otherwise the forfeit wins.  Every member that holds
+  both events computes the same winner, whatever the arrival order.  ``rival_wins`` is
+  that rule.  A forfeit may replace only the pending turn: the chain head, applied less
+  than ``RACE_MS`` ago (``RoundMachine``); anything older is settled.
 * **two events of one author at one position** (same ``seq``, same ``prev``): equivocation.
   The two signed events are the proof; every member that holds both ends the round by a
   fixed rule (``RoundState.end_for_equivocation``): the equivocator is out and never wins.
@@ -32,6 +34,9 @@ MAX_REWIND = 8
 """A conflict replaces at most this many chain events (checked before anything is done)."""
 SETTLE_MS = 30_000
 """A forfeit is final once it has been applied this long (by the member's own clock)."""
+RACE_MS = SETTLE_MS
+"""A forfeit may replace the seat's own event at the head only this long after we applied
+it (our clock): a forfeit races a move in flight, it does not undo an answered turn."""
 MAX_AHEAD_MS = 10_000
 """A chain event dated further than this ahead of our clock waits for the clock."""
 MAX_CLOCK_WAITS = 256
@@ -49,9 +54,12 @@ def rival_wins(
 ) -> bool:
     """True if the forfeited seat's own event ``rival`` keeps the position, not ``forfeit``.
 
-    ``prev`` is the chain event before the position.  A move that ends the game, or one
-    signed within the limit the forfeit claims, is never replaced by a forfeit.
+    ``prev`` is the chain event before the position.  A move signed before the forfeit
+    that ends the game, or that was signed within the limit the forfeit claims, is never
+    replaced by a forfeit; one signed at or after the forfeit never undoes it.
     """
+    if rival.ts >= forfeit.ts:
+        return False
     if rival_ends_game:
         return True
     return rival.ts - prev.ts < timeouts.limit(forfeit.body["reason"])

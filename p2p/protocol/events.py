@@ -173,6 +173,13 @@ def _sealed(kinds: tuple[str, ...]) -> Check:
     return check
 
 
+def _evidence(value: Any) -> None:
+    """A forfeit's evidence: one signed ``offline`` presence (a Last Will or goodbye)."""
+    inner = from_value(value, nested=True, versions=ALL_VERSIONS)
+    if inner.kind != "presence" or inner.body["status"] != "offline":
+        raise EventError("evidence must be an offline presence")
+
+
 def _ns(value: Any) -> None:
     if not isinstance(value, str) or not _NS.match(value):
         raise EventError("expected a lobby namespace such as p2p/v1/public")
@@ -189,6 +196,8 @@ class Kind:
     body: dict[str, Check] = field(default_factory=dict)
     lobby_body: dict[str, Check] = field(default_factory=dict)
     """Extra body fields of an ``any`` kind when it is sent in the lobby (no round)."""
+    optional: dict[str, Check] = field(default_factory=dict)
+    """Body fields that may be absent (a ``forfeit``'s ``evidence``)."""
 
 
 KINDS: dict[str, Kind] = {
@@ -230,7 +239,9 @@ KINDS: dict[str, Kind] = {
     "seal": Kind("chain", {"sealed": _sealed(("resign", "leave", "takeback"))}),
     "cancel": Kind("chain", {"reason": _line(80)}),
     "forfeit": Kind(
-        "chain", {"seat": _int(0, 3), "reason": _choice("silent", "offline")}
+        "chain",
+        {"seat": _int(0, 3), "reason": _choice("silent", "offline")},
+        optional={"evidence": _evidence},
     ),
     # round side events
     "accept": Kind("side", {"seat": _int(0, 3)}),
@@ -350,11 +361,15 @@ def _check_envelope(value: Any, versions: tuple[int, ...]) -> None:
             _hex(32)(prev)
     body = value["body"]
     fields = spec.body if rnd is not None else {**spec.body, **spec.lobby_body}
-    if not isinstance(body, dict) or set(body) != set(fields):
+    if not isinstance(body, dict) or not set(fields) <= set(body) <= set(fields) | set(
+        spec.optional
+    ):
         raise EventError(
             f"{kind} body must have exactly: {', '.join(sorted(fields)) or 'nothing'}"
         )
-    for name, check in fields.items():
+    for name, check in {**fields, **spec.optional}.items():
+        if name not in body:
+            continue
         try:
             check(body[name])
         except EventError as err:

@@ -93,6 +93,8 @@ LONGEST_INVITATION_MS = PRIVATE_TTL_MS + 300_000
 form (a private round's 10 min) plus 5 min for an inviter whose clock runs ahead (refusing
 the invitation is harsher than the wait a chain event dated ahead gets)."""
 
+WILL_REPLAYED = "a replayed Last Will (it already took this key out once)"
+"""Drop reason of an offline presence we applied before: Wills are one-shot."""
 DECLINED_CANCEL = "cancel of an invitation we declined"
 """Drop reason of the admin's expected cancel after our decline (not worth a warning)."""
 REPLAY_WINDOW_MS = 120_000
@@ -209,6 +211,12 @@ class Lobby:
         self._established: OrderedDict[bytes, None] = OrderedDict()
         self._kept: OrderedDict[bytes, None] = OrderedDict()
         self._gone: OrderedDict[bytes, int] = OrderedDict()
+        self._wills_used: OrderedDict[bytes, str] = OrderedDict()
+        """Per key, the id of the last offline presence (Will or goodbye) that took it
+        out: one-shot, so the same bytes replayed later change nothing (bounded)."""
+        self._evidence: OrderedDict[bytes, tuple[Event, int]] = OrderedDict()
+        """Partners taken out by their own signed offline presence, not revoked since:
+        that presence and when it arrived (our clock); evidence for an offline forfeit."""
         self._changes: deque[tuple[PeerInfo, bool]] = deque(maxlen=MAX_CHANGES)
         # our own retained presence: what we published last, and whether the broker has it
         self._sent: deque[bytes] = deque(maxlen=8)
@@ -331,6 +339,18 @@ class Lobby:
         """
         return pk in self._gone and pk not in self.peers
 
+    def offline_evidence(self, pk: bytes) -> tuple[Event, int] | None:
+        """A partner's own signed offline presence (Last Will or goodbye) that took it out
+        and that no later presence has revoked, with when it arrived (our clock).
+
+        Silence, a flood or a replayed Will never produce one: only this is evidence for
+        an offline forfeit (docs/protocol.md §6.6); the round machine checks how long it
+        has stood.
+        """
+        if pk in self.peers:
+            return None
+        return self._evidence.get(pk)
+
     def take_changes(self) -> list[tuple[PeerInfo, bool]]:
         """Who came online or changed (``True``) or left (``False``) since the last call."""
         changes = list(self._changes)
@@ -401,6 +421,8 @@ class Lobby:
             if event.body.get("status") == "offline":
                 if known is None or known.session != event.body.get("session"):
                     return "offline presence of another session"
+                if self._wills_used.get(event.pk) == event.id:
+                    return WILL_REPLAYED
                 return None
             if event.ts + event.body.get("ttl", 0) * 1000 < now - MAX_SKEW_MS:
                 return "expired presence"
@@ -464,12 +486,25 @@ class Lobby:
                 return []  # a Will of someone we never saw online: nothing to remove
             if known.session != body["session"]:
                 return [dropped(event, "offline presence of another session")]
+            if self._wills_used.get(event.pk) == event.id:
+                # one-shot: a heartbeat after this Will revoked it; its replay is void
+                return [dropped(event, WILL_REPLAYED)]
+            self._wills_used[event.pk] = event.id
+            self._wills_used.move_to_end(event.pk)
+            while len(self._wills_used) > MAX_PEERS + MAX_KEPT:
+                self._wills_used.popitem(last=False)
             self._remove(event.pk, now)
+            if self.rank(event.pk) == 0:
+                self._evidence[event.pk] = (event, now)
+                self._evidence.move_to_end(event.pk)
+                while len(self._evidence) > MAX_KEPT * 4:
+                    self._evidence.popitem(last=False)
             return [Notice(f"{known.label} left", "peer_left", {"nick": known.label})]
         if event.ts + body["ttl"] * 1000 < now - MAX_SKEW_MS:
             return [dropped(event, "expired presence")]
         if known is not None and event.ts <= known.ts:
             return [dropped(event, "older than the presence we hold")]
+        self._evidence.pop(event.pk, None)  # a sign of life revokes its offline presence
         if known is None:
             if not self._make_room(event.pk, now):
                 return [dropped(event, "lobby full")]

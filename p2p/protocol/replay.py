@@ -54,6 +54,9 @@ class Replay:
     last, or another state hash), by seat."""
     ahead: int = 0
     """Acks of an event this log does not hold (the log stops before the end)."""
+    proof: tuple[Event, Event] | None = None
+    """Two signed events of one author for one position: the round ended by the
+    equivocation rule there (``RoundState.end_for_equivocation``)."""
 
     @property
     def ended(self) -> bool:
@@ -76,6 +79,10 @@ class Replay:
         """One line for people: what the log proves."""
         st = self.state
         verdict = self.verdict
+        if self.proof is not None:
+            ended = f"ended by equivocation ({st.end_reason}); "
+        else:
+            ended = ""
         if verdict == "prefix":
             more = (
                 f"; {self.ahead} acknowledgement(s) name an end it does not hold"
@@ -87,18 +94,18 @@ class Replay:
                 f"({st.phase.value}, {st.ply} moves){more}"
             )
         if verdict == "disputed":
-            return (
+            return ended + (
                 f"complete, but disputed: {seats_text(sorted(self.disputes))} signed "
                 "another end of the round"
             )
         if verdict == "agreed":
-            return (
+            return ended + (
                 f"complete and agreed: every member ({seats_text(sorted(self.acks))}) "
                 "signed the final head and state hash"
             )
         signed = seats_text(sorted(self.acks)) if self.acks else "nobody"
         why = " (protocol v1 had no closing acknowledgement)" if st.genesis.v < 2 else ""
-        return (
+        return ended + (
             f"complete but not acknowledged by every member: signed by {signed}; "
             f"missing {seats_text(self.missing_acks())}{why}"
         )
@@ -112,13 +119,16 @@ def parse_log(
     lines: Iterable[bytes],
     acks: list[Event] | None = None,
     rivals: dict[int, Event] | None = None,
+    proofs: dict[int, tuple[Event, Event]] | None = None,
 ) -> tuple[list[Event], int]:
     """The chain events of a log in chain order, and the number of other valid events.
 
     ``acks``: if given, the log's ``ack`` events are appended to it (not counted).
     ``rivals``: if given, a second event at a position where one of the two is a
     ``forfeit`` is put there (by position) instead of refusing the log; ``replay_log``
-    decides which of the two the rules keep.
+    decides which of the two the rules keep.  ``proofs``: if given, two events of one
+    author with the same ``prev`` at one position (an equivocation proof, which a member
+    that ended the round by it writes to its log) are put there by position.
     """
     by_seq: dict[int, Event] = {}
     round_id: str | None = None
@@ -160,6 +170,14 @@ def parse_log(
             and (event.seq in rivals or len(rivals) < MAX_CONFLICTS)
         ):
             rivals[event.seq] = event
+        elif (
+            there.id != event.id
+            and proofs is not None
+            and there.pk == event.pk
+            and there.prev == event.prev
+            and (event.seq in proofs or len(proofs) < MAX_CONFLICTS)
+        ):
+            proofs.setdefault(event.seq, (there, event))
         elif there.id != event.id:
             raise LogError(
                 f"line {number}: two different events at position {event.seq}"
@@ -177,16 +195,53 @@ def replay_log(lines: Iterable[bytes]) -> Replay:
     """Verify a whole log and return the final state; ``LogError`` on the first problem."""
     acks: list[Event] = []
     rivals: dict[int, Event] = {}
-    chain, ignored = parse_log(lines, acks, rivals)
+    proofs: dict[int, tuple[Event, Event]] = {}
+    chain, ignored = parse_log(lines, acks, rivals, proofs)
+    proof = None
+    if proofs:  # the round ended at the first proven position (issue 16)
+        seq = min(proofs)
+        proof = proofs[seq]
+        if len(chain) - 1 > seq:  # a member that ended by it holds nothing after it
+            first, second = proof
+            raise LogError(
+                f"two different events at position {seq} ({first.id[:12]} and "
+                f"{second.id[:12]}), and the log goes on after them"
+            )
+        chain = chain[:seq]
+        rivals = {k: v for k, v in rivals.items() if k < seq}
     for seq in sorted(rivals):
         _settle(chain, seq, rivals[seq])
     try:
         state = verify_chain(chain)
     except ChainError as err:
         raise LogError(f"chain {err}") from None
-    result = Replay(state, chain, ignored)
+    if proof is not None:
+        _end_by_proof(state, proof)
+    result = Replay(state, chain, ignored, proof=proof)
     _sort_acks(result, acks)
     return result
+
+
+def _end_by_proof(state: RoundState, proof: tuple[Event, Event]) -> None:
+    """End ``state`` by the equivocation rule, as every member holding ``proof`` did;
+    ``LogError`` if the two events are no proof against the owner of that position."""
+    first, second = proof
+    seq = first.seq
+    where = f"position {seq}"
+    if first.prev != state.head.id or state.owner() is None:
+        raise LogError(f"{where}: two different events, but no proof of equivocation")
+    valid = 0
+    for event in (first, second):
+        trial = state.snapshot()
+        try:
+            trial.apply(event)
+            valid += 1
+        except RoundError:
+            pass
+    seat = state.seat_of(first.pk)
+    if seat is None or valid == 0:
+        raise LogError(f"{where}: two different events, but no proof of equivocation")
+    state.end_for_equivocation(seat, seq)  # type: ignore[arg-type]
 
 
 def _settle(chain: list[Event], seq: int, other: Event) -> None:
@@ -236,6 +291,11 @@ def _settle(chain: list[Event], seq: int, other: Event) -> None:
             f"{rival.kind} there {why}"
         )
     follows = chain[seq + 1].prev if seq + 1 < len(chain) else None
+    if follows == rival.id and chain[seq + 1].pk != rival.pk:
+        raise LogError(  # issue 16: a forfeit replaces only the pending turn
+            f"{where}: a forfeit the rules forbid: seat {target[0]}'s {rival.kind} there "
+            "was answered by the next seat (a forfeit replaces only the pending turn)"
+        )
     if follows is not None and follows != keep.id:
         raise LogError(
             f"{where}: the forfeit there wins (seat {target[0]}'s {rival.kind} came "

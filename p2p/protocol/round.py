@@ -56,7 +56,7 @@ import enum
 from dataclasses import dataclass, field
 
 from p2p.games import Game, MoveError, OptionError, game_class
-from p2p.protocol import draw
+from p2p.protocol import draw, events
 from p2p.protocol.events import Event
 
 FAIR_DRAW_VERSION = 2
@@ -76,8 +76,10 @@ class TurnTimeouts:
 
     silent_ms: int = 900_000
     """The seat has simply not moved."""
-    offline_ms: int = 60_000
-    """The forfeiter says the seat's lobby presence went offline (its Last Will fired)."""
+    offline_ms: int = 180_000
+    """The forfeit carries the seat's own signed offline presence (its Last Will or
+    goodbye) as evidence, which the forfeiter's lobby held unrevoked this long: the grace
+    period, long enough that a Wi-Fi change never costs a round (docs/protocol.md §6.6)."""
 
     def limit(self, reason: str) -> int:
         return self.offline_ms if reason == "offline" else self.silent_ms
@@ -615,6 +617,10 @@ class RoundState:
         seat, reason = event.body["seat"], event.body["reason"]
         if seat != target[0]:
             raise RoundError(f"forfeit of seat {seat}, but seat {target[0]} is to move")
+        if reason == "offline":
+            self._check_evidence(event, seat)
+        elif "evidence" in event.body:
+            raise RoundError("only an offline forfeit carries evidence")
         waited = event.ts - self.head.ts
         limit = self.timeouts.limit(reason)
         if waited < limit:
@@ -623,6 +629,17 @@ class RoundState:
             )
         self.forfeited.append(seat)
         self._put_out([seat], [seat], "forfeit")
+
+    def _check_evidence(self, event: Event, seat: int) -> None:
+        """An ``offline`` forfeit carries the seat's own signed offline presence, dated
+        no later than the forfeit (a claim of "offline" without it is refused)."""
+        if "evidence" not in event.body:
+            raise RoundError("an offline forfeit needs the seat's signed offline presence")
+        will = events.from_value(event.body["evidence"], nested=True, versions=(event.v,))
+        if will.pk != self.seats[seat].pk:
+            raise RoundError(f"the evidence is not signed by seat {seat}")
+        if will.ts > event.ts:
+            raise RoundError("the evidence is dated after the forfeit")
 
     def _put_out(self, seats: list[int], leaving: list[int], reason: str) -> None:
         """Seats give up (``leaving`` ones also leave; the admin role passes on)."""

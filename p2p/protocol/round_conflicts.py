@@ -28,6 +28,7 @@ from p2p.protocol.conflicts import (
     MAX_AHEAD_MS,
     MAX_CLOCK_WAITS,
     MAX_REWIND,
+    RACE_MS,
     SETTLE_MS,
     rival_wins,
 )
@@ -47,6 +48,10 @@ class ChainConflicts:
     _applied_at: dict[str, int]
     _observed_at: dict[str, int]
     _clock_wait: dict[str, Event]
+    _beaten: dict[str, Event]
+    _resumed_head: str | None
+    pending: dict[str, Event]
+    _orphans: set[str]
     _verdict: bool
     phase_since: int
     timeouts: Any
@@ -73,9 +78,29 @@ class ChainConflicts:
 
     def _forfeit_too_soon(self, event: Event, now: int) -> bool:
         """Our own observation: we saw the event before it too recently for its timeout."""
-        seen_at = self._observed_at.get(self.state.chain[event.seq - 1].id)  # type: ignore[operator]
+        prev_id = self.state.chain[event.seq - 1].id  # type: ignore[operator]
+        if prev_id == self._resumed_head:
+            return False  # taken up from a log: we did not see it arrive, it tells nothing
+        seen_at = self._observed_at.get(prev_id)
         limit = self.timeouts.limit(event.body["reason"])
         return seen_at is not None and now - seen_at < limit - MAX_AHEAD_MS
+
+    def _moved_in_time_here(self, rival: Event, prev: Event, forfeit: Event) -> bool:
+        """Our own observation: both ``prev`` and the seat's answer arrived live, within
+        the forfeit's limit (less the clock allowance) of each other on our clock.
+
+        So a head its signer dated back (to make the next turn look long by the signed
+        timestamps) cannot cost the next seat a turn it answered in time; nobody has to
+        back-date an event for that.
+        """
+        if prev.id == self._resumed_head:
+            return False  # taken up from a log: we never saw it arrive
+        seen_prev = self._observed_at.get(prev.id)
+        seen_rival = self._observed_at.get(rival.id)
+        if seen_prev is None or seen_rival is None:
+            return False
+        limit = self.timeouts.limit(forfeit.body["reason"])
+        return seen_rival - seen_prev < limit - MAX_AHEAD_MS
 
     def _wait_for_clock(self, event: Event, why: str, now: int) -> list[Effect]:
         """Hold an event until our clock allows it (retried by ``tick``; bounded)."""
@@ -139,7 +164,7 @@ class ChainConflicts:
         there = st.chain[seq]
         if event.prev != st.chain[seq - 1].id:
             if seq >= len(st.chain) - MAX_REWIND:  # it may follow a branch we switch to
-                return self._park(event)
+                return self._park(event, now)
             return [dropped(event, f"built on another branch at old position {seq}")]
         if there.pk == event.pk:
             return self._equivocation(there, event, now)
@@ -158,6 +183,25 @@ class ChainConflicts:
             ]
         if rival.pk != base.owner() or forfeit.body["seat"] != target[0]:
             return [dropped(event, f"position {seq} is already taken")]
+        if event is forfeit:  # a forfeit races the pending turn; it never reaches back
+            # the pending turn: the rival and only what its own signer built on it (an
+            # admin's computer seats); once another seat answered it, it is settled
+            if any(e.pk != rival.pk for e in st.chain[seq + 1 :]):
+                return [
+                    dropped(
+                        event,
+                        f"a forfeit may replace only the pending turn; position {seq} is settled",
+                    )
+                ]
+            held = now - self._applied_at.get(there.id, now - RACE_MS)
+            if held >= RACE_MS:
+                return [
+                    dropped(
+                        event,
+                        f"the turn at {seq} was answered {held // 1000} s ago; "
+                        "a forfeit may not replace it",
+                    )
+                ]
         trial = base.snapshot()
         try:
             trial.apply(event)  # one event on a copy: bounded
@@ -170,7 +214,19 @@ class ChainConflicts:
         else:
             ends = seq == len(st.chain) - 1 and st.phase is Phase.OVER
         prev = st.chain[seq - 1]
-        if rival_wins(rival, forfeit, prev, ends, self.timeouts) != (event is rival):
+        keeps = rival_wins(rival, forfeit, prev, ends, self.timeouts)
+        if event is forfeit and not keeps and self._moved_in_time_here(rival, prev, forfeit):
+            keeps = True  # we saw the seat answer within the limit: a backdated head
+        if keeps != (event is rival):
+            if event is rival:
+                follower = next(
+                    (e for e in self.pending.values() if e.prev == rival.id), None
+                )
+                if follower is not None:  # the turn was answered on top of it
+                    return self._answered(rival, follower, now)
+                self._beaten[rival.id] = rival
+                while len(self._beaten) > MAX_REWIND:
+                    self._beaten.pop(next(iter(self._beaten)))
             self._orphan([event.id])  # it lost: it and whatever was built on it
             if event is forfeit:
                 why = "ends the game" if ends else "was signed within the turn limit"
@@ -189,8 +245,44 @@ class ChainConflicts:
                 ]
         return self._replace(seq, base, trial, event, now)
 
+    def _answered(self, rival: Event, follower: Event, now: int) -> list[Effect]:
+        """The forfeited seat's move that lost to our forfeit was answered by the next
+        position's owner (``follower`` builds on it): the others hold it as settled (a
+        forfeit may replace only the pending turn), so our forfeit yields to it, within
+        ``SETTLE_MS`` of applying it and ``MAX_REWIND`` positions."""
+        st = self.state
+        seq = rival.seq
+        assert seq is not None
+        there = st.chain[seq] if seq < len(st.chain) else None
+        base = self._state_before(seq)
+        if there is None or there.kind != "forfeit" or there.prev != rival.prev or base is None:
+            return [dropped(follower, "answers an event a forfeit replaced")]
+        held = now - self._applied_at.get(there.id, now - SETTLE_MS)
+        if held >= SETTLE_MS or follower.kind == "forfeit":
+            self._orphan([rival.id, follower.id])
+            return [dropped(follower, "answers an event a forfeit replaced")]
+        trial = base.snapshot()
+        try:
+            trial.apply(rival)
+            after = trial.snapshot()
+            after.apply(follower)
+        except RoundError as err:
+            self._orphan([rival.id, follower.id])
+            return [dropped(follower, str(err))]
+        self._orphans.discard(rival.id)
+        self._beaten.pop(rival.id, None)
+        self.pending.pop(follower.id, None)
+        effects = self._replace(seq, base, trial, rival, now, answered=True)
+        return effects + self._receive_chain(follower, now)
+
     def _replace(
-        self, seq: int, base: RoundState, trial: RoundState, event: Event, now: int
+        self,
+        seq: int,
+        base: RoundState,
+        trial: RoundState,
+        event: Event,
+        now: int,
+        answered: bool = False,
     ) -> list[Effect]:
         """Make ``trial`` (``base`` plus ``event`` at ``seq``) our state; report the rest."""
         replaced = self.state.chain[seq:]
@@ -202,6 +294,8 @@ class ChainConflicts:
         self._orphan([e.id for e in replaced])
         if event.kind == "forfeit":
             why, code = "a late move lost to a forfeit", "rewound"
+        elif answered:
+            why, code = "the forfeited turn had been answered", "forfeit_replaced"
         else:
             why, code = "a timely move beat a forfeit", "forfeit_replaced"
         seat = self.state.seat_of(event.pk) if event.kind != "forfeit" else None
@@ -213,7 +307,10 @@ class ChainConflicts:
                 {"count": len(replaced), "seq": seq, "seat": seat},
             ),
         ]
-        return effects + self._applied(event, before, now)
+        effects += self._applied(event, before, now)
+        if self.state.phase in (Phase.OVER, Phase.CANCELLED):
+            effects += self._acknowledge(now)  # the end changed: sign the new one
+        return effects
 
     def _equivocation(self, first: Event, second: Event, now: int) -> list[Effect]:
         """Two signed events of one author for one position: the proof ends the round.
@@ -252,5 +349,7 @@ class ChainConflicts:
         self.phase_since = now
         if base.phase is Phase.CANCELLED:
             text = f"the round was {base.end_reason}"
-            return effects + [Notice(text, "cancelled", {"reason": "void"})]
-        return effects + self._phase_notices(before)
+            effects += [Notice(text, "cancelled", {"reason": "void"})]
+        else:
+            effects += self._phase_notices(before)
+        return effects + self._acknowledge(now)  # the end by the proof is signed too

@@ -36,7 +36,7 @@ level blocks the caller for that long.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from p2p.games.base import CodedError
 from p2p.protocol import draw, events
@@ -139,12 +139,20 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         self._sync_answered: dict[bytes, int] = {}
         self.offline: frozenset[bytes] = frozenset()
         """Members whose lobby presence the driver last reported offline (``tick``)."""
+        self.evidence: dict[bytes, tuple[Event, int]] = {}
+        """Members' unrevoked signed offline presences and when they arrived (``tick``)."""
         self._applied_at: dict[str, int] = {genesis.id: now}
         """When we applied each of the last chain events (a forfeit settles after it)."""
         self._observed_at: dict[str, int] = {genesis.id: now}
         """When we saw each of the last chain events arrive live (not while catching up)."""
         self._orphans: set[str] = set()
         """Ids of chain events a forfeit replaced, and of events built on them."""
+        self._resumed_head: str | None = None
+        """The head we took up from a log: our clock never saw it arrive, so it does not
+        delay a forfeit of it (a restarted, forfeited player sees the forfeit at once)."""
+        self._beaten: dict[str, Event] = {}
+        """Late moves our forfeit beat (the last ``MAX_REWIND``): if the next seat's
+        event built on one arrives, the turn was answered and our forfeit yields."""
         self._snapshots: dict[int, RoundState] = {}
         """The state before each of the last ``MAX_REWIND`` chain positions."""
         self._clock_wait: dict[str, Event] = {}
@@ -224,11 +232,14 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         code: str | None = None,
         now: int = 0,
         timeouts: TurnTimeouts | None = None,
+        proof: tuple[Event, Event] | None = None,
     ) -> RoundMachine:
         """Resume a round from its chain (a saved log or a sync answer), fully verified.
 
         Raises ``p2p.protocol.round.ChainError`` naming the first bad event.  The draw
         nonce only matters if the draw is still open; pass the one used before.
+        ``proof``: the equivocation proof the log ends with (``Replay.proof``): the round
+        ended by it and is resumed as over, never as a running round.
         """
         # one replay; the states before the last MAX_REWIND positions are kept for
         # conflicts to come (so a conflict never replays the chain)
@@ -242,6 +253,15 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
             except RoundError as err:
                 raise ChainError(index, event, str(err)) from None
         machine.state = state
+        if proof is not None:
+            seat = state.seat_of(proof[0].pk)
+            if seat is None or proof[0].seq != len(chain) or proof[0].prev != state.head.id:
+                raise ChainError(len(chain), proof[0], "no proof of equivocation here")
+            if state.phase not in (Phase.OVER, Phase.CANCELLED):
+                state.end_for_equivocation(seat, len(chain))
+            machine._verdict = True
+            machine._snapshots.clear()
+            machine.seen.update(e.id for e in proof)
         for event in chain:
             machine.seen.add(event.id)
             for inner in event.sealed():
@@ -251,6 +271,7 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         # admin does not forfeit a seat whose move it may simply not have heard of yet)
         machine._applied_at[state.head.id] = now
         machine._observed_at[state.head.id] = now
+        machine._resumed_head = state.head.id
         return machine
 
     # -- queries -------------------------------------------------------------------------
@@ -346,7 +367,7 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         if event.prev == st.head.id and seq != len(chain):
             return [dropped(event, f"position {seq} does not follow its prev")]
         if seq > len(chain) or event.prev != st.head.id:
-            return self._park(event)
+            return self._park(event, now)
         if (  # the signed rules hold (else apply says why): what does our clock say?
             event.kind == "forfeit"
             and self._forfeit_fits(event)
@@ -397,7 +418,10 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
                     self.seen.add(eid)
                     found = True
 
-    def _park(self, event: Event) -> list[Effect]:
+    def _park(self, event: Event, now: int | None = None) -> list[Effect]:
+        beaten = self._beaten.get(event.prev or "")
+        if beaten is not None and now is not None and event.seq == (beaten.seq or 0) + 1:
+            return self._answered(beaten, event, now)
         if event.prev in self._orphans:
             self._orphans.add(event.id)
             self.seen.add(event.id)
@@ -440,14 +464,23 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
 
     # -- timers ----------------------------------------------------------------------
 
-    def tick(self, now: int, offline: frozenset[bytes] = frozenset()) -> list[Effect]:
+    def tick(
+        self,
+        now: int,
+        offline: frozenset[bytes] = frozenset(),
+        evidence: Mapping[bytes, tuple[Event, int]] | None = None,
+    ) -> list[Effect]:
         """Local timers: invitation expiry, commit, reveal and turn timeouts.
 
-        ``offline``: the members whose lobby presence we see offline (shortens the turn
-        timeout of such a seat to ``TurnTimeouts.offline_ms``).
+        ``offline``: the members whose lobby presence we see offline (notices, and the
+        abandoned-round rule).  ``evidence``: per member, its own signed offline presence
+        (Last Will or goodbye) that took it out of our lobby unrevoked, and when it
+        arrived (our clock): once it has stood ``TurnTimeouts.offline_ms`` we may forfeit
+        the seat as ``offline`` with it; silence alone never shortens a turn.
         """
         st = self.state
         self.offline = frozenset(offline)
+        self.evidence = dict(evidence or {})
         effects: list[Effect] = self._retry_clock_waits(now)
         if any(isinstance(e, Applied) for e in effects):
             effects += self._react(now)
@@ -557,12 +590,20 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
             return None
         seat = target[0]
         pk = self.state.seats[seat].pk
-        reason = "offline" if pk in self.offline else "silent"
         head = self.state.head
         since = max(self._observed_at.get(head.id, head.ts), head.ts)
-        if now - since < self.timeouts.limit(reason):
+        held = self.evidence.get(pk)  # type: ignore[arg-type]
+        limit = self.timeouts.offline_ms
+        if (
+            held is not None
+            and now - held[1] >= limit  # it stood the whole grace period here
+            and held[0].ts <= self._chain_ts(now)
+            and now - since >= limit
+        ):
+            return {"seat": seat, "reason": "offline", "evidence": held[0].value()}
+        if now - since < self.timeouts.silent_ms:
             return None
-        return {"seat": seat, "reason": reason}
+        return {"seat": seat, "reason": "silent"}
 
     # -- acting on our own -------------------------------------------------------------
 
@@ -607,17 +648,15 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         return published + effects
 
     def _chain_ts(self, now: int) -> int:
-        """The ``ts`` of our next chain event: the head's plus the time we took.
+        """The ``ts`` of our next chain event: what our clock says now.
 
-        Counted from when we saw the head arrive (our own clock), so a head dated in the
-        past (backdated by its signer) does not make our turn look longer than it was;
-        never before the head (a v2 chain rule).
+        Never back-dated (a restarted client that only now sees the head would otherwise
+        date its move as if made in time and undo a forfeit, issue 16); never before the
+        head either (a v2 chain rule): a clock behind the head clamps forward.  A head its
+        signer dated back is answered by the receivers' own observation
+        (``ChainConflicts._moved_in_time_here``), not by dating our event back.
         """
-        head = self.state.head
-        seen = self._observed_at.get(head.id)
-        if seen is None:
-            return max(now, head.ts)
-        return head.ts + max(0, now - seen)
+        return max(now, self.state.head.ts)
 
     def _side_event(
         self, kind: str, body: dict, now: int, prev: str | None = None

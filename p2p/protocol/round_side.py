@@ -38,6 +38,14 @@ class RoundSide:
         key = (event.kind, event.pk)
         first = self.side.get(key)
         if (
+            event.kind == "ack"
+            and first is not None
+            and first.prev != st.head.id
+            and not self._side_problem(event)
+        ):  # a rewind changed the end: the ack of the new end replaces the old one
+            del self.side[key]
+            first = None
+        if (
             first is not None
         ):  # one accept, commit, reveal, resign ... per member and round
             self.seen.add(event.id)
@@ -75,9 +83,13 @@ class RoundSide:
     def _acknowledge(self, now: int) -> list[Effect]:
         """Sign our ``ack`` of the final head and state hash (docs/protocol.md §9)."""
         seat = self.my_seat
-        if seat is None or ("ack", self.me.public_key) in self.side:
-            return []
         st = self.state
+        mine = self.side.get(("ack", self.me.public_key))
+        if mine is not None and mine.prev == st.head.id:
+            return []
+        if seat is None or st.phase not in (Phase.OVER, Phase.CANCELLED):
+            return []
+        self.side.pop(("ack", self.me.public_key), None)  # an end a rewind replaced
         published = self._side_event(
             "ack", {"state": st.state_hash()}, now, prev=st.head.id
         )
