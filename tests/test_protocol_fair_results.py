@@ -14,7 +14,7 @@ from p2p.protocol.lobby import WILL_REPLAYED, Lobby
 from p2p.protocol.loopback import Loopback
 from p2p.protocol.replay import replay_log
 from p2p.protocol.round import Phase
-from p2p.protocol.round_machine import RoundMachine
+from p2p.protocol.round_machine import ActionError, RoundMachine
 
 SETTLED = "a forfeit may replace only the pending turn; position {seq} is settled"
 
@@ -205,6 +205,6 @@ def test_an_equivocation_ended_log_replays_as_ended_and_is_not_resumed() -> None
         PEOPLE[2], result.chain, nonce(2), now=x.ts + 20, proof=result.proof
     )
     assert resumed.state.phase is Phase.OVER and resumed.state.owner() is None
-    with pytest.raises(Exception):
+    with pytest.raises(ActionError, match="not in play"):
         resumed.move("c3", x.ts + 30)
     del carol

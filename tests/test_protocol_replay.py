@@ -6,7 +6,6 @@ import random
 from pathlib import Path
 
 import pytest
-
 from test_protocol_forfeit import will_of
 
 from p2p.cli import main
