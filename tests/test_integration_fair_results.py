@@ -1,0 +1,156 @@
+"""Issue 16 (results are final, Wills are one-shot, no back-dating, provable endings)
+played live against real peers on Mosquitto.  The pure versions are in
+``test_protocol_fair_results.py``; here the attacker signs with a real member's key and
+publishes through a raw MQTT client, as a hostile client would, and the victims are real
+``Peer`` objects (and, for the forfeited player who comes back, a real process killed
+with SIGKILL)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import aiomqtt
+import pytest
+from conftest import eventually, meet, run, start_round
+from test_integration_forfeit import SHORT
+from test_integration_hostile import expect_rejected
+
+from p2p.peer import Peer
+from p2p.protocol import events as ev
+from p2p.protocol.replay import replay_log
+from p2p.protocol.round import Phase
+
+SLOW_S = SHORT.offline_ms / 1000 + 1.0
+"""How long the victim thinks over one move (online all along): longer than the offline
+limit by its own signed timestamps, far shorter than the silent limit."""
+
+
+def _victims_will(victim: Peer, ts: int) -> ev.Event:
+    """A signed offline presence of ``victim`` (the strongest evidence an attacker can
+    hold: e.g. the Will of an earlier session of the victim that really dropped)."""
+    return ev.make(
+        victim.identity,
+        "presence",
+        ts,
+        {"nick": victim.nick, "status": "offline", "busy": False,
+         "session": "11" * 16, "ttl": 60},
+    )
+
+
+async def _play_ply(rounds: list, winner_seat: int, slow_ply: int) -> None:
+    """One ply of the column game (the winner plays column 1, the other column 2); the
+    winner thinks ``SLOW_S`` over ply ``slow_ply``."""
+    by_seat = {r.my_seat: r for r in rounds}
+    to_move = rounds[0].game.to_move()
+    mover = by_seat[to_move]
+    assert await mover.wait_turn(10)
+    ply = len(mover.game.history())
+    if ply == slow_ply:
+        await asyncio.sleep(SLOW_S)
+    await mover.play("1" if to_move == winner_seat else "2")
+    for r in rounds:
+        await r.wait_until(lambda r, p=ply: len(r.game.history()) > p or r.is_over, 10)
+
+
+def _log_verdicts(rounds: list) -> list[tuple[str, tuple[int, ...], str]]:
+    """What ``p2p replay`` says of every member's log file: verdict, winners, state."""
+    found = []
+    for r in rounds:
+        replay = replay_log(r.log_path.read_bytes().split(b"\n"))
+        found.append((replay.verdict, replay.state.winners(), replay.state.state_hash()))
+    return found
+
+
+@pytest.mark.parametrize("when", ["play", "over"])
+@pytest.mark.parametrize("forfeiter", ["admin", "successor"])
+def test_live_a_retro_forfeit_of_an_earlier_slow_move_changes_nothing(
+    broker_url: str, mosquitto, tmp_path, forfeiter: str, when: str
+) -> None:
+    """Issue 16 'a loser flips a finished result': the victim thinks longer than the
+    offline limit over one move (by its own signed ``ts``), online all along; later the
+    losing member signs a forfeit of it at that earlier position, claiming 'offline' --
+    once bare (as the old rules took it) and once with a signed Will of the victim as
+    evidence -- in play (after that move was answered) or after the game is over.
+    Both seat orders: the admin forfeits the guest, the guest (the admin's successor)
+    forfeits the admin.  Every member refuses it as settled; results, state hashes and
+    the replay of every log stay the same."""
+    victim_seat = 1 if forfeiter == "admin" else 0  # alice (admin) holds seat 0
+    slow_ply = 2  # the victim starts; its second move is the slow one
+    attack_after = 4 if when == "play" else None  # plies played before the attack
+
+    async def body() -> None:
+        async with (
+            Peer(broker_url, nick="alice", turn_timeouts=SHORT,
+                 log_dir=tmp_path / "a") as alice,
+            Peer(broker_url, nick="bob", turn_timeouts=SHORT,
+                 log_dir=tmp_path / "b") as bob,
+            aiomqtt.Client("127.0.0.1", mosquitto.port, identifier="loser") as relay,
+        ):
+            peers = (alice, bob)
+            await meet(alice, bob)
+            rounds = await start_round(alice, [bob], "connect4", start=victim_seat)
+            while not rounds[0].is_over and (
+                attack_after is None or len(rounds[0].game.history()) < attack_after
+            ):
+                await _play_ply(rounds, victim_seat, slow_ply)
+            chain = rounds[0].log()
+            slow = next(
+                e for e in chain if e.kind == "move" and e.body["ply"] == slow_ply
+            )
+            prev = chain[slow.seq - 1]
+            assert slow.pk == peers[victim_seat].public_key
+            assert slow.ts - prev.ts > SHORT.offline_ms  # slow by its own signature
+            assert len(chain) - slow.seq <= 8  # within reach of the old rewind rule
+            before = [(r.log()[-1].id, r.state_hash, r.winners, r.phase) for r in rounds]
+            loser = peers[1 - victim_seat]
+            notes = [p.events() for p in peers]
+            forged = []
+            for evidence in (False, True):
+                claim = {"seat": victim_seat, "reason": "offline"}
+                if evidence:
+                    claim["evidence"] = _victims_will(peers[victim_seat], prev.ts).value()
+                try:
+                    forged.append(
+                        ev.make(
+                            loser.identity,
+                            "forfeit",
+                            prev.ts + SHORT.offline_ms + 100,
+                            claim,
+                            round=slow.round,
+                            seq=slow.seq,
+                            prev=prev.id,
+                        )
+                    )
+                except ev.EventError:  # rules without evidence cannot even encode it
+                    assert evidence
+            for forfeit in forged:
+                await relay.publish(rounds[0].topic(), rounds[0].sealed(forfeit.raw), qos=1)
+            await eventually(  # every member took the bare one in (and judged it)
+                lambda: all(forged[0].id in r.machine.seen for r in rounds),
+                10,
+                "the forfeit to reach every member",
+            )
+            await asyncio.sleep(0.5)  # and the one with evidence
+            after = [(r.log()[-1].id, r.state_hash, r.winners, r.phase) for r in rounds]
+            assert after == before, "a retro-forfeit changed a member's result"
+            for r in rounds:
+                assert r.chain_state.forfeited == []
+                assert not {f.id for f in forged} & {e.id for e in r.log()}
+            for n in notes:  # refused by the rule, not by accident
+                for _ in forged:
+                    await expect_rejected(n, f"position {slow.seq} is settled", timeout=5)
+            while not rounds[0].is_over:  # the round goes on as one chain
+                await _play_ply(rounds, victim_seat, slow_ply)
+            for r in rounds:
+                await r.wait_over(10)
+                await r.wait_until(lambda r: r.agreed, 10)
+                assert r.winners == (victim_seat,)
+                assert r.chain_state.end_reason == "game over"
+                assert r.phase is Phase.OVER
+            assert len({r.state_hash for r in rounds}) == 1
+            verdicts = _log_verdicts(rounds)
+            assert len(set(verdicts)) == 1, verdicts
+            assert verdicts[0][:2] == ("agreed", (victim_seat,))
+            assert verdicts[0][2] == rounds[0].state_hash
+
+    run(body(), timeout=60)
