@@ -17,8 +17,9 @@ from test_integration_hostile import expect_rejected
 
 from p2p.peer import Peer
 from p2p.protocol import events as ev
+from p2p.protocol import lobby as lobby_rules
 from p2p.protocol.replay import replay_log
-from p2p.protocol.round import Phase
+from p2p.protocol.round import Phase, TurnTimeouts
 
 SLOW_S = SHORT.offline_ms / 1000 + 1.0
 """How long the victim thinks over one move (online all along): longer than the offline
@@ -152,5 +153,96 @@ def test_live_a_retro_forfeit_of_an_earlier_slow_move_changes_nothing(
             assert len(set(verdicts)) == 1, verdicts
             assert verdicts[0][:2] == ("agreed", (victim_seat,))
             assert verdicts[0][2] == rounds[0].state_hash
+
+    run(body(), timeout=60)
+
+
+WILL_TIMEOUTS = TurnTimeouts(silent_ms=6_000, offline_ms=2_000)
+"""The Will test's chain rules: a grace period of 4 heartbeats (the defaults: 9)."""
+
+
+def test_live_a_replayed_will_keeps_nobody_offline_and_never_shortens_a_turn(
+    broker_url: str, mosquitto, private_mosquitto, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 16 'a replayed Last Will keeps a present member offline': bob uses two
+    brokers; his link to the second one breaks for good, so that broker publishes his
+    Will -- of the session bob still plays in over the first broker.  A stranger reads
+    it there and republishes the very bytes on the first broker after each of bob's
+    heartbeats while bob, online all along, thinks over his turn.  The first copy takes
+    bob out of alice's lobby until his next heartbeat; every later one is a replay and
+    changes nothing: bob stays online for alice, and alice (the admin) forfeits him only
+    after the full silent limit, never as 'offline'."""
+    monkeypatch.setattr(lobby_rules, "HEARTBEAT_MS", 500)
+    first, second = broker_url, private_mosquitto.url
+
+    async def body() -> None:
+        async with (
+            Peer(first, nick="alice", turn_timeouts=WILL_TIMEOUTS) as alice,
+            Peer([first, second], nick="bob", turn_timeouts=WILL_TIMEOUTS) as bob,
+            aiomqtt.Client("127.0.0.1", private_mosquitto.port,
+                           identifier="reader") as reader,
+            aiomqtt.Client("127.0.0.1", mosquitto.port, identifier="replayer") as relay,
+        ):
+            link = bob.transport.transports[1]  # bob's link to the second broker
+            await eventually(lambda: all(up for _, up in bob.brokers()), 10, "bob up")
+            await meet(alice, bob)
+            # bob's link to the second broker comes back once (its Will is then the one
+            # of bob's current session) and then breaks for good
+            session = bob.lobby.session
+            link.interrupt(hold=0.1)
+            await eventually(
+                lambda: bob.lobby.session != session and link.connected, 10,
+                "bob's second link to come back",
+            )
+            topic = alice.topics.presence(bob.peer_id).topic
+            await reader.subscribe(topic, qos=1)
+            await asyncio.sleep(0.3)  # bob's retained presence there, if any, first
+            link.interrupt(hold=600)
+            will = None
+            async with asyncio.timeout(10):
+                async for message in reader.messages:
+                    event = ev.parse(bytes(message.payload))
+                    if event.body["status"] == "offline":
+                        will = event
+                        break
+            assert will is not None and will.pk == bob.public_key
+            assert will.body["session"] == bob.lobby.session  # the one bob plays in
+            assert bob.public_key in alice.lobby.peers  # alice never saw it
+
+            ra, rb = await start_round(alice, [bob], "connect4", start=1)
+            head = ra.log()[-1]
+            replays = 0
+
+            async def replay_after_each_heartbeat() -> None:
+                nonlocal replays
+                await relay.subscribe(topic, qos=1)
+                async for message in relay.messages:
+                    seen = ev.parse(bytes(message.payload))
+                    if seen.body["status"] == "online":  # bob's heartbeat
+                        await relay.publish(topic, will.raw, qos=1)
+                        replays += 1
+
+            stranger = asyncio.create_task(replay_after_each_heartbeat())
+            offline_seen = 0.0
+            try:
+                loop = asyncio.get_running_loop()
+                started = loop.time()
+                while not ra.is_over and loop.time() - started < 15:
+                    if bob.public_key not in alice.lobby.peers:
+                        offline_seen += 0.05
+                    await asyncio.sleep(0.05)
+            finally:
+                stranger.cancel()
+            assert ra.is_over, "bob was never forfeited"
+            forfeit = ra.log()[-1]
+            assert forfeit.kind == "forfeit" and forfeit.body["seat"] == 1
+            assert forfeit.body["reason"] == "silent", forfeit.body
+            assert forfeit.ts - head.ts >= WILL_TIMEOUTS.silent_ms  # the full limit
+            assert replays >= 8, replays
+            # the first copy stood until bob's next heartbeat; the replays did nothing
+            assert offline_seen <= 1.0, offline_seen
+            assert alice.stats.dropped.get(lobby_rules.WILL_REPLAYED, 0) >= 1
+            await rb.wait_over(10)
+            assert rb.winners == ra.winners == (0,)
 
     run(body(), timeout=60)
