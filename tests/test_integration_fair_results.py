@@ -8,6 +8,9 @@ with SIGKILL)."""
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
+from pathlib import Path
 
 import aiomqtt
 import pytest
@@ -18,6 +21,7 @@ from test_integration_hostile import expect_rejected
 from p2p.peer import Peer
 from p2p.protocol import events as ev
 from p2p.protocol import lobby as lobby_rules
+from p2p.protocol.identity import Identity
 from p2p.protocol.replay import replay_log
 from p2p.protocol.round import Phase, TurnTimeouts
 
@@ -57,7 +61,7 @@ def _log_verdicts(rounds: list) -> list[tuple[str, tuple[int, ...], str]]:
     """What ``p2p replay`` says of every member's log file: verdict, winners, state."""
     found = []
     for r in rounds:
-        replay = replay_log(r.log_path.read_bytes().split(b"\n"))
+        replay = replay_log(r.log_path.read_bytes().split(b"\n"), SHORT)
         found.append((replay.verdict, replay.state.winners(), replay.state.state_hash()))
     return found
 
@@ -244,5 +248,96 @@ def test_live_a_replayed_will_keeps_nobody_offline_and_never_shortens_a_turn(
             assert alice.stats.dropped.get(lobby_rules.WILL_REPLAYED, 0) >= 1
             await rb.wait_over(10)
             assert rb.winners == ra.winners == (0,)
+
+    run(body(), timeout=60)
+
+
+CHILD = Path(__file__).with_name("peer_process.py")
+
+
+def test_live_a_forfeited_player_killed_and_restarted_cannot_undo_the_forfeit(
+    broker_url: str, tmp_path
+) -> None:
+    """Issue 16 'a forfeited player comes back and reverses its forfeit': Connect Four,
+    bob plays in a process of his own, which is killed with SIGKILL on his turn.  The
+    broker publishes his Will, alice (the admin) forfeits him by the rules ('offline',
+    with that Will, after the grace period).  Bob restarts: a new ``Peer`` with his key
+    resumes the round from his log file and plays a move at once -- signed before any
+    answer can reach him (as the old rules let him: they dated it 'made in time').
+    The forfeit stands on both sides, both show the same result, both logs replay to the
+    same verdict, and each side's 'every member signed the result' is what the replay of
+    its own log says."""
+    seed = os.urandom(32)
+    bob_id = Identity.from_seed(seed)
+    a_dir, b_dir = tmp_path / "a", tmp_path / "b"
+
+    async def body() -> None:
+        async with Peer(broker_url, nick="alice", turn_timeouts=SHORT,
+                        log_dir=a_dir) as alice:
+            child = await asyncio.create_subprocess_exec(
+                sys.executable, str(CHILD), broker_url, seed.hex(), str(b_dir),
+                str(SHORT.silent_ms), str(SHORT.offline_ms), "1",
+                stdout=asyncio.subprocess.PIPE,
+            )
+            try:
+                assert child.stdout is not None
+                async with asyncio.timeout(15):
+                    assert (await child.stdout.readline()).startswith(b"ONLINE")
+                await eventually(lambda: bob_id.public_key in alice.lobby.peers, 10,
+                                 "alice to see bob")
+                ra = await alice.invite([bob_id.peer_id], "connect4", start=1)
+                await ra.wait_started(15)
+                assert await ra.wait_turn(15)  # bob played his first move
+                await ra.play(ra.game.legal_moves()[0])
+                async with asyncio.timeout(15):
+                    line = await child.stdout.readline()
+                assert line.split() == [b"THINKING", ra.id.encode()]
+                child.kill()  # SIGKILL on his turn: no goodbye, no leave
+                await child.wait()
+            finally:
+                if child.returncode is None:
+                    child.kill()
+                    await child.wait()
+            await ra.wait_over(15)
+            forfeit = ra.log()[-1]
+            assert forfeit.kind == "forfeit" and forfeit.body["seat"] == 1
+            assert forfeit.body["reason"] == "offline"  # the Will fired: by the rules
+            assert ra.winners == (0,)
+            log_path = b_dir / f"round-{ra.id}.log"
+            assert log_path.exists()
+
+            bob = Peer(broker_url, nick="bob", identity=bob_id, turn_timeouts=SHORT,
+                       log_dir=b_dir)
+            try:
+                rb = await bob.resume(log_path)  # his head: alice's move; his turn
+                assert rb.is_my_turn and not rb.is_over
+                await rb.play(rb.game.legal_moves()[0])  # before any answer reaches him
+                mine = rb.log()[-1]
+                assert mine.kind == "move" and mine.pk == bob_id.public_key
+                await bob.start()
+                await eventually(lambda: bob.public_key in alice.lobby.peers, 10,
+                                 "alice to see bob back")
+                await eventually(  # bob's move and the sync answer have been through
+                    lambda: mine.id in ra.machine.seen and rb.is_over, 10,
+                    "bob's move to reach alice and the forfeit to reach bob",
+                )
+                for r in (ra, rb):  # the forfeit stands on both sides
+                    assert r.log()[-1].id == forfeit.id, "the forfeit was undone"
+                    assert r.chain_state.forfeited == [1] and r.winners == (0,)
+                    assert mine.id not in {e.id for e in r.log()}
+                await eventually(lambda: ra.agreed and rb.agreed, 10,
+                                 "both members to hold both closing acks")
+                assert ra.state_hash == rb.state_hash
+                verdicts = []
+                for r in (ra, rb):
+                    replay = replay_log(r.log_path.read_bytes().split(b"\n"), SHORT)
+                    # 'every member signed the result' is what the log proves
+                    assert r.agreed == (replay.verdict == "agreed")
+                    verdicts.append(
+                        (replay.verdict, replay.state.winners(), replay.state.state_hash())
+                    )
+                assert verdicts[0] == verdicts[1] == ("agreed", (0,), ra.state_hash)
+            finally:
+                await bob.close()
 
     run(body(), timeout=60)
