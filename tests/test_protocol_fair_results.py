@@ -9,7 +9,7 @@ from test_protocol_forfeit import OFFLINE, SILENT, drops, published
 from test_protocol_round import PEOPLE, ROUND, assert_agree, human, nonce, open_round
 
 from p2p.protocol import events
-from p2p.protocol.effects import Equivocation, Rewound
+from p2p.protocol.effects import Equivocation, Publish, Rewound
 from p2p.protocol.lobby import WILL_REPLAYED, Lobby
 from p2p.protocol.loopback import Loopback
 from p2p.protocol.replay import replay_log
@@ -208,3 +208,75 @@ def test_an_equivocation_ended_log_replays_as_ended_and_is_not_resumed() -> None
     with pytest.raises(ActionError, match="not in play"):
         resumed.move("c3", x.ts + 30)
     del carol
+
+
+def test_closing_acks_are_asked_for_again_after_a_rewind_until_every_member_holds_them() -> None:
+    """Issue 16 item 7: alice forfeits bob and signs that end; bob's winning move, signed
+    in time, was in flight and replaces the forfeit on alice's side, so alice signs the
+    new end -- while bob is offline: her ack of the final head never reaches him.  Bob
+    (and any member that lacks an ack of the final head) asks again every head-exchange
+    interval; a member whose head is the asker's answers with its acks; the asking stops
+    once every human seat's ack of the final head is held, and both logs replay as agreed."""
+    from p2p.protocol.round_machine import HEAD_EXCHANGE_MS
+
+    lost: set[str] = set()
+
+    def offline_once(_src: str, dst: str, event: events.Event) -> bool:
+        """Bob misses the first delivery of each id in ``lost`` (he is offline then)."""
+        if dst == "p1" and event.id in lost:
+            lost.discard(event.id)
+            return True
+        return False
+
+    net = Loopback(drop=offline_once)
+    admin, bob = open_round(net, "connect4", {}, [human(0), human(1)], start=1)
+    t = net.now
+    for _ in range(6):  # bob plays column 1, alice column 2: bob's next 1 wins
+        mover = owner_of([admin, bob])
+        t += 2_000
+        column = "1" if mover is bob else "2"
+        net.post("p1" if mover is bob else "p0", mover.move(column, t))
+        net.run()
+    head = admin.state.head
+    t_forfeit = net.now + SILENT
+    forfeiting = admin.tick(t_forfeit)
+    (forfeit,) = published(forfeiting, "forfeit")
+    assert admin.state.phase is Phase.OVER and admin.state.winners() == (0,)
+    winning = bob.move("1", t_forfeit - 1_000)  # signed in time, before the forfeit
+    (win,) = published(winning, "move")
+    assert win.ts - head.ts < SILENT and bob.state.winners() == (1,)
+    net.post("p0", forfeiting)
+    net.post("p1", winning)
+    original = net.post
+
+    def post(name: str, effects: list) -> None:  # bob is offline when alice re-signs
+        if name == "p0":
+            lost.update(e.id for e in published(effects, "ack") if e.prev == win.id)
+        original(name, effects)
+
+    net.post = post  # type: ignore[method-assign]
+    net.run()
+    net.post = original  # type: ignore[method-assign]
+    assert admin.state.head.id == bob.state.head.id == win.id  # the rewind happened
+    assert admin.agreed() and not bob.agreed()
+    asked = 0
+    now = net.now
+    for _ in range(4):
+        now += HEAD_EXCHANGE_MS
+        net.now = now
+        for name, m in (("p0", admin), ("p1", bob)):
+            requests = published(m.tick(now), "sync_request")
+            asked += len(requests)
+            net.post(name, [Publish(m.topics.round_sync(m.key), e) for e in requests])
+        net.run()
+        if admin.agreed() and bob.agreed():
+            break
+    assert admin.agreed() and bob.agreed(), "bob never got alice's ack of the final head"
+    assert asked == 1  # only bob lacked an ack, and he asked once
+    later = now + HEAD_EXCHANGE_MS
+    assert not published(admin.tick(later), "sync_request")  # everyone agreed: quiet
+    assert not published(bob.tick(later), "sync_request")
+    for m in (admin, bob):
+        lines = [e.raw for e in m.log()] + [a.raw for a in m.acks().values()]
+        replay = replay_log(lines)
+        assert replay.verdict == "agreed" and replay.state.winners() == (1,)

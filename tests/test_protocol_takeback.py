@@ -30,7 +30,7 @@ from p2p.protocol.round_machine import ActionError, RoundMachine
 
 def seal_of(who, state, *inner: events.Event) -> events.Event:
     return events.make(
-        who, "seal", 7, {"sealed": [e.value() for e in inner]},
+        who, "seal", max(7, state.head.ts), {"sealed": [e.value() for e in inner]},
         round=ROUND, seq=len(state.chain), prev=state.head.id,
     )
 

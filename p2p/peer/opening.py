@@ -323,7 +323,7 @@ class Opening:
         except OSError as err:
             raise ActionError(f"cannot read {path}: {err.strerror or err}") from None
         try:
-            replay = replay_log(lines)
+            replay = replay_log(lines, self.turn_timeouts)  # the round's chain rules
         except LogError as err:
             raise ActionError(f"{path}: {err}") from None
         state = replay.state

@@ -29,6 +29,9 @@ class Timers:
                 now = now_ms()
                 for rnd in list(self.rounds.values()):
                     if rnd.is_over:
+                        if rnd.machine.asks_for_acks(now):  # an ack of the end missing
+                            step = functools.partial(rnd.machine.tick, now)
+                            await self._run_effects(rnd, await self._call(rnd, step))
                         continue
                     self.lobby.keep(
                         s.pk for s in rnd.chain_state.seats if s.pk is not None

@@ -85,6 +85,11 @@ CATCH_UP_MS = 30_000
 """After our own sync request, events we apply for this long are not "seen live"."""
 HEAD_EXCHANGE_MS = 15_000
 """In play, members name their chain head to each other this often (``tick``)."""
+ACK_ASK_MS = 900_000
+"""After the end, a member that lacks a human seat's ack of the final head asks the others
+for their acks every ``HEAD_EXCHANGE_MS``, for at most this long (an ack lost while a
+member was offline, or signed again after a rewind, is fetched; a seat that never
+returns costs at most 60 small requests)."""
 FORMING_GRACE_MS = 30_000
 """A round still forming this long after its ``expires`` ends for every member."""
 START_DEADLINE_MS = 120_000
@@ -487,6 +492,8 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         st = self.state  # a conflict may have replaced it
         if self._local_end:
             return effects
+        if st.phase in (Phase.OVER, Phase.CANCELLED):
+            return effects + self._ask_for_acks(now)
         ended = self._end_if_stuck(now)
         if ended:
             return effects + ended
@@ -533,6 +540,26 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         ):
             effects += self._draw(now)
         return effects
+
+    def asks_for_acks(self, now: int) -> bool:
+        """True while the round has ended here by its chain (or a proof), we hold a seat,
+        a human seat's ack of the final head is missing, and the end is less than
+        ``ACK_ASK_MS`` old: ``tick`` then asks the members for their acks."""
+        return (
+            self.state.phase in (Phase.OVER, Phase.CANCELLED)
+            and not self._local_end
+            and self.my_seat is not None
+            and not self.agreed()
+            and now - self.phase_since < ACK_ASK_MS
+        )
+
+    def _ask_for_acks(self, now: int) -> list[Effect]:
+        """A sync request naming our final head, at most every ``HEAD_EXCHANGE_MS``,
+        while an ack is missing; members that hold this head answer with their acks."""
+        if not self.asks_for_acks(now) or now - self._last_head_sent < HEAD_EXCHANGE_MS:
+            return []
+        self._last_head_sent = now
+        return self.request_sync(now, catch_up=False)
 
     def _missing(self, kind: str, seats: Iterable[int]) -> list[int]:
         """The ``seats`` whose ``kind`` side event we do not hold."""

@@ -178,23 +178,33 @@ class RoundSide:
     def _answer_sync(self, event: Event, now: int) -> list[Effect]:
         """Answer a member's sync request, which names its chain head (``prev``).
 
-        Same head: nothing to send.  Its head is on our chain: the events after it.  Its
-        head is not on our chain (it is on another branch, or ahead of us): our last
-        ``MAX_REWIND`` events, so it meets the position where we part, and we ask for
-        its chain too.  The conflict rules then bring both to the same chain.
+        Same head: nothing to send in play; after the end, our acks of that head (the
+        asker lacks one, ``RoundMachine.asks_for_acks``).  Its head is on our chain: the
+        events after it.  Its head is not on our chain (it is on another branch, or
+        ahead of us): our last ``MAX_REWIND`` events, so it meets the position where we
+        part, and we ask for its chain too.  The conflict rules then bring both to the
+        same chain.
         """
         if event.pk == self.me.public_key:
             return [dropped(event, "our own sync request")]
         chain = self.state.chain
         from_seq, head = event.body["from_seq"], event.prev
         ours = 0 < from_seq <= len(chain) and chain[from_seq - 1].id == head
-        if ours and from_seq == len(chain) and self.phase not in PRE_PLAY:
+        same = ours and from_seq == len(chain) and self.phase not in PRE_PLAY
+        ended = self.phase in (Phase.OVER, Phase.CANCELLED)
+        if same and not ended:
             return []  # same head: the usual answer of a head exchange
         last = self._sync_answered.get(event.pk)
         if last is not None and now - last < SYNC_INTERVAL_MS:
             return [dropped(event, "sync request too soon")]
         self._sync_answered[event.pk] = now
         route = self.topics.round_sync(self.key)
+        if same:  # the asker ended where we did and lacks an ack: ours of this head
+            return [
+                Publish(route, e)
+                for (kind, _), e in self.side.items()
+                if kind == "ack" and e.prev == head
+            ]
         answer: list[Effect] = []
         if ours:
             start = from_seq

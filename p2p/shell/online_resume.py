@@ -87,7 +87,7 @@ class OnlineResume:
             try:
                 if not path.is_file() or path.stat().st_size > MAX_LOG_BYTES:
                     raise ValueError("not a round log (no regular file, or too large)")
-                state = replay_log(path.read_bytes().split(b"\n")).state
+                state = replay_log(path.read_bytes().split(b"\n"), self.peer.turn_timeouts).state
             except (LogError, OSError, ValueError) as err:
                 log.info("not resuming %s: %s", path, err)
                 found.append((path, f"{path.name}: {err}"))
