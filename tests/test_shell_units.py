@@ -214,9 +214,16 @@ def test_forfeit_notices_of_the_round_machine_are_translated() -> None:
     offline_ms = DEFAULT_TIMEOUTS.offline_ms
     from p2p.peer import RoundNotice
 
+    from p2p.protocol import events
+
+    will = events.make(  # bob's own signed Last Will: the evidence an offline forfeit needs
+        bob, "presence", 0,
+        {"nick": "bob", "status": "offline", "busy": False, "session": "ab" * 16, "ttl": 60},
+    )
+    now = admin.state.head.ts + offline_ms
     notices = [
         RoundNotice(None, e.text, e.code, e.params)
-        for e in admin.tick(admin.state.head.ts + offline_ms, frozenset({bob.public_key}))
+        for e in admin.tick(now, frozenset({bob.public_key}), {bob.public_key: (will, 0)})
         if isinstance(e, Notice)
     ]
     state = ShellState()
