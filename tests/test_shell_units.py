@@ -213,7 +213,6 @@ def test_forfeit_notices_of_the_round_machine_are_translated() -> None:
 
     offline_ms = DEFAULT_TIMEOUTS.offline_ms
     from p2p.peer import RoundNotice
-
     from p2p.protocol import events
 
     will = events.make(  # bob's own signed Last Will: the evidence an offline forfeit needs
