@@ -282,7 +282,8 @@ class Invitation:
         self.admin: bytes = pending.admin
         self.game: str = body["game"]
         self.options: dict[str, Any] = dict(body["options"])
-        self.expires: int = body["expires"]
+        self.expires: int = peer.lobby.local_time(pending.admin, body["expires"])
+        """When the invitation expires, on our clock (the admin signed it on its own)."""
         self.drawn: bool = body["start"] is None
 
     @property

@@ -237,13 +237,22 @@ class Receiving:
                 and parts[2] == "genesis"
                 and event.kind == "genesis"
             ):
-                why = _unjoinable(event, self.turn_timeouts, self.now_ms())
+                now = self.lobby.their_now(event.pk, self.now_ms())  # the admin's clock
+                why = _unjoinable(event, self.turn_timeouts, now)
                 if why:  # e.g. a holder of the code planted a round of its own
                     self._warn(f"ignored genesis behind a code: {why}", None, why, "genesis")
                 elif not joining[0].done():
                     joining[0].set_result(event)
                 return
             if rnd is not None:
+                if (
+                    event.seq is None  # a side event or chat: signed with its own clock
+                    and parts[2] in ("events", "chat")  # live, not a sync answer
+                    and not message.retain
+                    and event.pk != self.public_key
+                    and rnd._has_member(event.pk)
+                ):
+                    self.lobby.clocks.observe(event.pk, event.ts, self.now_ms())
                 effects = await self._call(
                     rnd, lambda: rnd.machine.receive(event, self.now_ms())
                 )
@@ -266,4 +275,4 @@ class Receiving:
                     rnd, [e for e in effects if not _is_duplicate(e)]
                 )
                 return
-        await self._lobby_receive(event, topic, message.retain)
+        await self._lobby_receive(event, topic, message.retain, message.expiry)

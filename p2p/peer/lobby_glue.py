@@ -133,9 +133,11 @@ class LobbyGlue:
             route.topic, event.raw, route.qos, route.retain, config.PRESENCE_TTL_S
         )
 
-    async def _lobby_receive(self, event: Event, topic: str, retained: bool = False) -> None:
+    async def _lobby_receive(
+        self, event: Event, topic: str, retained: bool = False, expiry: int | None = None
+    ) -> None:
         known = event.round in self.lobby.invitations
-        effects = self.lobby.receive(event, self.now_ms(), topic)
+        effects = self.lobby.receive(event, self.now_ms(), topic, retained, expiry)
         await self._run_lobby_effects(effects, retained)
         pending = self.lobby.invitations.get(event.round or "")
         if event.kind == "genesis" and not known and pending is not None:

@@ -249,7 +249,7 @@ class Opening:
             raise ActionError(
                 "no such invitation (it expired or was cancelled)", "no_invitation"
             ) from None
-        if pending.genesis.body["expires"] <= self.now_ms():
+        if self.lobby.local_time(pending.admin, pending.genesis.body["expires"]) <= self.now_ms():
             raise ActionError("the invitation has expired", "invitation_expired")
         if round_id not in self._invite_keys:
             raise ActionError("the invitation carried no round key")
@@ -282,6 +282,7 @@ class Opening:
         ``key``: the round key its payloads are sealed with (``Round.sealing_key``); it
         is kept next to the round log (mode 0600) so a restarted peer can resume.
         """
+        machine.clocks = self.lobby.clocks  # members' clocks, judged in their frames
         rnd = Round(self, machine)
         rnd.sealing_key = key
         self._remember_members(rnd)
