@@ -279,6 +279,7 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
             entries.append(LobbyEntry(
                 info.nick, fingerprint(info.pk), info.busy, friend=friends.is_friend(info.pk),
                 impostor=(friends.nick_of(impostor) or "?") if impostor is not None else "",
+                clock_ms=self.peer.lobby.clocks.offset(info.pk) or 0,
             ))
             self.names[info.pk] = info.nick
         self.state.lobby = entries
