@@ -101,3 +101,31 @@ def test_a_round_completes_with_one_clock_off(
     assert verdicts == {"agreed"}
     for lines in told:  # within the tolerance nobody is told of a cancel or a wait
         assert not any("cancel" in t or "expired" in t or "waits" in t for t in lines), told
+
+
+@pytest.mark.parametrize("offset", [-60 * MIN, 60 * MIN], ids=["-1h", "+1h"])
+@pytest.mark.parametrize("first", ["shifted", "true"])
+def test_peers_see_each_other_in_the_lobby_an_hour_apart(
+    broker_url: str, offset: int, first: str
+) -> None:
+    """Whoever connects first, the other sees it from its retained presence (its age comes
+    with it, MQTT v5 expiry) or its live one, and knows its clock within a few seconds."""
+
+    async def body() -> None:
+        shifted = _peer(broker_url, "bob", offset)
+        true = _peer(broker_url, "anna", 0)
+        order = [shifted, true] if first == "shifted" else [true, shifted]
+        await order[0].start()
+        try:
+            await eventually(lambda: order[0].lobby._echoed, 5, "the first presence stored")
+            await order[1].start()
+            await meet(true, shifted, timeout=5)
+            seen = true.lobby.clocks.offset(shifted.public_key)
+            back = shifted.lobby.clocks.offset(true.public_key)
+            assert seen is not None and abs(seen - offset) < 2_000
+            assert back is not None and abs(back + offset) < 2_000
+        finally:
+            for p in order:
+                await p.close()
+
+    run(body(), timeout=30)
