@@ -52,6 +52,9 @@ TOLERANCE_MS = 3_600_000
 """The largest offset a rule corrects for; presences further off are refused."""
 ROUND_TOLERANCE_MS = 600_000
 """Rounds are built (and tested) to complete with clocks this far off; past it we say so."""
+NOTABLE_MS = ROUND_TOLERANCE_MS + 10_000
+"""Past this offset we say so: the round tolerance plus the 10 s any chain event may be
+dated ahead (``p2p.protocol.conflicts.MAX_AHEAD_MS``) and the network's delay."""
 SHOWN_MS = 3_000
 """Offsets smaller than this are the network's delay, not worth showing (``/who``)."""
 
@@ -121,10 +124,10 @@ sample from the future and to any number of late ones among the last ``SAMPLES``
         return ts - max(-limit, min(limit, self.correction(pk)))
 
     def notable(self, pk: bytes) -> bool:
-        """True once (per key) when ``pk``'s clock is off by more than ``ROUND_TOLERANCE_MS``:
-        the moment to tell the user whose clock it is and by how much."""
+        """True once (per key) when ``pk``'s clock is off by more than ``NOTABLE_MS`` (two
+        samples at least): the moment to tell the user whose clock it is and by how much."""
         found = self.offset(pk)
-        if found is None or abs(found) <= ROUND_TOLERANCE_MS or len(self._samples[pk]) < 2:
+        if found is None or abs(found) <= NOTABLE_MS or len(self._samples[pk]) < 2:
             return False
         return self.tell(pk)
 

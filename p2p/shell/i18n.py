@@ -42,12 +42,12 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "lobby.clock_ahead": ("Uhr {amount} {unit} vor", "clock {amount} {unit} ahead"),
     "lobby.clock_behind": ("Uhr {amount} {unit} nach", "clock {amount} {unit} behind"),
     "notice.clock_off.ahead": (
-        "Die Uhr von {nick} geht etwa {amount} {unit} vor (gegenüber deiner). Gespielt wird trotzdem; stellt die Uhr richtig, wenn etwas hakt.",
-        "{nick}'s clock is about {amount} {unit} ahead of yours. You can still play; set the clock right if anything stalls.",
+        "Die Uhr von {nick} geht etwa {amount} {unit} vor (gegenüber deiner): Runden mit {nick} starten oder laufen womöglich nicht, bis eine der beiden Uhren richtig gestellt ist.",
+        "{nick}'s clock is about {amount} {unit} ahead of yours: rounds with {nick} may not start or may stall until one of the two clocks is set right.",
     ),
     "notice.clock_off.behind": (
-        "Die Uhr von {nick} geht etwa {amount} {unit} nach (gegenüber deiner). Gespielt wird trotzdem; stellt die Uhr richtig, wenn etwas hakt.",
-        "{nick}'s clock is about {amount} {unit} behind yours. You can still play; set the clock right if anything stalls.",
+        "Die Uhr von {nick} geht etwa {amount} {unit} nach (gegenüber deiner): Runden mit {nick} starten oder laufen womöglich nicht, bis eine der beiden Uhren richtig gestellt ist.",
+        "{nick}'s clock is about {amount} {unit} behind yours: rounds with {nick} may not start or may stall until one of the two clocks is set right.",
     ),
     "notice.clock_far.ahead": (
         "Die Uhr von {nick} geht etwa {amount} {unit} vor (gegenüber deiner): zu weit, um {nick} in der Lobby zu sehen oder zu spielen. Eine von euch beiden Uhren muss gestellt werden.",
