@@ -122,10 +122,10 @@ def main() -> None:
                     shifted = [0] * n
                     shifted[0 if who == "admin" else 1] = minutes * MIN
                     outcome, told = asyncio.run(one_case(broker.url, shifted, args.seconds))
-                    print(f"{minutes:+4d} min on the {who}, {n} seats: {outcome}")
+                    print(f"{minutes:+4d} min on the {who}, {n} seats: {outcome}", flush=True)
                     for nick, lines in told.items():
                         for line in lines:
-                            print(f"      {nick} was told: {line}")
+                            print(f"      {nick} was told: {line}", flush=True)
     finally:
         broker.stop()
 
