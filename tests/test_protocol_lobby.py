@@ -97,10 +97,17 @@ def test_stale_and_future_presence_are_refused() -> None:
     replay = bob._presence("online", T0 + 10)
     assert "older" in alice.receive(replay, T0 + 60)[0].reason
     carol = Lobby(CAROL, "carol", session(3))
+    # retained (it may be old, carol's clock is unknown): judged by our clock
     future = carol._presence("online", T0 + 10 * 60_000)
-    assert "future" in alice.receive(future, T0)[0].reason
-    ancient = carol._presence("online", T0 - 3_600_000)
+    assert "future" in alice.receive(future, T0, retained=True)[0].reason
+    stale = carol._presence("online", T0 - 10 * 60_000)
+    assert "expired" in alice.receive(stale, T0, retained=True)[0].reason
+    # live, but further off than any clock we tolerate (an hour): refused as well
+    ahead = carol._presence("online", T0 + 2 * 3_600_000)
+    assert "future" in alice.receive(ahead, T0)[0].reason
+    ancient = carol._presence("online", T0 - 2 * 3_600_000)
     assert "expired" in alice.receive(ancient, T0)[0].reason
+    assert alice.online() and [p.nick for p in alice.online()] == ["bob"]
 
 
 def test_lobby_chat_is_cleaned_and_rate_limited() -> None:
@@ -287,7 +294,7 @@ def test_an_invitation_that_expires_too_far_ahead_is_refused() -> None:
     for ttl, why in ((year, "too far ahead"), (PRIVATE_TTL_MS, "")):
         machine, _ = RoundMachine.open(ALICE, now, "d1" * 16, "connect4", {}, private_seats, 0,
                                        bytes(32), code="ABC234", ttl_ms=ttl)
-        found = _unjoinable(machine.state.genesis, machine.timeouts)
+        found = _unjoinable(machine.state.genesis, machine.timeouts, now)
         assert why in found if why else found == ""
 
 

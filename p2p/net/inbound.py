@@ -60,6 +60,9 @@ class Inbound:
     retain: bool = False
     broker: str = ""
     parsed: Any = field(default=None, compare=False, repr=False)
+    expiry: int | None = field(default=None, compare=False)
+    """MQTT v5: the seconds the broker would still have kept it (a retained presence's
+    age is its ``ttl`` minus this), or ``None``."""
 
 
 class Lane(enum.IntEnum):
@@ -269,6 +272,7 @@ class InboundQueues:
                 message.retain,
                 message.broker,
                 verdict.parsed,
+                message.expiry,
             )
         queue.append(message)
         self.stats["accepted"] += 1

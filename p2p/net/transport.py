@@ -618,8 +618,15 @@ class Transport:
                 self.max_payload,
             )
             return
+        expiry = getattr(message.properties, "MessageExpiryInterval", None)
         accepted = self.inbound.offer(
-            Inbound(topic, bytes(payload), bool(message.retain), str(self.address))
+            Inbound(
+                topic,
+                bytes(payload),
+                bool(message.retain),
+                str(self.address),
+                expiry=expiry if isinstance(expiry, int) else None,
+            )
         )
         if not accepted:
             self.stats["dropped"] += 1

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from p2p.games import Game
-from p2p.peer.config import now_ms
 from p2p.peer.notifications import (
     ChatMessage,
     Notifications,
@@ -229,7 +228,7 @@ class Round:
         await self._peer._act(self, lambda m, now: m.chat(text, now))
         me = self._peer.identity
         self._peer._notify(
-            ChatMessage(me.public_key, self._peer.nick, line, self.id, now_ms())
+            ChatMessage(me.public_key, self._peer.nick, line, self.id, self._peer.now_ms())
         )
 
     async def request_sync(self) -> None:
@@ -285,7 +284,8 @@ class Invitation:
         self.admin: bytes = pending.admin
         self.game: str = body["game"]
         self.options: dict[str, Any] = dict(body["options"])
-        self.expires: int = body["expires"]
+        self.expires: int = peer.lobby.local_time(pending.admin, body["expires"])
+        """When the invitation expires, on our clock (the admin signed it on its own)."""
         self.drawn: bool = body["start"] is None
 
     @property

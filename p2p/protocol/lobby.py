@@ -52,6 +52,13 @@ from dataclasses import dataclass, field, replace
 from p2p.games import game_class
 from p2p.protocol import events
 from p2p.protocol.chat import RateLimiter, TokenBucket, clean_line
+from p2p.protocol.clocks import (
+    ROUND_TOLERANCE_MS,
+    TOLERANCE_MS,
+    ClockOffsets,
+    about,
+    describe,
+)
 from p2p.protocol.conflicts import SeenIds
 from p2p.protocol.effects import (
     ChatLine,
@@ -76,7 +83,10 @@ PRESENCE_TTL_S = 60
 SILENCE_MS = 65_000
 """A peer we have not heard from for this long is dropped from the online list."""
 MAX_SKEW_MS = 300_000
-"""Presence stamped further than this in the future is refused."""
+"""Presence stamped further than this ahead of its signer's clock (as we estimate it) is
+refused; one that expired longer than this ago, too."""
+MAX_FAR = 64
+"""Keys whose live presences were refused as too far off that we remember (to say so)."""
 MAX_PEERS = 4_096
 """Strangers in the online list at most (friends and people we play with come on top)."""
 ESTABLISHED_MS = 15_000
@@ -218,6 +228,11 @@ class Lobby:
         """Partners taken out by their own signed offline presence, not revoked since:
         that presence and when it arrived (our clock); evidence for an offline forfeit."""
         self._changes: deque[tuple[PeerInfo, bool]] = deque(maxlen=MAX_CHANGES)
+        self.clocks = ClockOffsets()
+        """Other peers' clock offsets, from their live presences (and, fed by the driver,
+        their live round side events): their timestamps are judged in their own frame."""
+        self._far: OrderedDict[bytes, tuple[int, int]] = OrderedDict()
+        """Keys whose live presence was too far off our clock: (signed ts, arrival)."""
         # our own retained presence: what we published last, and whether the broker has it
         self._sent: deque[bytes] = deque(maxlen=8)
         self._echoed = False
@@ -390,7 +405,7 @@ class Lobby:
             event = events.parse(payload)
         except EventError as err:
             return [Dropped(None, "?", "payload", str(err))]
-        return self.receive(event, now, topic)
+        return self.receive(event, now, topic, retained)  # (own topic: age unknown)
 
     def _on_own_topic(self, payload: bytes, retained: bool) -> list[Effect]:
         """What the broker holds as our presence: our echo, or a deletion or forgery."""
@@ -415,7 +430,8 @@ class Lobby:
         if event.kind == "presence":
             if topic is not None and self.topics.parse_presence(topic) != peer_id(event.pk):
                 return "presence on another peer's topic"
-            if event.ts > now + MAX_SKEW_MS:
+            local = self._presence_local(event, now, retained=False)
+            if local > now + MAX_SKEW_MS:
                 return "presence from the future"
             known = self.peers.get(event.pk)
             if event.body.get("status") == "offline":
@@ -424,7 +440,7 @@ class Lobby:
                 if self._wills_used.get(event.pk) == event.id:
                     return WILL_REPLAYED
                 return None
-            if event.ts + event.body.get("ttl", 0) * 1000 < now - MAX_SKEW_MS:
+            if local + event.body.get("ttl", 0) * 1000 < now - MAX_SKEW_MS:
                 return "expired presence"
             if known is not None and event.ts <= known.ts:
                 return "older than the presence we hold"
@@ -440,6 +456,9 @@ class Lobby:
         event: Event,
         now: int,
         topic: str | None = None,
+        retained: bool = False,
+        expiry: int | None = None,
+        *,
         sealed_with: tuple[bytes, str] | None = None,
     ) -> list[Effect]:
         """Handle one lobby or inbox event; never raises.
@@ -448,13 +467,90 @@ class Lobby:
         (checked by the driver: the inviter chose them).  They live and die with the
         pending invitation, so they are bounded by the invitation rules below, and they
         are never consulted for a round we already hold.
+
+        ``retained``: the broker kept it (a retained presence): it may be up to its ``ttl``
+        old.  ``expiry`` (MQTT v5): the seconds the broker would still have kept it, so
+        its age is ``ttl - expiry``; without it a retained presence says nothing about
+        its signer's clock and is judged by our estimate of it.
         """
+        self._age = 0
+        if retained:
+            ttl = event.body.get("ttl") if event.kind == "presence" else None
+            age = ttl - expiry if isinstance(ttl, int) and expiry is not None else -1
+            self._age = age * 1000 if 0 <= age <= PRESENCE_TTL_S else None
         try:
             if event.kind == "genesis":
                 return self._on_invitation(event, now, sealed_with)
             return self._receive(event, now, topic)
         except Exception as err:  # noqa: BLE001 - a bug must not let a stranger crash a peer
             return [dropped(event, f"internal error: {type(err).__name__}: {err}")]
+        finally:
+            self._age = 0
+
+    _age: int | None = 0
+    """How long ago (ms) the event ``receive`` handles was published: 0 live, ``None``
+    when unknown (retained, on a broker that does not say)."""
+
+    @property
+    def _retained(self) -> bool:
+        """The event ``receive`` handles is of unknown age (a retained one, no expiry)."""
+        return self._age is None
+
+    # -- clocks ------------------------------------------------------------------------
+
+    def _presence_local(self, event: Event, now: int, retained: bool) -> int:
+        """A presence's ``ts`` on our clock, in its signer's frame (docs/protocol.md, Time).
+
+        A live presence was signed a moment ago: its own ``ts - now`` is its signer's
+        offset, accepted up to ``TOLERANCE_MS`` (so any clock within an hour is seen, and
+        a clock that was just corrected is seen at once).  A retained one may be old: it
+        is judged by the offset estimated from the signer's live presences (or ours).
+        """
+        if retained:
+            return self.clocks.local(event.pk, event.ts)
+        offset = max(-TOLERANCE_MS, min(TOLERANCE_MS, event.ts - (now - (self._age or 0))))
+        return event.ts - offset
+
+    def local_time(self, pk: bytes, ts: int) -> int:
+        """``pk``'s signed time ``ts`` on our clock, for round rules (corrected at most by
+        ``ROUND_TOLERANCE_MS``: past it, the rule sees the difference and we say so)."""
+        return self.clocks.local(pk, ts, ROUND_TOLERANCE_MS)
+
+    def their_now(self, pk: bytes, now: int) -> int:
+        """Our time ``now`` on ``pk``'s clock, as round rules judge it (``local_time``)."""
+        return now - self.local_time(pk, 0)
+
+    def _clock_notices(self, event: Event, now: int) -> list[Effect]:
+        """Record a live presence's clock sample; say once if its signer is far off."""
+        self.clocks.observe(event.pk, event.ts, now - (self._age or 0))
+        if not self.clocks.notable(event.pk):
+            return []
+        offset = self.clocks.offset(event.pk) or 0
+        return [self._clock_notice(label(event.body["nick"], event.pk), offset, "clock_off")]
+
+    @staticmethod
+    def _clock_notice(name: str, offset: int, code: str) -> Notice:
+        amount, unit = about(offset)
+        text = f"{name}'s clock is {describe(offset)} yours"
+        if code == "clock_far":
+            text += ": too far off to play (set the clock right)"
+        params = {"nick": name, "amount": amount, "unit": unit, "ahead": offset > 0}
+        return Notice(text, code, params)
+
+    def _too_far(self, event: Event, now: int) -> list[Effect]:
+        """A live presence refused as too far off: say so once, after a second one agrees
+        (one replayed presence says nothing about its signer's clock)."""
+        if self._retained or self.clocks.told(event.pk):
+            return []
+        offset = event.ts - (now - (self._age or 0))
+        seen = self._far.pop(event.pk, None)
+        self._far[event.pk] = (event.ts, now)
+        while len(self._far) > MAX_FAR:
+            self._far.popitem(last=False)
+        if seen is None or seen[0] >= event.ts or abs((seen[0] - seen[1]) - offset) > 5_000:
+            return []
+        self.clocks.tell(event.pk)
+        return [self._clock_notice(label(event.body["nick"], event.pk), offset, "clock_far")]
 
     def _receive(self, event: Event, now: int, topic: str | None) -> list[Effect]:
         if event.pk == self.me.public_key and event.kind in (
@@ -477,8 +573,9 @@ class Lobby:
         if topic is not None and self.topics.parse_presence(topic) != peer_id(event.pk):
             return [dropped(event, "presence on another peer's topic")]
         body = event.body
-        if event.ts > now + MAX_SKEW_MS:
-            return [dropped(event, "presence from the future")]
+        local = self._presence_local(event, now, self._retained)
+        if local > now + MAX_SKEW_MS:
+            return [dropped(event, "presence from the future"), *self._too_far(event, now)]
         known = self.peers.get(event.pk)
         if body["status"] == "offline":
             # a Will is signed at connect time: session, not ts, binds it
@@ -500,11 +597,12 @@ class Lobby:
                 while len(self._evidence) > MAX_KEPT * 4:
                     self._evidence.popitem(last=False)
             return [Notice(f"{known.label} left", "peer_left", {"nick": known.label})]
-        if event.ts + body["ttl"] * 1000 < now - MAX_SKEW_MS:
-            return [dropped(event, "expired presence")]
+        if local + body["ttl"] * 1000 < now - MAX_SKEW_MS:
+            return [dropped(event, "expired presence"), *self._too_far(event, now)]
         if known is not None and event.ts <= known.ts:
             return [dropped(event, "older than the presence we hold")]
         self._evidence.pop(event.pk, None)  # a sign of life revokes its offline presence
+        clock = [] if self._retained else self._clock_notices(event, now)
         if known is None:
             if not self._make_room(event.pk, now):
                 return [dropped(event, "lobby full")]
@@ -522,7 +620,8 @@ class Lobby:
             self._gone.pop(event.pk, None)
             self._changes.append((replace(info), True))
             return [
-                Notice(f"{info.label} is online", "peer_online", {"nick": info.label})
+                Notice(f"{info.label} is online", "peer_online", {"nick": info.label}),
+                *clock,
             ]
         changed = known.nick != body["nick"] or known.busy != body["busy"]
         known.nick, known.busy, known.session = (
@@ -534,7 +633,7 @@ class Lobby:
         self._heard(known, now)
         if changed:
             self._changes.append((replace(known), True))
-        return []
+        return clock
 
     def _heard(self, info: PeerInfo, now: int) -> None:
         """Move a stranger to the recent end of its queue (established once old enough)."""
@@ -576,7 +675,7 @@ class Lobby:
     def _fresh_reason(self, event: Event, now: int, guard: ReplayGuard) -> str | None:
         if event.body.get("ns") != self.topics.root:
             return "signed for another lobby"
-        return guard.check(event.id, event.ts, now)
+        return guard.check(event.id, self.clocks.local(event.pk, event.ts), now)
 
     def _fresh(self, event: Event, now: int, guard: ReplayGuard) -> list[Effect]:
         """Namespace, window and duplicate checks of a ``hello`` or lobby ``chat``."""
@@ -589,7 +688,7 @@ class Lobby:
             return refused
         if not self._hello_budget.take(now):
             return [dropped(event, "hello budget")]
-        self._hello_seen.add(event.id, event.ts, now)
+        self._hello_seen.add(event.id, self.clocks.local(event.pk, event.ts), now)
         if self._echoed:
             return []  # the broker holds our latest presence: the newcomer has it
         return self._answer_later()
@@ -606,7 +705,7 @@ class Lobby:
         budget = self._chat_budget.get(min(rank, 2)) if rank else None
         if budget is not None and not budget.take(now):
             return [dropped(event, "lobby chat budget")]
-        self._chat_seen.add(event.id, event.ts, now)
+        self._chat_seen.add(event.id, self.clocks.local(event.pk, event.ts), now)
         known = self.peers.get(event.pk)
         nick = known.nick if known else ""
         return [ChatLine(event.pk, nick, event.body["text"], None, event.ts)]
@@ -625,9 +724,12 @@ class Lobby:
             return [dropped(event, "duplicate")]
         if event.round in self.known_rounds:  # a replayed genesis of a known round
             return [dropped(event, "genesis of a round we already know")]
-        if event.body["expires"] <= now:
+        # the admin's clock, as its presences show it (never the genesis's own ts: an old
+        # genesis replayed to a fresh lobby would look new)
+        expires = self.local_time(event.pk, event.body["expires"])
+        if expires <= now:
             return [dropped(event, "the invitation has expired")]
-        if event.body["expires"] > now + LONGEST_INVITATION_MS:
+        if expires > now + LONGEST_INVITATION_MS:
             # else the admin keeps an invitee that accepted waiting (busy) as long as it
             # likes, and starts (then forfeits it) when the invitee has long gone
             return [dropped(event, "the invitation expires too far ahead")]
@@ -754,7 +856,7 @@ class Lobby:
                     )
                 )
         for rid, invitation in list(self.invitations.items()):
-            if now >= invitation.genesis.body["expires"]:
+            if now >= self.local_time(invitation.admin, invitation.genesis.body["expires"]):
                 del self.invitations[rid]
                 self._remember_declined(rid)  # the admin's cancel that follows is expected
                 effects.append(Notice("an invitation expired", "invitation_expired"))

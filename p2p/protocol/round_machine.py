@@ -41,6 +41,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from p2p.games.base import CodedError
 from p2p.protocol import draw, events
 from p2p.protocol.chat import RateLimiter, clean_line
+from p2p.protocol.clocks import ROUND_TOLERANCE_MS, ClockOffsets
 from p2p.protocol.conflicts import MAX_AHEAD_MS, MAX_REWIND, SeenIds
 from p2p.protocol.effects import (
     CANCEL_EXPIRED,
@@ -169,6 +170,10 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         self._last_head_sent = now
         self._last_asked = now - SYNC_INTERVAL_MS
         self._local_end = False
+        self.clocks = ClockOffsets()
+        """The members' clock offsets (the driver shares its lobby's): a member's signed
+        times are judged in its own frame where we compare them with our clock (the
+        invitation's expiry, "dated ahead"); never in a chain rule."""
 
     # -- construction -----------------------------------------------------------------
 
@@ -365,7 +370,7 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
             return [dropped(event, "duplicate")]
         if seq <= len(chain) and not st.is_member(event.pk):
             return [dropped(event, "chain event by a non-member")]
-        if st.version >= 2 and event.ts > now + MAX_AHEAD_MS:
+        if st.version >= 2 and self._dated_ahead(event, now):
             return self._wait_for_clock(event, WHY_AHEAD, now)
         if seq < len(chain):
             return self._contest(event, now)
@@ -387,6 +392,38 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
             return [dropped(event, str(err)), *self._draw_dispute(event)]
         self._keep_snapshot(seq, snapshot)
         return self._applied(event, before, now)
+
+    def local_time(self, pk: bytes, ts: int) -> int:
+        """``pk``'s signed time ``ts`` on our clock: corrected by its estimated offset, at
+        most by ``ROUND_TOLERANCE_MS`` (docs/protocol.md, "Time")."""
+        if pk == self.me.public_key:
+            return ts
+        return self.clocks.local(pk, ts, ROUND_TOLERANCE_MS)
+
+    @property
+    def expires_here(self) -> int:
+        """The invitation's ``expires`` (the admin's clock) on our clock."""
+        return self.local_time(self.state.genesis.pk, self.state.expires)
+
+    def _dated_ahead(self, event: Event, now: int) -> bool:
+        """A chain event dated more than ``MAX_AHEAD_MS`` ahead of every clock that could
+        explain its ``ts``: ours, its signer's (estimated offset), and the chain's (its
+        ``prev``'s ``ts`` plus the time since we saw ``prev``; a chain event is never
+        dated before its ``prev``, so a signer whose clock is behind signs the head's).
+
+        A local decision (the event waits, ``tick`` retries it): never a chain rule, so
+        replay needs no clock.
+        """
+        limit = now + MAX_AHEAD_MS
+        if event.ts <= limit or self.local_time(event.pk, event.ts) <= limit:
+            return False
+        chain = self.state.chain
+        seq = event.seq or 0
+        if 0 < seq <= len(chain) and chain[seq - 1].id == event.prev:
+            prev = chain[seq - 1]
+            seen = self._observed_at.get(prev.id, self._applied_at.get(prev.id, now))
+            return event.ts > prev.ts + max(0, now - seen) + MAX_AHEAD_MS
+        return True
 
     def _applied(self, event: Event, before: Phase, now: int) -> list[Effect]:
         """Bookkeeping and notices once ``event`` is the new head."""
@@ -503,7 +540,7 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         forfeit = self._due_forfeit(now)
         if forfeit is not None:
             return effects + self._append("forfeit", forfeit, now) + self._react(now)
-        if st.phase is Phase.FORMING and now >= st.expires:
+        if st.phase is Phase.FORMING and now >= self.expires_here:
             if self.is_admin:
                 return self._append("cancel", {"reason": CANCEL_EXPIRED}, now)
             if not self.expired:
@@ -577,9 +614,10 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         Nobody wins; every member applies the same rule with its own clock.
         """
         st = self.state
-        if st.phase is Phase.FORMING and now >= st.expires + FORMING_GRACE_MS:
+        expires = self.expires_here  # the admin's clock, judged in its frame
+        if st.phase is Phase.FORMING and now >= expires + FORMING_GRACE_MS:
             return self._end_here("expired: the round did not start in time", now)
-        if st.phase in (Phase.COMMIT, Phase.REVEAL) and now >= st.expires + START_DEADLINE_MS:
+        if st.phase in (Phase.COMMIT, Phase.REVEAL) and now >= expires + START_DEADLINE_MS:
             return self._end_here("expired: the draw did not finish in time", now)
         if st.phase is not Phase.PLAY:
             return []

@@ -385,9 +385,21 @@ class Controller(LocalPlayCommands):
             flag = self.t.t("lobby.you") if entry.me else self.t.t("lobby.busy" if entry.busy else "lobby.free")
             mark = "★ " if entry.friend else ""
             warn = " " + self.t.t("lobby.impostor", friend=entry.impostor) if entry.impostor else ""
-            self.state.add(f"{mark}{entry.nick} [{entry.fingerprint}] {flag}{warn}", "warn" if warn else "info")
+            clock = self._clock_text(entry.clock_ms)
+            self.state.add(f"{mark}{entry.nick} [{entry.fingerprint}] {flag}{clock}{warn}",
+                           "warn" if warn else "info")
         if not self.state.lobby:
             self.say("lobby.empty")
+
+    def _clock_text(self, offset_ms: int) -> str:
+        """`` · Uhr 14 min vor`` for a peer whose clock is off by more than a few seconds."""
+        from p2p.protocol.clocks import SHOWN_MS, about
+
+        if abs(offset_ms) < SHOWN_MS:
+            return ""
+        amount, unit = about(offset_ms)
+        key = "lobby.clock_ahead" if offset_ms > 0 else "lobby.clock_behind"
+        return " · " + self.t.t(key, amount=amount, unit=unit)
 
     def cmd_friend(self, args: list[str]) -> None:
         self._online_cmd("friend", args)

@@ -39,6 +39,24 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "lobby.free": ("frei", "free"),
     "lobby.you": ("du", "you"),
     "lobby.impostor": ("⚠ NICHT dein Freund {friend}!", "⚠ NOT your friend {friend}!"),
+    "lobby.clock_ahead": ("Uhr {amount} {unit} vor", "clock {amount} {unit} ahead"),
+    "lobby.clock_behind": ("Uhr {amount} {unit} nach", "clock {amount} {unit} behind"),
+    "notice.clock_off.ahead": (
+        "Die Uhr von {nick} geht etwa {amount} {unit} vor (gegenüber deiner): Runden mit {nick} starten oder laufen womöglich nicht, bis eine der beiden Uhren richtig gestellt ist.",
+        "{nick}'s clock is about {amount} {unit} ahead of yours: rounds with {nick} may not start or may stall until one of the two clocks is set right.",
+    ),
+    "notice.clock_off.behind": (
+        "Die Uhr von {nick} geht etwa {amount} {unit} nach (gegenüber deiner): Runden mit {nick} starten oder laufen womöglich nicht, bis eine der beiden Uhren richtig gestellt ist.",
+        "{nick}'s clock is about {amount} {unit} behind yours: rounds with {nick} may not start or may stall until one of the two clocks is set right.",
+    ),
+    "notice.clock_far.ahead": (
+        "Die Uhr von {nick} geht etwa {amount} {unit} vor (gegenüber deiner): zu weit, um {nick} in der Lobby zu sehen oder zu spielen. Eine von euch beiden Uhren muss gestellt werden.",
+        "{nick}'s clock is about {amount} {unit} ahead of yours: too far off to see {nick} in the lobby or to play. One of the two clocks needs setting.",
+    ),
+    "notice.clock_far.behind": (
+        "Die Uhr von {nick} geht etwa {amount} {unit} nach (gegenüber deiner): zu weit, um {nick} in der Lobby zu sehen oder zu spielen. Eine von euch beiden Uhren muss gestellt werden.",
+        "{nick}'s clock is about {amount} {unit} behind yours: too far off to see {nick} in the lobby or to play. One of the two clocks needs setting.",
+    ),
     "friend.added": ("{nick} ({fp}) ist jetzt als Freund gemerkt.", "{nick} ({fp}) is now marked as a friend."),
     "friend.removed": ("{nick} ({fp}) ist kein Freund mehr.", "{nick} ({fp}) is no longer a friend."),
     "friend.unknown": ("{nick} ist kein gemerkter Freund.", "{nick} is not a marked friend."),

@@ -203,6 +203,11 @@ class OnlineNotes:
             self.state.add(t.t("net.rewound"), "warn")
         elif code == "auto_declined":
             self.state.add(t.t("net.auto_declined"), "warn")
+        elif code in ("clock_off", "clock_far"):
+            way = "ahead" if params.get("ahead") else "behind"
+            unit = str(params.get("unit", "min"))
+            self.state.add(t.t(f"notice.{code}.{way}", nick=params.get("nick", "?"),
+                               amount=params.get("amount", "?"), unit=unit), "warn")
         elif code in ("draw_stalled", "drawing_seed", "draw_cancelled_commits", "draw_cancelled_reveals"):
             self.state.add(t.t(f"notice.{code}", nick=nick), "round" if code == "drawing_seed" else "warn")
         elif code == "agreed":

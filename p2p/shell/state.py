@@ -36,6 +36,8 @@ class LobbyEntry:
     friend: bool = False
     impostor: str = ""
     """The friend's nickname this entry imitates with another key ('' if none)."""
+    clock_ms: int = 0
+    """How far this peer's clock is off ours (its minus ours, estimated; 0 if unknown)."""
 
 
 @dataclass
