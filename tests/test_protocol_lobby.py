@@ -287,7 +287,7 @@ def test_an_invitation_that_expires_too_far_ahead_is_refused() -> None:
     for ttl, why in ((year, "too far ahead"), (PRIVATE_TTL_MS, "")):
         machine, _ = RoundMachine.open(ALICE, now, "d1" * 16, "connect4", {}, private_seats, 0,
                                        bytes(32), code="ABC234", ttl_ms=ttl)
-        found = _unjoinable(machine.state.genesis, machine.timeouts)
+        found = _unjoinable(machine.state.genesis, machine.timeouts, now)
         assert why in found if why else found == ""
 
 

@@ -9,7 +9,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from p2p.games import Game, game_class
-from p2p.peer.config import now_ms
 from p2p.protocol.effects import (
     Dropped,
     Effect,
@@ -28,8 +27,9 @@ from p2p.protocol.round import (
 if TYPE_CHECKING:
     from p2p.peer.handles import Round
 
-def _unjoinable(genesis: Event, timeouts: TurnTimeouts) -> str:
-    """Why a genesis found behind a join code is not one to join ("" if it is)."""
+def _unjoinable(genesis: Event, timeouts: TurnTimeouts, now: int) -> str:
+    """Why a genesis found behind a join code is not one to join ("" if it is), at our
+    wall-clock time ``now`` (ms)."""
     from p2p.protocol.round import RoundError
 
     try:
@@ -38,9 +38,9 @@ def _unjoinable(genesis: Event, timeouts: TurnTimeouts) -> str:
         return f"unusable genesis: {err}"
     if not state.private:
         return "not a private round"
-    if state.expires <= now_ms():
+    if state.expires <= now:
         return "an expired private round"
-    if state.expires > now_ms() + LONGEST_INVITATION_MS:
+    if state.expires > now + LONGEST_INVITATION_MS:
         return "a private round that expires too far ahead"
     if not any(seat.pk is None and not seat.is_computer for seat in state.seats):
         return "a private round without an open seat"

@@ -7,7 +7,7 @@ import contextlib
 import logging
 import os
 import ssl
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -85,6 +85,9 @@ class Peer(LobbyGlue, Opening, Driving, Publishing, Receiving, Timers):
     ``friends`` (``p2p.friends.Friends``): the keys the user marked as friends
     (``peer.friends``; the shell passes the ones from the config dir); the lobby keeps
     them first, like the people we play with (``p2p.protocol.lobby``).
+    ``clock`` (optional): the wall clock in integer ms this peer signs and judges with
+    (``peer.now_ms()``; default ``p2p.peer.config.now_ms``). Tests give each in-process peer
+    its own, e.g. shifted by minutes (``tests/faults.py``), without touching a global.
 
     ``peer.lobby`` is the pure lobby machine (``p2p.protocol.lobby.Lobby``): who is
     online (``peer.lobby.online()``), their fingerprints and busy flags.
@@ -102,7 +105,11 @@ class Peer(LobbyGlue, Opening, Driving, Publishing, Receiving, Timers):
         turn_timeouts: TurnTimeouts | None = None,
         tls_context: ssl.SSLContext | None = None,
         friends: Friends | None = None,
+        clock: Callable[[], int] | None = None,
     ) -> None:
+        self.now_ms: Callable[[], int] = clock if clock is not None else now_ms
+        """This peer's wall clock in integer ms: every timestamp it signs and every time
+        it hands the machines comes from here (one per peer: tests shift it)."""
         self.friends = friends if friends is not None else Friends()
         """The keys the user marked as friends (an impostor of one stands out)."""
         try:
@@ -254,7 +261,7 @@ class Peer(LobbyGlue, Opening, Driving, Publishing, Receiving, Timers):
         if self._answer_timer is not None:
             self._answer_timer.cancel()
         if self.transport.connected:
-            await self._run_effects(None, self.lobby.disconnect(now_ms()))
+            await self._run_effects(None, self.lobby.disconnect(self.now_ms()))
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -275,7 +282,7 @@ class Peer(LobbyGlue, Opening, Driving, Publishing, Receiving, Timers):
     async def _on_connected(self) -> None:
         """After every (re)connect: announce our presence (the retained presences say who is
         online; nobody has to answer), and after a reconnect catch up on our rounds."""
-        await self._run_effects(None, self.lobby.connect(now_ms()))
+        await self._run_effects(None, self.lobby.connect(self.now_ms()))
         broker = (
             self.transport.announcing()
             if isinstance(self.transport, MultiTransport)

@@ -14,7 +14,6 @@ from p2p.peer.checks import (
     _follow,
     _mover,
 )
-from p2p.peer.config import now_ms
 from p2p.peer.handles import Round
 from p2p.peer.notifications import (
     ChatMessage,
@@ -53,7 +52,7 @@ class Driving:
         """Run a user action on a round's machine (``ActionError`` passes to the caller)."""
         if self._closed:
             raise ActionError("this peer is closed", "closed")
-        effects = await self._call(rnd, lambda: action(rnd.machine, now_ms()))
+        effects = await self._call(rnd, lambda: action(rnd.machine, self.now_ms()))
         await self._run_effects(rnd, effects)
 
     async def _call(self, rnd: Round, step: Callable[[], list[Effect]]) -> list[Effect]:
@@ -131,7 +130,7 @@ class Driving:
                 self._append_log(rnd, effect.event)
         busy = self.busy
         if busy != self.lobby.busy:
-            announce = self.lobby.set_busy(busy, now_ms())  # also what auto-declines
+            announce = self.lobby.set_busy(busy, self.now_ms())  # also what auto-declines
             if self.transport.connected:  # else the presence after reconnecting says it
                 await self._run_effects(None, announce)
         if rnd is not None and rnd.is_over:

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from p2p.games import Game
-from p2p.peer.config import now_ms
 from p2p.peer.notifications import (
     ChatMessage,
     Notifications,
@@ -227,7 +226,7 @@ class Round:
         await self._peer._act(self, lambda m, now: m.chat(text, now))
         me = self._peer.identity
         self._peer._notify(
-            ChatMessage(me.public_key, self._peer.nick, line, self.id, now_ms())
+            ChatMessage(me.public_key, self._peer.nick, line, self.id, self._peer.now_ms())
         )
 
     async def request_sync(self) -> None:

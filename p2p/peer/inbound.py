@@ -16,7 +16,6 @@ from p2p.peer.checks import (
     _signed_id,
     _unjoinable,
 )
-from p2p.peer.config import now_ms
 from p2p.protocol import events as ev
 from p2p.protocol import sealing
 from p2p.protocol.effects import dropped
@@ -75,7 +74,7 @@ class Receiving:
                 return Verdict(None, reason="forged")
             if event.pk != sender:
                 return Verdict(None, reason="forged")
-            stale = self.lobby.replayed(event, now_ms(), topic)
+            stale = self.lobby.replayed(event, self.now_ms(), topic)
             if stale:
                 return Verdict(None, reason=stale)
             return Verdict(Lane.KNOWN, sender)
@@ -178,7 +177,7 @@ class Receiving:
         rest = topic[len(root) :]
         if topic == self.lobby.will_route().topic:  # what the broker holds as ours
             effects = self.lobby.receive_bytes(
-                message.payload, now_ms(), topic, message.retain
+                message.payload, self.now_ms(), topic, message.retain
             )
             await self._run_lobby_effects(effects)
             return
@@ -238,7 +237,7 @@ class Receiving:
                 and parts[2] == "genesis"
                 and event.kind == "genesis"
             ):
-                why = _unjoinable(event, self.turn_timeouts)
+                why = _unjoinable(event, self.turn_timeouts, self.now_ms())
                 if why:  # e.g. a holder of the code planted a round of its own
                     self._warn(f"ignored genesis behind a code: {why}", None, why, "genesis")
                 elif not joining[0].done():
@@ -246,7 +245,7 @@ class Receiving:
                 return
             if rnd is not None:
                 effects = await self._call(
-                    rnd, lambda: rnd.machine.receive(event, now_ms())
+                    rnd, lambda: rnd.machine.receive(event, self.now_ms())
                 )
                 await self._run_effects(rnd, effects, source=parts[2])
             return
@@ -261,7 +260,7 @@ class Receiving:
             if event.kind == "cancel" and event.round in self.rounds:
                 rnd = self.rounds[event.round]  # a cancel copied to our inbox
                 effects = await self._call(
-                    rnd, lambda: rnd.machine.receive(event, now_ms())
+                    rnd, lambda: rnd.machine.receive(event, self.now_ms())
                 )
                 await self._run_effects(
                     rnd, [e for e in effects if not _is_duplicate(e)]

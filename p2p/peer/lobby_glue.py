@@ -11,7 +11,6 @@ import random
 
 from p2p.net.transport import WillMessage
 from p2p.peer import config
-from p2p.peer.config import now_ms
 from p2p.peer.handles import Invitation
 from p2p.peer.notifications import (
     ChatMessage,
@@ -87,7 +86,7 @@ class LobbyGlue:
     async def say(self, text: str) -> None:
         """A lobby chat line to everyone online; ``ActionError`` if it is empty."""
         try:
-            effects = self.lobby.chat(text, now_ms())
+            effects = self.lobby.chat(text, self.now_ms())
         except ValueError as err:
             raise ActionError(str(err)) from None
         await self._run_effects(None, effects)
@@ -128,7 +127,7 @@ class LobbyGlue:
 
     def _make_will(self) -> WillMessage:
         """A fresh session per connection, and its pre-signed offline presence as the Will."""
-        event = self.lobby.will(now_ms(), session=os.urandom(16))
+        event = self.lobby.will(self.now_ms(), session=os.urandom(16))
         route = self.lobby.will_route()
         return WillMessage(
             route.topic, event.raw, route.qos, route.retain, config.PRESENCE_TTL_S
@@ -136,7 +135,7 @@ class LobbyGlue:
 
     async def _lobby_receive(self, event: Event, topic: str, retained: bool = False) -> None:
         known = event.round in self.lobby.invitations
-        effects = self.lobby.receive(event, now_ms(), topic)
+        effects = self.lobby.receive(event, self.now_ms(), topic)
         await self._run_lobby_effects(effects, retained)
         pending = self.lobby.invitations.get(event.round or "")
         if event.kind == "genesis" and not known and pending is not None:
@@ -171,7 +170,7 @@ class LobbyGlue:
             self._answer_timer = None
             if self._closed or not self.transport.connected:
                 return
-            for effect in self.lobby.answer_due(now_ms()):
+            for effect in self.lobby.answer_due(self.now_ms()):
                 if isinstance(effect, Publish):
                     route = effect.route
                     self.transport.publish_nowait(

@@ -13,7 +13,6 @@ from typing import Any
 
 from p2p.games import game_class
 from p2p.peer.checks import _mover
-from p2p.peer.config import now_ms
 from p2p.peer.files import (
     MAX_LOG_BYTES,
     read_round_key,
@@ -161,7 +160,7 @@ class Opening:
                 os.urandom(32),
                 self.topics,
                 code=code,
-                now=now_ms(),
+                now=self.now_ms(),
                 timeouts=self.turn_timeouts,
             )
         except Exception as err:  # noqa: BLE001 - a planted or broken genesis
@@ -226,7 +225,7 @@ class Opening:
             round_key = sealing.private_round_key(secret)
         machine, effects = RoundMachine.open(
             self.identity,
-            now_ms(),
+            self.now_ms(),
             os.urandom(16).hex(),
             game,
             opts,
@@ -250,7 +249,7 @@ class Opening:
             raise ActionError(
                 "no such invitation (it expired or was cancelled)", "no_invitation"
             ) from None
-        if pending.genesis.body["expires"] <= now_ms():
+        if pending.genesis.body["expires"] <= self.now_ms():
             raise ActionError("the invitation has expired", "invitation_expired")
         if round_id not in self._invite_keys:
             raise ActionError("the invitation carried no round key")
@@ -260,7 +259,7 @@ class Opening:
             pending.genesis,
             os.urandom(32),
             self.topics,
-            now=now_ms(),
+            now=self.now_ms(),
             timeouts=self.turn_timeouts,
         )
         machine.key = topic_key  # a private round's: only the invitation tells it
@@ -270,7 +269,7 @@ class Opening:
 
     async def _decline_invitation(self, round_id: str) -> None:
         try:
-            effects = self.lobby.decline_invitation(round_id, now_ms())
+            effects = self.lobby.decline_invitation(round_id, self.now_ms())
         except ValueError:
             raise ActionError(
                 "no such invitation (it expired or was cancelled)", "no_invitation"
@@ -344,7 +343,7 @@ class Opening:
             os.urandom(32),
             self.topics,
             code,
-            now_ms(),
+            self.now_ms(),
             self.turn_timeouts,
         )
         key_path = Path(path).with_suffix(".key")

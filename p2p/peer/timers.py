@@ -10,7 +10,6 @@ import time
 from p2p.peer.config import (
     RESYNC_AFTER_S,
     TICK_S,
-    now_ms,
 )
 from p2p.peer.handles import Round
 from p2p.protocol.effects import Publish
@@ -26,7 +25,7 @@ class Timers:
         while True:
             await asyncio.sleep(TICK_S)
             try:
-                now = now_ms()
+                now = self.now_ms()
                 for rnd in list(self.rounds.values()):
                     if rnd.is_over:
                         continue

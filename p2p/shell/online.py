@@ -206,11 +206,9 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
 
     def _seconds_left(self, rnd: Any, silent: bool = False) -> int:
         """Seconds until the seat to move may be forfeited (offline or silent; from the head)."""
-        from p2p.peer import now_ms
-
         timeouts = self.peer.turn_timeouts
         limit = timeouts.silent_ms if silent else timeouts.offline_ms
-        return max(0, (limit - (now_ms() - rnd.chain_state.head.ts)) // 1000)
+        return max(0, (limit - (self.peer.now_ms() - rnd.chain_state.head.ts)) // 1000)
 
     async def _absent_check(self, pk: bytes, rnd: Any, wait: float = 5.0) -> None:
         """Online again but, after a moment, still not back in the round: say what follows."""
