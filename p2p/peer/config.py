@@ -14,6 +14,13 @@ OFFLOAD_COMPUTER_MOVES = True
 """Run machine steps of rounds with computer seats in a worker thread (see ``Peer._call``)."""
 MAX_MEMBER_NICKS = 256
 """How many round members' nicknames a peer keeps for labels after they left the lobby."""
+SETTLE_S = 5.0
+"""After our own connection comes back, the round timers decide nothing for this long: the
+resync we ask for at once comes first (docs/protocol.md, "Time and faults")."""
+OFFLINE_GRACE_FACTOR = 4
+"""We sign an ``offline`` forfeit only for a seat that has been offline in our lobby view
+for this many times ``TurnTimeouts.offline_ms`` (4 min by default): a member's outage of up
+to 3 min, plus a minute to reconnect and resync, never costs it the round."""
 GENESIS_REPAIR_S = 0.2
 """The admin of a private round re-publishes its retained genesis this long after it saw
 it deleted or overwritten (at most once per this interval, however fast a stranger is)."""

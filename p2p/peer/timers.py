@@ -8,6 +8,7 @@ import logging
 import time
 
 from p2p.peer.config import (
+    OFFLINE_GRACE_FACTOR,
     RESYNC_AFTER_S,
     TICK_S,
 )
@@ -26,34 +27,39 @@ class Timers:
             await asyncio.sleep(TICK_S)
             try:
                 now = self.now_ms()
+                listening = self.transport.connected
+                deciding = listening and time.monotonic() >= self._settle_until
                 for rnd in list(self.rounds.values()):
-                    if rnd.is_over:
-                        continue
+                    if rnd.is_over or not deciding:
+                        continue  # cut off or just back: nobody's silence counts yet
                     self.lobby.keep(
                         s.pk for s in rnd.chain_state.seats if s.pk is not None
                     )  # e.g. a joiner who entered the code
                     step = functools.partial(
-                        rnd.machine.tick, now, self._offline_members(rnd)
+                        rnd.machine.tick, now, self._offline_members(rnd, now)
                     )
                     await self._run_effects(rnd, await self._call(rnd, step))
                     await self._maybe_resync(rnd)
-                effects = self.lobby.tick(now)
-                if not self.transport.connected:
+                effects = self.lobby.tick(now, listening)
+                if not listening:
                     effects = [e for e in effects if not isinstance(e, Publish)]
                 await self._run_lobby_effects(effects)
             except Exception:
                 log.exception("internal error in the timer loop")
 
-    def _offline_members(self, rnd: Round) -> frozenset[bytes]:
+    def _offline_members(self, rnd: Round, now: int) -> frozenset[bytes]:
         """Members of ``rnd`` whose own Last Will or goodbye, or whose silence, took them
-        out of the lobby -- never members a lobby flood kept out of the list."""
-        return frozenset(
-            seat.pk
-            for seat in rnd.chain_state.seats
-            if seat.pk is not None
-            and seat.pk != self.public_key
-            and self.lobby.is_offline(seat.pk)
-        )
+        out of the lobby at least ``OFFLINE_GRACE_FACTOR`` offline timeouts ago -- never
+        members a lobby flood kept out of the list, nor one whose outage may still end."""
+        grace = OFFLINE_GRACE_FACTOR * rnd.machine.timeouts.offline_ms
+        found = []
+        for seat in rnd.chain_state.seats:
+            if seat.pk is None or seat.pk == self.public_key:
+                continue
+            since = self.lobby.offline_since(seat.pk)
+            if since is not None and now - since >= grace:
+                found.append(seat.pk)
+        return frozenset(found)
 
     async def _maybe_resync(self, rnd: Round) -> None:
         """Events parked for long mean we missed one: ask the members for the chain."""

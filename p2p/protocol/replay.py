@@ -24,10 +24,12 @@ from dataclasses import dataclass, field
 from p2p.protocol import events
 from p2p.protocol.events import Event, EventError
 from p2p.protocol.round import (
+    DEFAULT_TIMEOUTS,
     ChainError,
     Phase,
     RoundError,
     RoundState,
+    TurnTimeouts,
     seats_text,
     verify_chain,
 )
@@ -173,15 +175,20 @@ def parse_log(
     return [by_seq[seq] for seq in range(len(by_seq))], ignored
 
 
-def replay_log(lines: Iterable[bytes]) -> Replay:
-    """Verify a whole log and return the final state; ``LogError`` on the first problem."""
+def replay_log(
+    lines: Iterable[bytes], timeouts: TurnTimeouts = DEFAULT_TIMEOUTS
+) -> Replay:
+    """Verify a whole log and return the final state; ``LogError`` on the first problem.
+
+    ``timeouts``: the turn timeouts the round was played with (the protocol's by default;
+    tests that play with shorter ones replay with those)."""
     acks: list[Event] = []
     rivals: dict[int, Event] = {}
     chain, ignored = parse_log(lines, acks, rivals)
     for seq in sorted(rivals):
-        _settle(chain, seq, rivals[seq])
+        _settle(chain, seq, rivals[seq], timeouts)
     try:
-        state = verify_chain(chain)
+        state = verify_chain(chain, timeouts)
     except ChainError as err:
         raise LogError(f"chain {err}") from None
     result = Replay(state, chain, ignored)
@@ -189,7 +196,9 @@ def replay_log(lines: Iterable[bytes]) -> Replay:
     return result
 
 
-def _settle(chain: list[Event], seq: int, other: Event) -> None:
+def _settle(
+    chain: list[Event], seq: int, other: Event, timeouts: TurnTimeouts = DEFAULT_TIMEOUTS
+) -> None:
     """A forfeit and the forfeited seat's own event at ``seq``: keep the forfeit if the
     rules let it replace that event (``p2p.protocol.conflicts.rival_wins``: a game-ending
     or timely event is never replaced); else the log holds a forfeit the rules forbid and
@@ -202,7 +211,7 @@ def _settle(chain: list[Event], seq: int, other: Event) -> None:
     rival = pair[1] if forfeit is pair[0] else pair[0]
     where = f"position {seq}"
     try:
-        base = verify_chain(chain[:seq])
+        base = verify_chain(chain[:seq], timeouts)
     except ChainError as err:
         raise LogError(f"chain {err}") from None
     head = base.head
