@@ -254,3 +254,51 @@ def test_a_connection_reset_every_6s_on_one_link(
     rounds = run(body(), 240)
     assert_same_end(rounds)
     assert rounds[0].phase is Phase.OVER and forfeits(rounds[0]) == []
+
+
+# -- a broker killed and restarted without persistence mid-round ---------------------------
+
+
+@pytest.mark.slow
+def test_a_broker_restart_of_10s_mid_round_loses_nothing(
+    private_mosquitto: Any, tmp_path: Path
+) -> None:
+    """kill -9 of the only broker for 10 s mid-round (sessions and retained messages gone):
+    both peers reconnect, republish their presence (a newcomer finds them), resync, and
+    the round completes with the same end for both."""
+    from faults import broker_outage
+
+    broker = private_mosquitto
+
+    async def body() -> list[Round]:
+        async with (
+            Peer(broker.url, nick="alice", log_dir=tmp_path / "a", turn_timeouts=SCALED) as alice,
+            Peer(broker.url, nick="bob", log_dir=tmp_path / "b", turn_timeouts=SCALED) as bob,
+        ):
+            await meet(alice, bob)
+            rounds = await start_round(alice, [bob], "connect4")
+
+            async def nemesis() -> None:
+                await rounds[0].wait_until(lambda r: r.chain_state.ply >= 4, 60)
+                await broker_outage(broker, 10.0)
+                restarted_at.append(rounds[0].chain_state.ply)
+
+            restarted_at: list[int] = []
+
+            cutter = asyncio.create_task(nemesis())
+            await asyncio.gather(
+                careful_play(rounds[0], alice, think=0.5),
+                careful_play(rounds[1], bob, think=0.5),
+            )
+            await cutter
+            assert restarted_at and restarted_at[0] < rounds[0].chain_state.ply  # mid-round
+            await eventually(
+                lambda: len({r.chain_state.head.id for r in rounds}) == 1, 30, "one head"
+            )
+            async with Peer(broker.url, nick="carol") as carol:
+                await meet(alice, bob, carol)  # the presences were republished
+            return rounds
+
+    rounds = run(body(), 180)
+    assert_same_end(rounds)
+    assert rounds[0].phase is Phase.OVER and forfeits(rounds[0]) == []
