@@ -46,7 +46,8 @@ def mosquitto() -> Iterator[LocalBroker]:
 
 @pytest.fixture()
 def private_mosquitto() -> Iterator[LocalBroker]:
-    """A broker of the test's own, which it may stop and restart (reconnect tests)."""
+    """A broker of the test's own, which it may stop, kill (``faults.broker_outage``) and
+    restart on the same port without persistence (reconnect and broker-restart tests)."""
     yield from _started_broker()
 
 
@@ -157,3 +158,15 @@ def wss_bridge(mosquitto: LocalBroker) -> Iterator[Any]:
 
     with WebsocketBridge("127.0.0.1", mosquitto.port, tls=True) as bridge:
         yield bridge
+
+
+@pytest.fixture()
+def link_to(mosquitto: LocalBroker) -> Callable[..., Any]:
+    """A factory of ``faults.LinkProxy`` in front of the session broker: one per peer whose
+    link the test degrades (``async with link_to() as link: Peer(link.url, ...)``)."""
+    from faults import LinkProxy
+
+    def make(seed: int = 0) -> Any:
+        return LinkProxy(mosquitto.port, seed=seed)
+
+    return make

@@ -113,7 +113,9 @@ def test_2500_fake_presences_hide_no_real_peer_and_forfeit_no_member(
                     if o is not peer
                 )
             await asyncio.sleep(1.5)  # longer than offline_ms: no forfeit may come
-            assert alice._offline_members(ra) == frozenset() and ra.phase is Phase.PLAY
+            assert all(alice.lobby.offline_since(o.public_key) is None for o in (bob, carol))
+            assert alice._offline_members(ra, alice.now_ms()) == frozenset()
+            assert ra.phase is Phase.PLAY
             assert not [e for e in ra.log() if e.kind == "forfeit"]
             # a newcomer learns everyone from the retained presences, fakes and all
             async with Peer(url, nick="dave") as dave:

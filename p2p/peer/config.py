@@ -14,6 +14,21 @@ OFFLOAD_COMPUTER_MOVES = True
 """Run machine steps of rounds with computer seats in a worker thread (see ``Peer._call``)."""
 MAX_MEMBER_NICKS = 256
 """How many round members' nicknames a peer keeps for labels after they left the lobby."""
+SETTLE_S = 5.0
+"""After our own connection comes back, the round timers decide nothing for this long: the
+resync we ask for at once comes first (docs/protocol.md, "Time and faults")."""
+
+
+def offline_grace_ms(offline_ms: int) -> int:
+    """How long a seat must have been offline in our view (its own Will or goodbye in our
+    lobby, unrevoked) before we sign an ``offline`` forfeit of it: the chain's limit plus a
+    third (4 min for the default 3 min), so a member's outage of up to the limit, plus
+    time to reconnect and resync, never costs it the round.
+
+    >>> offline_grace_ms(180_000)
+    240000
+    """
+    return offline_ms + offline_ms // 3
 GENESIS_REPAIR_S = 0.2
 """The admin of a private round re-publishes its retained genesis this long after it saw
 it deleted or overwritten (at most once per this interval, however fast a stranger is)."""

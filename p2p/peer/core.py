@@ -7,6 +7,7 @@ import contextlib
 import logging
 import os
 import ssl
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,7 @@ from p2p.net.transport import (
 from p2p.peer.checks import _WarnBudget
 from p2p.peer.config import (
     MAX_MEMBER_NICKS,
+    SETTLE_S,
     now_ms,
 )
 from p2p.peer.driving import Driving
@@ -170,6 +172,9 @@ class Peer(LobbyGlue, Opening, Driving, Publishing, Receiving, Timers):
         self._tasks: list[asyncio.Task[None]] = []
         self.stats = PeerStats()
         self._closed = False
+        self._settle_until = 0.0
+        """``time.monotonic()`` before which the round timers decide nothing (we just
+        came back online and resync first)."""
 
     # -- identity --------------------------------------------------------------------
 
@@ -282,6 +287,7 @@ class Peer(LobbyGlue, Opening, Driving, Publishing, Receiving, Timers):
         online; nobody has to answer), and after a reconnect catch up on our rounds."""
         await self._run_effects(None, self.lobby.connect(self.now_ms()))
         if self.transport.is_reconnect():
+            self._settle_until = time.monotonic() + SETTLE_S  # resync before deciding
             for rnd in list(self.rounds.values()):
                 if not rnd.is_over:
                     self._repair_genesis(rnd)  # a restarted broker may have lost it

@@ -15,7 +15,9 @@ How to drive it (``p2p.peer``):
 * a ``Backoff(max_ms)`` effect asks the driver to call ``answer_due(now)`` after a random
   delay of at most ``max_ms`` (the randomness lives in the driver);
 * call ``tick(now)`` every second or so (heartbeat every ``HEARTBEAT_MS``, silent peers
-  dropped after ``SILENCE_MS``, invitations expire), ``keep(keys)`` with the members of
+  dropped after ``SILENCE_MS``, invitations expire); ``tick(now, listening=False)`` while
+  our own connection is down: the others' silence is then not counted (docs/protocol.md,
+  "Time and faults"); ``keep(keys)`` with the members of
   our rounds, and drain ``take_changes()`` after each call (who came, changed or left);
 * ``set_busy``, ``chat``, ``hello``, ``disconnect`` and ``decline_invitation`` are user
   actions.
@@ -237,6 +239,8 @@ class Lobby:
         self._sent: deque[bytes] = deque(maxlen=8)
         self._echoed = False
         self._answer_pending = False
+        self._deaf_since: int | None = None
+        """When our own connection went down (``tick(now, listening=False)``), else None."""
 
     # -- our own presence ---------------------------------------------------------------
 
@@ -345,6 +349,11 @@ class Lobby:
         if info is None:
             return 3
         return 1 if info.established else 2
+
+    def offline_since(self, pk: bytes) -> int | None:
+        """When (our clock) a partner's offline presence or its silence removed it, or
+        ``None`` while it is online or merely missing from the list (see ``is_offline``)."""
+        return self._gone.get(pk) if self.is_offline(pk) else None
 
     def is_offline(self, pk: bytes) -> bool:
         """True once a partner's own signed offline presence or its silence removed it.
@@ -836,15 +845,29 @@ class Lobby:
 
     # -- time --------------------------------------------------------------------------
 
-    def tick(self, now: int) -> list[Effect]:
-        """Heartbeat, drop silent peers, expire invitations (O(1) when nothing is due)."""
+    def tick(self, now: int, listening: bool = True) -> list[Effect]:
+        """Heartbeat, drop silent peers, expire invitations (O(1) when nothing is due).
+
+        ``listening=False`` while our own connection is down: silence we cannot hear is no
+        one's silence, so nobody is dropped for it; when we listen again every peer's
+        ``last_heard`` moves on by the time we were deaf (their retained presences and next
+        heartbeats then tell who is really gone).
+        """
         effects: list[Effect] = []
+        if not listening:
+            if self._deaf_since is None:
+                self._deaf_since = now
+        elif self._deaf_since is not None:
+            deaf = max(0, now - self._deaf_since)
+            self._deaf_since = None
+            for info in self.peers.values():
+                info.last_heard += deaf
         if (
             self._last_presence is not None
             and now - self._last_presence >= HEARTBEAT_MS
         ):
             effects.append(self._announce("online", now))
-        for queue in (self._new, self._established):
+        for queue in (self._new, self._established) if listening else ():
             while queue:
                 info = self.peers[next(iter(queue))]
                 if now - info.last_heard < SILENCE_MS:
