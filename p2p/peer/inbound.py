@@ -78,6 +78,10 @@ class Receiving:
                 return self._lobby_auth(topic, payload, sender, lane)
 
             known = self._known_key(sender)
+            if topic == self.lobby.will_route().topic and sender != self.public_key:
+                # our own retained presence emptied or overwritten: the lobby repairs
+                # it (rate-limited there); only the lane pays, as for any stranger
+                return Verdict(Lane.STRANGER, None)
             if not known:
                 return Verdict(Lane.STRANGER, None, confirm=confirm)
             return confirm()
@@ -193,7 +197,9 @@ class Receiving:
         except SealError:
             return Verdict(None, reason="not sealed with the round key")
         sender = _claimed_key(opened)
-        if sender is None or not rnd._has_member(sender):
+        if sender is None:  # names nobody: only the lane pays (the parse reports it)
+            return Verdict(Lane.ROUND_OTHER, None, parsed=opened)
+        if not rnd._has_member(sender):
             # a code joiner, or a non-member's bytes replayed by someone holding the key:
             # checked (signature, replay) once the lane-wide budget let it pass, before
             # its signer's own budget is charged
