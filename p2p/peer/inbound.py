@@ -144,15 +144,15 @@ class Receiving:
     def _inbox_auth(
         self, sender: bytes, invite_key: bytes, auth: bytes, topic_key: bytes, inner: bytes
     ) -> str:
-        """Why an opened inbox message is not ``sender``'s own invitation or cancel to us,
-        or a replay of one ('' if it is fresh and really theirs)."""
+        """Why an opened inbox message is not an event ``sender`` itself signed and sealed to
+        us (key-auth), or is a replay or stale ('' if it is fresh and really theirs)."""
         try:
             event = ev.parse(inner)
         except EventError:
             return "forged"
         if event.pk != sender:
             return "forged"
-        if event.kind not in ("genesis", "cancel") or event.round is None:
+        if event.round is None:  # a lobby event: no round key it could have sealed
             return "not an invitation or cancel"
         if event.id in self._inbox_seen:
             return "duplicate"
@@ -161,6 +161,8 @@ class Receiving:
             event.kind == "genesis" and event.body["expires"] <= now
         ):
             return "stale invitation or cancel"  # by its own signed time: no memory needed
+        # (a round event its signer really sealed to us is charged to the signer and goes
+        # on: the inbox rule, §15.3, drops it there with a warning naming it)
         if not sealing.check_key_auth(
             self._seed, self.public_key, sender, event.round, invite_key, topic_key, auth
         ):
@@ -241,8 +243,8 @@ class Receiving:
             return Verdict(None, reason="duplicate")
         try:
             event = ev.parse(opened)
-        except EventError:
-            return Verdict(None, reason="forged")
+        except EventError:  # signed by the sender, but not a valid event: its own doing,
+            return Verdict(lane, sender, parsed=opened)  # charged; dispatch reports why
         why = rnd.machine.replayed(event, now_ms())
         if why:
             return Verdict(None, reason=why)
