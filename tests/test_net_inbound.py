@@ -149,9 +149,8 @@ def test_the_peer_classifies_by_topic_round_key_and_checked_member_key() -> None
         verdict = classify(chat, ev.make(stranger, "chat", now, line).raw)
         assert (verdict.lane, verdict.sender) == (Lane.STRANGER, None)
         assert verdict.confirm is not None and verdict.confirm().sender == stranger.public_key
-        junk = classify(chat, b"\x00junk")
-        assert junk.lane is Lane.STRANGER and junk.confirm is not None
-        assert junk.confirm().reason == "forged"
+        junk = classify(chat, b"\x00junk")  # names no key: the lane pays, the parse reports
+        assert (junk.lane, junk.sender, junk.confirm) == (Lane.STRANGER, None, None)
         await alice.close()
 
     asyncio.run(body())

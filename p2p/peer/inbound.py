@@ -82,6 +82,8 @@ class Receiving:
                 # our own retained presence emptied or overwritten: the lobby repairs
                 # it (rate-limited there); only the lane pays, as for any stranger
                 return Verdict(Lane.STRANGER, None)
+            if sender is None:  # names nobody: only the lane pays (the parse reports it)
+                return Verdict(Lane.STRANGER, None)
             if not known:
                 return Verdict(Lane.STRANGER, None, confirm=confirm)
             return confirm()
