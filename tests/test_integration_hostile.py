@@ -236,8 +236,13 @@ def test_hostile_events_are_refused_while_the_round_goes_on(
                     "ttl": 60,
                 },
             )
+            # (refused at the network edge, before any budget: authenticate, then charge)
+            elsewhere = "presence on another peer's topic"
+            refused = alice.stats.dropped.get(elsewhere, 0)
             await mallory.publish(topics.presence(bob.peer_id).topic, fake.raw, qos=0)
-            await expect_rejected(notes_a, "another peer's topic")
+            await eventually(
+                lambda: alice.stats.dropped.get(elsewhere, 0) > refused, 5, "the fake Will to be refused"
+            )
             # bob's own, real Last Will of an earlier connection, replayed
             bob.interrupt_connection(hold=0.3)
             will = None

@@ -231,3 +231,97 @@ def test_stranger_invitations_do_not_push_out_the_round_key_of_a_pending_one() -
             await p.close()
 
     asyncio.run(body())
+
+
+def test_a_friends_bytes_sealed_to_our_inbox_by_a_stranger_do_not_use_up_its_budget() -> None:
+    """Authenticate, then charge (issue 16). Anyone can seal anything to anyone: a
+    stranger seals bob's public, validly signed presence to alice, a fresh envelope (new
+    bytes) every 0.5 s, and replays bob's own sealed invitation of 20 minutes ago (bytes
+    it copied from alice's inbox topic) the same way. Before the fix the edge charged
+    both to *bob's* inbox budget (burst 8, then 1 per s) before the key-auth check, so
+    bob's real invitation was dropped as "inbox sender over budget". Now neither is bob's
+    own fresh invitation or cancel (not an invitation; round key not sealed by bob; stale
+    by its signed time): dropped before any budget of bob's is touched."""
+
+    async def body() -> None:
+        alice = Peer("mqtt://127.0.0.1:1", nick="alice")
+        bob = Peer("mqtt://127.0.0.1:1", nick="bob")
+        mallory = Identity.from_seed(os.urandom(32))
+        now = int(time.time() * 1000)
+        presence = _presence(bob.identity, now)
+        alice.lobby.receive(presence, now, alice.topics.presence(bob.peer_id).topic)
+        assert bob.public_key in alice.lobby.peers
+        inbox = alice.topics.inbox(alice.peer_id).topic
+        old_body = {
+            "game": "connect4", "options": {}, "expires": now - 1_140_000, "private": False,
+            "seats": [{"pk": bob.identity.pk_hex, "level": None}, {"pk": alice.identity.pk_hex, "level": None}],
+            "start": 0,
+        }
+        rid = os.urandom(16).hex()
+        old = ev.make(bob.identity, "genesis", now - 1_200_000, old_body, round=rid, seq=0)
+        clock = Clock()
+        queues = InboundQueues(alice._classify, clock=clock)
+        for k in range(60):
+            clock.now += 0.5
+            if k % 2:
+                payload = sealing.seal_invitation(
+                    os.urandom(32), mallory.seed(), mallory.public_key, alice.public_key,
+                    "ab" * 16, os.urandom(32), os.urandom(16), presence.raw,
+                )
+            else:
+                payload = sealing.seal_invitation(
+                    os.urandom(32), bob._seed, bob.public_key, alice.public_key,
+                    rid, os.urandom(32), bytes.fromhex(rid), old.raw,
+                )
+            assert not queues.offer(Inbound(inbox, payload))
+        assert not any("over budget" in k for k in queues.stats), queues.stats
+        assert queues.stats.get("dropped: not an invitation or cancel") == 30, queues.stats
+        assert queues.stats.get("dropped: stale invitation or cancel") == 30, queues.stats
+        # bob's real invitation still gets through, and only bob's budget pays for it
+        rnd = await bob.invite([alice.public_key], "connect4", start=0)
+        genesis = rnd.log()[0]
+        real = bob._seal(inbox, genesis.raw, genesis)
+        assert real is not None
+        assert queues.offer(Inbound(inbox, real)), queues.stats
+        item = queues.get_nowait()
+        assert item is not None
+        await alice._dispatch(item)
+        assert genesis.round in alice.lobby.invitations
+        for p in (alice, bob):
+            await p.close()
+
+    asyncio.run(body())
+
+
+def test_a_strangers_bytes_replayed_in_the_lobby_are_charged_to_the_lane_not_to_their_signer() -> None:
+    """The same rule for a key we do not know yet (a real new peer): junk that names
+    carol's key, and carol's own first presence replayed on other peers' topics, are
+    charged to the ``stranger`` lane they arrived on, never to carol's budget in it
+    (burst 10, then 2 per s). Before, the edge charged carol's budget for whatever named
+    her key, unchecked, and her real first presence was dropped "over budget"."""
+
+    async def body() -> None:
+        alice = Peer("mqtt://127.0.0.1:1", nick="alice")
+        carol = Identity.from_seed(os.urandom(32))
+        now = int(time.time() * 1000)
+        topics = alice.topics
+        first = _presence(carol, now - 5_000)
+        clock = Clock()
+        queues = InboundQueues(alice._classify, clock=clock)
+        for k in range(60):  # 10 per s, each message new bytes
+            clock.now += 0.1
+            if k % 2:  # carol's key on junk: the signature no longer matches
+                junk = first.raw.replace(b'"nick":"bob"', f'"nick":"b{k:02d}"'.encode())
+                queues.offer(Inbound(topics.presence(carol.peer_id).topic, junk))
+            else:
+                other = topics.presence(peer_id(os.urandom(32))).topic
+                queues.offer(Inbound(other, first.raw))
+        real = _presence(carol, now)
+        assert queues.offer(Inbound(topics.presence(carol.peer_id).topic, real.raw)), queues.stats
+        assert queues.size(Lane.STRANGER) == 1
+        assert not any("over budget" in k for k in queues.stats), queues.stats
+        assert queues.stats.get("dropped: forged") == 30, queues.stats
+        assert queues.stats.get("dropped: presence on another peer's topic") == 30, queues.stats
+        await alice.close()
+
+    asyncio.run(body())

@@ -120,7 +120,7 @@ def test_the_peer_classifies_by_topic_round_key_and_checked_member_key() -> None
         classify = alice._classify
         # a member's event, sealed with the round key: the round lane, handed on opened
         verdict = classify(events, rnd.sealed(move.raw))
-        assert (verdict.lane, verdict.sender, verdict.parsed) == (Lane.ROUND, bob.public_key, move.raw)
+        assert (verdict.lane, verdict.sender, verdict.parsed.raw) == (Lane.ROUND, bob.public_key, move.raw)
         # the same, forged in the member's name by a key holder: dropped before any queue
         forged = canonical.decode(ev.make(stranger, "move", now, body_, round=rnd.id, seq=1, prev=genesis.id).raw)
         forged["pk"] = bob.pk_hex
@@ -128,8 +128,12 @@ def test_the_peer_classifies_by_topic_round_key_and_checked_member_key() -> None
         # a replay of an event the round holds: a duplicate
         assert classify(events, rnd.sealed(genesis.raw)).reason == "duplicate"
         # a non-member's event: the small lane; junk that does not open: dropped unread
+        # (its signer's budget is charged only after the lane's and its signature check)
         other = ev.make(stranger, "move", now, body_, round=rnd.id, seq=1, prev=genesis.id)
-        assert classify(events, rnd.sealed(other.raw)).lane is Lane.ROUND_OTHER
+        verdict = classify(events, rnd.sealed(other.raw))
+        assert (verdict.lane, verdict.sender) == (Lane.ROUND_OTHER, None)
+        assert verdict.confirm is not None
+        assert (verdict.confirm().lane, verdict.confirm().sender) == (Lane.ROUND_OTHER, stranger.public_key)
         assert classify(events, move.raw).reason == "not sealed with the round key"
         assert classify(alice.topics.round_events("ab" * 16).topic, b"x").reason == "not our round"
         assert classify("elsewhere/topic", b"x").reason == "foreign topic"
@@ -142,8 +146,11 @@ def test_the_peer_classifies_by_topic_round_key_and_checked_member_key() -> None
         spoof = canonical.decode(ev.make(stranger, "chat", now, line).raw)
         spoof["pk"] = bob.pk_hex
         assert classify(chat, canonical.encode(spoof)).reason == "forged"
-        assert classify(chat, ev.make(stranger, "chat", now, line).raw).lane is Lane.STRANGER
-        assert classify(chat, b"\x00junk").lane is Lane.STRANGER
+        verdict = classify(chat, ev.make(stranger, "chat", now, line).raw)
+        assert (verdict.lane, verdict.sender) == (Lane.STRANGER, None)
+        assert verdict.confirm is not None and verdict.confirm().sender == stranger.public_key
+        junk = classify(chat, b"\x00junk")  # names no key: the lane pays, the parse reports
+        assert (junk.lane, junk.sender, junk.confirm) == (Lane.STRANGER, None, None)
         await alice.close()
 
     asyncio.run(body())

@@ -7,9 +7,13 @@ before anything expensive happens to it.  The checks run cheapest first:
 2. **duplicate** -- the same bytes on the same topic seen within ``DEDUPE_WINDOW_S``
    (a copy from a second broker, a replayed message) cost one hash;
 3. **classify** -- a callback of the peer says which ``Lane`` the message belongs to and
-   which key it claims to come from (topic, known round, known member key); it may
-   verify the signature itself where a forged claim would otherwise steal a member's
-   budget (the peer does that for our rounds' topics only), or drop the message;
+   which key signed it, or drops the message.  *Authenticate, then charge*: a sender's
+   own budget is charged only for what that sender really signed (and, in an inbox,
+   sealed) and what is not a replay, so a third party replaying someone's bytes never
+   uses up that someone's budget.  Where checking costs more than the lane may spend on
+   strangers, the verdict carries a ``confirm`` step instead: it runs only after the
+   lane-wide budget let the message pass (so a replay is charged to the lane it arrived
+   on), and names the sender whose budget is charged next;
 4. **budgets** -- a token bucket per (lane, sender) and, for lanes strangers reach, one
    per lane for all senders together (fresh keys cost nothing to make, so a per-sender
    budget alone would be rotated around); retained messages, which a broker sends only
@@ -87,6 +91,10 @@ class Verdict:
     """The sender's signature was checked here (a key we know): only its own budget
     applies, not the lane-wide one that strangers' fresh keys share (so a flood of
     those cannot crowd out a known sender, e.g. an invitation from a peer we list)."""
+    confirm: Callable[[], Verdict] | None = field(default=None, compare=False, repr=False)
+    """Authentication still to do (signature, seal, replay), run only once the lane-wide
+    budget let the message pass; its verdict (same lane, or a drop) names the sender
+    whose own budget is then charged.  Until then no sender budget is touched."""
 
 
 @dataclass(frozen=True)
@@ -210,6 +218,12 @@ class InboundQueues:
         self, lane: Lane, sender: bytes | None, now: float, exempt: bool = False
     ) -> str:
         """'' if the budgets allow it; ``exempt``: not charged to the lane-wide one."""
+        return self._sender_ok(lane, sender, now) or (
+            "" if exempt else self._lane_ok(lane, now)
+        )
+
+    def _sender_ok(self, lane: Lane, sender: bytes | None, now: float) -> str:
+        """'' if ``sender``'s own budget in ``lane`` allows one more message (charged)."""
         limits = self._limits.get(lane)
         if limits is None:
             return ""
@@ -224,7 +238,14 @@ class InboundQueues:
                 self._senders.move_to_end(key)
             if not bucket.take(limits.per_sender, now):
                 return "sender over budget"
-        if limits.whole is not None and not exempt:
+        return ""
+
+    def _lane_ok(self, lane: Lane, now: float) -> str:
+        """'' if the lane-wide budget (all senders together) allows one more (charged)."""
+        limits = self._limits.get(lane)
+        if limits is None:
+            return ""
+        if limits.whole is not None:
             whole = self._whole.get(lane)
             if whole is None:
                 whole = self._whole[lane] = _Bucket(limits.whole, now)
@@ -253,16 +274,34 @@ class InboundQueues:
         if verdict.lane is None:
             self._count(verdict.reason or "refused")
             return False
-        refused = self._budget_ok(
-            verdict.lane, verdict.sender, now, message.retain or verdict.checked
-        )
-        if refused:
-            self._count(f"{verdict.lane.name.lower()} {refused}")
+        if verdict.confirm is not None:
+            # the lane pays for looking; the sender only for what it really signed
+            refused = "" if message.retain else self._lane_ok(verdict.lane, now)
+            if refused:
+                self._count(f"{verdict.lane.name.lower()} {refused}")
+                return False
+            try:
+                verdict = verdict.confirm()
+            except Exception:  # noqa: BLE001 - a classifier bug must not kill the reader
+                verdict = Verdict(None, reason="classifier error")
+            if verdict.lane is None:
+                self._count(verdict.reason or "refused")
+                return False
+            refused = self._sender_ok(verdict.lane, verdict.sender, now)
+        else:
+            refused = self._budget_ok(
+                verdict.lane, verdict.sender, now, message.retain or verdict.checked
+            )
+        lane = verdict.lane
+        if lane is None:  # (both branches above returned already; for the checker)
             return False
-        queue = self._lanes[verdict.lane]
-        limits = self._limits.get(verdict.lane)
+        if refused:
+            self._count(f"{lane.name.lower()} {refused}")
+            return False
+        queue = self._lanes[lane]
+        limits = self._limits.get(lane)
         if limits is not None and len(queue) >= limits.cap:
-            self._count(f"{verdict.lane.name.lower()} lane full")
+            self._count(f"{lane.name.lower()} lane full")
             return False
         self._remember(digest, now)
         if verdict.parsed is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import TYPE_CHECKING
 
 from p2p.net.inbound import Lane, Verdict
 from p2p.net.transport import Inbound
@@ -20,7 +21,11 @@ from p2p.protocol import events as ev
 from p2p.protocol import sealing
 from p2p.protocol.effects import dropped
 from p2p.protocol.events import EventError
+from p2p.protocol.lobby import LONGEST_INVITATION_MS
 from p2p.protocol.sealing import SealError
+
+if TYPE_CHECKING:
+    from p2p.peer.handles import Round
 
 log = logging.getLogger("p2p.peer")
 
@@ -61,24 +66,39 @@ class Receiving:
             return self._classify_inbox(payload)
         sender = _claimed_key(payload)
         if rest.startswith("lobby/"):
-            if not self._known_key(sender):
-                return Verdict(Lane.STRANGER, sender)
-            # A known key's budget must not be used up by someone who only writes that
-            # key into junk, nor by someone replaying its old bytes (on its topic or on
-            # others): its presences would be lost, and a round member would look
-            # silent. So the event is parsed (signature checked) and asked whether the
-            # lobby would take it, before its budget is charged.
-            try:
-                event = ev.parse(payload)
-            except EventError:
-                return Verdict(None, reason="forged")
-            if event.pk != sender:
-                return Verdict(None, reason="forged")
-            stale = self.lobby.replayed(event, self.now_ms(), topic)
-            if stale:
-                return Verdict(None, reason=stale)
-            return Verdict(Lane.KNOWN, sender)
+            # No key's budget may be used up by someone who only writes that key into
+            # junk, nor by someone replaying its old bytes (on its topic or on others):
+            # its presences would be lost, and a round member would look silent. So the
+            # event is parsed (signature checked) and asked whether the lobby would take
+            # it, before its sender's budget is charged: for a key we know right here,
+            # for any other key after the lane-wide budget (``confirm``).
+            def confirm() -> Verdict:
+                lane = Lane.KNOWN if known else Lane.STRANGER
+                return self._lobby_auth(topic, payload, sender, lane)
+
+            known = self._known_key(sender)
+            if topic == self.lobby.will_route().topic and sender != self.public_key:
+                # our own retained presence emptied or overwritten: the lobby repairs
+                # it (rate-limited there); only the lane pays, as for any stranger
+                return Verdict(Lane.STRANGER, None)
+            if sender is None:  # names nobody: only the lane pays (the parse reports it)
+                return Verdict(Lane.STRANGER, None)
+            if not known:
+                return Verdict(Lane.STRANGER, None, confirm=confirm)
+            return confirm()
         return Verdict(None, reason="unknown topic")
+
+    def _lobby_auth(self, topic: str, payload: bytes, sender: bytes | None, lane: Lane) -> Verdict:
+        """``sender``'s own fresh lobby event goes to ``lane`` (parsed); a forgery or a
+        replay the lobby would refuse is dropped."""
+        try:
+            event = ev.parse(payload)
+        except EventError:
+            return Verdict(None, reason="forged")
+        if event.pk != sender:
+            return Verdict(None, reason="forged")
+        why = self.lobby.replayed(event, self.now_ms(), topic)
+        return Verdict(None, reason=why) if why else Verdict(lane, sender, parsed=event)
 
     def _known_key(self, key: bytes | None) -> bool:
         """A key listed in the lobby, a friend, ourselves or a member of one of our rounds."""
@@ -90,26 +110,65 @@ class Receiving:
         )
 
     def _classify_inbox(self, payload: bytes) -> Verdict:
-        """Our inbox: opened here (one X25519), so that a known inviter skips the budget
-        all strangers share.  A stranger flooding our inbox with junk or with invitations
-        from fresh keys could otherwise keep that budget empty and every real invitation
-        would be dropped (they are sent once and expire). Replays of an invitation or
-        cancel we had are dropped before any budget is charged."""
+        """Our inbox: opened here (one X25519), then *authenticated before anyone's budget
+        is charged*: the enclosed event must be validly signed by the key it names, be an
+        invitation or a cancel, carry a round key that this very key sealed to us (the
+        key-auth, §12) and be neither a replay of one we took nor stale by its own signed
+        time.  A stranger can seal anyone's public bytes to us (a friend's presence, an
+        old invitation): before, that was charged to the friend's own inbox budget, and
+        the friend's real invitation was then dropped "over budget".
+
+        A key we know is authenticated right here and charged only its own budget (a
+        flood of strangers cannot crowd it out); anyone else passes the lane-wide budget
+        first (which pays for the checking) and is authenticated in ``confirm``."""
         if not payload:
             return Verdict(None, reason="empty inbox message")
         try:
-            _, _, _, inner = sealing.open_invitation(self._seed, self.public_key, payload)
+            sealed = sealing.open_invitation(self._seed, self.public_key, payload)
         except SealError:
             return Verdict(None, reason="not sealed to us")
-        sender = _claimed_key(inner)
-        if sender is None or not self._known_key(sender):
-            return Verdict(Lane.INBOX, sender)
-        event_id = _signed_id(inner, sender)
-        if event_id is None:
-            return Verdict(None, reason="forged")
-        if event_id in self._inbox_seen:
-            return Verdict(None, reason="duplicate")
+        sender = _claimed_key(sealed[3])
+        if sender is None:
+            return Verdict(None, reason="no signer")
+
+        def confirm() -> Verdict:
+            why = self._inbox_auth(sender, *sealed)
+            return Verdict(None, reason=why) if why else Verdict(Lane.INBOX, sender)
+
+        if not self._known_key(sender):
+            return Verdict(Lane.INBOX, None, confirm=confirm)
+        checked = confirm()
+        if checked.lane is None:
+            return checked
         return Verdict(Lane.INBOX, sender, checked=True)
+
+    def _inbox_auth(
+        self, sender: bytes, invite_key: bytes, auth: bytes, topic_key: bytes, inner: bytes
+    ) -> str:
+        """Why an opened inbox message is not an event ``sender`` itself signed and sealed to
+        us (key-auth), or is a replay or stale ('' if it is fresh and really theirs)."""
+        try:
+            event = ev.parse(inner)
+        except EventError:
+            return "forged"
+        if event.pk != sender:
+            return "forged"
+        if event.round is None:  # a lobby event: no round key it could have sealed
+            return "not an invitation or cancel"
+        if event.id in self._inbox_seen:
+            return "duplicate"
+        now = self.now_ms()
+        if event.ts < now - LONGEST_INVITATION_MS or (
+            event.kind == "genesis" and event.body["expires"] <= now
+        ):
+            return "stale invitation or cancel"  # by its own signed time: no memory needed
+        # (a round event its signer really sealed to us is charged to the signer and goes
+        # on: the inbox rule, §15.3, drops it there with a warning naming it)
+        if not sealing.check_key_auth(
+            self._seed, self.public_key, sender, event.round, invite_key, topic_key, auth
+        ):
+            return "round key not sealed by the event's signer"
+        return ""
 
     def _classify_round(self, rest: str, payload: bytes) -> Verdict:
         """A message on a round topic: members' signed events of our rounds go first.
@@ -141,8 +200,16 @@ class Receiving:
         except SealError:
             return Verdict(None, reason="not sealed with the round key")
         sender = _claimed_key(opened)
-        if sender is None or not rnd._has_member(sender):
-            return Verdict(Lane.ROUND_OTHER, sender, parsed=opened)
+        if sender is None:  # names nobody: only the lane pays (the parse reports it)
+            return Verdict(Lane.ROUND_OTHER, None, parsed=opened)
+        if not rnd._has_member(sender):
+            # a code joiner, or a non-member's bytes replayed by someone holding the key:
+            # checked (signature, replay) once the lane-wide budget let it pass, before
+            # its signer's own budget is charged
+            def confirm() -> Verdict:
+                return self._round_auth(rnd, opened, sender, Lane.ROUND_OTHER)
+
+            return Verdict(Lane.ROUND_OTHER, None, confirm=confirm)
         if _claimed_round(opened) != rnd.id:
             # a member's event of another round, sealed here by a member of both that
             # replays it: it can never apply, and would use up that member's budget
@@ -153,18 +220,36 @@ class Receiving:
                 "payload",
             )
             return Verdict(None, reason="event of another round")
-        event_id = _signed_id(opened, sender)
-        if event_id is None:
+        verdict = self._round_auth(rnd, opened, sender, Lane.ROUND)
+        if verdict.reason == "forged":
             self._warn(
                 f"dropped payload on {rest} from {sender.hex()[:8]}: bad signature",
                 rnd.id,
                 "bad signature",
                 "payload",
             )
+        return verdict
+
+    def _round_auth(self, rnd: Round, opened: bytes, sender: bytes | None, lane: Lane) -> Verdict:
+        """``sender``'s own, new event on a round topic goes to ``lane``; a forgery or a
+        replay is dropped before its budget is charged.  A replay is judged by the round
+        machine's rule (``RoundMachine.replayed``: position and id, chat and sync windows),
+        not only by its bounded memory of ids, so a flushed memory lets none through."""
+        if sender is None:
             return Verdict(None, reason="forged")
-        if event_id in rnd.machine.seen:  # a replay of an event we have
+        event_id = _signed_id(opened, sender)
+        if event_id is None:
+            return Verdict(None, reason="forged")
+        if event_id in rnd.machine.seen:  # a replay of an event we have: one hash
             return Verdict(None, reason="duplicate")
-        return Verdict(Lane.ROUND, sender, parsed=opened)
+        try:
+            event = ev.parse(opened)
+        except EventError:  # signed by the sender, but not a valid event: its own doing,
+            return Verdict(lane, sender, parsed=opened)  # charged; dispatch reports why
+        why = rnd.machine.replayed(event, self.now_ms())
+        if why:
+            return Verdict(None, reason=why)
+        return Verdict(lane, sender, parsed=event)
 
     def _edge_drop(self, reason: str) -> None:
         self.stats.count_drop(reason)
@@ -183,7 +268,10 @@ class Receiving:
             return
         payload: bytes | None = message.payload
         where = self._round_topic(topic)
-        if isinstance(message.parsed, bytes):
+        checked = message.parsed if isinstance(message.parsed, ev.Event) else None
+        if checked is not None:
+            payload = checked.raw  # opened and parsed at the edge (``_classify``)
+        elif isinstance(message.parsed, bytes):
             payload = message.parsed  # opened at the edge (``_classify``)
         elif where is not None:
             payload = self._unseal(where[0], where[1], message.payload)
@@ -199,7 +287,7 @@ class Receiving:
                 self._warn(f"dropped payload on {rest}: {err}", None, str(err), "payload")
                 return
         try:
-            event = ev.parse(payload)
+            event = checked if checked is not None and not inbox else ev.parse(payload)
         except EventError as err:
             self._warn(
                 f"dropped payload on {rest} from ?: {err}", None, str(err), "payload"

@@ -55,6 +55,7 @@ from p2p.protocol.effects import (
     dropped,
 )
 from p2p.protocol.events import Event, EventError
+from p2p.protocol.freshness import ReplayGuard
 from p2p.protocol.identity import Identity, peer_id, sanitize_nickname
 from p2p.protocol.round import (
     DEFAULT_TIMEOUTS,
@@ -69,7 +70,13 @@ from p2p.protocol.round import (
 )
 from p2p.protocol.round_conflicts import WHY_AHEAD, WHY_EARLY, ChainConflicts
 from p2p.protocol.round_notices import RoundNotices
-from p2p.protocol.round_side import SYNC_INTERVAL_MS, RoundSide
+from p2p.protocol.round_side import (
+    MAX_ROUND_CHAT_SEEN,
+    MAX_SYNC_ANSWER,
+    ROUND_CHAT_WINDOW_MS,
+    SYNC_INTERVAL_MS,
+    RoundSide,
+)
 from p2p.protocol.topics import Topics, code_secret, join_proof, private_key
 
 COMMIT_TIMEOUT_MS = 20_000
@@ -97,6 +104,8 @@ START_DEADLINE_MS = 120_000
 """A round not in play this long after its ``expires`` ends for every member."""
 MAX_PENDING = 256
 """Events waiting for an earlier event we have not seen; the oldest are dropped beyond."""
+MAX_ORPHANS = 4096
+"""Ids of replaced chain events (and events built on them) remembered; oldest forgotten."""
 
 
 _MAY_FIT_LATER = frozenset(
@@ -142,7 +151,16 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         self.phase_since = now
         self.expired = False
         self._chat_limit = RateLimiter()
+        self._chat_seen = ReplayGuard(ROUND_CHAT_WINDOW_MS, MAX_ROUND_CHAT_SEEN)
+        """Round chat counts once: signed ``ts`` window, seen ids and a floor (as lobby chat)."""
         self._sync_answered: dict[bytes, int] = {}
+        self._sync_floor: dict[bytes, tuple[int, str]] = {}
+        """Per member: ``ts`` and id of the newest sync request we took from it; an older
+        one (or that one again) is a replay, whatever ``seen`` still holds."""
+        self._sync_sent: tuple[int, int] = (now, 0)
+        """Start of the current sync interval and chain events we re-published in it."""
+        self._asked_len = 0
+        """Our chain length when we last asked for a sync (a full answer: ask on)."""
         self.offline: frozenset[bytes] = frozenset()
         """Members whose lobby presence the driver last reported offline (``tick``)."""
         self.evidence: dict[bytes, tuple[Event, int]] = {}
@@ -151,8 +169,9 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         """When we applied each of the last chain events (a forfeit settles after it)."""
         self._observed_at: dict[str, int] = {genesis.id: now}
         """When we saw each of the last chain events arrive live (not while catching up)."""
-        self._orphans: set[str] = set()
-        """Ids of chain events a forfeit replaced, and of events built on them."""
+        self._orphans = SeenIds(limit=MAX_ORPHANS)
+        """Ids of chain events a forfeit replaced, and of events built on them (bounded: a
+        forgotten one only waits among the pending events, which are bounded too)."""
         self._resumed_head: str | None = None
         """The head we took up from a log: our clock never saw it arrive, so it does not
         delay a forfeit of it (a restarted, forfeited player sees the forfeit at once)."""
@@ -322,17 +341,50 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         except Exception as err:  # noqa: BLE001 - a bug must not let a stranger crash a peer
             return [dropped(event, f"internal error: {type(err).__name__}: {err}")]
 
-    def _receive(self, event: Event, now: int) -> list[Effect]:
+    def replayed(self, event: Event, now: int) -> str | None:
+        """Why ``receive`` would drop ``event`` as one it has already taken, or ``None``.
+
+        Pure, without side effects: the network edge asks it before charging the
+        sender's budget.  Judged by position and id, not only by the bounded ``seen``
+        memory, so that flushing that memory (4,096 ordinary events) lets no replay
+        through: a chain event is a duplicate if its position holds that very id; a side
+        event if the pool holds that very id for its (kind, sender) (one per member and
+        round: a different id there is an equivocation, the same id never is); round
+        chat is refused outside its signed ``ts`` window, or at or below the floor of a
+        full memory (``ReplayGuard``); a sync request at or below the newest one we took
+        from that member.
+        """
         if event.round != self.state.round_id:
-            return [dropped(event, "event of another round")]
+            return "event of another round"
         if event.id in self.seen:
-            return [dropped(event, "duplicate")]
+            return "duplicate"
+        if event.kind == "chat":  # the window in the sender's frame (clock offsets)
+            return self._chat_seen.check(event.id, self.local_time(event.pk, event.ts), now)
+        if event.kind == "sync_request":
+            floor = self._sync_floor.get(event.pk)
+            if floor is not None and (event.ts < floor[0] or event.id == floor[1]):
+                return "older than this member's last sync request"
+            return None
+        chain = self.state.chain
+        if event.seq is not None:
+            if event.seq < len(chain) and chain[event.seq].id == event.id:
+                return "duplicate"
+            return None
+        first = self.side.get((event.kind, event.pk))
+        if first is not None and first.id == event.id:
+            return "duplicate"
+        return None
+
+    def _receive(self, event: Event, now: int) -> list[Effect]:
+        if event.kind == "sync_request" and not self.state.is_member(event.pk):
+            return [dropped(event, "sync request by a non-member")]  # no memory for strangers
+        why = self.replayed(event, now)
+        if why:
+            return [dropped(event, why)]
         if event.kind == "chat":
             return self._receive_chat(event, now)
         if event.kind == "sync_request":
-            if not self.state.is_member(event.pk):  # before remembering: no memory for strangers
-                return [dropped(event, "sync request by a non-member")]
-            self.seen.add(event.id)
+            self._sync_floor[event.pk] = (event.ts, event.id)  # members only: bounded
             return self._answer_sync(event, now)
         if event.seq is not None and self._local_end:
             return [dropped(event, f"the round has ended here ({self.state.end_reason})")]
@@ -537,6 +589,11 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         if st.phase is Phase.PLAY and now - self._last_head_sent >= HEAD_EXCHANGE_MS:
             self._last_head_sent = now
             effects += self.request_sync(now, catch_up=False)
+        elif (  # a full (capped) sync answer came in: ask for the rest
+            len(st.chain) - self._asked_len >= MAX_SYNC_ANSWER
+            and now - self._last_asked >= SYNC_INTERVAL_MS
+        ):
+            effects += self.request_sync(now)
         forfeit = self._due_forfeit(now)
         if forfeit is not None:
             return effects + self._append("forfeit", forfeit, now) + self._react(now)
@@ -990,7 +1047,7 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         event = events.make(
             self.me, "chat", now, {"text": line}, round=self.state.round_id
         )
-        self.seen.add(event.id)
+        self._chat_seen.add(event.id, event.ts, now)  # our own echo is a duplicate
         return [Publish(self.topics.round_chat(self.key), event)]
 
     def request_sync(self, now: int, catch_up: bool = True) -> list[Effect]:
@@ -1007,12 +1064,14 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
 
     def _ask_sync(self, now: int, from_seq: int) -> list[Effect]:
         self._last_asked = now
+        self._asked_len = len(self.state.chain)
         head = self.state.chain[min(from_seq, len(self.state.chain)) - 1]
         body = {"from_seq": head.seq + 1}  # type: ignore[operator]
         event = events.make(
             self.me, "sync_request", now, body, round=self.state.round_id, prev=head.id
         )
-        self.seen.add(event.id)
+        # not into ``seen``: sync requests must not flush the memory of chain events
+        self._sync_floor[self.me.public_key] = (event.ts, event.id)
         return [Publish(self.topics.round_sync(self.key), event)]
 
     def receive_all(self, items: Iterable[Event], now: int) -> list[Effect]:

@@ -24,6 +24,19 @@ from p2p.protocol.topics import join_proof
 
 SYNC_INTERVAL_MS = 5_000
 """We answer one sync request per member at most this often (and ask at most this often)."""
+MAX_SYNC_ANSWER = 32
+"""Chain events one sync answer re-publishes at most (the requester asks on for more)."""
+SYNC_EVENTS_PER_INTERVAL = 2 * MAX_SYNC_ANSWER
+"""Chain events we re-publish in sync answers per ``SYNC_INTERVAL_MS``, all requesters
+together: however many members ask, and however often, a member's answers cost everyone
+at most this many messages per interval."""
+ROUND_CHAT_WINDOW_MS = 120_000
+"""Round chat is taken only within this much of its signed ``ts`` (as lobby chat, §5)."""
+MAX_ROUND_CHAT_SEEN = 1024
+"""Round chat ids remembered per round; beyond, a floor refuses anything older."""
+MAX_JOINS = 64
+"""Join requests (a private round's code holders) the admin keeps in its pool; more are
+dropped (the admin seats the first ones anyway)."""
 
 
 class RoundSide:
@@ -37,6 +50,8 @@ class RoundSide:
             return self._park(event)
         key = (event.kind, event.pk)
         first = self.side.get(key)
+        if first is not None and first.id == event.id:
+            return [dropped(event, "duplicate")]  # the same event twice: never a proof
         if (
             event.kind == "ack"
             and first is not None
@@ -50,6 +65,8 @@ class RoundSide:
         ):  # one accept, commit, reveal, resign ... per member and round
             self.seen.add(event.id)
             return [Equivocation(first, event)]
+        if event.kind == "join" and sum(k == "join" for k, _ in self.side) >= MAX_JOINS:
+            return [dropped(event, "too many join requests")]
         reason = self._side_problem(event)
         if reason == "join is for the admin to decide":
             return []  # other members ignore joins silently: the admin's start decides
@@ -169,7 +186,7 @@ class RoundSide:
             return [dropped(event, "round chat by a non-member")]
         if not self._chat_limit.allow(event.pk, now):
             return [dropped(event, "chat rate limit")]
-        self.seen.add(event.id)
+        self._chat_seen.add(event.id, self.local_time(event.pk, event.ts), now)
         nick = self.state.seats[seat].nick
         return [
             ChatLine(event.pk, nick, event.body["text"], self.state.round_id, event.ts)
@@ -197,22 +214,30 @@ class RoundSide:
         last = self._sync_answered.get(event.pk)
         if last is not None and now - last < SYNC_INTERVAL_MS:
             return [dropped(event, "sync request too soon")]
-        self._sync_answered[event.pk] = now
-        route = self.topics.round_sync(self.key)
         if same:  # the asker ended where we did and lacks an ack: ours of this head
+            self._sync_answered[event.pk] = now
             return [
-                Publish(route, e)
+                Publish(self.topics.round_sync(self.key), e)
                 for (kind, _), e in self.side.items()
                 if kind == "ack" and e.prev == head
             ]
-        answer: list[Effect] = []
         if ours:
             start = from_seq
         else:
             start = max(1, min(from_seq, len(chain)) - MAX_REWIND - 1)
-            if now - self._last_asked >= SYNC_INTERVAL_MS or now < self._last_asked:
-                answer += self._ask_sync(now, from_seq=start)
-        answer += [Publish(route, e) for e in chain[start:]]
+        count = min(len(chain) - start, MAX_SYNC_ANSWER)
+        since, sent = self._sync_sent
+        if now - since >= SYNC_INTERVAL_MS or now < since:
+            since, sent = now, 0
+        if count and sent + count > SYNC_EVENTS_PER_INTERVAL:
+            return [dropped(event, "sync answers over budget")]  # it asks again
+        self._sync_sent = (since, sent + count)
+        self._sync_answered[event.pk] = now
+        route = self.topics.round_sync(self.key)
+        answer: list[Effect] = []
+        if not ours and (now - self._last_asked >= SYNC_INTERVAL_MS or now < self._last_asked):
+            answer += self._ask_sync(now, from_seq=start)
+        answer += [Publish(route, e) for e in chain[start : start + count]]
         sealed = {inner.id for e in chain for inner in e.sealed()}
         answer += [Publish(route, e) for e in self.side.values() if e.id not in sealed]
         return answer

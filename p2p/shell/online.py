@@ -18,6 +18,7 @@ from typing import Any
 from p2p.games import Game
 from p2p.protocol.chat import TokenBucket
 from p2p.shell.app import ShellApp
+from p2p.shell.names import MAX_NAMES, NickBook
 from p2p.shell.online_commands import OnlineCommands
 from p2p.shell.online_notes import OnlineNotes
 from p2p.shell.online_resume import OnlineResume
@@ -74,9 +75,10 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
         self.join_timeout = 10.0
         """Seconds ``/join`` waits for the round behind a code (its retained genesis)."""
         self._lobby_refresh: asyncio.TimerHandle | None = None
-        self.names: dict[bytes, str] = {}
-        """Every nickname seen for a key (lobby, chat, round logs): a member who went
-        offline keeps a name instead of a raw key."""
+        self.names = NickBook(MAX_NAMES, pinned=self._in_shown_round)
+        """The last nickname seen for a key (lobby, chat, round logs): a member who went
+        offline keeps a name instead of a raw key.  Bounded (``MAX_NAMES``; the shown
+        round's members are never pushed out), so fresh keys cannot grow it."""
         self.absent_wait = 5.0
         """Seconds a member who is online again may take to resume the round before we say so."""
         self.away: set[bytes] = set()
@@ -391,6 +393,16 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
         self._adopt_round(rnd, game_name, options, others)
         self.state.add(self.t.t("net.invite_sent", nicks=", ".join(self._nick(pk) for pk in others),
                                 game=self.t.game(game_name), code=rnd.id[:8]), "round")
+
+    def _in_shown_round(self, pk: bytes) -> bool:
+        """True if ``pk`` holds a seat in the round on the board (its name is kept)."""
+        rnd = self.round
+        if rnd is None:
+            return False
+        try:
+            return any(s.pk == pk for s in rnd.chain_state.seats)
+        except AttributeError:
+            return False
 
     def _nick(self, pk: bytes, fallback: str = "") -> str:
         """A member's nickname: the lobby's, else the last one seen, else the seat's; never hex."""
