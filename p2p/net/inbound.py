@@ -271,30 +271,29 @@ class InboundQueues:
                 verdict = self._classify(message.topic, message.payload)
             except Exception:  # noqa: BLE001 - a classifier bug must not kill the reader
                 verdict = Verdict(None, reason="classifier error")
-        if verdict.lane is None:
+        lane = verdict.lane
+        if lane is None:
             self._count(verdict.reason or "refused")
             return False
         if verdict.confirm is not None:
             # the lane pays for looking; the sender only for what it really signed
-            refused = "" if message.retain else self._lane_ok(verdict.lane, now)
+            refused = "" if message.retain else self._lane_ok(lane, now)
             if refused:
-                self._count(f"{verdict.lane.name.lower()} {refused}")
+                self._count(f"{lane.name.lower()} {refused}")
                 return False
             try:
                 verdict = verdict.confirm()
             except Exception:  # noqa: BLE001 - a classifier bug must not kill the reader
                 verdict = Verdict(None, reason="classifier error")
-            if verdict.lane is None:
+            lane = verdict.lane
+            if lane is None:
                 self._count(verdict.reason or "refused")
                 return False
-            refused = self._sender_ok(verdict.lane, verdict.sender, now)
+            refused = self._sender_ok(lane, verdict.sender, now)
         else:
             refused = self._budget_ok(
-                verdict.lane, verdict.sender, now, message.retain or verdict.checked
+                lane, verdict.sender, now, message.retain or verdict.checked
             )
-        lane = verdict.lane
-        if lane is None:  # (both branches above returned already; for the checker)
-            return False
         if refused:
             self._count(f"{lane.name.lower()} {refused}")
             return False
