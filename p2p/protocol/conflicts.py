@@ -84,6 +84,10 @@ class SeenIds:
         for eid in ids:
             self.add(eid)
 
+    def discard(self, eid: str) -> None:
+        """Forget ``eid`` (e.g. an event that was orphaned and is adopted again)."""
+        self._ids.pop(eid, None)
+
     def __contains__(self, eid: object) -> bool:
         return eid in self._ids
 

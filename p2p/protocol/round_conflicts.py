@@ -30,6 +30,7 @@ from p2p.protocol.conflicts import (
     MAX_REWIND,
     RACE_MS,
     SETTLE_MS,
+    SeenIds,
     rival_wins,
 )
 from p2p.protocol.effects import Effect, Equivocation, Notice, Publish, Rewound, dropped
@@ -51,7 +52,7 @@ class ChainConflicts:
     _beaten: dict[str, Event]
     _resumed_head: str | None
     pending: dict[str, Event]
-    _orphans: set[str]
+    _orphans: SeenIds
     _verdict: bool
     phase_since: int
     timeouts: Any
