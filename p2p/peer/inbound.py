@@ -157,7 +157,7 @@ class Receiving:
             return "not an invitation or cancel"
         if event.id in self._inbox_seen:
             return "duplicate"
-        now = self.now_ms()
+        now = self.lobby.their_now(event.pk, self.now_ms())  # judged on the signer's clock
         if event.ts < now - LONGEST_INVITATION_MS or (
             event.kind == "genesis" and event.body["expires"] <= now
         ):
