@@ -48,6 +48,8 @@ async def careful_play(
             await eventually(lambda: peer.connected, timeout, f"{peer.nick} to reconnect")
             await asyncio.sleep(SETTLE_S + 1)
             continue
+        if rnd.is_over or not rnd.game or not rnd.game.legal_moves():
+            continue  # a forfeit ended it while we thought: wait_turn says so next
         with contextlib.suppress(ActionError):  # the turn passed meanwhile (a forfeit)
             await rnd.play(first_legal(rnd.game))
 
