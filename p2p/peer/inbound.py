@@ -23,6 +23,7 @@ from p2p.protocol.effects import dropped
 from p2p.protocol.events import EventError
 from p2p.protocol.lobby import LONGEST_INVITATION_MS
 from p2p.protocol.sealing import SealError
+from p2p.protocol.topics import Place
 
 if TYPE_CHECKING:
     from p2p.peer.handles import Round
@@ -56,16 +57,15 @@ class Receiving:
         (``_signed_id``), so a forger can neither jump the queue nor use up that member's
         budget, and a replay of an event we hold costs one hash and one verification.
         """
-        root = self.topics.root + "/"
-        if not topic.startswith(root):
+        place = self.topics.parse(topic)
+        if place is None:
             return Verdict(None, reason="foreign topic")
-        rest = topic[len(root) :]
-        if rest.startswith("round/"):
-            return self._classify_round(rest, payload)
-        if rest == f"inbox/{self.peer_id}":
+        if place.area == "round":
+            return self._classify_round(place, payload)
+        if place.area == "inbox" and place.name == self.peer_id:
             return self._classify_inbox(payload)
         sender = _claimed_key(payload)
-        if rest.startswith("lobby/"):
+        if place.area == "lobby":
             # No key's budget may be used up by someone who only writes that key into
             # junk, nor by someone replaying its old bytes (on its topic or on others):
             # its presences would be lost, and a round member would look silent. So the
@@ -170,7 +170,7 @@ class Receiving:
             return "round key not sealed by the event's signer"
         return ""
 
-    def _classify_round(self, rest: str, payload: bytes) -> Verdict:
+    def _classify_round(self, place: Place, payload: bytes) -> Verdict:
         """A message on a round topic: members' signed events of our rounds go first.
 
         The retained genesis channel is watched here and goes no further once we hold
@@ -179,15 +179,15 @@ class Receiving:
         the payload is opened here (an AEAD check costs microseconds) and handed on
         opened; one that does not open is dropped unread.
         """
-        parts = rest.split("/")
-        if len(parts) != 3:
+        if not place.is_round:
             return Verdict(None, reason="unknown topic")
-        rnd = self._by_key.get(parts[1])
+        rest = f"round/{place.name}"
+        rnd = self._by_key.get(place.key)
         if rnd is None:
-            if parts[1] in self._joining:
+            if place.key in self._joining:
                 return Verdict(Lane.ROUND_OTHER, _claimed_key(payload))
             return Verdict(None, reason="not our round")
-        if parts[2] == "genesis":
+        if place.channel == "genesis":
             # We hold the round, so we need no genesis from the topic; but as its admin
             # we watch it here, where a flood cannot hide the overwrite that counts
             # (the repair is rate-limited by ``_watch_genesis`` itself).
@@ -196,7 +196,7 @@ class Receiving:
         if not payload:
             return Verdict(Lane.ROUND_OTHER, None)
         try:
-            opened = sealing.open_round(rnd.sealing_key, parts[2], payload)
+            opened = sealing.open_round(rnd.sealing_key, place.channel, payload)
         except SealError:
             return Verdict(None, reason="not sealed with the round key")
         sender = _claimed_key(opened)
@@ -256,10 +256,10 @@ class Receiving:
 
     async def _dispatch(self, message: Inbound) -> None:
         topic = message.topic
-        root = self.topics.root + "/"
-        if not topic.startswith(root):
+        place = self.topics.parse(topic)
+        if place is None:
             return
-        rest = topic[len(root) :]
+        rest = topic[len(self.topics.root) + 1 :]  # for the log lines
         if topic == self.lobby.will_route().topic:  # what the broker holds as ours
             effects = self.lobby.receive_bytes(
                 message.payload, self.now_ms(), topic, message.retain
@@ -267,7 +267,7 @@ class Receiving:
             await self._run_lobby_effects(effects)
             return
         payload: bytes | None = message.payload
-        where = self._round_topic(topic)
+        where = (place.key, place.channel) if place.is_round else None
         checked = message.parsed if isinstance(message.parsed, ev.Event) else None
         if checked is not None:
             payload = checked.raw  # opened and parsed at the edge (``_classify``)
@@ -277,7 +277,7 @@ class Receiving:
             payload = self._unseal(where[0], where[1], message.payload)
         if not payload:
             return  # an emptied retained message: harmless by design
-        inbox = rest == f"inbox/{self.peer_id}"
+        inbox = place.area == "inbox" and place.name == self.peer_id
         if inbox:  # sealed to us: (round key, its proof, event)
             try:
                 invite_key, auth, topic_key, payload = sealing.open_invitation(
@@ -313,14 +313,13 @@ class Receiving:
                 self._warn(f"dropped {event.describe()}: {reason}", event.round, reason, event.kind)
                 return
             self._inbox_seen.add(event.id)  # a replay is dropped at the edge
-        if rest.startswith("round/"):
-            parts = rest.split("/")
-            rnd = self._by_key.get(parts[1]) if len(parts) == 3 else None
-            joining = self._joining.get(parts[1]) if len(parts) == 3 else None
+        if place.area == "round":
+            rnd = self._by_key.get(place.key) if place.is_round else None
+            joining = self._joining.get(place.key) if place.is_round else None
             if (
                 rnd is None
                 and joining is not None
-                and parts[2] == "genesis"
+                and place.channel == "genesis"
                 and event.kind == "genesis"
             ):
                 now = self.lobby.their_now(event.pk, self.now_ms())  # the admin's clock
@@ -333,7 +332,7 @@ class Receiving:
             if rnd is not None:
                 if (
                     event.seq is None  # a side event or chat: signed with its own clock
-                    and parts[2] in ("events", "chat")  # live, not a sync answer
+                    and place.channel in ("events", "chat")  # live, not a sync answer
                     and not message.retain
                     and event.pk != self.public_key
                     and rnd._has_member(event.pk)
@@ -342,9 +341,9 @@ class Receiving:
                 effects = await self._call(
                     rnd, lambda: rnd.machine.receive(event, self.now_ms())
                 )
-                await self._run_effects(rnd, effects, source=parts[2])
+                await self._run_effects(rnd, effects, source=place.channel)
             return
-        if rest.startswith("inbox/"):
+        if place.area == "inbox":
             # an inbox carries invitations (genesis) and their cancels, nothing else: a
             # round event sent to one member's inbox must not fork it off the round
             problem = _inbox_problem(event, self.rounds)

@@ -38,11 +38,8 @@ class Publishing:
 
     def _round_topic(self, topic: str) -> tuple[str, str] | None:
         """``(topic key, channel)`` of a round topic of our namespace, else ``None``."""
-        root = self.topics.root + "/round/"
-        if not topic.startswith(root):
-            return None
-        parts = topic[len(root) :].split("/")
-        return (parts[0], parts[1]) if len(parts) == 2 else None
+        place = self.topics.parse(topic)
+        return (place.key, place.channel) if place is not None and place.is_round else None
 
     def _seal(
         self,
@@ -87,11 +84,11 @@ class Publishing:
             if rnd is not None and where[1] == "genesis":
                 rnd._genesis_payload = sealed
             return sealed
-        inbox = self.topics.root + "/inbox/"
-        if not topic.startswith(inbox):
+        place = self.topics.parse(topic)
+        if place is None or place.area != "inbox":
             return payload
         rnd = rnd if rnd is not None else self.rounds.get(event.round or "")
-        them = topic[len(inbox) :]
+        them = place.name
         to = [
             seat.pk
             for seat in (rnd.chain_state.seats if rnd is not None else ())
