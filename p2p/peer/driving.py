@@ -9,11 +9,7 @@ import time
 from collections.abc import Callable
 
 from p2p.peer import config
-from p2p.peer.checks import (
-    _BENIGN,
-    _follow,
-    _mover,
-)
+from p2p.peer.checks import _BENIGN
 from p2p.peer.handles import Round
 from p2p.peer.notifications import (
     ChatMessage,
@@ -97,7 +93,7 @@ class Driving:
                 if rnd is not None:
                     changed = True
                     self.stats.applied += 1
-                    self._on_applied(rnd, effect.event)
+                    self._on_applied(rnd, effect)
                     if source == "sync":
                         applied_from_sync += 1
             elif isinstance(effect, Dropped):
@@ -174,22 +170,18 @@ class Driving:
         except OSError as err:
             log.warning("cannot write the round log %s: %s", rnd.log_path, err)
 
-    def _on_applied(self, rnd: Round, event: Event) -> None:
+    def _on_applied(self, rnd: Round, applied: Applied) -> None:
+        event = applied.event
         if event.kind == "start":
             self._remember_members(rnd)
         if event.seq:
             self._append_log(rnd, event)
-        st = rnd.machine.state
         text = event.kind
-        seat = None
+        seat = applied.seat
         if event.kind == "move":
-            seat = _mover(rnd, event)
             text = f"ply {event.body['ply']}: {event.body['move']} (seat {seat}, signed by {self.label_of(event.pk)})"
-        elif event.kind in ("seal", "forfeit"):
-            if rnd._shadow is not None:
-                _follow(rnd._shadow, st, event)
-            if event.kind == "forfeit":
-                text = f"seat {event.body['seat']} forfeited ({event.body['reason']})"
+        elif event.kind == "forfeit":
+            text = f"seat {event.body['seat']} forfeited ({event.body['reason']})"
         elif event.kind == "draw":
             text = (
                 f"starter seat {event.body['starter']} (seed {event.body['seed'][:12]})"
@@ -206,8 +198,7 @@ class Driving:
             self._notify(RoundOver(rnd, st.winners(), st.end_reason))
 
     def _on_rewound(self, rnd: Round, effect: Rewound) -> None:
-        """A forfeit replaced the end of our chain: the log file and the shadow follow."""
-        rnd._shadow = None  # rebuilt from the chain on the next move
+        """A forfeit replaced the end of our chain: the log file follows."""
         log.warning(
             "round %s: a forfeit replaced %d chain events from position %d",
             rnd.id[:8],

@@ -49,7 +49,6 @@ class Round:
         self._proof: tuple[Event, Event] | None = None
         """The equivocation proof that ended the round (written to its log)."""
         self.code: str | None = machine.code
-        self._shadow: Game | None = None  # follows the moves to tell who made each one
         self._lock = asyncio.Lock()  # one machine step at a time (see Peer._call)
         self._has_computers = any(seat.is_computer for seat in machine.state.seats)
         self._genesis_cleared = False

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from p2p.games import game_class
-from p2p.peer.checks import _mover
 from p2p.peer.files import (
     MAX_LOG_BYTES,
     read_round_key,
@@ -367,10 +366,6 @@ class Opening:
                 f"{key_path} names the topics of another round"
             )
         rnd = await self._adopt(machine, round_key)
-        for event in machine.log():
-            _mover(
-                rnd, event
-            ) if event.kind == "move" else None  # the shadow catches up
         if not rnd.is_over:
             await rnd.request_sync()
         return rnd

@@ -299,6 +299,7 @@ class ChainConflicts:
         else:
             why, code = "a timely move beat a forfeit", "forfeit_replaced"
         seat = self.state.seat_of(event.pk) if event.kind != "forfeit" else None
+        mover = base.game.to_move() if event.kind == "move" and base.game is not None else None
         effects: list[Effect] = [
             Rewound(seq, tuple(replaced)),
             Notice(
@@ -307,7 +308,7 @@ class ChainConflicts:
                 {"count": len(replaced), "seq": seq, "seat": seat},
             ),
         ]
-        effects += self._applied(event, before, now)
+        effects += self._applied(event, before, now, mover)
         if self.state.phase in (Phase.OVER, Phase.CANCELLED):
             effects += self._acknowledge(now)  # the end changed: sign the new one
         return effects

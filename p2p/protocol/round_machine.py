@@ -115,6 +115,13 @@ _MAY_FIT_LATER = frozenset(
 )
 
 
+def _mover(state: RoundState, event: Event) -> int | None:
+    """The seat that makes ``event`` if it is a move: the seat to move before it."""
+    if event.kind != "move" or state.game is None:
+        return None
+    return state.game.to_move()
+
+
 class ActionError(CodedError):
     """A user action that cannot be done now: a one-line reason (English) and, where a
     user interface wants to say it in its own language, a ``code`` with ``params``."""
@@ -438,12 +445,13 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
             return self._wait_for_clock(event, WHY_EARLY, now)
         before = st.phase
         snapshot = st.snapshot()
+        mover = _mover(st, event)
         try:
             st.apply(event)
         except RoundError as err:
             return [dropped(event, str(err)), *self._draw_dispute(event)]
         self._keep_snapshot(seq, snapshot)
-        return self._applied(event, before, now)
+        return self._applied(event, before, now, mover)
 
     def local_time(self, pk: bytes, ts: int) -> int:
         """``pk``'s signed time ``ts`` on our clock: corrected by its estimated offset, at
@@ -477,7 +485,9 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
             return event.ts > prev.ts + max(0, now - seen) + MAX_AHEAD_MS
         return True
 
-    def _applied(self, event: Event, before: Phase, now: int) -> list[Effect]:
+    def _applied(
+        self, event: Event, before: Phase, now: int, mover: int | None = None
+    ) -> list[Effect]:
         """Bookkeeping and notices once ``event`` is the new head."""
         self.seen.add(event.id)
         self._applied_at[event.id] = now
@@ -488,7 +498,7 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         ) in event.sealed():  # late copies are duplicates; the sealed one counts
             self.seen.add(inner.id)
             self.side[(inner.kind, inner.pk)] = inner
-        effects: list[Effect] = [Applied(event)]
+        effects: list[Effect] = [Applied(event, mover)]
         if event.kind == "forfeit":
             effects += self._forfeit_notices(event, now)
         if self.state.phase is not before:
@@ -964,10 +974,11 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         try:
             text = st.game.normalize(text)
             if text not in st.game.legal_moves():
+                st.game.copy().push(text)  # the engine says why, with its code
                 raise ActionError(f"{text} is not a legal move here")
             effects = self._append_move(text, now)
-        except MoveError as err:
-            raise ActionError(str(err)) from None
+        except MoveError as err:  # the engine's code and params go up unchanged
+            raise ActionError(str(err), err.code, **err.params) from None
         return effects + self._react(now)
 
     def resign(self, now: int) -> list[Effect]:
