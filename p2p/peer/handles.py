@@ -15,6 +15,7 @@ from p2p.peer.notifications import (
     Notifications,
 )
 from p2p.protocol import sealing
+from p2p.protocol.admission import Members
 from p2p.protocol.chat import clean_line
 from p2p.protocol.events import Event
 from p2p.protocol.lobby import Invitation as LobbyInvitation
@@ -59,7 +60,7 @@ class Round:
         the invitation, or derived from the join code of a private round."""
         self._genesis_payload: bytes | None = None  # our retained genesis, as sealed
         self._genesis_repair: asyncio.TimerHandle | None = None
-        self._members: tuple[int, frozenset[bytes]] = (-1, frozenset())
+        self._members = Members()
 
     # -- queries ---------------------------------------------------------------------
 
@@ -173,18 +174,9 @@ class Round:
         )
 
     def _has_member(self, public_key: bytes) -> bool:
-        """True if ``public_key`` holds a seat (the edge's "known member key" check).
-
-        Seats change only with the chain, so the set is rebuilt when the chain grows.
-        """
-        st = self.machine.state
-        length = len(st.chain)
-        if self._members[0] != length:
-            self._members = (
-                length,
-                frozenset(seat.pk for seat in st.seats if seat.pk is not None),
-            )
-        return public_key in self._members[1]
+        """True if ``public_key`` holds a seat (the edge's "known member key" check,
+        ``p2p.protocol.admission``)."""
+        return self._members.admits(self.machine.state, public_key)
 
     def __repr__(self) -> str:
         return f"Round({self.id[:8]} {self.game_name} {self.phase.value})"

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from p2p.protocol.admission import refusal
 from p2p.protocol.conflicts import (
     MAX_AHEAD_MS,
     MAX_CLOCK_WAITS,
@@ -104,8 +105,10 @@ class ChainConflicts:
 
     def _wait_for_clock(self, event: Event, why: str, now: int) -> list[Effect]:
         """Hold an event until our clock allows it (retried by ``tick``; bounded)."""
-        if not self.state.is_member(event.pk):
-            return [dropped(event, "chain event by a non-member")]
+        seq = min(event.seq or 0, len(self.state.chain))
+        refused = refusal(self.state, event.pk, event.kind, seq)
+        if refused:
+            return [dropped(event, refused)]
         if event.id in self._clock_wait:
             return []
         if len(self._clock_wait) >= MAX_CLOCK_WAITS:

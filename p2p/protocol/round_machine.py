@@ -40,6 +40,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from p2p.games.base import CodedError
 from p2p.protocol import draw, events
+from p2p.protocol.admission import WHY_UNKNOWN_NON_MEMBER, refusal
 from p2p.protocol.chat import RateLimiter, clean_line
 from p2p.protocol.clocks import ROUND_TOLERANCE_MS, ClockOffsets
 from p2p.protocol.conflicts import MAX_AHEAD_MS, MAX_REWIND, SeenIds
@@ -108,11 +109,7 @@ MAX_ORPHANS = 4096
 """Ids of replaced chain events (and events built on them) remembered; oldest forgotten."""
 
 
-_MAY_FIT_LATER = frozenset(
-    {
-        "answers an event we do not know, from a non-member",  # a joiner before start
-    }
-)
+_MAY_FIT_LATER = frozenset({WHY_UNKNOWN_NON_MEMBER})  # a joiner before its start
 
 
 def _mover(state: RoundState, event: Event) -> int | None:
@@ -383,8 +380,10 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         return None
 
     def _receive(self, event: Event, now: int) -> list[Effect]:
-        if event.kind == "sync_request" and not self.state.is_member(event.pk):
-            return [dropped(event, "sync request by a non-member")]  # no memory for strangers
+        if event.kind == "sync_request":
+            why = refusal(self.state, event.pk, event.kind)
+            if why:
+                return [dropped(event, why)]  # no memory for strangers
         why = self.replayed(event, now)
         if why:
             return [dropped(event, why)]
@@ -427,8 +426,9 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         assert seq is not None
         if seq < len(chain) and chain[seq].id == event.id:
             return [dropped(event, "duplicate")]
-        if seq <= len(chain) and not st.is_member(event.pk):
-            return [dropped(event, "chain event by a non-member")]
+        why = refusal(st, event.pk, event.kind, seq)
+        if why and seq <= len(chain):
+            return [dropped(event, why)]
         if st.version >= 2 and self._dated_ahead(event, now):
             return self._wait_for_clock(event, WHY_AHEAD, now)
         if seq < len(chain):
@@ -530,10 +530,9 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
             self._orphans.add(event.id)
             self.seen.add(event.id)
             return [dropped(event, "answers an event a forfeit replaced")]
-        if not self.state.is_member(event.pk):
-            return [
-                dropped(event, "answers an event we do not know, from a non-member")
-            ]
+        why = refusal(self.state, event.pk, event.kind, event.seq, known=False)
+        if why:
+            return [dropped(event, why)]
         if event.id not in self.pending:
             if len(self.pending) >= MAX_PENDING:
                 self.pending.pop(next(iter(self.pending)))
