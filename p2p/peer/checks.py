@@ -23,7 +23,7 @@ from p2p.protocol.round import (
 )
 
 if TYPE_CHECKING:
-    from p2p.peer.handles import Round
+    pass
 
 def _unjoinable(genesis: Event, timeouts: TurnTimeouts, now: int) -> str:
     """Why a genesis found behind a join code is not one to join ("" if it is), at our
@@ -132,7 +132,7 @@ _BENIGN = frozenset(
 logged at debug level and counted, not reported."""
 
 
-def _inbox_problem(event: Event, rounds: Mapping[str, Round]) -> str:
+def _inbox_problem(event: Event, rounds: Mapping[str, object]) -> str:
     """Why ``event`` does not belong in an inbox ('' if it does)."""
     if event.kind not in ("genesis", "cancel"):
         return f"a {event.kind} does not belong in an inbox (invitations and cancels only)"

@@ -318,6 +318,11 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         return self.state.seat_of(self.me.public_key)
 
     @property
+    def ended_by_proof(self) -> bool:
+        """The round ended by the equivocation rule (its log ends with the proof)."""
+        return self._verdict
+
+    @property
     def is_admin(self) -> bool:
         return self.state.admin == self.me.public_key
 
