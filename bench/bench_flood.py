@@ -49,8 +49,8 @@ THINK_S = 0.15
 def _single_queue(peer: Peer) -> None:
     """Put back the inbound path as it was: one 1,000-message FIFO, no budgets."""
     old = InboundQueues(None, {Lane.ROUND: LaneLimits(1000, None)}, dedupe_window=0)
-    peer.inbound = old
-    peer.transport.inbound = old
+    peer.edge.inbound = old
+    peer.edge.transport.inbound = old  # type: ignore[attr-defined]
 
 
 async def one_round(url: str, mode: str, count: int, seconds: float, run: int) -> dict[str, Any]:

@@ -150,7 +150,7 @@ async def loop_stall(url: str, offload: bool, plies: int = 12) -> tuple[float, f
     """Longest and p99 event-loop stall while a strong computer seat plays (cube meister).
 
     The admin's peer computes each computer move and the guest recomputes it to check it;
-    with ``offload`` those machine steps run in a worker thread (``p2p.peer.driving``).
+    with ``offload`` those machine steps run in a worker thread (``p2p.peer.round_link``).
     """
     from p2p.peer import config as peer_config
 

@@ -22,8 +22,8 @@ def test_each_peer_signs_with_its_own_clock() -> None:
     ahead = Peer("mqtt://127.0.0.1:1", nick="ahead", clock=Clock(600_000))
     plain = Peer("mqtt://127.0.0.1:1", nick="plain")
     before = now_ms()
-    ahead_ts = parse(ahead._make_will().payload).ts
-    plain_ts = parse(plain._make_will().payload).ts
+    ahead_ts = parse(ahead.lobby_link.make_will().payload).ts
+    plain_ts = parse(plain.lobby_link.make_will().payload).ts
     after = now_ms()
     assert before + 600_000 <= ahead_ts <= after + 600_000
     assert before <= plain_ts <= after

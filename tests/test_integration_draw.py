@@ -88,7 +88,7 @@ def test_admin_sealing_only_its_own_commitment_is_refused_live(broker_url: str) 
             assert [e.kind for e in theirs.log()] == ["genesis", "start"]
             # the honest rules: every commitment sealed, then a draw both sides verify
             machine._close_commits = honest_close  # type: ignore[method-assign]
-            await admin._act(rnd, lambda m, now: m._close_commits(now))
+            await rnd._link.act(lambda m, now: m._close_commits(now))
             for r in (rnd, theirs):
                 await r.wait_started(10)
             assert {r.starter for r in (rnd, theirs)} == {rnd.starter}
@@ -166,17 +166,13 @@ def test_withheld_reveal_cancels_the_draw_live(
             await meet(p1, p2, cheat)
             # The cheater commits, then never publishes its reveal.
             # (its payloads are sealed: drop the reveal before it is sealed and sent)
-            original = cheat._run_effects
+            original = cheat.publish_for
 
-            async def withhold(rnd, effects, source=""):  # type: ignore[no-untyped-def]
-                kept = [
-                    e
-                    for e in effects
-                    if not (isinstance(e, Publish) and e.event.kind == "reveal")
-                ]
-                return await original(rnd, kept, source)
+            def withhold(link, effect):  # type: ignore[no-untyped-def]
+                if effect.event.kind != "reveal":
+                    original(link, effect)
 
-            cheat._run_effects = withhold  # type: ignore[method-assign]
+            cheat.publish_for = withhold  # type: ignore[method-assign]
             rounds = await invite_and_accept(p1, [p2, cheat], "cube", {"players": 3})
             for r in rounds:
                 await r.wait_started(10)

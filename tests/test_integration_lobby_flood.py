@@ -21,6 +21,8 @@ from test_integration_rounds import assert_same_outcome
 from p2p.friends import Friends
 from p2p.net.inbound import DEDUPE_WINDOW_S
 from p2p.peer import ChatMessage, Peer
+from p2p.peer.config import offline_grace_ms
+from p2p.peer.round_link import offline_members
 from p2p.protocol import events as ev
 from p2p.protocol import sealing
 from p2p.protocol.identity import Identity
@@ -114,7 +116,9 @@ def test_2500_fake_presences_hide_no_real_peer_and_forfeit_no_member(
                 )
             await asyncio.sleep(1.5)  # longer than offline_ms: no forfeit may come
             assert all(alice.lobby.offline_since(o.public_key) is None for o in (bob, carol))
-            assert alice._offline_members(ra, alice.now_ms()) == frozenset()
+            grace = offline_grace_ms(ra.machine.timeouts.offline_ms)
+            seats = ra.chain_state.seats
+            assert offline_members(alice.lobby, seats, alice.public_key, grace, alice.now_ms()) == frozenset()
             assert ra.phase is Phase.PLAY
             assert not [e for e in ra.log() if e.kind == "forfeit"]
             # a newcomer learns everyone from the retained presences, fakes and all

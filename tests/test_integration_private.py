@@ -96,7 +96,7 @@ def test_stranger_cannot_hijack_or_kill_a_private_round(
             rh = await host.open_private("cube", {"players": 3}, open_seats=2)
             topic = await genesis_topic(mallory)
             assert rh.machine.key in topic
-            real = rh._genesis_payload
+            real = rh._link.genesis_payload
             assert real is not None and await retained(mosquitto.port, topic) == real
             opened = sealing.open_round(rh.sealing_key, "genesis", real)
             assert ev.parse(opened).id == rh.log()[0].id
@@ -292,7 +292,7 @@ def test_a_flood_on_the_genesis_topic_costs_the_admin_one_repair_per_interval(
             await mallory.subscribe("#", qos=1)
             rh = await host.open_private("connect4", open_seats=1)
             topic = await genesis_topic(mallory)
-            real = rh._genesis_payload
+            real = rh._link.genesis_payload
             repairs = 0
 
             async def count() -> None:

@@ -53,7 +53,7 @@ def test_live_logs_are_agreed_and_a_forged_forfeit_beside_them_is_refused(
     loser = (rounds[0], rounds[1])[1 - winner]
     win, prev = st.chain[-1], st.chain[-2]
     forged = ev.make(
-        loser._peer.identity,
+        loser.machine.me,
         "forfeit",
         prev.ts + DEFAULT_TIMEOUTS.offline_ms + 1_000,
         {"seat": winner, "reason": "offline"},

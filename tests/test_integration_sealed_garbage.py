@@ -138,6 +138,6 @@ def test_live_an_invitation_naming_another_rounds_topics_is_refused(broker_url: 
                     break
                 await asyncio.sleep(0.025)
             assert bob.invitation(fair.round) is not None
-            assert bob._by_key[rb.id] is rb
+            assert bob.links.by_key[rb.id].handle is rb
 
     run(body(), 60)

@@ -1,7 +1,7 @@
 """A stranger with thousands of fresh keys (20,000 on request) cannot grow a peer's memory without bound.
 
 Pure (no broker): a real ``Peer`` that is never started gets every message through its
-real edge (``_classify`` and the inbound lanes) and its real dispatch into the lobby, as
+real edge (``Edge.classify`` and the inbound lanes) and its real dispatch into the lobby, as
 the reader would.  Each fresh key sends a validly signed presence and a lobby chat line,
 and every fourth one an invitation sealed to us.  The live memory blocks added while the
 second half of the keys arrive (every bounded structure is full after the first half: online
@@ -78,7 +78,7 @@ async def _feed(peer: Peer, keys: range, now: int) -> None:
         for message in _messages(peer, k, now):
             peer.inbound.offer(message)
         while (item := peer.inbound.get_nowait()) is not None:
-            await peer._dispatch(item)
+            await peer.edge.dispatch(item)
         await asyncio.sleep(0)  # notification queues drain, timers may run
 
 

@@ -1,4 +1,4 @@
-"""Attacks on the network edge (``Peer._classify`` + ``p2p.net.inbound``), pure: a real
+"""Attacks on the network edge (``Peer.edge.classify`` + ``p2p.net.inbound``), pure: a real
 peer that is never started, real signed and sealed events, the real lanes and budgets on
 a clock of our own.  Each test is an attack that worked before its fix (the issue-10
 red-team pass): a stranger or a hostile round member using up the budget of somebody
@@ -50,7 +50,7 @@ def test_replayed_presences_of_a_known_peer_do_not_use_up_its_budget() -> None:
         assert not [e for e in alice.lobby.receive(current, now, own) if type(e).__name__ == "Dropped"]
         assert bob.public_key in alice.lobby.peers
         clock = Clock()
-        queues = InboundQueues(alice._classify, clock=clock)
+        queues = InboundQueues(alice.edge.classify, clock=clock)
         refused = 0
         for k in range(1000):  # the current presence on other peers' topics
             other = topics.presence(peer_id(os.urandom(32))).topic
@@ -87,7 +87,7 @@ def test_replayed_lobby_chat_of_a_known_peer_is_dropped_before_its_budget() -> N
         chat = alice.topics.lobby_chat().topic
         line = ev.make(bob, "chat", now, {"text": "hi", "ns": alice.topics.root})
         clock = Clock()
-        queues = InboundQueues(alice._classify, clock=clock)
+        queues = InboundQueues(alice.edge.classify, clock=clock)
         assert queues.offer(Inbound(chat, line.raw))
         alice.lobby.receive(line, now, chat)  # what the reader does with it
         for _ in range(100):
@@ -117,7 +117,7 @@ def test_a_stranger_flooding_our_inbox_does_not_crowd_out_a_known_inviter() -> N
         alice.lobby.receive(presence, now, alice.topics.presence(bob.peer_id).topic)
         inbox = alice.topics.inbox(alice.peer_id).topic
         clock = Clock()
-        queues = InboundQueues(alice._classify, clock=clock)
+        queues = InboundQueues(alice.edge.classify, clock=clock)
         for _ in range(300):
             queues.offer(Inbound(inbox, os.urandom(700)))
         for k in range(300):  # fresh keys, each sealing a signed event to us
@@ -132,18 +132,18 @@ def test_a_stranger_flooding_our_inbox_does_not_crowd_out_a_known_inviter() -> N
         assert queues.stats.get("dropped: not sealed to us") == 300
         rnd = await bob.invite([alice.public_key], "connect4", start=0)
         genesis = rnd.log()[0]
-        real = bob._seal(inbox, genesis.raw, genesis)
+        real = bob.edge.seal(inbox, genesis.raw, genesis)
         assert real is not None
         assert queues.offer(Inbound(inbox, real)), queues.stats
         item = None
         while (nxt := queues.get_nowait()) is not None:
             item = nxt
         assert item is not None and item.payload == real  # served after the spam it let in
-        await alice._dispatch(item)
+        await alice.edge.dispatch(item)
         assert genesis.round in alice.lobby.invitations
         clock.now += 10.0  # bob's invitation replayed after the duplicate window
         again = sealing.seal_invitation(
-            os.urandom(32), bob._seed, bob.public_key, alice.public_key, rnd.id,
+            os.urandom(32), bob.identity.seed(), bob.public_key, alice.public_key, rnd.id,
             rnd.sealing_key, bytes.fromhex(rnd.machine.key), genesis.raw,
         )
         assert not queues.offer(Inbound(inbox, again))
@@ -171,7 +171,7 @@ def test_a_members_events_of_another_round_do_not_use_up_its_round_budget() -> N
         # bob's move in another round (one he played with the hostile member)
         old = ev.make(bob, "move", now, move, round="cd" * 16, seq=1, prev="ef" * 32)
         clock = Clock()
-        queues = InboundQueues(alice._classify, clock=clock)
+        queues = InboundQueues(alice.edge.classify, clock=clock)
         refused = sum(not queues.offer(Inbound(two.topic("events"), two.sealed(old.raw))) for _ in range(1600))
         assert refused == 1600
         assert queues.stats.get("dropped: event of another round") == 1600, queues.stats
@@ -218,11 +218,11 @@ def test_stranger_invitations_do_not_push_out_the_round_key_of_a_pending_one() -
         inbox = alice.topics.inbox(alice.peer_id).topic
         rnd = await bob.invite([alice.public_key], "connect4", start=0)
         genesis = rnd.log()[0]
-        await alice._dispatch(Inbound(inbox, bob._seal(inbox, genesis.raw, genesis)))
+        await alice.edge.dispatch(Inbound(inbox, bob.edge.seal(inbox, genesis.raw, genesis)))
         assert genesis.round in alice.lobby.invitations
         for i in range(100):
             game = "connect4" if i % 2 else "poker"
-            await alice._dispatch(Inbound(inbox, _stranger_invitation(alice.identity, now, game)))
+            await alice.edge.dispatch(Inbound(inbox, _stranger_invitation(alice.identity, now, game)))
         assert len(alice.lobby.invitations) <= MAX_INVITATIONS  # still bounded
         pending = alice.lobby.invitations[genesis.round]
         assert pending.round_key == rnd.sealing_key
@@ -260,7 +260,7 @@ def test_a_friends_bytes_sealed_to_our_inbox_by_a_stranger_do_not_use_up_its_bud
         rid = os.urandom(16).hex()
         old = ev.make(bob.identity, "genesis", now - 1_200_000, old_body, round=rid, seq=0)
         clock = Clock()
-        queues = InboundQueues(alice._classify, clock=clock)
+        queues = InboundQueues(alice.edge.classify, clock=clock)
         for k in range(60):
             clock.now += 0.5
             if k % 2:
@@ -270,7 +270,7 @@ def test_a_friends_bytes_sealed_to_our_inbox_by_a_stranger_do_not_use_up_its_bud
                 )
             else:
                 payload = sealing.seal_invitation(
-                    os.urandom(32), bob._seed, bob.public_key, alice.public_key,
+                    os.urandom(32), bob.identity.seed(), bob.public_key, alice.public_key,
                     rid, os.urandom(32), bytes.fromhex(rid), old.raw,
                 )
             assert not queues.offer(Inbound(inbox, payload))
@@ -280,12 +280,12 @@ def test_a_friends_bytes_sealed_to_our_inbox_by_a_stranger_do_not_use_up_its_bud
         # bob's real invitation still gets through, and only bob's budget pays for it
         rnd = await bob.invite([alice.public_key], "connect4", start=0)
         genesis = rnd.log()[0]
-        real = bob._seal(inbox, genesis.raw, genesis)
+        real = bob.edge.seal(inbox, genesis.raw, genesis)
         assert real is not None
         assert queues.offer(Inbound(inbox, real)), queues.stats
         item = queues.get_nowait()
         assert item is not None
-        await alice._dispatch(item)
+        await alice.edge.dispatch(item)
         assert genesis.round in alice.lobby.invitations
         for p in (alice, bob):
             await p.close()
@@ -307,7 +307,7 @@ def test_a_strangers_bytes_replayed_in_the_lobby_are_charged_to_the_lane_not_to_
         topics = alice.topics
         first = _presence(carol, now - 5_000)
         clock = Clock()
-        queues = InboundQueues(alice._classify, clock=clock)
+        queues = InboundQueues(alice.edge.classify, clock=clock)
         for k in range(60):  # 10 per s, each message new bytes
             clock.now += 0.1
             if k % 2:  # carol's key on junk: the signature no longer matches

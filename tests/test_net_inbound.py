@@ -97,7 +97,7 @@ def test_refused_topics_are_counted_and_get_wakes_on_offer() -> None:
 
 
 def test_the_peer_classifies_by_topic_round_key_and_checked_member_key() -> None:
-    """``Peer._classify``: the cheap checks of the edge, on real events of a real round."""
+    """``Edge.classify``: the cheap checks of the edge, on real events of a real round."""
     import time
 
     from p2p.net.inbound import Lane
@@ -117,7 +117,7 @@ def test_the_peer_classifies_by_topic_round_key_and_checked_member_key() -> None
         body_ = {"ply": 0, "move": "4", "state": "0" * 64}
         move = ev.make(bob, "move", now, body_, round=rnd.id, seq=1, prev=genesis.id)
         events = rnd.topic("events")
-        classify = alice._classify
+        classify = alice.edge.classify
         # a member's event, sealed with the round key: the round lane, handed on opened
         verdict = classify(events, rnd.sealed(move.raw))
         assert (verdict.lane, verdict.sender, verdict.parsed.raw) == (Lane.ROUND, bob.public_key, move.raw)

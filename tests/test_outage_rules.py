@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from test_protocol_lobby import BOB, T0, meet
 
-from p2p.peer import Peer
 from p2p.protocol.lobby import SILENCE_MS
 
 
@@ -43,22 +42,11 @@ def test_a_partner_counts_as_offline_for_forfeits_only_after_the_grace() -> None
     grace = offline_grace_ms(DEFAULT_TIMEOUTS.offline_ms)
     assert grace >= 180_000 + 60_000  # a 3 min outage and a minute to come back
 
-    class _Machine:
-        timeouts = DEFAULT_TIMEOUTS
+    from p2p.peer.round_link import offline_members
+    from p2p.protocol.round import Seat
 
-    class _Seat:
-        def __init__(self, pk: bytes | None) -> None:
-            self.pk = pk
-
-    class _State:
-        seats = [_Seat(None), _Seat(BOB.public_key)]
-
-    class _Round:
-        machine = _Machine()
-        chain_state = _State()
-
-    peer = Peer("mqtt://127.0.0.1:1", nick="alice")
-    peer.lobby = alice
+    seats = [Seat(0, None, None, ""), Seat(1, BOB.public_key, None, "")]
     gone = T0 + SILENCE_MS
-    assert peer._offline_members(_Round(), gone + grace - 1) == frozenset()  # type: ignore[arg-type]
-    assert peer._offline_members(_Round(), gone + grace) == {BOB.public_key}  # type: ignore[arg-type]
+    me = b"\x00" * 32
+    assert offline_members(alice, seats, me, grace, gone + grace - 1) == frozenset()
+    assert offline_members(alice, seats, me, grace, gone + grace) == {BOB.public_key}

@@ -573,7 +573,7 @@ def test_a_replayed_genesis_is_not_an_invitation() -> None:
 
 
 def test_an_inbox_takes_only_invitations_and_cancels() -> None:
-    """The rule ``Peer._dispatch`` applies to its inbox, without a broker."""
+    """The rule ``Edge.dispatch`` applies to its inbox, without a broker."""
     from p2p.peer import _inbox_problem
 
     net = Loopback()

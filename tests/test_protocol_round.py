@@ -387,3 +387,38 @@ def test_resume_from_a_saved_log_and_catch_up_by_sync() -> None:
     assert_agree(machines)
     with pytest.raises(ChainError):
         RoundMachine.from_log(PEOPLE[1], saved[1:], nonce(1))
+
+
+def test_applied_names_the_seat_that_moved_also_for_a_computer_seat() -> None:
+    """``Applied.seat``: the seat to move before a move, though the admin signs a computer
+    seat's move; every member reads it from the effect (no shadow engine to replay)."""
+    pytest.importorskip("p2p.ai.connect4_ai")
+    seats = [human(0), {"pk": None, "level": "neuling"}]
+    admin, _ = RoundMachine.open(PEOPLE[0], 0, ROUND, "connect4", {}, seats, 0, nonce(0))
+    watcher = RoundMachine(PEOPLE[3], admin.state.genesis, nonce(3))
+    for event in admin.state.chain[1:]:
+        watcher.receive(event, 1)
+    assert admin.phase is Phase.PLAY and admin.state.game is not None
+    effects = admin.move(admin.state.game.legal_moves()[0], 2)
+    applied = [e for e in effects if isinstance(e, Applied)]
+    assert [(a.event.kind, a.seat) for a in applied] == [("move", 0), ("move", 1)]
+    assert {a.event.pk for a in applied} == {PEOPLE[0].public_key}  # both signed by the admin
+    seen = [e for a in applied for e in watcher.receive(a.event, 3) if isinstance(e, Applied)]
+    assert [a.seat for a in seen] == [0, 1]
+
+
+def test_an_illegal_move_keeps_the_engines_error_code() -> None:
+    """The engine's ``code`` and ``params`` reach the user action's ``ActionError``."""
+    net = Loopback()
+    machines = open_round(net, "connect4", {"height": 4}, [human(0), human(1)], start=0)
+    for _ in range(2):  # fill column 1 in turn: 4 rows
+        for m in machines:
+            net.post(f"p{PEOPLE.index(m.me)}", m.move("1", net.now))
+            net.run()
+    admin = machines[0]
+    with pytest.raises(ActionError) as caught:
+        admin.move("1", net.now)
+    assert caught.value.code == "column_full" and caught.value.params == {"column": 1}
+    with pytest.raises(ActionError) as caught:
+        admin.move("x9", net.now)
+    assert caught.value.code == "not_column"

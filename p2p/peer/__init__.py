@@ -19,12 +19,14 @@ raises ``ActionError`` with a one-line reason and changes nothing.  Everything a
 sends is checked by the protocol layer; what fails is dropped with a log line and
 reported as a ``Rejected`` notification, never as an exception.
 
-The package, one job a module: ``core`` (``Peer``: state, lifecycle, connection)
-is made of ``lobby_glue``, ``opening`` (invite, join, accept, resume), ``driving``
-(machine steps and their effects), ``publishing`` (sealing, the retained genesis),
-``inbound`` (edge classification, dispatch) and ``timers``; ``handles`` (``Round``,
-``Invitation``), ``notifications``, ``checks`` (pure helpers), ``files`` (round key
-files) and ``config`` (timing knobs, the clock; tests patch them there)."""
+The package, one job a module (docs/architecture.md): ``core`` (``Peer``: identity,
+notifications, lifecycle, the timer loop) composes ``edge`` (``Edge``: broker connection,
+inbound lanes, sealing, dispatch), ``lobby_link`` (``LobbyLink``: the lobby machine and its
+notifications) and ``round_link`` (one ``RoundLink`` per held round: machine, keys, log,
+timers, publishing); ``opening`` (invite, join, accept, resume: how a link is created),
+``handles`` (``Round``, ``Invitation``), ``notifications``, ``checks`` (pure helpers),
+``files`` (round key files) and ``config`` (timing knobs, the clock; tests patch them
+there)."""
 
 from __future__ import annotations
 

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from p2p.games import Game, game_class
 from p2p.protocol.effects import (
     Dropped,
     Effect,
@@ -25,7 +23,7 @@ from p2p.protocol.round import (
 )
 
 if TYPE_CHECKING:
-    from p2p.peer.handles import Round
+    pass
 
 def _unjoinable(genesis: Event, timeouts: TurnTimeouts, now: int) -> str:
     """Why a genesis found behind a join code is not one to join ("" if it is), at our
@@ -45,51 +43,6 @@ def _unjoinable(genesis: Event, timeouts: TurnTimeouts, now: int) -> str:
     if not any(seat.pk is None and not seat.is_computer for seat in state.seats):
         return "a private round without an open seat"
     return ""
-
-
-def _mover(rnd: Round, event: Event) -> int | None:
-    """The seat that made ``event`` (a move), from a shadow engine that follows the chain.
-
-    The shadow is built on first use from the chain before ``event`` (a round taken up
-    from a log or a sync), then follows every move and seal as it is applied.
-    """
-    st = rnd.machine.state
-    try:
-        if rnd._shadow is None:
-            if st.starter is None:
-                return None
-            shadow = game_class(st.game_name).create(
-                {**st.options, "first": st.starter}
-            )
-            for earlier in st.chain:
-                if earlier.id == event.id:
-                    break
-                _follow(shadow, st, earlier)
-            rnd._shadow = shadow
-        seat = rnd._shadow.to_move()
-        rnd._shadow.push(event.body["move"])
-        return seat
-    except Exception:  # noqa: BLE001 - only a label for display; the chain is verified
-        rnd._shadow = None
-        return None
-
-
-def _follow(shadow: Game, st: RoundState, event: Event) -> None:
-    """Apply a chain event's effect on the position to the shadow engine."""
-    if event.kind == "move":
-        shadow.push(event.body["move"])
-    elif event.kind == "seal":
-        if any(inner.kind == "takeback" for inner in event.sealed()):
-            shadow.pop()
-            return
-        for inner in event.sealed():
-            seat = st.seat_of(inner.pk)
-            if seat is not None:
-                with contextlib.suppress(Exception):
-                    shadow.resign(seat)
-    elif event.kind == "forfeit":
-        with contextlib.suppress(Exception):
-            shadow.resign(event.body["seat"])
 
 
 def _claimed_key(payload: bytes) -> bytes | None:
@@ -179,7 +132,7 @@ _BENIGN = frozenset(
 logged at debug level and counted, not reported."""
 
 
-def _inbox_problem(event: Event, rounds: Mapping[str, Round]) -> str:
+def _inbox_problem(event: Event, rounds: Mapping[str, object]) -> str:
     """Why ``event`` does not belong in an inbox ('' if it does)."""
     if event.kind not in ("genesis", "cancel"):
         return f"a {event.kind} does not belong in an inbox (invitations and cancels only)"

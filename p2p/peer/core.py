@@ -1,4 +1,16 @@
-"""``Peer``: one identity on one or several brokers (state, lifecycle, connection)."""
+"""``Peer``: one identity on one or several brokers, composed of a few parts with one
+job each (see docs/architecture.md):
+
+* ``edge`` (``p2p.peer.edge.Edge``): the broker connection, inbound lanes and their
+  classification, sealing and unsealing, the inbox replay filter, dispatch;
+* ``lobby_link`` (``p2p.peer.lobby_link.LobbyLink``): the lobby machine, its
+  notifications and our presence answer;
+* ``links`` (``p2p.peer.round_link.RoundLinks``): one ``RoundLink`` per held round (its
+  machine, topic key, round key, log, timers, lock and publishing), created once.
+
+``Peer`` itself keeps what spans them: identity, notifications, the timer loop, the busy
+flag, and the public API (``p2p.peer``).
+"""
 
 from __future__ import annotations
 
@@ -8,45 +20,41 @@ import logging
 import os
 import ssl
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 
 from p2p.friends import Friends
 from p2p.net.face import Broker
 from p2p.net.inbound import InboundQueues
-from p2p.net.multi import MultiTransport
-from p2p.net.transport import (
-    ConnectionState,
-    Transport,
-    split_brokers,
-)
-from p2p.peer.checks import _WarnBudget
+from p2p.net.transport import ConnectionState
+from p2p.peer import opening
+from p2p.peer.checks import _BENIGN, _WarnBudget
 from p2p.peer.config import (
     MAX_MEMBER_NICKS,
+    PRESENCE_TTL_S,
     SETTLE_S,
+    TICK_S,
     now_ms,
 )
-from p2p.peer.driving import Driving
-from p2p.peer.handles import Round
-from p2p.peer.inbound import Receiving
-from p2p.peer.lobby_glue import LobbyGlue
+from p2p.peer.edge import Edge
+from p2p.peer.handles import Invitation, Round
+from p2p.peer.lobby_link import LobbyLink
 from p2p.peer.notifications import (
     ConnectionChanged,
     Notification,
     Notifications,
+    Rejected,
 )
-from p2p.peer.opening import Opening
-from p2p.peer.publishing import Publishing
-from p2p.peer.timers import Timers
-from p2p.protocol.conflicts import SeenIds
-from p2p.protocol.events import Event
+from p2p.peer.round_link import RoundLink, RoundLinks
+from p2p.protocol.effects import Publish
 from p2p.protocol.identity import Identity, label, sanitize_nickname
-from p2p.protocol.lobby import Lobby
+from p2p.protocol.lobby import Lobby, PeerInfo
 from p2p.protocol.round import (
     DEFAULT_TIMEOUTS,
+    RoundState,
     TurnTimeouts,
 )
 from p2p.protocol.round_machine import ActionError
@@ -71,7 +79,7 @@ class PeerStats:
         self.dropped[key] = self.dropped.get(key, 0) + 1
 
 
-class Peer(LobbyGlue, Opening, Driving, Publishing, Receiving, Timers):
+class Peer:
     """One identity on one or several brokers: lobby, chat, invitations and rounds.
 
     ``async with Peer(url, nick="alice") as peer`` connects (raises ``ConnectionError``
@@ -127,7 +135,6 @@ class Peer(LobbyGlue, Opening, Driving, Publishing, Receiving, Timers):
             self.topics,
             is_friend=self.friends.is_friend,
         )
-        self._answer_timer: asyncio.TimerHandle | None = None
         self.broker_url = broker_url
         self.log_dir = Path(log_dir) if log_dir is not None else None
         self._member_nicks: dict[bytes, str] = {}
@@ -136,45 +143,49 @@ class Peer(LobbyGlue, Opening, Driving, Publishing, Receiving, Timers):
         self._connect_timeout = connect_timeout
         self.turn_timeouts = turn_timeouts or DEFAULT_TIMEOUTS
         """Chain rules every member of a round must share (tests pass shorter ones)."""
-        self.inbound = InboundQueues(self._classify, on_drop=self._edge_drop)
-        """Inbound lanes and budgets (``p2p.net.inbound``): our rounds first."""
         self._warn_budget = _WarnBudget()
-        urls = split_brokers(broker_url)
-        self.transport: Broker
-        try:
-            if len(urls) == 1:
-                self.transport = Transport(
-                    urls[0],
-                    on_connected=self._on_connected,
-                    will=self._make_will,
-                    tls_context=tls_context,
-                    inbound=self.inbound,
-                )
-            else:  # several brokers at once: one view (p2p.net.multi)
-                self.transport = MultiTransport(
-                    urls,
-                    on_connected=self._on_connected,
-                    will=self._make_will,
-                    tls_context=tls_context,
-                    inbound=self.inbound,
-                )
-        except ValueError as err:
-            raise ActionError(str(err) or "no broker URL given") from None
-        self.transport.on_state(self._on_connection_state)
-        self.rounds: dict[str, Round] = {}  # by round id
-        self._by_key: dict[str, Round] = {}  # by topic key
-        self._joining: dict[str, tuple[asyncio.Future[Event], bytes]] = {}
-        """Topic key -> (the retained genesis we wait for, the code's round key)."""
-        self._seed = self.identity.seed()  # opens what is sealed to us (sealing)
-        self._inbox_seen = SeenIds(limit=1024)
-        """Ids of inbox events we took: their replays are dropped at the edge."""
-        self._listeners: list[Notifications] = []
+        self.links = RoundLinks()
+        """The rounds we hold, one link each (by id and topic key), and code joins."""
+        self.lobby_link = LobbyLink(self, self.lobby, self)
+        self.edge = Edge(
+            self,
+            self.identity,
+            self.topics,
+            self.links,
+            broker_url,
+            on_connected=self._on_connected,
+            will=self.lobby_link.make_will,
+            tls_context=tls_context,
+        )
+        self.edge.transport.on_state(self._on_connection_state)
+        self.listeners: list[Notifications] = []
         self._tasks: list[asyncio.Task[None]] = []
         self.stats = PeerStats()
         self._closed = False
         self._settle_until = 0.0
         """``time.monotonic()`` before which the round timers decide nothing (we just
         came back online and resync first)."""
+
+    # -- the parts' faces ------------------------------------------------------------
+
+    @property
+    def transport(self) -> Broker:
+        """The broker connection (``p2p.net.face.Broker``), owned by the edge."""
+        return self.edge.transport
+
+    @property
+    def inbound(self) -> InboundQueues:
+        """The inbound lanes and budgets, owned by the edge."""
+        return self.edge.inbound
+
+    @property
+    def rounds(self) -> dict[str, Round]:
+        """The rounds we hold, by round id."""
+        return {rid: link.handle for rid, link in self.links.by_id.items()}
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
 
     # -- identity --------------------------------------------------------------------
 
@@ -207,9 +218,9 @@ class Peer(LobbyGlue, Opening, Driving, Publishing, Receiving, Timers):
             return label(info.nick, public_key)
         return label(nick or self._member_nicks.get(public_key) or "?", public_key)
 
-    def _remember_members(self, rnd: Round) -> None:
+    def remember_members(self, state: RoundState) -> None:
         """Keep the lobby nicknames of a round's members for when they are gone."""
-        for seat in rnd.machine.state.seats:
+        for seat in state.seats:
             info = self.lobby.peers.get(seat.pk) if seat.pk is not None else None
             if info is not None and seat.pk is not None:
                 self._member_nicks.pop(seat.pk, None)
@@ -219,11 +230,183 @@ class Peer(LobbyGlue, Opening, Driving, Publishing, Receiving, Timers):
 
     @property
     def connected(self) -> bool:
-        return self.transport.connected
+        return self.edge.transport.connected
 
     def brokers(self) -> list[tuple[str, bool]]:
         """Each broker's URL and whether it is connected now (several: ``--broker`` twice)."""
-        return self.transport.brokers()
+        return self.edge.transport.brokers()
+
+    # -- the lobby ---------------------------------------------------------------------
+
+    def online(self) -> list[PeerInfo]:
+        """Everyone else online in our namespace, by nickname."""
+        return self.lobby_link.online()
+
+    def find_peer(self, who: str) -> PeerInfo | None:
+        """An online peer by peer id, fingerprint prefix (4+), public key hex or nickname."""
+        return self.lobby_link.find_peer(who)
+
+    async def say(self, text: str) -> None:
+        """A lobby chat line to everyone online; ``ActionError`` if it is empty."""
+        await self.lobby_link.say(text)
+
+    @property
+    def invitations(self) -> list[Invitation]:
+        """Invitations waiting for our answer, oldest first."""
+        return self.lobby_link.invitations
+
+    def invitation(self, round_id: str) -> Invitation | None:
+        return self.lobby_link.invitation(round_id)
+
+    @property
+    def busy(self) -> bool:
+        """True while we hold a seat in a round that is not over and we have not left.
+
+        A ``leave`` we sent counts at once, though it enters the chain only when the owner
+        of the next position seals it: an opponent who vanished must not keep us "in a
+        round" (the round still ends by its forfeit rule for everyone).
+        """
+        for link in self.links:
+            machine = link.machine
+            seat = machine.my_seat
+            if (
+                seat is not None
+                and not link.is_over
+                and seat not in machine.state.resigned
+                and ("leave", self.public_key) not in machine.side
+            ):
+                return True
+        return False
+
+    # -- holding rounds (p2p.peer.opening) -------------------------------------------------
+
+    async def invite(
+        self,
+        peers: Sequence[str | PeerInfo | bytes],
+        game: str,
+        options: Mapping[str, Any] | None = None,
+        *,
+        computers: Sequence[str] = (),
+        start: int | None = None,
+        seats: Sequence[str] | None = None,
+    ) -> Round:
+        """Open a round as its admin and invite ``peers`` to it.
+
+        Seats are: us, the invited peers in the given order, then one computer seat per
+        level in ``computers`` -- or ``seats``, a list naming each seat as ``"me"``, a
+        peer (id, fingerprint or nickname) or ``"computer:LEVEL"``.  ``start`` names the
+        starting seat; ``None`` draws it by commit-reveal.  For games with a ``players``
+        option it defaults to the number of seats.
+        """
+        return await opening.invite(
+            self, peers, game, options, computers=computers, start=start, seats=seats
+        )
+
+    async def another_round(self, previous: Round) -> Round:
+        """As admin of a finished round: invite the same seats again, the next seat starts.
+
+        The starting seat rotates (``p2p.protocol.round.next_start``); every member gets a
+        fresh invitation to accept.
+        """
+        return await opening.another_round(self, previous)
+
+    async def open_private(
+        self,
+        game: str,
+        options: Mapping[str, Any] | None = None,
+        *,
+        open_seats: int = 1,
+        peers: Sequence[str | PeerInfo | bytes] = (),
+        computers: Sequence[str] = (),
+        start: int | None = None,
+    ) -> Round:
+        """Open a private round behind a join code (``round.code``, 6 characters).
+
+        Seats: us, any ``peers`` invited directly, ``open_seats`` seats for whoever enters
+        the code, then the ``computers``.  The code is hashed into the round's topics, so
+        the round cannot be found by browsing the lobby.
+        """
+        return await opening.open_private(
+            self, game, options, open_seats=open_seats, peers=peers,
+            computers=computers, start=start,
+        )
+
+    async def join(self, code: str, timeout: float = 10.0) -> Round:
+        """Join the private round behind ``code``; ``ActionError`` if there is none."""
+        return await opening.join(self, code, timeout)
+
+    async def resume(self, path: Path | str, code: str | None = None) -> Round:
+        """Take up a round again from its log file (after a restart) and catch up.
+
+        The chain in the file is verified and replayed, then the other members are asked
+        for what happened since (``Resynced`` reports it).  ``code``: the join code of a
+        private round.  A draw still open when we stopped cannot complete without our
+        reveal (our nonce is gone): the admin cancels it (docs/protocol.md §7).
+        """
+        return await opening.resume(self, path, code)
+
+    async def _accept_invitation(self, round_id: str) -> Round:
+        return await opening.accept_invitation(self, round_id)
+
+    async def _decline_invitation(self, round_id: str) -> None:
+        await self.lobby_link.decline(round_id)
+
+    # -- what the parts ask of the peer (RoundHost, LobbyHost, EdgeHost) -------------------
+
+    def publish_for(self, link: RoundLink, effect: Publish) -> None:
+        """Seal a round's ``effect`` with that round's own key and topics, and send it."""
+        self._send(effect, link)
+
+    def publish_lobby(self, effect: Publish) -> None:
+        """Send a lobby effect (public; a decline sealed with its invitation's key)."""
+        self._send(effect, None)
+
+    def _send(self, effect: Publish, link: RoundLink | None) -> None:
+        route = effect.route
+        expiry = PRESENCE_TTL_S if effect.event.kind == "presence" else None
+        payload = self.edge.seal(route.topic, effect.payload, effect.event, link, effect.sealed_with)
+        if payload is None:
+            return
+        self.edge.publish(route.topic, payload, route.qos, route.retain, expiry)
+
+    def publish_raw(self, topic: str, payload: bytes, qos: int, retain: bool) -> None:
+        self.edge.publish(topic, payload, qos, retain)
+
+    def notify(self, note: Notification) -> None:
+        for listener in list(self.listeners):
+            listener._push(note)
+
+    def warn(
+        self, text: str, round_id: str | None, reason: str, kind: str, sender: str = ""
+    ) -> None:
+        """A refused input: counted; reported (``Rejected``) unless benign or a flood."""
+        self.stats.count_drop(reason)
+        if reason in _BENIGN:
+            log.debug("%s", text)  # QoS 1 redelivery, a retained copy again: normal
+            return
+        if not self._warn_budget.take():
+            log.debug("%s", text)  # a flood: counted, not shouted
+            return
+        log.warning("%s", text)
+        self.notify(Rejected(text, round_id, reason, kind, sender))
+
+    def count_drop(self, reason: str) -> None:
+        self.stats.count_drop(reason)
+
+    def count_applied(self) -> None:
+        self.stats.applied += 1
+
+    def count_received(self) -> None:
+        self.stats.received += 1
+
+    async def after_step(self) -> None:
+        """After any machine step: our busy flag in the lobby follows our rounds (the
+        lobby also declines invitations for us while we are busy)."""
+        busy = self.busy
+        if busy != self.lobby.busy:
+            announce = self.lobby.set_busy(busy, self.now_ms())
+            if self.connected:  # else the presence after reconnecting says it
+                await self.lobby_link.run(announce)
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -241,19 +424,16 @@ class Peer(LobbyGlue, Opening, Driving, Publishing, Receiving, Timers):
 
     async def start(self) -> None:
         """Connect, subscribe to the lobby and announce ourselves."""
+        transport = self.edge.transport
         for topic, qos in self.topics.lobby_subscriptions(self.peer_id):
             retained = topic == self.topics.presence_filter()
-            await self.transport.subscribe(
-                topic, qos, retained=retained, no_local=not retained
-            )
-        await self.transport.start(wait=self._connect_timeout)
+            await transport.subscribe(topic, qos, retained=retained, no_local=not retained)
+        await transport.start(wait=self._connect_timeout)
         self._tasks = [
             asyncio.create_task(
-                self._receive_loop(), name=f"p2p-peer-{self.short_id}-receive"
+                self.edge.receive_loop(), name=f"p2p-peer-{self.short_id}-receive"
             ),
-            asyncio.create_task(
-                self._timer_loop(), name=f"p2p-peer-{self.short_id}-timers"
-            ),
+            asyncio.create_task(self._timer_loop(), name=f"p2p-peer-{self.short_id}-timers"),
         ]
 
     async def close(self) -> None:
@@ -261,41 +441,53 @@ class Peer(LobbyGlue, Opening, Driving, Publishing, Receiving, Timers):
         if self._closed:
             return
         self._closed = True
-        if self._answer_timer is not None:
-            self._answer_timer.cancel()
-        if self.transport.connected:
-            await self._run_effects(None, self.lobby.disconnect(self.now_ms()))
+        self.lobby_link.stop()
+        if self.connected:
+            await self.lobby_link.run(self.lobby.disconnect(self.now_ms()))
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-        await self.transport.close()
-        for listener in list(self._listeners):
+        await self.edge.transport.close()
+        for listener in list(self.listeners):
             listener.close()
 
     def events(self) -> Notifications:
         """All notifications from now on (chat, presence, invitations, rounds, warnings)."""
         return Notifications(self)
 
-    def _notify(self, note: Notification) -> None:
-        for listener in list(self._listeners):
-            listener._push(note)
-
     async def _on_connected(self) -> None:
         """After every (re)connect: announce our presence (the retained presences say who is
         online; nobody has to answer), and after a reconnect catch up on our rounds."""
-        await self._run_effects(None, self.lobby.connect(self.now_ms()))
-        if self.transport.is_reconnect():
+        await self.lobby_link.run(self.lobby.connect(self.now_ms()))
+        if self.edge.transport.is_reconnect():
             self._settle_until = time.monotonic() + SETTLE_S  # resync before deciding
-            for rnd in list(self.rounds.values()):
-                if not rnd.is_over:
-                    self._repair_genesis(rnd)  # a restarted broker may have lost it
-                    await rnd.request_sync()
+            for link in self.links:
+                if not link.is_over:
+                    link.repair_genesis()  # a restarted broker may have lost it
+                    await link.request_sync()
 
     def _on_connection_state(self, state: ConnectionState, detail: str) -> None:
-        self._notify(ConnectionChanged(state.value, detail))
+        self.notify(ConnectionChanged(state.value, detail))
 
     def interrupt_connection(self, hold: float = 0.0) -> None:
         """Cut the network connection as a failure would (tests, demo); it comes back."""
-        self.transport.interrupt(hold)
+        self.edge.transport.interrupt(hold)
+
+    async def _timer_loop(self) -> None:
+        """Every ``TICK_S``: each round's timers, then the lobby's."""
+        while True:
+            await asyncio.sleep(TICK_S)
+            try:
+                now = self.now_ms()
+                listening = self.connected
+                deciding = listening and time.monotonic() >= self._settle_until
+                for link in self.links:
+                    await link.tick(now, deciding)
+                effects = self.lobby.tick(now, listening)
+                if not listening:
+                    effects = [e for e in effects if not isinstance(e, Publish)]
+                await self.lobby_link.run_effects(effects)
+            except Exception:
+                log.exception("internal error in the timer loop")

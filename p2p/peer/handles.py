@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,7 +12,6 @@ from p2p.peer.notifications import (
     ChatMessage,
     Notifications,
 )
-from p2p.protocol import sealing
 from p2p.protocol.chat import clean_line
 from p2p.protocol.events import Event
 from p2p.protocol.lobby import Invitation as LobbyInvitation
@@ -26,6 +23,7 @@ from p2p.protocol.round_machine import RoundMachine
 
 if TYPE_CHECKING:
     from p2p.peer.core import Peer
+    from p2p.peer.round_link import RoundLink
 
 class Round:
     """One round this peer takes part in (as admin, invited member or code joiner).
@@ -33,34 +31,28 @@ class Round:
     ``round.game`` is the rules engine of the round (``None`` until play starts), equal on
     every member; ``round.phase`` says where the round is; the action methods sign and
     publish our part and raise ``ActionError`` when the action is not possible now.
+    A handle talks only to its round link (``p2p.peer.round_link.RoundLink``), which holds
+    the machine, the keys, the log and the timers of the round.
     """
 
-    def __init__(self, peer: Peer, machine: RoundMachine) -> None:
-        self._peer = peer
-        self.machine = machine
-        self.invited_by: bytes = machine.state.genesis.pk
+    def __init__(self, link: RoundLink) -> None:
+        self._link = link
+        self.machine: RoundMachine = link.machine
+        self.invited_by: bytes = link.machine.state.genesis.pk
+        self.code: str | None = link.machine.code
         self._changed = asyncio.Condition()
-        self._resync_count = 0
-        self._resync_flush: asyncio.Handle | None = None
-        self._parked_since: float | None = None
-        self._last_sync_request = 0.0
-        self._last_change = time.monotonic()
-        self.log_path: Path | None = None
-        self._proof: tuple[Event, Event] | None = None
-        """The equivocation proof that ended the round (written to its log)."""
-        self.code: str | None = machine.code
-        self._shadow: Game | None = None  # follows the moves to tell who made each one
-        self._lock = asyncio.Lock()  # one machine step at a time (see Peer._call)
-        self._has_computers = any(seat.is_computer for seat in machine.state.seats)
-        self._genesis_cleared = False
-        self._told_over: tuple | None = None
-        self.sealing_key: bytes = b""
+
+    @property
+    def sealing_key(self) -> bytes:
         """The round key every payload on the round's topics is sealed with
         (``p2p.protocol.sealing``): chosen by the admin and sealed to each invitee in
         the invitation, or derived from the join code of a private round."""
-        self._genesis_payload: bytes | None = None  # our retained genesis, as sealed
-        self._genesis_repair: asyncio.TimerHandle | None = None
-        self._members: tuple[int, frozenset[bytes]] = (-1, frozenset())
+        return self._link.sealing_key
+
+    @property
+    def log_path(self) -> Path | None:
+        """The round's log file (``Peer(log_dir=...)``), else ``None``."""
+        return self._link.log_path
 
     # -- queries ---------------------------------------------------------------------
 
@@ -114,7 +106,7 @@ class Round:
             elif seat.pk is None:
                 out.append("open")
             else:
-                out.append(self._peer.label_of(seat.pk, seat.nick))
+                out.append(self._link.label_of(seat.pk, seat.nick))
         return out
 
     @property
@@ -154,14 +146,7 @@ class Round:
 
     def topic(self, channel: str = "events") -> str:
         """The MQTT topic of one of the round's channels (events, sync, chat, genesis)."""
-        key = self.machine.key
-        routes = {
-            "events": self._peer.topics.round_events,
-            "sync": self._peer.topics.round_sync,
-            "chat": self._peer.topics.round_chat,
-            "genesis": self._peer.topics.round_genesis,
-        }
-        return routes[channel](key).topic
+        return self._link.topic(channel)
 
     def sealed(self, payload: bytes, channel: str = "events") -> bytes:
         """``payload`` sealed with the round key, as a member sends it on ``channel``.
@@ -169,23 +154,7 @@ class Round:
         For tests and tools that publish a member's own bytes (e.g. a hostile member's
         signed event) through a client of their own.
         """
-        return sealing.seal_round(
-            self.sealing_key, os.urandom(sealing.NONCE_SIZE), channel, payload
-        )
-
-    def _has_member(self, public_key: bytes) -> bool:
-        """True if ``public_key`` holds a seat (the edge's "known member key" check).
-
-        Seats change only with the chain, so the set is rebuilt when the chain grows.
-        """
-        st = self.machine.state
-        length = len(st.chain)
-        if self._members[0] != length:
-            self._members = (
-                length,
-                frozenset(seat.pk for seat in st.seats if seat.pk is not None),
-            )
-        return public_key in self._members[1]
+        return self._link.sealed(payload, channel)
 
     def __repr__(self) -> str:
         return f"Round({self.id[:8]} {self.game_name} {self.phase.value})"
@@ -194,23 +163,23 @@ class Round:
 
     async def play(self, move: str) -> None:
         """Play ``move`` (canonical or as a person types it) for our seat."""
-        await self._peer._act(self, lambda m, now: m.move(move, now))
+        await self._link.act(lambda m, now: m.move(move, now))
 
     async def resign(self) -> None:
         """Give up our seat."""
-        await self._peer._act(self, lambda m, now: m.resign(now))
+        await self._link.act(lambda m, now: m.resign(now))
 
     async def leave(self) -> None:
         """Leave the round (in play: resigns; the admin role passes on)."""
-        await self._peer._act(self, lambda m, now: m.leave(now))
+        await self._link.act(lambda m, now: m.leave(now))
 
     async def request_takeback(self) -> None:
         """Ask the others to take back our last move (once per round, before it is answered)."""
-        await self._peer._act(self, lambda m, now: m.request_takeback(now))
+        await self._link.act(lambda m, now: m.request_takeback(now))
 
     async def accept_takeback(self) -> None:
         """As the player to move: agree to take back the last move its mover asked about."""
-        await self._peer._act(self, lambda m, now: m.accept_takeback(now))
+        await self._link.act(lambda m, now: m.accept_takeback(now))
 
     @property
     def takeback_asked(self) -> int | None:
@@ -220,21 +189,19 @@ class Round:
 
     async def cancel(self, reason: str = "cancelled by the admin") -> None:
         """The admin calls the round off before play."""
-        await self._peer._act(self, lambda m, now: m.cancel(reason, now))
+        await self._link.act(lambda m, now: m.cancel(reason, now))
 
     async def say(self, text: str) -> None:
         """A round chat line."""
         line = clean_line(text)
-        await self._peer._act(self, lambda m, now: m.chat(text, now))
-        me = self._peer.identity
-        self._peer._notify(
-            ChatMessage(me.public_key, self._peer.nick, line, self.id, self._peer.now_ms())
-        )
+        await self._link.act(lambda m, now: m.chat(text, now))
+        host = self._link.host
+        me = self.machine.me.public_key
+        self._link.host.notify(ChatMessage(me, host.lobby.nick, line, self.id, host.now_ms()))
 
     async def request_sync(self) -> None:
         """Ask the other members for the chain from our head on."""
-        self._last_sync_request = time.monotonic()
-        await self._peer._act(self, lambda m, now: m.request_sync(now))
+        await self._link.request_sync()
 
     # -- waiting ---------------------------------------------------------------------
 
@@ -270,7 +237,7 @@ class Round:
 
     def events(self) -> Notifications:
         """Notifications about this round only."""
-        return Notifications(self._peer, lambda n: getattr(n, "round", None) is self)
+        return Notifications(self._link.host, self._link.notifications_filter)
 
 
 class Invitation:

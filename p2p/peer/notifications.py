@@ -6,14 +6,13 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING, Protocol, Self
 
 from p2p.protocol.events import Event
 from p2p.protocol.identity import label
 from p2p.protocol.lobby import PeerInfo
 
 if TYPE_CHECKING:
-    from p2p.peer.core import Peer
     from p2p.peer.handles import Invitation, Round
 
 @dataclass(frozen=True)
@@ -122,6 +121,12 @@ class Resynced(Notification):
     head: int
 
 
+class Listening(Protocol):
+    """Whatever notifications are registered with (the ``Peer``)."""
+
+    listeners: list[Notifications]
+
+
 class Notifications:
     """An async iterator over notifications, registered the moment it is created.
 
@@ -132,14 +137,14 @@ class Notifications:
 
     def __init__(
         self,
-        owner: Peer,
+        owner: Listening,
         accept: Callable[[Notification], bool] | None = None,
         maxsize: int = 10_000,
     ) -> None:
         self._owner = owner
         self._accept = accept
         self._queue: asyncio.Queue[Notification | None] = asyncio.Queue(maxsize)
-        owner._listeners.append(self)
+        owner.listeners.append(self)
 
     def _push(self, note: Notification | None) -> None:
         if note is not None and self._accept is not None and not self._accept(note):
@@ -152,7 +157,7 @@ class Notifications:
     def close(self) -> None:
         """Stop listening (the iteration ends)."""
         with contextlib.suppress(ValueError):
-            self._owner._listeners.remove(self)
+            self._owner.listeners.remove(self)
         self._push(None)
 
     def __aiter__(self) -> Notifications:

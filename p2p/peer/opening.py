@@ -1,5 +1,6 @@
-"""How ``Peer`` comes to hold a round: invite, open a private one, join by code, accept or
-decline an invitation, resume from a log."""
+"""How a ``Peer`` comes to hold a round: invite, open a private one, join by code, accept
+an invitation, resume from a log.  Plain functions of the peer (``Peer.invite`` and its
+siblings call them); each ends in ``_adopt``, which creates the round's link once."""
 
 from __future__ import annotations
 
@@ -9,375 +10,345 @@ import os
 import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from p2p.games import game_class
-from p2p.peer.checks import _mover
 from p2p.peer.files import (
-    MAX_LOG_BYTES,
-    read_round_key,
-    write_round_key,
+MAX_LOG_BYTES,
+read_round_key,
+write_round_key,
 )
 from p2p.peer.handles import Round
+from p2p.peer.round_link import RoundLink
 from p2p.protocol import events as ev
 from p2p.protocol import sealing
 from p2p.protocol.events import Event
 from p2p.protocol.lobby import PeerInfo
 from p2p.protocol.round import (
-    Phase,
-    next_start,
+Phase,
+next_start,
 )
 from p2p.protocol.round_machine import ActionError, RoundMachine
 from p2p.protocol.topics import (
-    TopicError,
-    code_secret,
-    make_code,
-    normalize_code,
-    private_key,
+TopicError,
+code_secret,
+make_code,
+normalize_code,
+private_key,
 )
+
+if TYPE_CHECKING:
+    from p2p.peer.core import Peer
 
 log = logging.getLogger("p2p.peer")
 
 
-class Opening:
-    """How ``Peer`` comes to hold a round: invite, open a private one, join by code,
-    accept or decline an invitation, resume from a log."""
+async def invite(
+    peer: Peer,
+    peers: Sequence[str | PeerInfo | bytes],
+    game: str,
+    options: Mapping[str, Any] | None = None,
+    *,
+    computers: Sequence[str] = (),
+    start: int | None = None,
+    seats: Sequence[str] | None = None,
+) -> Round:
+    """Open a round as its admin and invite ``peers`` to it.
 
-    async def invite(
-        self,
-        peers: Sequence[str | PeerInfo | bytes],
-        game: str,
-        options: Mapping[str, Any] | None = None,
-        *,
-        computers: Sequence[str] = (),
-        start: int | None = None,
-        seats: Sequence[str] | None = None,
-    ) -> Round:
-        """Open a round as its admin and invite ``peers`` to it.
-
-        Seats are: us, the invited peers in the given order, then one computer seat per
-        level in ``computers`` -- or ``seats``, a list naming each seat as ``"me"``, a
-        peer (id, fingerprint or nickname) or ``"computer:LEVEL"``.  ``start`` names the
-        starting seat; ``None`` draws it by commit-reveal.  For games with a ``players``
-        option it defaults to the number of seats.
-        """
-        if seats is None:
-            layout: list[dict[str, Any]] = [
-                {"pk": self.public_key.hex(), "level": None}
-            ]
-            layout += [{"pk": self._resolve(p).hex(), "level": None} for p in peers]
-            layout += [{"pk": None, "level": level} for level in computers]
-        else:
-            layout = []
-            for spec in seats:
-                if spec == "me":
-                    layout.append({"pk": self.public_key.hex(), "level": None})
-                elif isinstance(spec, str) and spec.startswith("computer:"):
-                    layout.append({"pk": None, "level": spec.split(":", 1)[1]})
-                else:
-                    layout.append({"pk": self._resolve(spec).hex(), "level": None})
-        return await self._open(game, options, layout, start, code=None)
-
-    async def another_round(self, previous: Round) -> Round:
-        """As admin of a finished round: invite the same seats again, the next seat starts.
-
-        The starting seat rotates (``p2p.protocol.round.next_start``); every member gets a
-        fresh invitation to accept.
-        """
-        st = previous.chain_state
-        if not previous.is_over:
-            raise ActionError("the round is still running", "still_running")
-        if not previous.is_admin:
-            raise ActionError("only the round's admin can start another round")
-        layout = [
-            {
-                "pk": None if seat.pk is None or seat.is_computer else seat.pk.hex(),
-                "level": seat.level,
-            }
-            for seat in st.seats
+    Seats are: us, the invited peers in the given order, then one computer seat per
+    level in ``computers`` -- or ``seats``, a list naming each seat as ``"me"``, a
+    peer (id, fingerprint or nickname) or ``"computer:LEVEL"``.  ``start`` names the
+    starting seat; ``None`` draws it by commit-reveal.  For games with a ``players``
+    option it defaults to the number of seats.
+    """
+    if seats is None:
+        layout: list[dict[str, Any]] = [
+            {"pk": peer.public_key.hex(), "level": None}
         ]
-        if any(s["pk"] is None and s["level"] is None for s in layout):
-            raise ActionError("a seat of that round was never taken")
-        options = {k: v for k, v in st.options.items() if k != "first"}
-        return await self._open(
-            st.game_name, options, layout, next_start(st), code=None
-        )
-
-    async def open_private(
-        self,
-        game: str,
-        options: Mapping[str, Any] | None = None,
-        *,
-        open_seats: int = 1,
-        peers: Sequence[str | PeerInfo | bytes] = (),
-        computers: Sequence[str] = (),
-        start: int | None = None,
-    ) -> Round:
-        """Open a private round behind a join code (``round.code``, 6 characters).
-
-        Seats: us, any ``peers`` invited directly, ``open_seats`` seats for whoever enters
-        the code, then the ``computers``.  The code is hashed into the round's topics, so
-        the round cannot be found by browsing the lobby.
-        """
-        if open_seats < 1:
-            raise ActionError("a private round needs at least one open seat")
-        layout: list[dict[str, Any]] = [{"pk": self.public_key.hex(), "level": None}]
-        layout += [{"pk": self._resolve(p).hex(), "level": None} for p in peers]
-        layout += [{"pk": None, "level": None} for _ in range(open_seats)]
+        layout += [{"pk": peer.lobby_link.resolve(p).hex(), "level": None} for p in peers]
         layout += [{"pk": None, "level": level} for level in computers]
-        code = make_code(os.urandom(8))
-        return await self._open(game, options, layout, start, code=code)
+    else:
+        layout = []
+        for spec in seats:
+            if spec == "me":
+                layout.append({"pk": peer.public_key.hex(), "level": None})
+            elif isinstance(spec, str) and spec.startswith("computer:"):
+                layout.append({"pk": None, "level": spec.split(":", 1)[1]})
+            else:
+                layout.append({"pk": peer.lobby_link.resolve(spec).hex(), "level": None})
+    return await _open(peer, game, options, layout, start, code=None)
 
-    async def join(self, code: str, timeout: float = 10.0) -> Round:
-        """Join the private round behind ``code``; ``ActionError`` if there is none."""
-        try:
-            code = normalize_code(code)
-        except TopicError as err:
-            raise ActionError(str(err)) from None
-        if self.busy:
-            raise ActionError("you are already in a round; leave it first", "busy")
-        secret = await asyncio.to_thread(
-            code_secret, code
-        )  # scrypt: keep the loop responsive
-        key = private_key(code, secret)
-        if key in self._by_key:
-            raise ActionError("you are already in this round")
-        round_key = sealing.private_round_key(secret)
-        waiting: asyncio.Future[Event] = asyncio.get_running_loop().create_future()
-        self._joining[key] = (waiting, round_key)
-        try:
-            await self._subscribe_round(key)
-            try:
-                genesis = await asyncio.wait_for(asyncio.shield(waiting), timeout)
-            except TimeoutError:
-                raise ActionError(f"no open round behind code {code}", "code_unknown") from None
-        finally:
-            self._joining.pop(key, None)
-        try:
-            machine = RoundMachine(
-                self.identity,
-                genesis,
-                os.urandom(32),
-                self.topics,
-                code=code,
-                now=self.now_ms(),
-                timeouts=self.turn_timeouts,
-            )
-        except Exception as err:  # noqa: BLE001 - a planted or broken genesis
-            await self._unsubscribe_round(key)
-            self._warn(
-                f"dropped genesis behind code {code}: {err}", None, str(err), "genesis"
-            )
-            raise ActionError(
-                f"the round behind code {code} is not usable: {err}"
-            ) from None
-        if (
-            machine.key != key
-            or not machine.state.private
-            or machine.state.phase is not Phase.FORMING
-        ):
-            await self._unsubscribe_round(key)
-            raise ActionError(f"the round behind code {code} cannot be joined", "code_closed")
-        rnd = await self._adopt(machine, round_key)
-        await self._act(rnd, lambda m, now: m.join(self.nick, now))
-        return rnd
+async def another_round(
+    peer: Peer, previous: Round) -> Round:
+    """As admin of a finished round: invite the same seats again, the next seat starts.
 
-    async def _unsubscribe_round(self, key: str) -> None:
-        for topic, _ in self.topics.round_subscriptions(key):
-            await self.transport.unsubscribe(topic)
+    The starting seat rotates (``p2p.protocol.round.next_start``); every member gets a
+    fresh invitation to accept.
+    """
+    st = previous.chain_state
+    if not previous.is_over:
+        raise ActionError("the round is still running", "still_running")
+    if not previous.is_admin:
+        raise ActionError("only the round's admin can start another round")
+    layout = [
+        {
+            "pk": None if seat.pk is None or seat.is_computer else seat.pk.hex(),
+            "level": seat.level,
+        }
+        for seat in st.seats
+    ]
+    if any(s["pk"] is None and s["level"] is None for s in layout):
+        raise ActionError("a seat of that round was never taken")
+    options = {k: v for k, v in st.options.items() if k != "first"}
+    return await _open(peer, 
+        st.game_name, options, layout, next_start(st), code=None
+    )
 
-    async def _open(
-        self,
-        game: str,
-        options: Mapping[str, Any] | None,
-        layout: list[dict[str, Any]],
-        start: int | None,
-        code: str | None,
-    ) -> Round:
-        try:
-            engine = game_class(game)
-        except KeyError as err:
-            raise ActionError(str(err.args[0])) from None
-        opts = dict(options or {})
-        try:
-            defaults = engine.create().options()
-        except Exception as err:  # noqa: BLE001 - an engine that cannot even start
-            raise ActionError(f"cannot create {game}: {err}") from None
-        if "players" in defaults and "players" not in opts:
-            opts["players"] = len(layout)
-        for seat in layout:
-            if seat["level"] is not None:
-                from p2p import ai
+async def open_private(
+    peer: Peer,
+    game: str,
+    options: Mapping[str, Any] | None = None,
+    *,
+    open_seats: int = 1,
+    peers: Sequence[str | PeerInfo | bytes] = (),
+    computers: Sequence[str] = (),
+    start: int | None = None,
+) -> Round:
+    """Open a private round behind a join code (``round.code``, 6 characters).
 
-                try:
-                    known = ai.levels(game)
-                except Exception:  # noqa: BLE001 - no computer player for this game yet
-                    known = ()
-                if seat["level"] not in known:
-                    raise ActionError(
-                        f"unknown computer level {seat['level']!r} for {game} (known: {', '.join(known) or 'none'})"
-                    )
-        if self.busy:
-            raise ActionError("you are already in a round; leave it first", "busy")
-        round_key = os.urandom(sealing.KEY_SIZE)  # a fresh key for each round
-        if code is not None:  # a private round's traffic is keyed from its code
-            secret = await asyncio.to_thread(code_secret, code)
-            round_key = sealing.private_round_key(secret)
-        machine, effects = RoundMachine.open(
-            self.identity,
-            self.now_ms(),
-            os.urandom(16).hex(),
-            game,
-            opts,
-            layout,
-            start,
-            os.urandom(32),
-            topics=self.topics,
-            code=code,
-            timeouts=self.turn_timeouts,
-        )
-        rnd = await self._adopt(machine, round_key)
-        await self._run_effects(rnd, effects)
-        return rnd
+    Seats: us, any ``peers`` invited directly, ``open_seats`` seats for whoever enters
+    the code, then the ``computers``.  The code is hashed into the round's topics, so
+    the round cannot be found by browsing the lobby.
+    """
+    if open_seats < 1:
+        raise ActionError("a private round needs at least one open seat")
+    layout: list[dict[str, Any]] = [{"pk": peer.public_key.hex(), "level": None}]
+    layout += [{"pk": peer.lobby_link.resolve(p).hex(), "level": None} for p in peers]
+    layout += [{"pk": None, "level": None} for _ in range(open_seats)]
+    layout += [{"pk": None, "level": level} for level in computers]
+    code = make_code(os.urandom(8))
+    return await _open(peer, game, options, layout, start, code=code)
 
-    async def _accept_invitation(self, round_id: str) -> Round:
-        if self.busy:
-            raise ActionError("you are already in a round; leave it first", "busy")
+async def join(
+    peer: Peer, code: str, timeout: float = 10.0) -> Round:
+    """Join the private round behind ``code``; ``ActionError`` if there is none."""
+    try:
+        code = normalize_code(code)
+    except TopicError as err:
+        raise ActionError(str(err)) from None
+    if peer.busy:
+        raise ActionError("you are already in a round; leave it first", "busy")
+    secret = await asyncio.to_thread(
+        code_secret, code
+    )  # scrypt: keep the loop responsive
+    key = private_key(code, secret)
+    if key in peer.links.by_key:
+        raise ActionError("you are already in this round")
+    round_key = sealing.private_round_key(secret)
+    waiting: asyncio.Future[Event] = asyncio.get_running_loop().create_future()
+    peer.links.joining[key] = (waiting, round_key)
+    try:
+        await peer.edge.subscribe_round(key)
         try:
-            pending = self.lobby.take_invitation(round_id)
-        except ValueError:
-            raise ActionError(
-                "no such invitation (it expired or was cancelled)", "no_invitation"
-            ) from None
-        if self.lobby.local_time(pending.admin, pending.genesis.body["expires"]) <= self.now_ms():
-            raise ActionError("the invitation has expired", "invitation_expired")
-        if not pending.round_key:
-            raise ActionError("the invitation carried no round key")
-        round_key, topic_key = pending.round_key, pending.route_key
-        if topic_key in self._by_key:  # another round of ours already uses those topics
-            raise ActionError("the invitation names the topics of a round we hold")
+            genesis = await asyncio.wait_for(asyncio.shield(waiting), timeout)
+        except TimeoutError:
+            raise ActionError(f"no open round behind code {code}", "code_unknown") from None
+    finally:
+        peer.links.joining.pop(key, None)
+    try:
         machine = RoundMachine(
-            self.identity,
-            pending.genesis,
+            peer.identity,
+            genesis,
             os.urandom(32),
-            self.topics,
-            now=self.now_ms(),
-            timeouts=self.turn_timeouts,
+            peer.topics,
+            code=code,
+            now=peer.now_ms(),
+            timeouts=peer.turn_timeouts,
         )
-        machine.key = topic_key  # a private round's: only the invitation tells it
-        rnd = await self._adopt(machine, round_key)  # subscribed before our accept
-        await self._act(rnd, lambda m, now: m.accept(now))
-        return rnd
+    except Exception as err:  # noqa: BLE001 - a planted or broken genesis
+        await peer.edge.unsubscribe_round(key)
+        peer.warn(
+            f"dropped genesis behind code {code}: {err}", None, str(err), "genesis"
+        )
+        raise ActionError(
+            f"the round behind code {code} is not usable: {err}"
+        ) from None
+    if (
+        machine.key != key
+        or not machine.state.private
+        or machine.state.phase is not Phase.FORMING
+    ):
+        await peer.edge.unsubscribe_round(key)
+        raise ActionError(f"the round behind code {code} cannot be joined", "code_closed")
+    link = await _adopt(peer, machine, round_key)
+    await link.act(lambda m, now: m.join(peer.nick, now))
+    return link.handle
 
-    async def _decline_invitation(self, round_id: str) -> None:
-        try:
-            effects = self.lobby.decline_invitation(round_id, self.now_ms())
-        except ValueError:
-            raise ActionError(
-                "no such invitation (it expired or was cancelled)", "no_invitation"
-            ) from None
-        await self._run_effects(None, effects)
+async def _open(
+    peer: Peer,
+    game: str,
+    options: Mapping[str, Any] | None,
+    layout: list[dict[str, Any]],
+    start: int | None,
+    code: str | None,
+) -> Round:
+    try:
+        engine = game_class(game)
+    except KeyError as err:
+        raise ActionError(str(err.args[0])) from None
+    opts = dict(options or {})
+    try:
+        defaults = engine.create().options()
+    except Exception as err:  # noqa: BLE001 - an engine that cannot even start
+        raise ActionError(f"cannot create {game}: {err}") from None
+    if "players" in defaults and "players" not in opts:
+        opts["players"] = len(layout)
+    for seat in layout:
+        if seat["level"] is not None:
+            from p2p import ai
 
-    async def _adopt(self, machine: RoundMachine, key: bytes) -> Round:
-        """Track a round and subscribe to its topics (before we send anything in it).
-
-        ``key``: the round key its payloads are sealed with (``Round.sealing_key``); it
-        is kept next to the round log (mode 0600) so a restarted peer can resume.
-        """
-        machine.clocks = self.lobby.clocks  # members' clocks, judged in their frames
-        rnd = Round(self, machine)
-        rnd.sealing_key = key
-        self._remember_members(rnd)
-        self.rounds[rnd.id] = rnd
-        self.lobby.keep(seat.pk for seat in machine.state.seats if seat.pk is not None)
-        self._by_key[machine.key] = rnd
-        if self.log_dir is not None:
-            rnd.log_path = self.log_dir / f"round-{rnd.id}.log"
             try:
-                self.log_dir.mkdir(parents=True, exist_ok=True)
-                if not rnd.log_path.exists():  # a resumed round keeps its file
-                    rnd.log_path.write_bytes(
-                        b"".join(e.raw + b"\n" for e in machine.log())
-                    )
-                write_round_key(rnd.log_path.with_suffix(".key"), key, machine.key)
-            except OSError as err:
-                log.warning("cannot write the round log %s: %s", rnd.log_path, err)
-        await self._subscribe_round(machine.key)
-        return rnd
-
-    async def resume(self, path: Path | str, code: str | None = None) -> Round:
-        """Take up a round again from its log file (after a restart) and catch up.
-
-        The chain in the file is verified and replayed, then the other members are asked
-        for what happened since (``Resynced`` reports it).  ``code``: the join code of a
-        private round.  A draw still open when we stopped cannot complete without our
-        reveal (our nonce is gone): the admin cancels it (docs/protocol.md §7).
-        """
-        from p2p.protocol.replay import LogError, replay_log
-
-        try:
-            info = Path(path).stat()  # a missing file: "cannot read" below
-            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_LOG_BYTES:
-                raise ActionError(f"{path}: not a round log (no regular file, or too large)")
-            lines = Path(path).read_bytes().split(b"\n")
-        except OSError as err:
-            raise ActionError(f"cannot read {path}: {err.strerror or err}") from None
-        try:
-            replay = replay_log(lines, self.turn_timeouts)  # the round's chain rules
-        except LogError as err:
-            raise ActionError(f"{path}: {err}") from None
-        state = replay.state
-        if state.genesis.v != ev.PROTOCOL_VERSION:
-            raise ActionError(
-                f"{path}: a round of protocol v{state.genesis.v} cannot be resumed"
-                " (p2p replay still checks it)"
-            )
-        if state.seat_of(self.public_key) is None:
-            raise ActionError("you hold no seat in that round")
-        if state.round_id in self.rounds:
-            return self.rounds[state.round_id]
-        try:
-            code = normalize_code(code) if code is not None else None
-        except TopicError as err:
-            raise ActionError(str(err)) from None
-        machine = RoundMachine.from_log(
-            self.identity,
-            replay.chain,
-            os.urandom(32),
-            self.topics,
-            code,
-            self.now_ms(),
-            self.turn_timeouts,
-            proof=replay.proof,
-        )
-        key_path = Path(path).with_suffix(".key")
-        try:
-            round_key, machine.key = read_round_key(key_path)
-        except (OSError, ValueError) as err:
-            if code is None:
-                why = getattr(err, "strerror", None) or err
-                hint = " (or give the join code)" if state.private else ""
+                known = ai.levels(game)
+            except Exception:  # noqa: BLE001 - no computer player for this game yet
+                known = ()
+            if seat["level"] not in known:
                 raise ActionError(
-                    f"cannot read the round key {key_path}: {why}{hint}"
-                ) from None
-            secret = await asyncio.to_thread(code_secret, code)
-            round_key = sealing.private_round_key(secret)
-        if not state.private and machine.key != state.round_id:
-            raise ActionError(  # a public round's topics are its id: never follow a file elsewhere
-                f"{key_path} names the topics of another round"
-            )
-        rnd = await self._adopt(machine, round_key)
-        for event in machine.log():
-            _mover(
-                rnd, event
-            ) if event.kind == "move" else None  # the shadow catches up
-        if not rnd.is_over:
-            await rnd.request_sync()
-        return rnd
+                    f"unknown computer level {seat['level']!r} for {game} (known: {', '.join(known) or 'none'})"
+                )
+    if peer.busy:
+        raise ActionError("you are already in a round; leave it first", "busy")
+    round_key = os.urandom(sealing.KEY_SIZE)  # a fresh key for each round
+    if code is not None:  # a private round's traffic is keyed from its code
+        secret = await asyncio.to_thread(code_secret, code)
+        round_key = sealing.private_round_key(secret)
+    machine, effects = RoundMachine.open(
+        peer.identity,
+        peer.now_ms(),
+        os.urandom(16).hex(),
+        game,
+        opts,
+        layout,
+        start,
+        os.urandom(32),
+        topics=peer.topics,
+        code=code,
+        timeouts=peer.turn_timeouts,
+    )
+    link = await _adopt(peer, machine, round_key)
+    await link.run_effects(effects)
+    return link.handle
 
-    async def _subscribe_round(self, key: str) -> None:
-        for topic, qos in self.topics.round_subscriptions(key):
-            # only a private round's genesis is retained (for code joiners)
-            await self.transport.subscribe(
-                topic, qos, retained=topic.endswith("/genesis"), no_local=True
-            )
+async def accept_invitation(
+    peer: Peer, round_id: str) -> Round:
+    if peer.busy:
+        raise ActionError("you are already in a round; leave it first", "busy")
+    try:
+        pending = peer.lobby.take_invitation(round_id)
+    except ValueError:
+        raise ActionError(
+            "no such invitation (it expired or was cancelled)", "no_invitation"
+        ) from None
+    if peer.lobby.local_time(pending.admin, pending.genesis.body["expires"]) <= peer.now_ms():
+        raise ActionError("the invitation has expired", "invitation_expired")
+    if not pending.round_key:
+        raise ActionError("the invitation carried no round key")
+    round_key, topic_key = pending.round_key, pending.route_key
+    if topic_key in peer.links.by_key:  # another round of ours already uses those topics
+        raise ActionError("the invitation names the topics of a round we hold")
+    machine = RoundMachine(
+        peer.identity,
+        pending.genesis,
+        os.urandom(32),
+        peer.topics,
+        now=peer.now_ms(),
+        timeouts=peer.turn_timeouts,
+    )
+    machine.key = topic_key  # a private round's: only the invitation tells it
+    link = await _adopt(peer, machine, round_key)  # subscribed before our accept
+    await link.act(lambda m, now: m.accept(now))
+    return link.handle
+
+async def _adopt(peer: Peer, machine: RoundMachine, key: bytes) -> RoundLink:
+    """Hold a round: its link, created once with its routing fixed (topic key and round
+    key, docs/protocol.md §15.3), subscribed before we send anything in it.
+
+    ``key``: the round key its payloads are sealed with; it is kept next to the round log
+    (mode 0600) so a restarted peer can resume.
+    """
+    machine.clocks = peer.lobby.clocks  # members' clocks, judged in their frames
+    link = RoundLink(peer, machine, key, peer.log_dir)
+    peer.remember_members(machine.state)
+    peer.links.add(link)
+    peer.lobby.keep(seat.pk for seat in machine.state.seats if seat.pk is not None)
+    link.start_log(lambda path: write_round_key(path, key, machine.key))
+    await peer.edge.subscribe_round(machine.key)
+    return link
+
+
+async def resume(
+    peer: Peer, path: Path | str, code: str | None = None) -> Round:
+    """Take up a round again from its log file (after a restart) and catch up.
+
+    The chain in the file is verified and replayed, then the other members are asked
+    for what happened since (``Resynced`` reports it).  ``code``: the join code of a
+    private round.  A draw still open when we stopped cannot complete without our
+    reveal (our nonce is gone): the admin cancels it (docs/protocol.md §7).
+    """
+    from p2p.protocol.replay import LogError, replay_log
+
+    try:
+        info = Path(path).stat()  # a missing file: "cannot read" below
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_LOG_BYTES:
+            raise ActionError(f"{path}: not a round log (no regular file, or too large)")
+        lines = Path(path).read_bytes().split(b"\n")
+    except OSError as err:
+        raise ActionError(f"cannot read {path}: {err.strerror or err}") from None
+    try:
+        replay = replay_log(lines, peer.turn_timeouts)  # the round's chain rules
+    except LogError as err:
+        raise ActionError(f"{path}: {err}") from None
+    state = replay.state
+    if state.genesis.v != ev.PROTOCOL_VERSION:
+        raise ActionError(
+            f"{path}: a round of protocol v{state.genesis.v} cannot be resumed"
+            " (p2p replay still checks it)"
+        )
+    if state.seat_of(peer.public_key) is None:
+        raise ActionError("you hold no seat in that round")
+    if state.round_id in peer.links.by_id:
+        return peer.links.by_id[state.round_id].handle
+    try:
+        code = normalize_code(code) if code is not None else None
+    except TopicError as err:
+        raise ActionError(str(err)) from None
+    machine = RoundMachine.from_log(
+        peer.identity,
+        replay.chain,
+        os.urandom(32),
+        peer.topics,
+        code,
+        peer.now_ms(),
+        peer.turn_timeouts,
+        proof=replay.proof,
+    )
+    key_path = Path(path).with_suffix(".key")
+    try:
+        round_key, machine.key = read_round_key(key_path)
+    except (OSError, ValueError) as err:
+        if code is None:
+            why = getattr(err, "strerror", None) or err
+            hint = " (or give the join code)" if state.private else ""
+            raise ActionError(
+                f"cannot read the round key {key_path}: {why}{hint}"
+            ) from None
+        secret = await asyncio.to_thread(code_secret, code)
+        round_key = sealing.private_round_key(secret)
+    if not state.private and machine.key != state.round_id:
+        raise ActionError(  # a public round's topics are its id: never follow a file elsewhere
+            f"{key_path} names the topics of another round"
+        )
+    link = await _adopt(peer, machine, round_key)
+    if not link.is_over:
+        await link.request_sync()
+    return link.handle
+

@@ -42,7 +42,11 @@ class Publish:
 
 @dataclass(frozen=True)
 class Applied:
+    """``event`` is now part of the chain; ``seat``: for a move, the seat that made it
+    (the seat to move before it; a computer seat's move is signed by the admin)."""
+
     event: Event
+    seat: int | None = None
 
 
 @dataclass(frozen=True)

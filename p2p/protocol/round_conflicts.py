@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from p2p.protocol.admission import refusal
 from p2p.protocol.conflicts import (
     MAX_AHEAD_MS,
     MAX_CLOCK_WAITS,
@@ -105,8 +106,10 @@ class ChainConflicts:
 
     def _wait_for_clock(self, event: Event, why: str, now: int) -> list[Effect]:
         """Hold an event until our clock allows it (retried by ``tick``; bounded)."""
-        if not self.state.is_member(event.pk):
-            return [dropped(event, "chain event by a non-member")]
+        seq = min(event.seq or 0, len(self.state.chain))
+        refused = refusal(self.state, event.pk, event.kind, seq)
+        if refused:
+            return [dropped(event, refused)]
         if event.id in self._clock_wait:
             return []
         if len(self._clock_wait) >= MAX_CLOCK_WAITS:
@@ -300,6 +303,7 @@ class ChainConflicts:
         else:
             why, code = "a timely move beat a forfeit", "forfeit_replaced"
         seat = self.state.seat_of(event.pk) if event.kind != "forfeit" else None
+        mover = base.game.to_move() if event.kind == "move" and base.game is not None else None
         effects: list[Effect] = [
             Rewound(seq, tuple(replaced)),
             Notice(
@@ -308,7 +312,7 @@ class ChainConflicts:
                 {"count": len(replaced), "seq": seq, "seat": seat},
             ),
         ]
-        effects += self._applied(event, before, now)
+        effects += self._applied(event, before, now, mover)
         if self.state.phase in (Phase.OVER, Phase.CANCELLED):
             effects += self._acknowledge(now)  # the end changed: sign the new one
         return effects

@@ -40,6 +40,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from p2p.games.base import CodedError
 from p2p.protocol import draw, events
+from p2p.protocol.admission import WHY_UNKNOWN_NON_MEMBER, refusal
 from p2p.protocol.chat import RateLimiter, clean_line
 from p2p.protocol.clocks import ROUND_TOLERANCE_MS, ClockOffsets
 from p2p.protocol.conflicts import MAX_AHEAD_MS, MAX_REWIND, SeenIds
@@ -108,11 +109,14 @@ MAX_ORPHANS = 4096
 """Ids of replaced chain events (and events built on them) remembered; oldest forgotten."""
 
 
-_MAY_FIT_LATER = frozenset(
-    {
-        "answers an event we do not know, from a non-member",  # a joiner before start
-    }
-)
+_MAY_FIT_LATER = frozenset({WHY_UNKNOWN_NON_MEMBER})  # a joiner before its start
+
+
+def _mover(state: RoundState, event: Event) -> int | None:
+    """The seat that makes ``event`` if it is a move: the seat to move before it."""
+    if event.kind != "move" or state.game is None:
+        return None
+    return state.game.to_move()
 
 
 class ActionError(CodedError):
@@ -314,6 +318,11 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         return self.state.seat_of(self.me.public_key)
 
     @property
+    def ended_by_proof(self) -> bool:
+        """The round ended by the equivocation rule (its log ends with the proof)."""
+        return self._verdict
+
+    @property
     def is_admin(self) -> bool:
         return self.state.admin == self.me.public_key
 
@@ -376,8 +385,10 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         return None
 
     def _receive(self, event: Event, now: int) -> list[Effect]:
-        if event.kind == "sync_request" and not self.state.is_member(event.pk):
-            return [dropped(event, "sync request by a non-member")]  # no memory for strangers
+        if event.kind == "sync_request":
+            why = refusal(self.state, event.pk, event.kind)
+            if why:
+                return [dropped(event, why)]  # no memory for strangers
         why = self.replayed(event, now)
         if why:
             return [dropped(event, why)]
@@ -420,8 +431,9 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         assert seq is not None
         if seq < len(chain) and chain[seq].id == event.id:
             return [dropped(event, "duplicate")]
-        if seq <= len(chain) and not st.is_member(event.pk):
-            return [dropped(event, "chain event by a non-member")]
+        why = refusal(st, event.pk, event.kind, seq)
+        if why and seq <= len(chain):
+            return [dropped(event, why)]
         if st.version >= 2 and self._dated_ahead(event, now):
             return self._wait_for_clock(event, WHY_AHEAD, now)
         if seq < len(chain):
@@ -438,12 +450,13 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
             return self._wait_for_clock(event, WHY_EARLY, now)
         before = st.phase
         snapshot = st.snapshot()
+        mover = _mover(st, event)
         try:
             st.apply(event)
         except RoundError as err:
             return [dropped(event, str(err)), *self._draw_dispute(event)]
         self._keep_snapshot(seq, snapshot)
-        return self._applied(event, before, now)
+        return self._applied(event, before, now, mover)
 
     def local_time(self, pk: bytes, ts: int) -> int:
         """``pk``'s signed time ``ts`` on our clock: corrected by its estimated offset, at
@@ -477,7 +490,9 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
             return event.ts > prev.ts + max(0, now - seen) + MAX_AHEAD_MS
         return True
 
-    def _applied(self, event: Event, before: Phase, now: int) -> list[Effect]:
+    def _applied(
+        self, event: Event, before: Phase, now: int, mover: int | None = None
+    ) -> list[Effect]:
         """Bookkeeping and notices once ``event`` is the new head."""
         self.seen.add(event.id)
         self._applied_at[event.id] = now
@@ -488,7 +503,7 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         ) in event.sealed():  # late copies are duplicates; the sealed one counts
             self.seen.add(inner.id)
             self.side[(inner.kind, inner.pk)] = inner
-        effects: list[Effect] = [Applied(event)]
+        effects: list[Effect] = [Applied(event, mover)]
         if event.kind == "forfeit":
             effects += self._forfeit_notices(event, now)
         if self.state.phase is not before:
@@ -520,10 +535,9 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
             self._orphans.add(event.id)
             self.seen.add(event.id)
             return [dropped(event, "answers an event a forfeit replaced")]
-        if not self.state.is_member(event.pk):
-            return [
-                dropped(event, "answers an event we do not know, from a non-member")
-            ]
+        why = refusal(self.state, event.pk, event.kind, event.seq, known=False)
+        if why:
+            return [dropped(event, why)]
         if event.id not in self.pending:
             if len(self.pending) >= MAX_PENDING:
                 self.pending.pop(next(iter(self.pending)))
@@ -964,10 +978,11 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         try:
             text = st.game.normalize(text)
             if text not in st.game.legal_moves():
+                st.game.copy().push(text)  # the engine says why, with its code
                 raise ActionError(f"{text} is not a legal move here")
             effects = self._append_move(text, now)
-        except MoveError as err:
-            raise ActionError(str(err)) from None
+        except MoveError as err:  # the engine's code and params go up unchanged
+            raise ActionError(str(err), err.code, **err.params) from None
         return effects + self._react(now)
 
     def resign(self, now: int) -> list[Effect]:

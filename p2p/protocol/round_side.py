@@ -5,6 +5,7 @@ acknowledgement, round chat and sync answers. A mixin of ``RoundMachine``
 from __future__ import annotations
 
 from p2p.protocol import draw
+from p2p.protocol.admission import refusal
 from p2p.protocol.conflicts import MAX_REWIND
 from p2p.protocol.effects import (
     Acknowledged,
@@ -141,8 +142,9 @@ class RoundSide:
                 if event.body["proof"] != expected:
                     return "join without the right code"
             return ""
-        if seat is None:
-            return f"{kind} by a non-member"
+        why = refusal(st, event.pk, kind)
+        if why:
+            return why
         if kind == "commit":
             if st.phase is not Phase.COMMIT:
                 return "commit outside the commit phase"
@@ -182,8 +184,9 @@ class RoundSide:
 
     def _receive_chat(self, event: Event, now: int) -> list[Effect]:
         seat = self.state.seat_of(event.pk)
-        if seat is None:
-            return [dropped(event, "round chat by a non-member")]
+        why = refusal(self.state, event.pk, event.kind)
+        if why or seat is None:
+            return [dropped(event, why)]
         if not self._chat_limit.allow(event.pk, now):
             return [dropped(event, "chat rate limit")]
         self._chat_seen.add(event.id, self.local_time(event.pk, event.ts), now)

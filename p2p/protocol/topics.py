@@ -106,6 +106,27 @@ def join_proof(
 
 
 @dataclass(frozen=True)
+class Place:
+    """Where a topic of our namespace points (``Topics.parse``).
+
+    ``area`` is its first level (``lobby``, ``inbox``, ``round``, or anything else: an
+    unknown topic); ``name`` what follows it (an inbox's peer id, ``presence/<peer id>``).
+    A round topic of the form ``round/<key>/<channel>`` has ``key`` and ``channel`` set;
+    any other shape under ``round/`` has both empty (not a round topic we know).
+    """
+
+    area: str
+    name: str = ""
+    key: str = ""
+    channel: str = ""
+
+    @property
+    def is_round(self) -> bool:
+        """A well-formed round topic: ``round/<key>/<channel>``."""
+        return self.area == "round" and bool(self.key)
+
+
+@dataclass(frozen=True)
 class Topics:
     """The topic names of one namespace; all methods are pure string building."""
 
@@ -170,11 +191,35 @@ class Topics:
             (self.round_chat(key).topic, 0),
         ]
 
+    def parse(self, topic: str) -> Place | None:
+        """Where ``topic`` points in this namespace, ``None`` for a foreign topic.
+
+        The one place that takes a topic apart (the edge, the sealing and the lobby ask
+        here).
+
+        >>> t = Topics()
+        >>> t.parse(t.root + "/round/ab12/events")
+        Place(area='round', name='ab12/events', key='ab12', channel='events')
+        >>> t.parse(t.root + "/inbox/00ff").name
+        '00ff'
+        >>> t.parse(t.root + "/round/ab12").is_round, t.parse("p2p/v2/other/lobby/hello")
+        (False, None)
+        """
+        root = self.root + "/"
+        if not topic.startswith(root):
+            return None
+        area, _, name = topic[len(root) :].partition("/")
+        if area == "round":
+            parts = name.split("/")
+            if len(parts) == 2 and parts[0]:
+                return Place(area, name, parts[0], parts[1])
+        return Place(area, name)
+
     def parse_presence(self, topic: str) -> str | None:
         """The peer id in a presence topic of this namespace, else ``None``."""
-        prefix = f"{self.root}/lobby/presence/"
-        if topic.startswith(prefix):
-            rest = topic[len(prefix) :]
-            if re.fullmatch(r"[0-9a-f]{32}", rest):
+        place = self.parse(topic)
+        if place is not None and place.area == "lobby":
+            kind, _, rest = place.name.partition("/")
+            if kind == "presence" and re.fullmatch(r"[0-9a-f]{32}", rest):
                 return rest
         return None
