@@ -63,6 +63,8 @@ class Controller(LocalPlayCommands):
         """The online session (``p2p.shell.online.OnlineSession``) once connected."""
         self.selected: str | None = None
         self.preview: str = ""
+        self._quit_asked: float | None = None
+        """When ``/quit`` last asked for confirmation (a running online round)."""
         self._thinking = False
         self.log_path: Path | None = None
         self.analysis_nodes: int | None = None
@@ -318,7 +320,19 @@ class Controller(LocalPlayCommands):
         for cmd, meaning in lines:
             self.state.add(f"{cmd.ljust(width)}  {meaning}", "info")
 
+    QUIT_CONFIRM_S = 30.0
+    """A second ``/quit`` within this many seconds leaves a running online round's shell."""
+
     def cmd_quit(self, args: list[str]) -> None:
+        """Leave the shell; in a running online round where we hold a seat, ask first and
+        say how long there is to come back before the turn timeout."""
+        now = self.clock()
+        if self.online is not None and self.online.holds_running_seat() \
+                and (self._quit_asked is None or now - self._quit_asked > self.QUIT_CONFIRM_S):
+            self._quit_asked = now
+            secs = self.online.peer.turn_timeouts.offline_ms // 1000
+            self.say("msg.quit_confirm", "warn", secs=secs)
+            return
         self.quit()
 
     def cmd_lang(self, args: list[str]) -> None:

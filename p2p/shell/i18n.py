@@ -254,6 +254,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "msg.you": ("du", "you"),
     "msg.computer": ("Computer", "computer"),
     "msg.stats": ("Statistik {game} gegen Computer {level}: {won} gewonnen, {lost} verloren, {drawn} unentschieden", "Stats {game} vs computer {level}: {won} won, {lost} lost, {drawn} drawn"),
+    "msg.quit_confirm": (
+        "Die Runde läuft noch. Beendest du jetzt, hast du {secs} s, um zurückzukommen (p2p neu starten), sonst verlierst du durch Zeitüberschreitung. Noch einmal /quit beendet, /leave verlässt die Runde.",
+        "The round is still running. If you quit now you have {secs} s to come back (start p2p again) before you lose on time. /quit again quits, /leave leaves the round.",
+    ),
     "msg.quit_hint": ("/quit oder Strg-Q beendet.", "/quit or Ctrl-Q quits."),
     # -- online ------------------------------------------------------------------------
     "net.privacy": (
@@ -306,6 +310,16 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "net.starter": ("Es beginnt {nick} ({how}).", "{nick} starts ({how})."),
     "net.starter.drawn": ("ausgelost", "drawn"),
     "net.starter.chosen": ("gewählt", "chosen"),
+    "net.starter.named": ("{nick} (gewählt)", "{nick} (chosen)"),
+    "net.seats_short": (
+        "{game} mit diesen Optionen braucht {need} Plätze, genannt sind {have} (mit dir): ai={missing} setzt Computer dazu, oder lade mehr Leute ein.",
+        "{game} with these options needs {need} seats, you named {have} (with you): add ai={missing} for computer seats, or invite more people.",
+    ),
+    "net.seats_many": (
+        "{game} mit diesen Optionen hat nur {need} Plätze, genannt sind {have} (mit dir): lade weniger ein oder setze players= höher.",
+        "{game} with these options has only {need} seats, you named {have} (with you): invite fewer, or raise players=.",
+    ),
+    "net.you_declined": ("Du hast die Einladung von {nick} zu {game} abgelehnt.", "You declined {nick}'s invitation to {game}."),
     "net.round_started": ("Runde {code} beginnt: {game}.", "Round {code} starts: {game}."),
     "net.moved": ("{nick}: {move}", "{nick}: {move}"),
     "net.resigned": ("{nick} gibt auf.", "{nick} resigns."),
@@ -513,7 +527,18 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Online only your own last move can be taken back, and only until someone has answered it.",
     ),
     "takeback.once": ("Du hast in dieser Runde schon einmal um Rücknahme gebeten.", "You have already asked for a take-back in this round."),
-    "takeback.asked": ("Bitte um Rücknahme von {move} gesendet; gilt, wenn der andere zustimmt.", "Asked to take back {move}; it happens if the other player agrees."),
+    "takeback.asked": (
+        "Bitte um Rücknahme von {move} gesendet; sie gilt, wenn {mover} (am Zug) zustimmt.",
+        "Asked to take back {move}; it happens if {mover} (to move) agrees.",
+    ),
+    "takeback.request_other": (
+        ">>> {nick} möchte den Zug {move} zurücknehmen; {mover} ist am Zug und entscheidet. <<<",
+        ">>> {nick} asks to take back the move {move}; {mover} is to move and decides. <<<",
+    ),
+    "takeback.not_yours": (
+        "Über die Rücknahme entscheidet {mover} (am Zug), nicht du.",
+        "The take-back is for {mover} (to move) to answer, not you.",
+    ),
     "takeback.request": (">>> {nick} möchte den Zug {move} zurücknehmen. /accept oder /decline <<<", ">>> {nick} asks to take back the move {move}. /accept or /decline <<<"),
     "takeback.declined": ("Abgelehnt – dein nächster Zug ist die Antwort.", "Declined – your next move is the answer."),
     "takeback.done": (

@@ -61,6 +61,8 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
         self.replay_ply: int | None = None
         """While replaying the finished round: how many moves are shown."""
         self._seen_starts: set[str] = set()
+        self._starter_said: set[str] = set()
+        """Rounds whose "X starts" line was shown (once, before the first human move)."""
         self._takeback_for: tuple[str, str] | None = None
         """(round id, id of our move) while our take-back request is unanswered."""
         self._announced_out: dict[str, int] = {}
@@ -352,6 +354,10 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
         self.replay_ply = None
         if rounds:
             self.ctl.say("round.you_left")
+
+    def holds_running_seat(self) -> bool:
+        """True while the shown round runs and we still play in it (``/quit`` asks first)."""
+        return self.round is not None and self.round.game is not None and self._holds_seat(self.round)
 
     def _holds_seat(self, rnd: Any) -> bool:
         """True for a running round where we hold a seat we have not given up."""

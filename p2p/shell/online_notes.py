@@ -73,7 +73,7 @@ class OnlineNotes:
             inviter = invitation.admin_label
             self.state.add(t.t("net.invited", nick=inviter, game=t.game(invitation.game)), "invite")
             self._warn_impostor(invitation.admin)
-            how = t.t("net.starter.drawn") if invitation.drawn else t.t("net.starter.chosen")
+            how = t.t("net.starter.drawn") if invitation.drawn else self._invited_starter(invitation)
             self.state.add(t.t("net.invite_details", options=_options_text(invitation.options), how=how), "invite")
             self.state.add(t.t("net.invite_answer"), "invite")
             self.ctl.notify(t.t("notify.invite", nick=inviter), t.game(invitation.game))
@@ -96,6 +96,22 @@ class OnlineNotes:
             self._connection(note.state)
         elif isinstance(note, p.Resynced):
             self.state.add(t.t("net.resynced", count=note.applied), "round")
+
+    def _invited_starter(self, invitation: Any) -> str:
+        """Who starts a round we are invited to, named: "anna (chosen)", "you (chosen)"."""
+        body = invitation.genesis.body
+        start, seats = body.get("start"), body.get("seats") or []
+        if not isinstance(start, int) or not 0 <= start < len(seats):
+            return self.t.t("net.starter.chosen")
+        seat = seats[start]
+        if seat.get("level") is not None:
+            name = f"{self.t.t('msg.computer')} {self.t.level(str(seat['level']))}"
+        elif seat.get("pk") is None:
+            name = "?"
+        else:
+            pk = bytes.fromhex(seat["pk"])
+            name = self.t.t("msg.you") if pk == self.peer.public_key else self._nick(pk, "?")
+        return self.t.t("net.starter.named", nick=name)
 
     def _member_presence(self, info: Any, online: bool) -> None:
         """A member of the running round went offline (how long until the forfeit) or is back."""
@@ -297,9 +313,13 @@ class OnlineNotes:
                                    nick=self._member_nick(seat, with_fingerprint=False) if seat is not None else "?"),
                                "round")
             self._announce_out(rnd)
-        if note.kind in ("start", "draw") and st.starter is not None and rnd.game is not None and not rnd.game.history():
+        if note.kind in ("start", "draw", "move") and st.starter is not None and rnd.game is not None \
+                and rnd.id not in self._starter_said:
+            # Once per round, when the starter is known (start or draw); computer seats may
+            # already have moved in the same step. A resumed round is marked as said.
+            self._starter_said.add(rnd.id)
             name = t.seat(rnd.game.seat_names()[st.starter])
-            how = t.t("net.starter.drawn") if st.commits else t.t("net.starter.chosen")
+            how = t.t("net.starter.drawn") if st.start_seat is None else t.t("net.starter.chosen")
             self.state.add(t.t("net.starter", nick=self.seat_label(st.starter, name), how=how), "round")
             if rnd.is_my_turn:
                 self.ctl.notify(t.t("notify.turn"), t.game(rnd.game_name))

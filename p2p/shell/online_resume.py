@@ -133,6 +133,7 @@ class OnlineResume:
                       if s.pk is not None and not s.is_computer and s.pk != self.peer.public_key]
             self._adopt_round(rnd, rnd.game_name, dict(rnd.chain_state.options), others)
             self._seen_starts.add(rnd.id)
+            self._starter_said.add(rnd.id)
             self._enter_group(rnd)
             self.round_no = max(self.round_no, _count(side.get("round_no")), 1)
             wins = side.get("wins") if isinstance(side.get("wins"), dict) else {}
