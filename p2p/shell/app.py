@@ -257,6 +257,7 @@ class ShellApp:
         self.chat_scroll = 0
         self.input.window.horizontal_scroll = 0
         self.input.window.vertical_scroll = 0
+        self.controller.preview = ""  # the buffer's reset fires no text-changed event
         self.controller.handle_line(buffer.text)
         return False
 

@@ -8,7 +8,9 @@ to the user.  A missing key shows as the key itself (visible in tests, never a c
 from __future__ import annotations
 
 import os
+import string
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 LANGUAGES: tuple[str, ...] = ("de", "en")
 
@@ -92,8 +94,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "K king Q queen R rook B bishop N knight P pawn\nD promoted queen (moves like Q, worth 1 point)",
     ),
     "cube.scored": (
-        "{seat}: {count} neue Viererreihe(n), jetzt {total} Punkte.",
-        "{seat}: {count} new line(s) of four, now {total} points.",
+        "{seat}: {count:neue Viererreihe|neue Viererreihen}, jetzt {total:Punkt|Punkte}.",
+        "{seat}: {count:new line|new lines} of four, now {total:point|points}.",
     ),
     "c4.double": ("Doppelvierer: {seat} schließt {count} Reihen auf einmal.", "Double four: {seat} completes {count} lines at once."),
     "c4.both": ("Vierer für beide Seiten auf einmal.", "Fours for both sides at once."),
@@ -105,7 +107,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "{seat}: Bauer auf {square} wird zur Dame (U: zieht wie eine Dame, zählt geschlagen nur 1 Punkt).",
         "{seat}: the pawn on {square} becomes a queen (D: moves like a queen, worth only 1 point when captured).",
     ),
-    "chess.points": ("{seat}: {delta} Punkte ({why}), jetzt {total}.", "{seat}: {delta} points ({why}), now {total}."),
+    "chess.points": ("{seat}: {delta:Punkt|Punkte} ({why}), jetzt {total}.", "{seat}: {delta:point|points} ({why}), now {total}."),
     "chess.why.capture": ("Schlagen", "capture"),
     "chess.why.mate": ("Matt", "checkmate"),
     "chess.why.check": ("Schach gegen mehrere Könige", "check on several kings"),
@@ -281,7 +283,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "net.reconnected": ("Wieder verbunden.", "Reconnected."),
     "net.broker_down": ("Broker {broker} nicht erreichbar – es geht über die anderen weiter ({up}/{total}).", "Broker {broker} unreachable – carrying on over the others ({up}/{total})."),
     "net.broker_up": ("Broker {broker} wieder verbunden ({up}/{total}).", "Broker {broker} connected again ({up}/{total})."),
-    "net.resynced": ("Runde abgeglichen ({count} Ereignisse).", "Round resynchronised ({count} events)."),
+    "net.resynced": ("Runde abgeglichen ({count:Ereignis|Ereignisse}).", "Round resynchronised ({count:event|events})."),
     "net.local_starting": ("Starte lokalen Broker …", "Starting a local broker …"),
     "net.local_started": ("Lokaler Broker läuft auf {broker}; Computerspieler {bot} ist in der Lobby: /invite {bot} connect4", "Local broker running at {broker}; computer player {bot} is in the lobby: /invite {bot} connect4"),
     "net.local_failed": ("Lokaler Broker startet nicht: {reason}", "Local broker does not start: {reason}"),
@@ -289,7 +291,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "net.joined": ("{nick} ist da.", "{nick} joined."),
     "net.left": ("{nick} ist weg.", "{nick} left."),
     "net.presence_hidden": (
-        "… und {count} weitere kamen oder gingen (alle stehen in der Lobby).",
+        "… und {count:weiterer kam oder ging|weitere kamen oder gingen} (alle stehen in der Lobby).",
         "… and {count} more came or went (the lobby lists everyone).",
     ),
     "net.invite_sent": ("Einladung an {nicks} zu {game} gesendet (Code {code}).", "Invitation to {nicks} for {game} sent (code {code})."),
@@ -507,8 +509,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "{nick} is online again but not in this round: once it is {nick}'s turn, {nick} has {minutes} min. /leave ends it for you.",
     ),
     "round.resumed": (
-        "Runde {code} ({game}) aus dem Protokoll wieder aufgenommen ({moves} Züge); gleiche mit den anderen ab …",
-        "Resumed round {code} ({game}) from its log ({moves} moves); catching up with the others …",
+        "Runde {code} ({game}) aus dem Protokoll wieder aufgenommen ({moves:Zug|Züge}); gleiche mit den anderen ab …",
+        "Resumed round {code} ({game}) from its log ({moves:move|moves}); catching up with the others …",
     ),
     "round.resume_failed": ("Runde {code} nicht wieder aufgenommen: {reason}", "Round {code} not resumed: {reason}"),
     "round.history": ("Bisher: {moves}", "So far: {moves}"),
@@ -593,6 +595,24 @@ def detect_language(environ: Mapping[str, str] | None = None) -> str:
     return "en"
 
 
+class _PluralFormatter(string.Formatter):
+    """``str.format`` plus plurals: ``{count:event|events}`` gives "1 event", "2 events"
+    (also for signed numbers as text, "+1 point"); every other spec as usual."""
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        if "|" in format_spec:
+            one, many = format_spec.split("|", 1)
+            try:
+                n = int(str(value))
+            except ValueError:
+                return f"{value} {many}"
+            return f"{value} {one if abs(n) == 1 else many}"
+        return super().format_field(value, format_spec)
+
+
+_FORMATTER = _PluralFormatter()
+
+
 class Translator:
     """Looks up catalogue texts in the current, switchable language."""
 
@@ -614,7 +634,7 @@ class Translator:
         text = pair[0] if self.lang == "de" else pair[1]
         if fields:
             try:
-                return text.format(**fields)
+                return _FORMATTER.format(text, **fields)
             except (KeyError, IndexError, ValueError):
                 return text
         return text
