@@ -13,6 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from p2p.config import check_broker_urls, check_namespace
 from p2p.net.transport import run
 from p2p.peer import ChatMessage, Peer, PresenceChanged
 
@@ -42,10 +43,10 @@ def main() -> None:
     parser.add_argument("--namespace", default="public")
     args = parser.parse_args()
     try:
-        run(chat_bot(args.broker, args.namespace))
+        run(chat_bot(" ".join(check_broker_urls(args.broker)), check_namespace(args.namespace)))
     except KeyboardInterrupt:
         pass
-    except ConnectionError as err:
+    except (ValueError, ConnectionError, OSError) as err:
         raise SystemExit(f"chat_bot: {err}") from None
 
 

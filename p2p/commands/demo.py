@@ -85,10 +85,10 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(str(err)) from None
         url = broker.url
     else:
-        from p2p.net.transport import parse_broker_url
+        from p2p.config import check_broker_urls
 
         try:
-            parse_broker_url(url)
+            url = " ".join(check_broker_urls(url))
         except ValueError as err:
             raise UsageError(str(err)) from None
     try:

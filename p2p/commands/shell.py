@@ -41,6 +41,13 @@ def run(args: argparse.Namespace) -> int:
     from p2p.shell.i18n import detect_language
     from p2p.shell.startup import build_and_run
 
+    from p2p.config import check_broker_urls
+
+    if args.broker is not None:
+        try:
+            args.broker = check_broker_urls(args.broker)
+        except ValueError as err:
+            raise UsageError(str(err)) from None
     if args.nick is not None and (not 1 <= len(args.nick) <= 20 or " " in args.nick):
         raise UsageError("a nickname has 1-20 characters without spaces")
     if not sys.stdin.isatty() or not sys.stdout.isatty():

@@ -289,7 +289,7 @@ class ShellApp:
     def _lobby(self) -> StyleAndTextTuples:
         out: StyleAndTextTuples = []
         if not self.state.lobby:
-            return [("class:lobby.busy", self.t.t("lobby.empty") if self.state.online else "-")]
+            return [("class:lobby.busy", self.t.t("lobby.empty" if self.state.online else "lobby.offline"))]
         for entry in self.state.lobby:
             if entry.me:
                 flag, style = self.t.t("lobby.you"), "class:lobby.me"

@@ -72,21 +72,41 @@ async def connect(
     except ImportError:
         ctl.say("net.unavailable", "warn")
         return None
-    urls = broker_list(broker or "")
+    from p2p.config import check_broker_urls
+
+    try:
+        urls = check_broker_urls(broker) if broker else broker_list("")
+    except ValueError as err:  # e.g. a hand-edited settings file: no privacy note, no attempt
+        ctl.say("msg.broker_bad", "warn", url=getattr(err, "word", "") or broker)
+        shell.state.connection = t.t("status.offline")
+        ctl.refresh()
+        return None
     broker = " ".join(urls)
     if ctl.online is not None:
         await disconnect(shell)
+    try:
+        identity = load_identity(shell)
+    except keystore.KeyFileError:
+        return None  # said by load_identity; connecting again would only say it again
     unseen = [u for u in urls if not is_local(u) and u not in shell.settings.public_broker_ok]
     if unseen:  # one note for all public brokers not confirmed before
-        ctl.say("net.privacy", "warn", broker=", ".join(unseen))
+        if len(unseen) == 1:
+            ctl.say("net.privacy", "warn", broker=unseen[0])
+        else:
+            ctl.say("net.privacy_many", "warn", brokers=_and_list(unseen, t))
         shell.settings.public_broker_ok.extend(unseen)
         ctl.save_settings()
     shell.state.connection = t.t("status.connecting", broker=broker)
     ctl.refresh()
+    refused = await refused_everywhere(urls)
+    if refused is not None:  # nobody listens there: say so now, not after the timeout
+        log.info("cannot connect to %s: %s", broker, refused)
+        shell.state.connection = t.t("status.offline")
+        ctl.say("net.unreachable", "warn", broker=broker, reason=net_reason(refused, t))
+        ctl.refresh()
+        return None
     peer = None
     try:
-        identity = keystore.load_or_create(shell.options.config_dir / keystore.KEY_FILE_NAME) \
-            if shell.options.config_dir is not None else None
         from p2p import friends as friends_mod
 
         friends = friends_mod.load(shell.options.config_dir / friends_mod.FILE_NAME) \
@@ -106,7 +126,7 @@ async def connect(
             except Exception:
                 log.debug("closing the unconnected peer failed", exc_info=True)
         shell.state.connection = t.t("status.offline")
-        ctl.say("net.unreachable", "warn", broker=broker, reason=net_reason(err, t)[:120])
+        ctl.say("net.unreachable", "warn", broker=broker, reason=shorten(net_reason(err, t), 120))
         ctl.refresh()
         return None
     session = OnlineSession(shell, peer)
@@ -119,6 +139,77 @@ async def connect(
     ctl.spawn(ctl._guard(session.resume_unfinished()))  # a round left running by a restart
     ctl.refresh()
     return session
+
+
+def load_identity(shell: ShellApp) -> Any:
+    """Our key from the config dir (created on first use); a damaged key file is said
+    once, with its path and how to fix it, and raises ``KeyFileError``."""
+    from p2p import keystore
+
+    if shell.options.config_dir is None:
+        return None
+    path = shell.options.config_dir / keystore.KEY_FILE_NAME
+    try:
+        return keystore.load_or_create(path)
+    except keystore.KeyFileError as err:
+        log.warning("key file: %s", err)
+        shell.state.connection = shell.t.t("status.offline")
+        shell.controller.say("net.key_damaged", "warn", path=str(path))
+        shell.controller.refresh()
+        raise
+
+
+async def refused_everywhere(urls: list[str], wait: float = 1.5) -> BaseException | None:
+    """The error if every broker in ``urls`` refuses a TCP connection or has an unknown
+    host name (checked at once, within ``wait`` s); ``None`` if any might answer.
+
+    A refused connection is final, but the transport keeps retrying it until its connect
+    timeout; this quick look lets the shell say so within two seconds.
+    """
+    import socket
+    from urllib.parse import urlsplit
+
+    from p2p.config import BROKER_SCHEMES
+
+    async def probe(url: str) -> BaseException | None:
+        parts = urlsplit(url)
+        port = parts.port or BROKER_SCHEMES.get(parts.scheme, 1883)
+        try:
+            _reader, writer = await asyncio.wait_for(asyncio.open_connection(parts.hostname, port), wait)
+        except (ConnectionRefusedError, socket.gaierror) as err:
+            return err
+        except (OSError, TimeoutError):
+            return None  # unreachable for now, or slow: the transport decides
+        writer.close()
+        with contextlib.suppress(Exception):
+            await writer.wait_closed()
+        return None
+
+    results = await asyncio.gather(*(probe(u) for u in urls))
+    if results and all(r is not None for r in results):
+        return results[0]
+    return None
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters at a word boundary, with "…"; a
+    bracket opened in the part kept is dropped with what follows it, never left open."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    if " " in cut:
+        cut = cut[: cut.rindex(" ")]
+    for opening, closing in (("(", ")"), ("[", "]")):
+        while cut.count(opening) > cut.count(closing):
+            cut = cut[: cut.rindex(opening)].rstrip()
+    return cut.rstrip(" ,;:") + " …"
+
+
+def _and_list(items: list[str], t: Any) -> str:
+    """"a, b and c" in the user's language."""
+    if len(items) < 2:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " " + t.t("word.and") + " " + items[-1]
 
 
 async def disconnect(shell: ShellApp) -> None:
@@ -141,6 +232,12 @@ async def start_local(shell: ShellApp) -> None:
 
     ctl = shell.controller
     t = shell.t
+    from p2p import keystore
+
+    try:
+        load_identity(shell)
+    except keystore.KeyFileError:
+        return  # no broker started for a peer that cannot sign
     ctl.say("net.local_starting")
     ctl.refresh()
     broker = LocalBroker()

@@ -363,10 +363,14 @@ class Controller(LocalPlayCommands):
 
     def cmd_broker(self, args: list[str]) -> None:
         """``/broker URL [URL ...]``: one broker, or several used at once."""
-        if not args or any("://" not in a and ":" not in a for a in args):
-            self.say("msg.broker_bad", "warn")
+        from p2p.config import check_broker_urls
+
+        try:
+            urls = check_broker_urls(args)
+        except ValueError as err:
+            self.say("msg.broker_bad", "warn", url=getattr(err, "word", "") or " ".join(args))
             return
-        self.settings.broker = " ".join(a if "://" in a else "mqtt://" + a for a in args)
+        self.settings.broker = " ".join(urls)
         self.save_settings()
         self.say("msg.broker_set", broker=self.settings.broker)
 

@@ -37,6 +37,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "result.wins": ("{seats} gewinnen", "{seats} win"),
     "result.draw": ("unentschieden", "a draw"),
     "lobby.empty": ("(niemand sonst da)", "(nobody else here)"),
+    "lobby.offline": ("(nicht verbunden: /connect oder /local)", "(not connected: /connect or /local)"),
     "lobby.busy": ("spielt", "busy"),
     "lobby.free": ("frei", "free"),
     "lobby.you": ("du", "you"),
@@ -242,7 +243,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "msg.notify_on": ("Benachrichtigungen an.", "Notifications on."),
     "msg.notify_off": ("Benachrichtigungen aus.", "Notifications off."),
     "msg.broker_set": ("Broker gespeichert: {broker}. Wirkt beim nächsten Start (oder /connect).", "Broker saved: {broker}. Takes effect on next start (or /connect)."),
-    "msg.broker_bad": ("Broker-Adresse wie mqtt://host:1883", "Broker address like mqtt://host:1883"),
+    "msg.broker_bad": (
+        "Ungültige Broker-Adresse {url}: mqtt://, mqtts://, ws:// oder wss:// mit Rechnernamen, z. B. /broker mqtt://127.0.0.1:1883",
+        "Bad broker address {url}: use mqtt://, mqtts://, ws:// or wss:// with a host, e.g. /broker mqtt://127.0.0.1:1883",
+    ),
     "msg.settings_corrupt": ("Einstellungen unlesbar ({path}), nutze Standardwerte.", "Settings unreadable ({path}), using defaults."),
     "msg.settings_unsaved": ("Einstellungen nicht gespeichert: {reason}", "Settings not saved: {reason}"),
     "msg.chat_cut": (
@@ -273,6 +277,27 @@ CATALOGUE: dict[str, tuple[str, str]] = {
             "a round's moves and chat are end-to-end encrypted, but who plays with whom and when is visible. "
             "Its operator sees your IP address."
         ),
+    ),
+    "net.privacy_many": (
+        (
+            "Hinweis: Die Broker {brokers} sind öffentlich. Die Lobby (dein Name, der Lobby-Chat) kann jeder lesen; "
+            "Züge und Chat einer Runde sind Ende-zu-Ende verschlüsselt, doch wer wann mit wem spielt, sieht man. "
+            "Ihre Betreiber sehen deine IP-Adresse."
+        ),
+        (
+            "Note: the brokers {brokers} are public. Anyone can read the lobby (your nickname, lobby chat); "
+            "a round's moves and chat are end-to-end encrypted, but who plays with whom and when is visible. "
+            "Their operators see your IP address."
+        ),
+    ),
+    "word.and": ("und", "and"),
+    "net.key_damaged": (
+        "Deine Schlüsseldatei {path} ist beschädigt oder leer; ohne sie geht es nicht online. "
+        "Verschiebe sie (mv {path} {path}.alt) und starte neu: dann entsteht ein neuer Schlüssel "
+        "(Freunde sehen einen neuen Fingerabdruck). Lokales Spiel geht weiter.",
+        "Your key file {path} is damaged or empty; online play needs it. "
+        "Move it away (mv {path} {path}.old) and start again: a new key is made "
+        "(friends will see a new fingerprint). Local play still works.",
     ),
     "net.unreachable": (
         "Broker {broker} nicht erreichbar ({reason}). /local startet einen lokalen Broker mit Computergegner; sonst nur lokales Spiel.",
@@ -520,10 +545,12 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "start=ich|computer|abwechselnd (me|computer|alternate)",
         "start=me|computer|alternate (ich|computer|abwechselnd)",
     ),
-    "play.start_rule.me": ("du beginnst jede Runde", "you start every round"),
-    "play.start_rule.computer": ("der Computer beginnt jede Runde", "the computer starts every round"),
-    "play.start_rule.alternate": ("der Beginn wechselt", "the start alternates"),
-    "play.start_rule": ("Beginn: {rule}.", "Start: {rule}."),
+    "play.start_rule.me": ("Du beginnst jede Runde.", "You start every round."),
+    "play.start_rule.computer": ("Der Computer beginnt jede Runde.", "The computer starts every round."),
+    "play.start_rule.alternate": (
+        "Du und der Computer beginnen abwechselnd (start=ich|computer ändert das).",
+        "You and the computer take turns to start (start=me|computer changes that).",
+    ),
     "takeback.not_last": (
         "Online lässt sich nur dein eigener letzter Zug zurücknehmen, solange niemand darauf gezogen hat.",
         "Online only your own last move can be taken back, and only until someone has answered it.",

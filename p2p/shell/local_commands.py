@@ -220,7 +220,7 @@ class LocalPlayCommands:
         self.selected = None
         self.settings.levels[name] = level
         if mode == "ai":
-            self.say("play.start_rule", rule=self.t.t(f"play.start_rule.{start}"))
+            self.say(f"play.start_rule.{start}")
         self._announce_round()
 
     def _announce_round(self) -> None:
