@@ -355,6 +355,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Warnung: ein ungültiges Ereignis von {who} wurde verworfen (Details in shell.log).",
         "Warning: an invalid event from {who} was refused (details in shell.log).",
     ),
+    "net.unknown_signer": ("einem unbekannten Schlüssel ({id}…)", "an unknown key ({id}…)"),
     "net.equivocated": (
         "Warnung: {who} hat zwei verschiedene Ereignisse für dieselbe Stelle signiert.",
         "Warning: {who} signed two different events for the same place.",

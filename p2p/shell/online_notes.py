@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from typing import Any
 
@@ -22,6 +23,27 @@ MAX_PRESENT = 5_000
 def _options_text(options: dict[str, Any]) -> str:
     """Game options as ``key=value`` words (``first`` is decided by the round)."""
     return " ".join(f"{k}={v}" for k, v in sorted(options.items()) if k != "first") or "-"
+
+
+ROUTINE_DROPS = re.compile(
+    r"sync request too soon|sync request by a non-member|our own sync request"
+    r"|position \d+ is already taken|position \d+ was forfeited|position \d+ is settled"
+    r"|the forfeit at \d+ is final|the forfeited seat's own event|answers an event a forfeit replaced"
+    r"|built on another branch|the round has ended here|event of another round"
+    r"|genesis of a round we already know|the invitation has expired|expired presence"
+    r"|older than this inviter's open invitation|invitation while busy|invitation list full"
+    r"|lobby full|hello budget|lobby chat budget|chat rate limit"
+)
+"""Drop reasons that honest peers cause in everyday play: a resumed or reconnected peer
+asking to sync too soon, a move and a forfeit crossing, a copy arriving after the end,
+full budgets.  They go to the log file only; a warning on screen is kept for what may be
+an attack or a real fault (a bad signature, an illegal move, a forfeit by a key that may
+not forfeit it ...)."""
+
+
+def is_routine(reason: str) -> bool:
+    """Whether a drop ``reason`` (``Rejected.reason``) is everyday traffic, not a warning."""
+    return bool(ROUTINE_DROPS.match(reason or ""))
 
 
 class OnlineNotes:
@@ -87,8 +109,11 @@ class OnlineNotes:
         elif isinstance(note, p.RoundNotice):
             self._notice(note)
         elif isinstance(note, p.Rejected):
-            log.info("rejected: %s", note.text)
-            self.state.add(t.t("net.rejected", who=note.sender or "?"), "warn")
+            if is_routine(note.reason):
+                log.info("dropped (routine): %s", note.text)  # the log file only
+                return
+            log.warning("rejected: %s", note.text)
+            self.state.add(t.t("net.rejected", who=self._signer(note.sender)), "warn")
         elif isinstance(note, p.Equivocated):
             log.warning("%s", note.text)
             self.state.add(t.t("net.equivocated", who=self.peer.label_of(note.first.pk)), "warn")
@@ -112,6 +137,28 @@ class OnlineNotes:
             pk = bytes.fromhex(seat["pk"])
             name = self.t.t("msg.you") if pk == self.peer.public_key else self._nick(pk, "?")
         return self.t.t("net.starter.named", nick=name)
+
+    def _signer(self, prefix: str) -> str:
+        """Who signed a refused event, as people see them: ``bob (3efd 3d96 e0ab 9f59)``.
+
+        The peer layer names the signer by the first hex digits of its public key, which
+        match no fingerprint on the screen; look the key up among the people we know."""
+        from p2p.protocol.identity import fingerprint, label
+
+        prefix = (prefix or "").lower()
+        if len(prefix) < 8:
+            return self.t.t("net.unknown_signer", id=prefix or "?")
+        known: dict[bytes, str] = dict(self.names)
+        for pk, info in self.peer.lobby.peers.items():
+            known[pk] = info.nick
+        if self.round is not None:
+            for seat in self.round.chain_state.seats:
+                if seat.pk is not None:
+                    known.setdefault(seat.pk, seat.nick or "")
+        for pk, nick in known.items():
+            if pk.hex().startswith(prefix):
+                return label(nick, pk) if nick else f"? ({fingerprint(pk)})"
+        return self.t.t("net.unknown_signer", id=prefix)
 
     def _member_presence(self, info: Any, online: bool) -> None:
         """A member of the running round went offline (how long until the forfeit) or is back."""
