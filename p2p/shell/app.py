@@ -284,6 +284,9 @@ class ShellApp:
     def _lobby_title(self) -> str:
         if not self.state.online:
             return self.t.t("pane.lobby.offline")
+        namespace = self.settings.namespace
+        if namespace:  # a lobby of its own: say which, so nobody wonders where everyone is
+            return self.t.t("pane.lobby.ns", namespace=namespace, count=len(self.state.lobby))
         return self.t.t("pane.lobby", count=len(self.state.lobby))
 
     def _lobby(self) -> StyleAndTextTuples:

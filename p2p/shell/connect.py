@@ -114,7 +114,7 @@ async def connect(
         peer = Peer(
             urls, nick=shell.settings.nick, identity=identity, connect_timeout=timeout,
             log_dir=(shell.options.config_dir / "rounds") if shell.options.config_dir is not None else None,
-            friends=friends,
+            friends=friends, namespace=shell.settings.namespace or "public",
             **(peer_options or {}),
         )
         await peer.start()
@@ -253,7 +253,8 @@ async def start_local(shell: ShellApp) -> None:
 
     shell.on_exit.append(stop_broker)
     ready = asyncio.Event()
-    bot = asyncio.get_running_loop().create_task(run_bot(broker.url, BOT_NICK, ready=ready))
+    bot = asyncio.get_running_loop().create_task(
+        run_bot(broker.url, BOT_NICK, ready=ready, namespace=shell.settings.namespace or "public"))
 
     async def stop_bot() -> None:
         bot.cancel()

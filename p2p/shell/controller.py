@@ -374,6 +374,35 @@ class Controller(LocalPlayCommands):
         self.save_settings()
         self.say("msg.broker_set", broker=self.settings.broker)
 
+    def cmd_namespace(self, args: list[str]) -> None:
+        """``/namespace [NAME]``: show or change the lobby to meet in (saved); a change
+        reconnects at once, but never in the middle of a round (its topics live there)."""
+        current = self.settings.namespace or "public"
+        if not args:
+            self.say("msg.namespace_is", namespace=current)
+            return
+        from p2p.config import check_namespace
+
+        wanted = args[0].strip()
+        try:
+            check_namespace(wanted)
+        except ValueError:
+            self.say("msg.namespace_bad", "warn", namespace=wanted)
+            return
+        if len(args) != 1:
+            self.usage("namespace")
+            return
+        if self.online is not None and self.online.holds_running_seat():
+            self.say("msg.namespace_busy", "warn")
+            return
+        self.settings.namespace = "" if wanted == "public" else wanted
+        self.save_settings()
+        self.say("msg.namespace_set", namespace=wanted)
+        hook = getattr(self, "connect_hook", None)
+        if self.online is not None and hook is not None:
+            brokers = " ".join(url for url, _ok in self.online.peer.brokers())
+            hook(brokers or None)  # the lobby of the new namespace, on the same brokers
+
     def cmd_rules(self, args: list[str]) -> None:
         from p2p.shell.rules_text import rules
 

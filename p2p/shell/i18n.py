@@ -18,6 +18,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     # -- frame titles and status -----------------------------------------------------
     "pane.lobby": ("Lobby ({count} online)", "Lobby ({count} online)"),
     "pane.lobby.offline": ("Lobby (offline)", "Lobby (offline)"),
+    "pane.lobby.ns": ("Lobby {namespace} ({count} da)", "Lobby {namespace} ({count} online)"),
     "pane.chat": ("Chat", "Chat"),
     "pane.board": ("Brett", "Board"),
     "status.idle": ("Kein Spiel · /help für Befehle", "No game · /help for commands"),
@@ -242,6 +243,22 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "msg.lang_bad": ("Sprachen: de, en", "Languages: de, en"),
     "msg.notify_on": ("Benachrichtigungen an.", "Notifications on."),
     "msg.notify_off": ("Benachrichtigungen aus.", "Notifications off."),
+    "msg.namespace_is": (
+        "Lobby-Namensraum: {namespace}. /namespace NAME wechselt (a-z, 0-9, '-'; public ist die Lobby für alle).",
+        "Lobby namespace: {namespace}. /namespace NAME changes it (a-z, 0-9, '-'; public is everyone's lobby).",
+    ),
+    "msg.namespace_set": (
+        "Lobby-Namensraum {namespace} gespeichert; nur wer denselben wählt, ist in deiner Lobby.",
+        "Lobby namespace {namespace} saved; only those who choose the same one share your lobby.",
+    ),
+    "msg.namespace_bad": (
+        "Ungültiger Namensraum {namespace}: 1–32 Zeichen aus a-z, 0-9 und '-', z. B. /namespace freunde-42",
+        "Bad namespace {namespace}: 1-32 characters of a-z, 0-9 and '-', e.g. /namespace friends-42",
+    ),
+    "msg.namespace_busy": (
+        "Die Runde läuft in diesem Namensraum: erst zu Ende spielen oder /leave.",
+        "Your round runs in this namespace: play it out or /leave first.",
+    ),
     "msg.broker_set": ("Broker gespeichert: {broker}. Wirkt beim nächsten Start (oder /connect).", "Broker saved: {broker}. Takes effect on next start (or /connect)."),
     "msg.broker_bad": (
         "Ungültige Broker-Adresse {url}: mqtt://, mqtts://, ws:// oder wss:// mit Rechnernamen, z. B. /broker mqtt://127.0.0.1:1883",
@@ -608,6 +625,7 @@ HELP_LINES: tuple[tuple[tuple[str, str], tuple[str, str]], ...] = (
     (("/friend NAME · /unfriend NAME · /friends", "/friend NICK · /unfriend NICK · /friends"), ("Schlüssel als Freund merken · vergessen · auflisten", "mark a key as a friend · forget · list")),
     (("/local · /connect", "/local · /connect"), ("lokaler Broker mit Computer · neu verbinden", "local broker with computer · reconnect")),
     (("/nick NAME · /broker URL · /lang de|en · /notify on|off", "/nick NAME · /broker URL · /lang de|en · /notify on|off"), ("Einstellungen", "settings")),
+    (("/namespace NAME", "/namespace NAME"), ("eigene Lobby für eine Gruppe (public: alle)", "a lobby of your own group (public: everyone)")),
     (("/help · /quit (Strg-Q)", "/help · /quit (Ctrl-Q)"), ("Hilfe · beenden", "help · quit")),
     (("TEXT", "TEXT"), ("Chat", "chat")),
 )
