@@ -83,6 +83,25 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
         """Seconds a member who is online again may take to resume the round before we say so."""
         self.away: set[bytes] = set()
         """Members of the shown round whose going offline we announced (for "is back")."""
+        from p2p.shell.ledger import Ledger
+
+        log_dir = getattr(peer, "log_dir", None) if peer is not None else None
+        self.ledger: Ledger | None = Ledger(log_dir) if log_dir is not None else None
+        """Round numbers and scores from the signed round logs (``p2p.shell.ledger``);
+        without a log directory they are counted as seen."""
+
+    def refresh_standing(self) -> None:
+        """Round number and scores of the shown round's group, from the signed logs and
+        its live chain: the same on every member's screen (also after a restart)."""
+        rnd = self.round
+        if self.ledger is None or rnd is None or rnd.game is None:
+            return
+        from p2p.shell.ledger import summarize
+
+        try:
+            self.round_no, self.wins = self.ledger.standing(summarize(rnd.chain_state))
+        except Exception:  # noqa: BLE001 - a display aid: keep the counted figures
+            log.exception("cannot compute the standing from the round logs")
 
     # -- questions from the controller ------------------------------------------------------
 

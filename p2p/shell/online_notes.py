@@ -328,6 +328,7 @@ class OnlineNotes:
             self._seen_starts.add(rnd.id)
             self._enter_group(rnd)
             self.round_no += 1
+            self.refresh_standing()
             self._save_sidecar(rnd)  # now with every member's name
             self.ctl.match = None
             self.state.add(t.t("net.round_started", code=rnd.id[:8], game=t.game(rnd.game_name)), "round")
@@ -348,7 +349,9 @@ class OnlineNotes:
                     self.state.add(t.t("takeback.lapsed", nick=self._member_nick(seat, with_fingerprint=False)
                                        if seat is not None else "?"), "round")
                 self._move_notes(rnd.game, int(event.body["ply"]))
-        elif note.kind == "seal":
+        if rnd.is_over or note.kind == "seal":
+            self.refresh_standing()  # a corrected end (a forfeit that did not stand) corrects the score
+        if note.kind == "seal":
             event = st.chain[note.seq] if 0 < note.seq < len(st.chain) else None
             taken = [e for e in event.sealed() if e.kind == "takeback"] if event is not None else []
             if taken:
@@ -385,6 +388,7 @@ class OnlineNotes:
                 wins[pk] = wins.get(pk, 0) + 1
         if rnd is not self.round:
             return  # a round we left: counted, but nothing more to say
+        self.refresh_standing()
         self.away.clear()
         if rnd.game is None or rnd.phase.value == "cancelled":
             return  # a round called off before play: its notice said why

@@ -140,6 +140,7 @@ class OnlineResume:
             for seat in rnd.chain_state.seats:
                 if seat.pk is not None and seat.pk not in self.wins:
                     self.wins[seat.pk] = _count(wins.get(seat.pk.hex()))
+            self.refresh_standing()
             self.ctl.match = None
             moves = rnd.game.history() if rnd.game is not None else []
             self.state.add(self.t.t("round.resumed", code=rnd.id[:8], game=self.t.game(rnd.game_name),
