@@ -110,7 +110,7 @@ def test_chess4_resign_lets_the_computers_play_on_and_again_rotates_the_start(tm
             await h.type_line("/play chess4 move_limit=6")
             await h.wait_screen("Round 1 · To move: Red")
             await h.type_line("/resign")
-            await said(h, "Red resigns.")
+            await said(h, "You resign.")
             match = h.controller.match
             # The round is not over for the three computers: they move on to its end.
             await h.wait_for(lambda: match.game.is_over(), 60)

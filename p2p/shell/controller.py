@@ -262,7 +262,23 @@ class Controller(LocalPlayCommands):
             return self.t.t("seat.computer", seat=name, level=self.t.level(self.match.seats[seat].level or ""))
         return name
 
+    def ranking_text(self, game: Game, out: set[int] | None = None) -> str:
+        """Four-player chess: the players ranked by points ("1. Red (you) 12 points · 2. …";
+        equal points share a rank), those who are out marked; a result in chess4 is a
+        ranking, not a list of winners (all at 0 points "won" together)."""
+        scores = game.scores()
+        gone = set(out or ()) | set(getattr(game, "eliminated", lambda: ())())
+        order = sorted(range(len(scores)), key=lambda s: (-scores[s], s))
+        parts = []
+        for seat in order:
+            rank = 1 + sum(1 for other in scores if other > scores[seat])
+            text = self.t.t("result.rank", rank=rank, seat=self.seat_label(game, seat), points=scores[seat])
+            parts.append(text + (" " + self.t.t("result.out") if seat in gone else ""))
+        return self.t.t("result.ranking", ranks=" · ".join(parts))
+
     def result_text(self, game: Game) -> str:
+        if game.name == "chess4":
+            return self.ranking_text(game)
         winners = game.winners()
         if not winners:
             return self.t.t("result.draw")

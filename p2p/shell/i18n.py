@@ -37,6 +37,9 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "result.win": ("{seat} gewinnt", "{seat} wins"),
     "result.wins": ("{seats} gewinnen", "{seats} win"),
     "result.draw": ("unentschieden", "a draw"),
+    "result.ranking": ("Rangfolge {ranks}", "ranking {ranks}"),
+    "result.rank": ("{rank}. {seat} {points:Punkt|Punkte}", "{rank}. {seat} {points:point|points}"),
+    "result.out": ("(raus)", "(out)"),
     "lobby.empty": ("(niemand sonst da)", "(nobody else here)"),
     "lobby.offline": ("(nicht verbunden: /connect oder /local)", "(not connected: /connect or /local)"),
     "lobby.busy": ("spielt", "busy"),
@@ -507,6 +510,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "{nick} hat {secs} s nicht gezogen ({how}) und ist raus: Zeitüberschreitung.",
         "{nick} did not move for {secs} s ({how}) and is out: turn timeout.",
     ),
+    "net.forfeited_you": (
+        "Du hast {secs} s nicht gezogen ({how}) und bist raus: Zeitüberschreitung.",
+        "You did not move for {secs} s ({how}) and are out: turn timeout.",
+    ),
     "net.forfeit.offline": ("offline gegangen", "went offline"),
     "net.forfeit.silent": ("keine Antwort", "no answer"),
     "net.rewound": (
@@ -559,6 +566,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "round.history": ("Bisher: {moves}", "So far: {moves}"),
     "round.you_left": ("Du hast die Runde verlassen.", "You left the round."),
     "round.resigned": ("{nick} gibt auf.", "{nick} resigns."),
+    "round.you_resign": ("Du gibst auf.", "You resign."),
     "play.start_bad": (
         "start=ich|computer|abwechselnd (me|computer|alternate)",
         "start=me|computer|alternate (ich|computer|abwechselnd)",

@@ -193,6 +193,9 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
         """The result of the shown round as its chain says (winners by seat label)."""
         rnd = self.round
         game = rnd.game
+        if game.name == "chess4":
+            st = rnd.chain_state
+            return self.ctl.ranking_text(game, set(st.resigned) | set(st.left))
         winners = rnd.winners if rnd.is_over else game.winners()
         if not winners:
             return self.t.t("result.draw")

@@ -257,7 +257,9 @@ class OnlineNotes:
             self.state.add(t.t("net.expired"), "warn")
         elif code == "forfeit":
             how = t.t("net.forfeit.offline" if params.get("reason") == "offline" else "net.forfeit.silent")
-            self.state.add(t.t("net.forfeited", nick=nick, secs=params.get("waited", "?"), how=how), "warn")
+            mine = rnd is not None and seat == rnd.my_seat
+            self.state.add(t.t("net.forfeited_you" if mine else "net.forfeited", nick=nick,
+                               secs=params.get("waited", "?"), how=how), "warn")
         elif code in ("forfeit_ahead", "forfeit_seen_online", "forfeit_early", "reveal_left_out",
                       "event_ahead", "forfeit_replaced"):
             self.state.add(t.t(f"notice.{code}", nick=nick, secs=params.get("secs", "?"),
@@ -430,5 +432,7 @@ class OnlineNotes:
                 continue  # said by the forfeit notice
             nick = self._member_nick(seat, with_fingerprint=False)
             key = "net.left_round" if seat in st.left else "net.resigned"
+            if seat == rnd.my_seat:  # our own action: in the second person
+                key = "round.you_left" if seat in st.left else "round.you_resign"
             self.state.add(self.t.t(key, nick=nick), "round")
         self._announced_out[rnd.id] = len(st.resigned)
