@@ -62,3 +62,52 @@ def test_the_plural_formatter_counts_one_and_many() -> None:
     assert "(1 move)" in t.t("round.resumed", code="c", game="g", moves=1)
     assert "(2 moves)" in t.t("round.resumed", code="c", game="g", moves=2)
     assert t.t("chess.points", seat="Red", delta="+1", why="capture", total=1) == "Red: +1 point (capture), now 1."
+
+
+def test_the_status_line_breaks_between_parts_never_in_a_word() -> None:
+    from p2p.shell.wrap import fit_status
+
+    text = "Round 12 · To move: Yellow (bernadette-long) · Score annabelle-x 1 · bernadette-long 0 · carl 3"
+    rows = fit_status(text, 78)
+    assert len(rows) == 2 and all(len(r) <= 78 for r in rows), rows
+    assert " · ".join(rows) == text  # nothing lost, only broken at a " · "
+    words = set(text.split())
+    assert all(w in words for r in rows for w in r.split()), rows
+    three = fit_status(text + " · connected to wss://broker.example:8084/mqtt", 30)
+    assert len(three) == 2 and three[-1].endswith("…") and all(len(r) <= 30 for r in three), three
+    assert all(w in words | {"…", "·"} for r in three for w in r.split()), three
+
+
+def test_the_status_line_of_three_long_names_at_80_columns(tmp_path: Path, broker_url: str) -> None:
+    """"… bob 1 · car": the status line was cut at the terminal's edge."""
+    import pytest
+
+    peer_mod = pytest.importorskip("p2p.peer")
+    from p2p.shell.connect import attach
+    from p2p.shell.settings import Settings
+
+    async def scenario() -> None:
+        async with peer_mod.Peer(broker_url, nick="annabelle-longname") as anna, \
+                peer_mod.Peer(broker_url, nick="bernadette-longname") as bern, \
+                HeadlessShell(config_dir=tmp_path, broker=broker_url, startup=attach(broker_url),
+                              settings=Settings(nick="carl-the-third-one"), rows=24, columns=80) as h:
+            await h.wait_for(lambda: h.controller.online is not None and h.controller.online.connected(), 10)
+            my_id = h.controller.online.peer.peer_id
+            await h.wait_for(lambda: anna.find_peer(my_id[:8]) is not None and anna.find_peer("bernadette-longname")
+                             is not None, 10)
+            await anna.invite(["bernadette-longname", my_id[:8]], "cube", {"players": 3}, start=0)
+            for _ in range(400):
+                if bern.invitations:
+                    break
+                await asyncio.sleep(0.025)
+            await bern.invitations[-1].accept()
+            await h.wait_for(lambda: h.controller.online._pending() is not None, 10)
+            await h.type_line("/accept")
+            await h.wait_for(lambda: "Round 1 · To move" in h.controller.status_text(), 20)
+            text = h.controller.status_text()
+            assert len(text) > 78, text
+            await h.wait_for(lambda: "carl-the-third-one 0" in h.screen(), 5)
+            rows = [r.strip() for r in h.screen().splitlines()[-3:-1]]  # the status rows above the input
+            assert " · ".join(rows) == text, rows
+
+    run(scenario())

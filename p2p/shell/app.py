@@ -54,7 +54,7 @@ from p2p.shell.notify import (
 )
 from p2p.shell.settings import Settings
 from p2p.shell.state import MAX_LINES, ShellState
-from p2p.shell.wrap import display_width, terminal_safe, wrap_fragments
+from p2p.shell.wrap import fit_status, display_width, terminal_safe, wrap_fragments
 
 log = logging.getLogger("p2p.shell")
 
@@ -374,8 +374,22 @@ class ShellApp:
         game = self.controller.current_game()
         return self.t.game(game.name) if game is not None else self.t.t("pane.board")
 
+    def _status_rows(self) -> list[str]:
+        """The status line broken into rows (between its parts, never in a word)."""
+        try:
+            columns = max(10, self.app.output.get_size().columns)
+        except Exception:  # noqa: BLE001 - no output yet
+            columns = 80
+        return fit_status(terminal_safe(self.controller.status_text()), columns - 2)
+
     def _status(self) -> StyleAndTextTuples:
-        return [("class:status", " " + terminal_safe(self.controller.status_text()))]
+        return [("class:status", "\n".join(" " + row for row in self._status_rows()))]
+
+    def _status_height(self) -> int:
+        try:
+            return max(1, len(self._status_rows()))
+        except Exception:  # noqa: BLE001 - a display aid
+            return 1
 
     def _container(self) -> HSplit:
         error = lambda: [("class:error", self.t.t("msg.render_error"))]
@@ -403,7 +417,8 @@ class ShellApp:
         return HSplit(
             [
                 VSplit([HSplit([lobby, chat]), board]),
-                Window(FormattedTextControl(self._status), height=1, style="class:status"),
+                Window(FormattedTextControl(self._status), height=lambda: Dimension.exact(self._status_height()),
+                       style="class:status", wrap_lines=False),
                 self.input,
             ]
         )
