@@ -54,3 +54,31 @@ def test_a_shell_restarted_between_rounds_counts_like_the_others(tmp_path: Path,
                 await h.wait_for(lambda: "Score alice 0 · tester 2" in status(h), 10)
 
     run(scenario())
+
+
+def test_a_corrected_end_corrects_the_result_line(tmp_path: Path, broker_url: str,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The peer tells each outcome of a round once; when a second one comes (a forfeit
+    that did not stand), the shell said nothing (the round was "counted"). The second
+    outcome is played here by changing what the round's chain reports as its winners."""
+    async def scenario() -> None:
+        async with Peer(broker_url, nick="alice") as alice, online_shell(tmp_path, broker_url) as h:
+            await h.wait_for(lambda: h.controller.online is not None and h.controller.online.connected(), 10)
+            my_id = h.controller.online.peer.peer_id
+            await h.wait_for(lambda: alice.find_peer(my_id[:8]) is not None, 10)
+            r1 = await alice.invite([my_id[:8]], "connect4", start=0)
+            await said(h, "invites you to Connect Four")
+            await h.type_line("/accept")
+            await r1.wait_turn(20)
+            await r1.resign()
+            await said(h, "Round 1 over: Yellow (you) wins")
+            session = h.controller.online
+            rnd = session.round
+            monkeypatch.setattr(type(rnd), "winners", property(lambda self: (0,)))
+            session.handle(peer_mod.RoundOver(rnd, (0,), "turn timeout"))
+            line = await said(h, "Corrected: round 1")
+            assert "Red (alice) wins" in line, line
+            session.handle(peer_mod.RoundOver(rnd, (0,), "turn timeout"))  # the same again: no new line
+            assert sum("Corrected" in x for x in h.controller.state.text_lines()) == 1
+
+    run(scenario())

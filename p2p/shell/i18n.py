@@ -420,6 +420,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "net.seed": ("Zufallswert der Runde (aus allen Aufdeckungen): {seed}", "Round seed (from all reveals): {seed}"),
     "net.round_over": ("Runde {round} vorbei: {result}. /again für eine neue Runde.", "Round {round} over: {result}. /again for another round."),
     "net.round_over_why": ("Runde {round} vorbei: {result} ({why}). /again für eine neue Runde.", "Round {round} over: {result} ({why}). /again for another round."),
+    "net.round_over_corrected": (
+        "Berichtigt: Runde {round} endet anders als gemeldet: {result}.",
+        "Corrected: round {round} ended otherwise than shown: {result}.",
+    ),
     "end.resignation": ("Aufgabe", "resignation"),
     "end.left": ("verlassen", "left"),
     "end.forfeit": ("Zeitüberschreitung", "turn timeout"),

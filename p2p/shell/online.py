@@ -61,6 +61,8 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
         self.replay_ply: int | None = None
         """While replaying the finished round: how many moves are shown."""
         self._seen_starts: set[str] = set()
+        self._shown_results: dict[str, str] = {}
+        """Per round id: the result line shown at its end (a corrected end says so)."""
         self._starter_said: set[str] = set()
         """Rounds whose "X starts" line was shown (once, before the first human move)."""
         self._takeback_for: tuple[str, str] | None = None

@@ -378,6 +378,9 @@ class OnlineNotes:
 
     def _round_over(self, note: Any) -> None:
         rnd = note.round
+        if rnd.id in self._counted and rnd is self.round:
+            self._corrected_over(rnd)
+            return
         if rnd is not self.round and rnd.id not in self._left or rnd.id in self._counted:
             return
         self._counted.add(rnd.id)
@@ -395,6 +398,7 @@ class OnlineNotes:
         if rnd.game is None or rnd.phase.value == "cancelled":
             return  # a round called off before play: its notice said why
         result = self.result_text()
+        self._shown_results[rnd.id] = result
         st = rnd.chain_state
         reason = note.reason
         if reason == "resignation" and st.resigned and st.resigned[-1] in st.left:
@@ -405,6 +409,18 @@ class OnlineNotes:
                                     why=self.t.t(why_key)), "round")
         else:
             self.state.add(self.t.t("net.round_over", round=self.round_no, result=result), "round")
+
+    def _corrected_over(self, rnd: Any) -> None:
+        """A second outcome of a round whose end we showed (the peer says each outcome
+        once; a forfeit replaced by the move made in time changes it): the score follows
+        the chain, and one line corrects the result shown before."""
+        self.refresh_standing()
+        if rnd.game is None or rnd.phase.value == "cancelled" or not rnd.is_over:
+            return
+        result = self.result_text()
+        if self._shown_results.get(rnd.id, result) != result:
+            self._shown_results[rnd.id] = result
+            self.state.add(self.t.t("net.round_over_corrected", round=self.round_no, result=result), "warn")
 
     def _move_notes(self, game: Game, ply: int) -> None:
         """What the move with 0-based ``ply`` did (chess4 check, mate, points; cube lines ...)."""
