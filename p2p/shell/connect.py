@@ -98,13 +98,6 @@ async def connect(
         ctl.save_settings()
     shell.state.connection = t.t("status.connecting", broker=broker)
     ctl.refresh()
-    refused = await refused_everywhere(urls)
-    if refused is not None:  # nobody listens there: say so now, not after the timeout
-        log.info("cannot connect to %s: %s", broker, refused)
-        shell.state.connection = t.t("status.offline")
-        ctl.say("net.unreachable", "warn", broker=broker, reason=net_reason(refused, t))
-        ctl.refresh()
-        return None
     peer = None
     try:
         from p2p import friends as friends_mod
@@ -117,7 +110,9 @@ async def connect(
             friends=friends, namespace=shell.settings.namespace or "public",
             **(peer_options or {}),
         )
-        await peer.start()
+        refused = await start_unless_refused(peer, urls)
+        if refused is not None:  # nobody listens there: say so now, not after the timeout
+            raise refused
     except Exception as err:  # noqa: BLE001 - ConnectionError, bad URL, key file ...
         log.info("cannot connect to %s: %s", broker, err)
         if peer is not None:
@@ -157,6 +152,28 @@ def load_identity(shell: ShellApp) -> Any:
         shell.controller.say("net.key_damaged", "warn", path=str(path))
         shell.controller.refresh()
         raise
+
+
+async def start_unless_refused(peer: Any, urls: list[str]) -> BaseException | None:
+    """Start ``peer``; meanwhile look whether every broker refuses outright. Returns that
+    refusal (the start is called off) or ``None`` once the peer is up; the start's own
+    error is raised. The look costs nothing when a broker answers: both run at once."""
+    start = asyncio.ensure_future(peer.start())
+    probe = asyncio.ensure_future(refused_everywhere(urls))
+    try:
+        done, _ = await asyncio.wait({start, probe}, return_when=asyncio.FIRST_COMPLETED)
+        if start not in done:
+            refused = probe.result()
+            if refused is not None:
+                return refused
+        await start  # up, or its own error
+        return None
+    finally:
+        for task in (start, probe):
+            if not task.done():
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
 
 
 async def refused_everywhere(urls: list[str], wait: float = 1.5) -> BaseException | None:
