@@ -17,7 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout
 
 from p2p.ai import choose_move, levels
-from p2p.config import check_broker_urls, check_namespace
+from p2p.config import check_broker_urls, check_namespace, refusal_text, refused_everywhere
 from p2p.games import GAME_NAMES
 from p2p.net.transport import run
 from p2p.peer import ActionError, InvitationReceived, Peer, RoundOver, YourTurn
@@ -69,12 +69,16 @@ def main() -> None:
     parser.add_argument("--namespace", default="public", help="lobby namespace")
     args = parser.parse_args()
     try:  # bad input: one line, no traceback
-        url = " ".join(check_broker_urls(args.broker))
+        urls = check_broker_urls(args.broker)
+        url = " ".join(urls)
         check_namespace(args.namespace)
         if args.level not in known_levels():
             raise ValueError(f"unknown level {args.level!r} (known: {', '.join(known_levels())})")
     except ValueError as err:
         raise SystemExit(f"bot: {err}") from None
+    refused = run(refused_everywhere(urls))  # at once, not after the connect timeout
+    if refused is not None:
+        raise SystemExit(f"bot: cannot connect to {url}: {refusal_text(refused)}")
     try:
         run(bot(url, args.nick, args.level, args.namespace))
     except KeyboardInterrupt:

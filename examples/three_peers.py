@@ -17,7 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from p2p.ai import choose_move
-from p2p.config import check_broker_urls
+from p2p.config import check_broker_urls, refusal_text, refused_everywhere
 from p2p.net.broker import BrokerError, LocalBroker
 from p2p.net.transport import run
 from p2p.peer import ActionError, Peer, Round
@@ -78,7 +78,11 @@ def main() -> None:
     args = parser.parse_args()
     try:  # bad input or no broker: one line, no traceback
         if args.broker:
-            url = " ".join(check_broker_urls(args.broker))
+            urls = check_broker_urls(args.broker)
+            url = " ".join(urls)
+            refused = run(refused_everywhere(urls))  # at once, not after the connect timeout
+            if refused is not None:
+                raise ConnectionError(f"cannot connect to {url}: {refusal_text(refused)}")
             run(main_async(url))
             return
         with LocalBroker() as broker:

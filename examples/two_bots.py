@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bot import bot
 
 from p2p.ai import choose_move
-from p2p.config import check_broker_urls
+from p2p.config import check_broker_urls, refusal_text, refused_everywhere
 from p2p.net.broker import BrokerError, LocalBroker
 from p2p.net.transport import run
 from p2p.peer import ActionError, Peer
@@ -66,7 +66,11 @@ def main() -> None:
     args = parser.parse_args()
     try:  # bad input or no broker: one line, no traceback
         if args.broker:
-            url = " ".join(check_broker_urls(args.broker))
+            urls = check_broker_urls(args.broker)
+            url = " ".join(urls)
+            refused = run(refused_everywhere(urls))  # at once, not after the connect timeout
+            if refused is not None:
+                raise ConnectionError(f"cannot connect to {url}: {refusal_text(refused)}")
             run(play(url, args.game))
             return
         with LocalBroker() as broker:

@@ -79,3 +79,41 @@ def check_namespace(namespace: str) -> str:
     except TopicError as err:
         raise ValueError(f"bad namespace {namespace!r}: {err}") from None
     return namespace
+
+
+async def refused_everywhere(urls: list[str], wait: float = 1.5) -> BaseException | None:
+    """The error if every broker in ``urls`` refuses a TCP connection or has an unknown
+    host name (checked at once, within ``wait`` s); ``None`` if any might answer.
+
+    A refused connection is final, but the transport keeps retrying it until its connect
+    timeout; this quick look lets the shell, ``p2p demo`` and the examples say so within two seconds.
+    """
+    import asyncio
+    import contextlib
+    import socket
+    from urllib.parse import urlsplit
+
+    async def probe(url: str) -> BaseException | None:
+        parts = urlsplit(url)
+        port = parts.port or BROKER_SCHEMES.get(parts.scheme, 1883)
+        try:
+            _reader, writer = await asyncio.wait_for(asyncio.open_connection(parts.hostname, port), wait)
+        except (ConnectionRefusedError, socket.gaierror) as err:
+            return err
+        except (OSError, TimeoutError):
+            return None  # unreachable for now, or slow: the transport decides
+        writer.close()
+        with contextlib.suppress(Exception):
+            await writer.wait_closed()
+        return None
+
+    results = await asyncio.gather(*(probe(u) for u in urls))
+    if results and all(r is not None for r in results):
+        return results[0]
+    return None
+
+
+def refusal_text(err: BaseException) -> str:
+    """A refusal from ``refused_everywhere`` in plain words (asyncio's own text names the
+    socket call): "connection refused" or "unknown host name"."""
+    return "connection refused" if isinstance(err, ConnectionRefusedError) else "unknown host name"

@@ -16,6 +16,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 from urllib.parse import urlsplit
 
+from p2p.config import refused_everywhere
 from p2p.protocol.identity import fingerprint
 from p2p.shell.app import ShellApp
 from p2p.shell.online import OnlineSession
@@ -174,38 +175,6 @@ async def start_unless_refused(peer: Any, urls: list[str]) -> BaseException | No
                 task.cancel()
                 with contextlib.suppress(BaseException):
                     await task
-
-
-async def refused_everywhere(urls: list[str], wait: float = 1.5) -> BaseException | None:
-    """The error if every broker in ``urls`` refuses a TCP connection or has an unknown
-    host name (checked at once, within ``wait`` s); ``None`` if any might answer.
-
-    A refused connection is final, but the transport keeps retrying it until its connect
-    timeout; this quick look lets the shell say so within two seconds.
-    """
-    import socket
-    from urllib.parse import urlsplit
-
-    from p2p.config import BROKER_SCHEMES
-
-    async def probe(url: str) -> BaseException | None:
-        parts = urlsplit(url)
-        port = parts.port or BROKER_SCHEMES.get(parts.scheme, 1883)
-        try:
-            _reader, writer = await asyncio.wait_for(asyncio.open_connection(parts.hostname, port), wait)
-        except (ConnectionRefusedError, socket.gaierror) as err:
-            return err
-        except (OSError, TimeoutError):
-            return None  # unreachable for now, or slow: the transport decides
-        writer.close()
-        with contextlib.suppress(Exception):
-            await writer.wait_closed()
-        return None
-
-    results = await asyncio.gather(*(probe(u) for u in urls))
-    if results and all(r is not None for r in results):
-        return results[0]
-    return None
 
 
 def shorten(text: str, limit: int) -> str:
