@@ -203,7 +203,12 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=5000)
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--verbose", action="store_true", help="also print each peer's drop lines")
     args = parser.parse_args()
+    import logging
+
+    # Each of the two peers logs every drop (so each showed twice); the report counts them.
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.ERROR, format="%(name)s: %(message)s")
     print(f"load at the start: {os.getloadavg()[0]:.2f}", file=sys.stderr)
     with LocalBroker() as broker:
         results = asyncio.run(bench(broker.url, args.runs, args.count, args.seconds))

@@ -16,9 +16,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout
 
-from p2p.ai import choose_move
+from p2p.ai import choose_move, levels
+from p2p.config import check_broker_urls, check_namespace, refusal_text, refused_everywhere
+from p2p.games import GAME_NAMES
 from p2p.net.transport import run
 from p2p.peer import ActionError, InvitationReceived, Peer, RoundOver, YourTurn
+
+
+def known_levels() -> list[str]:
+    """Every computer level of some game, in order of first appearance."""
+    return list(dict.fromkeys(lv for name in GAME_NAMES for lv in levels(name)))
 
 
 async def bot(
@@ -29,6 +36,10 @@ async def bot(
         print(f"{peer.label} is online, waiting for invitations", flush=True)
         async for note in peer.events():
             if isinstance(note, InvitationReceived) and not peer.busy:
+                if level not in levels(note.invitation.game):
+                    print(f"{peer.nick}: no level {level!r} for {note.invitation.game}: declined", flush=True)
+                    await note.invitation.decline()
+                    continue
                 await note.invitation.accept()
             elif isinstance(note, YourTurn) and note.round.is_my_turn:
                 game = note.round.game
@@ -53,15 +64,26 @@ def main() -> None:
     parser.add_argument("--broker", default="mqtt://127.0.0.1:1883", help="broker URL")
     parser.add_argument("--nick", default="robo")
     parser.add_argument(
-        "--level", default="normal", help="computer level (every game has 'normal')"
+        "--level", default="normal", help=f"computer level: {', '.join(known_levels())} (every game has 'normal')"
     )
     parser.add_argument("--namespace", default="public", help="lobby namespace")
     args = parser.parse_args()
+    try:  # bad input: one line, no traceback
+        urls = check_broker_urls(args.broker)
+        url = " ".join(urls)
+        check_namespace(args.namespace)
+        if args.level not in known_levels():
+            raise ValueError(f"unknown level {args.level!r} (known: {', '.join(known_levels())})")
+    except ValueError as err:
+        raise SystemExit(f"bot: {err}") from None
+    refused = run(refused_everywhere(urls))  # at once, not after the connect timeout
+    if refused is not None:
+        raise SystemExit(f"bot: cannot connect to {url}: {refusal_text(refused)}")
     try:
-        run(bot(args.broker, args.nick, args.level, args.namespace))
+        run(bot(url, args.nick, args.level, args.namespace))
     except KeyboardInterrupt:
         pass
-    except ConnectionError as err:
+    except (ConnectionError, OSError, ActionError, ValueError) as err:
         raise SystemExit(f"bot: {err}") from None
 
 

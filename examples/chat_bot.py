@@ -13,6 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from p2p.config import check_broker_urls, check_namespace, refusal_text, refused_everywhere
 from p2p.net.transport import run
 from p2p.peer import ChatMessage, Peer, PresenceChanged
 
@@ -42,10 +43,15 @@ def main() -> None:
     parser.add_argument("--namespace", default="public")
     args = parser.parse_args()
     try:
-        run(chat_bot(args.broker, args.namespace))
+        urls = check_broker_urls(args.broker)
+        namespace = check_namespace(args.namespace)
+        refused = run(refused_everywhere(urls))  # at once, not after the connect timeout
+        if refused is not None:
+            raise ConnectionError(f"cannot connect to {' '.join(urls)}: {refusal_text(refused)}")
+        run(chat_bot(" ".join(urls), namespace))
     except KeyboardInterrupt:
         pass
-    except ConnectionError as err:
+    except (ValueError, ConnectionError, OSError) as err:
         raise SystemExit(f"chat_bot: {err}") from None
 
 

@@ -17,9 +17,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from p2p.ai import choose_move
-from p2p.net.broker import LocalBroker
+from p2p.config import check_broker_urls, refusal_text, refused_everywhere
+from p2p.net.broker import BrokerError, LocalBroker
 from p2p.net.transport import run
-from p2p.peer import Peer, Round
+from p2p.peer import ActionError, Peer, Round
 
 
 async def play_my_seat(rnd: Round, level: str) -> None:
@@ -75,11 +76,22 @@ def main() -> None:
         "--broker", help="broker URL (default: start a local mosquitto)"
     )
     args = parser.parse_args()
-    if args.broker:
-        run(main_async(args.broker))
-        return
-    with LocalBroker() as broker:
-        run(main_async(broker.url))
+    try:  # bad input or no broker: one line, no traceback
+        if args.broker:
+            urls = check_broker_urls(args.broker)
+            url = " ".join(urls)
+            refused = run(refused_everywhere(urls))  # at once, not after the connect timeout
+            if refused is not None:
+                raise ConnectionError(f"cannot connect to {url}: {refusal_text(refused)}")
+            run(main_async(url))
+            return
+        with LocalBroker() as broker:
+            url = broker.url
+            run(main_async(url))
+    except KeyboardInterrupt:
+        pass
+    except (ValueError, ConnectionError, OSError, ActionError, BrokerError, TimeoutError) as err:
+        raise SystemExit(f"three_peers: {err}") from None
 
 
 if __name__ == "__main__":

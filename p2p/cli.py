@@ -30,7 +30,11 @@ class UsageError(Exception):
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="p2p", description="Serverless peer-to-peer board games over MQTT."
+        prog="p2p", description="Serverless peer-to-peer board games over MQTT.",
+        epilog="Without a command p2p opens the shell, and the shell's options work at the top level:\n"
+        "  p2p [--broker URL]... [--nick NAME] [--lang de|en] [--namespace NAME] [--local] [--no-color]\n"
+        "(see 'p2p shell --help').",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", "-V", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

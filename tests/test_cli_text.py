@@ -101,6 +101,7 @@ def test_readme_local_broker_instructions_work_on_debian(tmp_path: Path) -> None
     broker command runs as written (on a free port here)."""
     readme = (ROOT / "README.md").read_text()
     assert "mosquitto -p 1883" not in readme
+    assert "only where systemd runs" in readme  # a container has no service after the install
     command = re.search(r"`(/usr/sbin/mosquitto -p (\d+))`", readme)
     assert command is not None
     assert f"mqtt://127.0.0.1:{command[2]}" in readme

@@ -145,7 +145,7 @@ def test_first_start_without_internet_offers_a_local_broker_and_a_computer(tmp_p
     # This machine has no internet, so the shell must say so and offer /local.
     tmux = Tmux([sys.executable, "-m", "p2p", "--nick", "anna", "--lang", "en"], _env(tmp_path), size=(100, 30))
     try:
-        tmux.wait("is public", 10)
+        tmux.wait("Note: the brokers", 10)  # three public brokers by default: "... are public"
         deadline = time.monotonic() + 20
         while "cannot be reached" not in tmux.screen():
             if "Connected to" in tmux.screen():

@@ -110,7 +110,7 @@ def test_chess4_resign_lets_the_computers_play_on_and_again_rotates_the_start(tm
             await h.type_line("/play chess4 move_limit=6")
             await h.wait_screen("Round 1 · To move: Red")
             await h.type_line("/resign")
-            await said(h, "Red resigns.")
+            await said(h, "You resign.")
             match = h.controller.match
             # The round is not over for the three computers: they move on to its end.
             await h.wait_for(lambda: match.game.is_over(), 60)
@@ -134,14 +134,14 @@ def test_who_starts_against_the_computer(tmp_path: Path) -> None:
         async with HeadlessShell(config_dir=tmp_path, lang="en", color=False) as h:
             fast_clock(h)
             await h.type_line("/play connect4 ai start=me")
-            await said(h, "Start: you start every round.")
+            await said(h, "You start every round.")
             await said(h, "Round 1: Connect Four, Red starts.")
             await h.type_line("/resign")
             await said(h, "Round 1 over")
             await h.type_line("/again")
             await said(h, "Round 2: Connect Four, Red starts.")
             await h.type_line("/play connect4 ai start=computer")
-            await said(h, "Start: the computer starts every round.")
+            await said(h, "The computer starts every round.")
             await said(h, "Round 1: Connect Four, Yellow (computer")
             await h.wait_for(lambda: h.controller.match.game.history() != [], 20)
             await h.type_line("/play connect4 ai start=whoever")

@@ -234,7 +234,7 @@ def test_cube_lines_stay_marked_and_connect4_losers_keep_their_colour(tmp_path: 
             while not game.is_over():
                 await h.type_line(game.legal_moves()[-1], settle=0.0)
             await h.wait_screen("over:")
-            assert "Red: 1 new line(s) of four, now 1 points." in chat_texts(h)
+            assert "Red: 1 new line of four, now 1 point." in chat_texts(h)
             row1 = next(r for r in h.screen().splitlines() if re.search(r"│1 \S", r))
             # pillar a1 (first cell after each level's "1") scored by Red: lower case, at the end
             assert len(re.findall(r"(?:│|   )1 x", row1)) == 4, row1

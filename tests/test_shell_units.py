@@ -55,7 +55,7 @@ def test_every_catalogue_key_used_in_the_shell_exists_in_both_languages() -> Non
     assert missing == []
     for key, (de, en) in CATALOGUE.items():
         assert de and en, key
-        assert set(re.findall(r"{(\w+)}", de)) == set(re.findall(r"{(\w+)}", en)), key
+        assert set(re.findall(r"{(\w+)(?::[^}]*)?}", de)) == set(re.findall(r"{(\w+)(?::[^}]*)?}", en)), key
 
 
 def test_translator_switches_and_formats() -> None:

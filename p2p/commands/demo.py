@@ -85,12 +85,16 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(str(err)) from None
         url = broker.url
     else:
-        from p2p.net.transport import parse_broker_url
+        from p2p.config import check_broker_urls, refusal_text, refused_everywhere
 
         try:
-            parse_broker_url(url)
+            urls = check_broker_urls(url)
         except ValueError as err:
             raise UsageError(str(err)) from None
+        url = " ".join(urls)
+        refused = run_async(refused_everywhere(urls))
+        if refused is not None:  # said at once, not after the connect timeout
+            raise UsageError(f"cannot connect to {url}: {refusal_text(refused)}")
     try:
         return run_async(
             _demo(

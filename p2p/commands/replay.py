@@ -75,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
 
     path: Path = args.file
     try:
+        if path.exists() and not path.is_file():  # a FIFO or device would block the read
+            raise UsageError(f"{path}: not a regular file (give the round log itself)")
         if path.stat().st_size > MAX_FILE_SIZE:
             raise UsageError(
                 f"{path}: larger than {MAX_FILE_SIZE // (1024 * 1024)} MiB"

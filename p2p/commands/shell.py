@@ -22,6 +22,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--nick", metavar="NAME", help="your nickname (saved)")
     parser.add_argument("--lang", choices=("de", "en"), help="language (default: from the locale; saved)")
+    parser.add_argument(
+        "--namespace", metavar="NAME",
+        help="the lobby to meet in: 1-32 of a-z, 0-9 and '-' (default: saved, else public; saved)",
+    )
     parser.add_argument("--local", action="store_true", help="no broker: local play only")
     parser.add_argument("--no-color", action="store_true", help="no colours (letters only)")
 
@@ -36,11 +40,23 @@ def _setup_logging(path: os.PathLike[str] | str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from p2p.cli import UsageError
-    from p2p.config import config_dir
+    from p2p.config import check_broker_urls, config_dir
     from p2p.shell import settings as settings_mod
     from p2p.shell.i18n import detect_language
     from p2p.shell.startup import build_and_run
 
+    if args.broker is not None:
+        try:
+            args.broker = check_broker_urls(args.broker)
+        except ValueError as err:
+            raise UsageError(str(err)) from None
+    if args.namespace is not None:
+        from p2p.config import check_namespace
+
+        try:
+            check_namespace(args.namespace)
+        except ValueError as err:
+            raise UsageError(str(err)) from None
     if args.nick is not None and (not 1 <= len(args.nick) <= 20 or " " in args.nick):
         raise UsageError("a nickname has 1-20 characters without spaces")
     if not sys.stdin.isatty() or not sys.stdout.isatty():
@@ -53,6 +69,8 @@ def run(args: argparse.Namespace) -> int:
         settings.lang = args.lang
     if args.nick:
         settings.nick = args.nick
+    if args.namespace is not None:
+        settings.namespace = "" if args.namespace == "public" else args.namespace
     # None: local play only; "" : the default public broker, resolved after the first screen
     # (importing the network stack costs start-up time).
     broker = None if args.local else (" ".join(args.broker or []) or settings.broker)

@@ -17,14 +17,21 @@ import sys
 
 from p2p.cli import UsageError
 
+MIN_SIZE = 4
+MAX_SOLVE_WIDTH = 9
+"""Positions are written one digit per column, so the solver takes widths up to 9
+(the game itself allows 10 columns)."""
+MAX_HEIGHT = 10
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", help="the game to solve (only: connect4)")
     parser.add_argument("position", nargs="?", help="played columns, e.g. 4455 (default: read stdin)")
     parser.add_argument("--analyze", "-a", action="store_true", help="score of every column")
     parser.add_argument("--weak", "-w", action="store_true", help="only win (1) / draw (0) / loss (-1)")
-    parser.add_argument("--width", type=int, default=7, help="board width (default 7, at most 9)")
-    parser.add_argument("--height", type=int, default=6, help="board height (default 6)")
+    parser.add_argument("--width", type=int, default=7,
+                        help=f"board width, {MIN_SIZE} to {MAX_SOLVE_WIDTH} (default 7; a position is one digit per column)")
+    parser.add_argument("--height", type=int, default=6, help=f"board height, {MIN_SIZE} to {MAX_HEIGHT} (default 6)")
 
 
 def _check(text: str, args: argparse.Namespace) -> None:
@@ -53,6 +60,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot solve {args.game!r}: only connect4 has a solver")
     from p2p.ai.connect4_solver import Solver
 
+    if not MIN_SIZE <= args.width <= MAX_SOLVE_WIDTH:
+        raise UsageError(f"--width must be between {MIN_SIZE} and {MAX_SOLVE_WIDTH} "
+                         "(a position is one digit per column)")
+    if not MIN_SIZE <= args.height <= MAX_HEIGHT:
+        raise UsageError(f"--height must be between {MIN_SIZE} and {MAX_HEIGHT}")
     try:
         solver = Solver(args.width, args.height)
     except ValueError as err:

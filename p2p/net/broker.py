@@ -11,6 +11,12 @@ The broker gets a minimal config (``docs/brokers.md``):
 * ``set_tcp_nodelay true`` -- small messages go out at once instead of waiting for
   Nagle's algorithm (tens of milliseconds per hop otherwise).
 
+The broker never outlives the process that started it: a small watchdog process
+(``WATCHDOG``) checks twice a second whether its parent -- us -- is still there and
+stops the broker when not, so a shell or demo killed with ``kill -9`` takes its
+Mosquitto with it.  (Linux's ``PR_SET_PDEATHSIG`` alone is not enough: it is cleared
+when Mosquitto, started as root, drops to its own user.)
+
 Mosquitto has no "pick a free port" option (``-p 0`` is rejected), so a free port is
 found by binding port 0 first; the small race is covered by retrying.
 """
@@ -18,9 +24,11 @@ found by binding port 0 first; the small race is covered by retrying.
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -56,6 +64,27 @@ def mosquitto_path() -> str | None:
         if Path(candidate).is_file():
             return candidate
     return None
+
+
+WATCHDOG = """
+import os, signal, sys, time
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+parent, broker = int(sys.argv[1]), int(sys.argv[2])
+while True:
+    time.sleep(0.5)
+    if os.getppid() != parent:
+        try:
+            os.kill(broker, signal.SIGTERM)
+        except OSError:
+            pass
+        break
+    try:
+        os.kill(broker, 0)
+    except OSError:
+        break
+"""
+"""Run as ``python -c WATCHDOG PARENT_PID BROKER_PID`` beside every broker: stops the
+broker once the parent is gone (reparented), ends by itself once the broker is gone."""
 
 
 def bridge_config(name: str, address: str, topics: str = "p2p/#") -> str:
@@ -119,6 +148,7 @@ class LocalBroker:
         self.port: int = port or 0
         self._executable = executable
         self._process: subprocess.Popen[bytes] | None = None
+        self._watchdog: subprocess.Popen[bytes] | None = None
         self._dir: tempfile.TemporaryDirectory[str] | None = None
         self._log_path: Path | None = None
 
@@ -185,6 +215,7 @@ class LocalBroker:
             raise BrokerError(f"cannot run {executable}: {err}") from None
         finally:
             log.close()
+        self._start_watchdog(self._process.pid)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self._process.poll() is not None:
@@ -204,7 +235,21 @@ class LocalBroker:
         lines = self._log_path.read_text(errors="replace").strip().splitlines()
         return lines[-1] if lines else "no log"
 
+    def _start_watchdog(self, broker_pid: int) -> None:
+        """The process that stops the broker if we die without stopping it (``WATCHDOG``)."""
+        try:
+            self._watchdog = subprocess.Popen(
+                [sys.executable, "-I", "-S", "-c", WATCHDOG, str(os.getpid()), str(broker_pid)],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            )
+        except OSError:
+            self._watchdog = None  # the broker still works; it is only not guarded
+
     def _kill(self) -> None:
+        watchdog, self._watchdog = self._watchdog, None
+        if watchdog is not None:  # it ends by itself once the broker is gone; reap it
+            watchdog.kill()
+            watchdog.wait(timeout=3)
         process, self._process = self._process, None
         if process is None:
             return

@@ -14,7 +14,7 @@ Three shapes of event (``KINDS`` says which kind has which):
 
 * lobby events (``presence``, ``hello``, lobby ``chat``): ``round``/``seq``/``prev`` null;
   ``hello`` and lobby ``chat`` sign ``ns``, the topic root of their lobby (e.g.
-  ``p2p/v1/public``), so they cannot be replayed into another lobby;
+  ``p2p/v2/public``), so they cannot be replayed into another lobby;
 * chain events (``genesis`` ... ``cancel``): ``round`` set, ``seq`` = position in the
   round's hash chain (genesis 0), ``prev`` = id of the event at ``seq - 1`` (null for
   genesis);
@@ -182,7 +182,7 @@ def _evidence(value: Any) -> None:
 
 def _ns(value: Any) -> None:
     if not isinstance(value, str) or not _NS.match(value):
-        raise EventError("expected a lobby namespace such as p2p/v1/public")
+        raise EventError("expected a lobby namespace such as p2p/v2/public")
 
 
 _NS = re.compile(r"[a-z0-9][a-z0-9-]{0,31}/v[0-9]{1,4}/[a-z0-9][a-z0-9-]{0,31}\Z")

@@ -1,7 +1,7 @@
 """MQTT topic names, with the QoS and retain flag each one is published with.
 
 Everything lives under ``<app>/v<protocol version>/<namespace>`` (default
-``p2p/v1/public``); a different namespace is a separate lobby.  Per topic:
+``p2p/v2/public``); a different namespace is a separate lobby.  Per topic:
 
 =================================  ======================================  ===  ======
 topic (under the root)             what                                    QoS  retain

@@ -54,7 +54,7 @@ from p2p.shell.notify import (
 )
 from p2p.shell.settings import Settings
 from p2p.shell.state import MAX_LINES, ShellState
-from p2p.shell.wrap import display_width, terminal_safe, wrap_fragments
+from p2p.shell.wrap import display_width, fit_status, terminal_safe, wrap_fragments
 
 log = logging.getLogger("p2p.shell")
 
@@ -257,6 +257,7 @@ class ShellApp:
         self.chat_scroll = 0
         self.input.window.horizontal_scroll = 0
         self.input.window.vertical_scroll = 0
+        self.controller.preview = ""  # the buffer's reset fires no text-changed event
         self.controller.handle_line(buffer.text)
         return False
 
@@ -283,12 +284,15 @@ class ShellApp:
     def _lobby_title(self) -> str:
         if not self.state.online:
             return self.t.t("pane.lobby.offline")
+        namespace = self.settings.namespace
+        if namespace:  # a lobby of its own: say which, so nobody wonders where everyone is
+            return self.t.t("pane.lobby.ns", namespace=namespace, count=len(self.state.lobby))
         return self.t.t("pane.lobby", count=len(self.state.lobby))
 
     def _lobby(self) -> StyleAndTextTuples:
         out: StyleAndTextTuples = []
         if not self.state.lobby:
-            return [("class:lobby.busy", self.t.t("lobby.empty") if self.state.online else "-")]
+            return [("class:lobby.busy", self.t.t("lobby.empty" if self.state.online else "lobby.offline"))]
         for entry in self.state.lobby:
             if entry.me:
                 flag, style = self.t.t("lobby.you"), "class:lobby.me"
@@ -370,8 +374,22 @@ class ShellApp:
         game = self.controller.current_game()
         return self.t.game(game.name) if game is not None else self.t.t("pane.board")
 
+    def _status_rows(self) -> list[str]:
+        """The status line broken into rows (between its parts, never in a word)."""
+        try:
+            columns = max(10, self.app.output.get_size().columns)
+        except Exception:  # noqa: BLE001 - no output yet
+            columns = 80
+        return fit_status(terminal_safe(self.controller.status_text()), columns - 2)
+
     def _status(self) -> StyleAndTextTuples:
-        return [("class:status", " " + terminal_safe(self.controller.status_text()))]
+        return [("class:status", "\n".join(" " + row for row in self._status_rows()))]
+
+    def _status_height(self) -> int:
+        try:
+            return max(1, len(self._status_rows()))
+        except Exception:  # noqa: BLE001 - a display aid
+            return 1
 
     def _container(self) -> HSplit:
         error = lambda: [("class:error", self.t.t("msg.render_error"))]
@@ -399,7 +417,8 @@ class ShellApp:
         return HSplit(
             [
                 VSplit([HSplit([lobby, chat]), board]),
-                Window(FormattedTextControl(self._status), height=1, style="class:status"),
+                Window(FormattedTextControl(self._status), height=lambda: Dimension.exact(self._status_height()),
+                       style="class:status", wrap_lines=False),
                 self.input,
             ]
         )

@@ -15,12 +15,12 @@ log = logging.getLogger("p2p.shell.bot")
 
 
 async def run_bot(url: str, nick: str = "computer", *, level: str | None = None,
-                  ready: asyncio.Event | None = None) -> None:
-    """Serve invitations on ``url`` until cancelled."""
+                  ready: asyncio.Event | None = None, namespace: str = "public") -> None:
+    """Serve invitations on ``url`` (in the lobby ``namespace``) until cancelled."""
     from p2p.ai import choose_move, levels
     from p2p.peer import ActionError, InvitationReceived, Peer, YourTurn
 
-    async with Peer(url, nick=nick) as peer:
+    async with Peer(url, nick=nick, namespace=namespace) as peer:
         events = peer.events()
         if ready is not None:
             ready.set()

@@ -38,6 +38,7 @@ COMMANDS: dict[str, str] = {
     "connect": "/connect",
     "nick": "/nick NAME",
     "broker": "/broker URL [URL ...]",
+    "namespace": "/namespace [NAME|public]",
     "lang": "/lang de|en",
     "notify": "/notify on|off",
     "who": "/who",
@@ -54,7 +55,7 @@ ALIASES: dict[str, str] = {
     "analyse": "analyze", "analyse_": "analyze", "tipp": "hint", "stufe": "level",
     "einladen": "invite", "annehmen": "accept", "ablehnen": "decline",
     "abbrechen": "cancel", "beitreten": "join", "privat": "private", "verlassen": "leave",
-    "sprache": "lang", "name": "nick", "wer": "who",
+    "sprache": "lang", "name": "nick", "wer": "who", "ns": "namespace", "lobby": "namespace",
     "freund": "friend", "entfreunden": "unfriend", "freunde": "friends",
 }
 

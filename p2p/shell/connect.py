@@ -16,6 +16,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 from urllib.parse import urlsplit
 
+from p2p.config import refused_everywhere
 from p2p.protocol.identity import fingerprint
 from p2p.shell.app import ShellApp
 from p2p.shell.online import OnlineSession
@@ -72,21 +73,34 @@ async def connect(
     except ImportError:
         ctl.say("net.unavailable", "warn")
         return None
-    urls = broker_list(broker or "")
+    from p2p.config import check_broker_urls
+
+    try:
+        urls = check_broker_urls(broker) if broker else broker_list("")
+    except ValueError as err:  # e.g. a hand-edited settings file: no privacy note, no attempt
+        ctl.say("msg.broker_bad", "warn", url=getattr(err, "word", "") or broker)
+        shell.state.connection = t.t("status.offline")
+        ctl.refresh()
+        return None
     broker = " ".join(urls)
     if ctl.online is not None:
         await disconnect(shell)
+    try:
+        identity = load_identity(shell)
+    except keystore.KeyFileError:
+        return None  # said by load_identity; connecting again would only say it again
     unseen = [u for u in urls if not is_local(u) and u not in shell.settings.public_broker_ok]
     if unseen:  # one note for all public brokers not confirmed before
-        ctl.say("net.privacy", "warn", broker=", ".join(unseen))
+        if len(unseen) == 1:
+            ctl.say("net.privacy", "warn", broker=unseen[0])
+        else:
+            ctl.say("net.privacy_many", "warn", brokers=_and_list(unseen, t))
         shell.settings.public_broker_ok.extend(unseen)
         ctl.save_settings()
     shell.state.connection = t.t("status.connecting", broker=broker)
     ctl.refresh()
     peer = None
     try:
-        identity = keystore.load_or_create(shell.options.config_dir / keystore.KEY_FILE_NAME) \
-            if shell.options.config_dir is not None else None
         from p2p import friends as friends_mod
 
         friends = friends_mod.load(shell.options.config_dir / friends_mod.FILE_NAME) \
@@ -94,10 +108,12 @@ async def connect(
         peer = Peer(
             urls, nick=shell.settings.nick, identity=identity, connect_timeout=timeout,
             log_dir=(shell.options.config_dir / "rounds") if shell.options.config_dir is not None else None,
-            friends=friends,
+            friends=friends, namespace=shell.settings.namespace or "public",
             **(peer_options or {}),
         )
-        await peer.start()
+        refused = await start_unless_refused(peer, urls)
+        if refused is not None:  # nobody listens there: say so now, not after the timeout
+            raise refused
     except Exception as err:  # noqa: BLE001 - ConnectionError, bad URL, key file ...
         log.info("cannot connect to %s: %s", broker, err)
         if peer is not None:
@@ -106,7 +122,7 @@ async def connect(
             except Exception:
                 log.debug("closing the unconnected peer failed", exc_info=True)
         shell.state.connection = t.t("status.offline")
-        ctl.say("net.unreachable", "warn", broker=broker, reason=net_reason(err, t)[:120])
+        ctl.say("net.unreachable", "warn", broker=broker, reason=shorten(net_reason(err, t), 120))
         ctl.refresh()
         return None
     session = OnlineSession(shell, peer)
@@ -119,6 +135,67 @@ async def connect(
     ctl.spawn(ctl._guard(session.resume_unfinished()))  # a round left running by a restart
     ctl.refresh()
     return session
+
+
+def load_identity(shell: ShellApp) -> Any:
+    """Our key from the config dir (created on first use); a damaged key file is said
+    once, with its path and how to fix it, and raises ``KeyFileError``."""
+    from p2p import keystore
+
+    if shell.options.config_dir is None:
+        return None
+    path = shell.options.config_dir / keystore.KEY_FILE_NAME
+    try:
+        return keystore.load_or_create(path)
+    except keystore.KeyFileError as err:
+        log.warning("key file: %s", err)
+        shell.state.connection = shell.t.t("status.offline")
+        shell.controller.say("net.key_damaged", "warn", path=str(path))
+        shell.controller.refresh()
+        raise
+
+
+async def start_unless_refused(peer: Any, urls: list[str]) -> BaseException | None:
+    """Start ``peer``; meanwhile look whether every broker refuses outright. Returns that
+    refusal (the start is called off) or ``None`` once the peer is up; the start's own
+    error is raised. The look costs nothing when a broker answers: both run at once."""
+    start = asyncio.ensure_future(peer.start())
+    probe = asyncio.ensure_future(refused_everywhere(urls))
+    try:
+        done, _ = await asyncio.wait({start, probe}, return_when=asyncio.FIRST_COMPLETED)
+        if start not in done:
+            refused = probe.result()
+            if refused is not None:
+                return refused
+        await start  # up, or its own error
+        return None
+    finally:
+        for task in (start, probe):
+            if not task.done():
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters at a word boundary, with "…"; a
+    bracket opened in the part kept is dropped with what follows it, never left open."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    if " " in cut:
+        cut = cut[: cut.rindex(" ")]
+    for opening, closing in (("(", ")"), ("[", "]")):
+        while cut.count(opening) > cut.count(closing):
+            cut = cut[: cut.rindex(opening)].rstrip()
+    return cut.rstrip(" ,;:") + " …"
+
+
+def _and_list(items: list[str], t: Any) -> str:
+    """"a, b and c" in the user's language."""
+    if len(items) < 2:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " " + t.t("word.and") + " " + items[-1]
 
 
 async def disconnect(shell: ShellApp) -> None:
@@ -141,6 +218,12 @@ async def start_local(shell: ShellApp) -> None:
 
     ctl = shell.controller
     t = shell.t
+    from p2p import keystore
+
+    try:
+        load_identity(shell)
+    except keystore.KeyFileError:
+        return  # no broker started for a peer that cannot sign
     ctl.say("net.local_starting")
     ctl.refresh()
     broker = LocalBroker()
@@ -156,7 +239,8 @@ async def start_local(shell: ShellApp) -> None:
 
     shell.on_exit.append(stop_broker)
     ready = asyncio.Event()
-    bot = asyncio.get_running_loop().create_task(run_bot(broker.url, BOT_NICK, ready=ready))
+    bot = asyncio.get_running_loop().create_task(
+        run_bot(broker.url, BOT_NICK, ready=ready, namespace=shell.settings.namespace or "public"))
 
     async def stop_bot() -> None:
         bot.cancel()

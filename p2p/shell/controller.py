@@ -63,6 +63,8 @@ class Controller(LocalPlayCommands):
         """The online session (``p2p.shell.online.OnlineSession``) once connected."""
         self.selected: str | None = None
         self.preview: str = ""
+        self._quit_asked: float | None = None
+        """When ``/quit`` last asked for confirmation (a running online round)."""
         self._thinking = False
         self.log_path: Path | None = None
         self.analysis_nodes: int | None = None
@@ -260,7 +262,23 @@ class Controller(LocalPlayCommands):
             return self.t.t("seat.computer", seat=name, level=self.t.level(self.match.seats[seat].level or ""))
         return name
 
+    def ranking_text(self, game: Game, out: set[int] | None = None) -> str:
+        """Four-player chess: the players ranked by points ("1. Red (you) 12 points · 2. …";
+        equal points share a rank), those who are out marked; a result in chess4 is a
+        ranking, not a list of winners (all at 0 points "won" together)."""
+        scores = game.scores()
+        gone = set(out or ()) | set(getattr(game, "eliminated", lambda: ())())
+        order = sorted(range(len(scores)), key=lambda s: (-scores[s], s))
+        parts = []
+        for seat in order:
+            rank = 1 + sum(1 for other in scores if other > scores[seat])
+            text = self.t.t("result.rank", rank=rank, seat=self.seat_label(game, seat), points=scores[seat])
+            parts.append(text + (" " + self.t.t("result.out") if seat in gone else ""))
+        return self.t.t("result.ranking", ranks=" · ".join(parts))
+
     def result_text(self, game: Game) -> str:
+        if game.name == "chess4":
+            return self.ranking_text(game)
         winners = game.winners()
         if not winners:
             return self.t.t("result.draw")
@@ -318,7 +336,19 @@ class Controller(LocalPlayCommands):
         for cmd, meaning in lines:
             self.state.add(f"{cmd.ljust(width)}  {meaning}", "info")
 
+    QUIT_CONFIRM_S = 30.0
+    """A second ``/quit`` within this many seconds leaves a running online round's shell."""
+
     def cmd_quit(self, args: list[str]) -> None:
+        """Leave the shell; in a running online round where we hold a seat, ask first and
+        say how long there is to come back before the turn timeout."""
+        now = self.clock()
+        if self.online is not None and self.online.holds_running_seat() \
+                and (self._quit_asked is None or now - self._quit_asked > self.QUIT_CONFIRM_S):
+            self._quit_asked = now
+            secs = self.online.peer.turn_timeouts.offline_ms // 1000
+            self.say("msg.quit_confirm", "warn", secs=secs)
+            return
         self.quit()
 
     def cmd_lang(self, args: list[str]) -> None:
@@ -349,12 +379,45 @@ class Controller(LocalPlayCommands):
 
     def cmd_broker(self, args: list[str]) -> None:
         """``/broker URL [URL ...]``: one broker, or several used at once."""
-        if not args or any("://" not in a and ":" not in a for a in args):
-            self.say("msg.broker_bad", "warn")
+        from p2p.config import check_broker_urls
+
+        try:
+            urls = check_broker_urls(args)
+        except ValueError as err:
+            self.say("msg.broker_bad", "warn", url=getattr(err, "word", "") or " ".join(args))
             return
-        self.settings.broker = " ".join(a if "://" in a else "mqtt://" + a for a in args)
+        self.settings.broker = " ".join(urls)
         self.save_settings()
         self.say("msg.broker_set", broker=self.settings.broker)
+
+    def cmd_namespace(self, args: list[str]) -> None:
+        """``/namespace [NAME]``: show or change the lobby to meet in (saved); a change
+        reconnects at once, but never in the middle of a round (its topics live there)."""
+        current = self.settings.namespace or "public"
+        if not args:
+            self.say("msg.namespace_is", namespace=current)
+            return
+        from p2p.config import check_namespace
+
+        wanted = args[0].strip()
+        try:
+            check_namespace(wanted)
+        except ValueError:
+            self.say("msg.namespace_bad", "warn", namespace=wanted)
+            return
+        if len(args) != 1:
+            self.usage("namespace")
+            return
+        if self.online is not None and self.online.holds_running_seat():
+            self.say("msg.namespace_busy", "warn")
+            return
+        self.settings.namespace = "" if wanted == "public" else wanted
+        self.save_settings()
+        self.say("msg.namespace_set", namespace=wanted)
+        hook = getattr(self, "connect_hook", None)
+        if self.online is not None and hook is not None:
+            brokers = " ".join(url for url, _ok in self.online.peer.brokers())
+            hook(brokers or None)  # the lobby of the new namespace, on the same brokers
 
     def cmd_rules(self, args: list[str]) -> None:
         from p2p.shell.rules_text import rules

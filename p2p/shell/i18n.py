@@ -8,7 +8,9 @@ to the user.  A missing key shows as the key itself (visible in tests, never a c
 from __future__ import annotations
 
 import os
+import string
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 LANGUAGES: tuple[str, ...] = ("de", "en")
 
@@ -16,6 +18,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     # -- frame titles and status -----------------------------------------------------
     "pane.lobby": ("Lobby ({count} online)", "Lobby ({count} online)"),
     "pane.lobby.offline": ("Lobby (offline)", "Lobby (offline)"),
+    "pane.lobby.ns": ("Lobby {namespace} ({count} da)", "Lobby {namespace} ({count} online)"),
     "pane.chat": ("Chat", "Chat"),
     "pane.board": ("Brett", "Board"),
     "status.idle": ("Kein Spiel · /help für Befehle", "No game · /help for commands"),
@@ -34,7 +37,11 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "result.win": ("{seat} gewinnt", "{seat} wins"),
     "result.wins": ("{seats} gewinnen", "{seats} win"),
     "result.draw": ("unentschieden", "a draw"),
+    "result.ranking": ("Rangfolge {ranks}", "ranking {ranks}"),
+    "result.rank": ("{rank}. {seat} {points:Punkt|Punkte}", "{rank}. {seat} {points:point|points}"),
+    "result.out": ("(raus)", "(out)"),
     "lobby.empty": ("(niemand sonst da)", "(nobody else here)"),
+    "lobby.offline": ("(nicht verbunden: /connect oder /local)", "(not connected: /connect or /local)"),
     "lobby.busy": ("spielt", "busy"),
     "lobby.free": ("frei", "free"),
     "lobby.you": ("du", "you"),
@@ -110,8 +117,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "K king Q queen R rook B bishop N knight P pawn\nD promoted queen (moves like Q, worth 1 point)",
     ),
     "cube.scored": (
-        "{seat}: {count} neue Viererreihe(n), jetzt {total} Punkte.",
-        "{seat}: {count} new line(s) of four, now {total} points.",
+        "{seat}: {count:neue Viererreihe|neue Viererreihen}, jetzt {total:Punkt|Punkte}.",
+        "{seat}: {count:new line|new lines} of four, now {total:point|points}.",
     ),
     "c4.double": ("Doppelvierer: {seat} schließt {count} Reihen auf einmal.", "Double four: {seat} completes {count} lines at once."),
     "c4.both": ("Vierer für beide Seiten auf einmal.", "Fours for both sides at once."),
@@ -123,7 +130,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "{seat}: Bauer auf {square} wird zur Dame (U: zieht wie eine Dame, zählt geschlagen nur 1 Punkt).",
         "{seat}: the pawn on {square} becomes a queen (D: moves like a queen, worth only 1 point when captured).",
     ),
-    "chess.points": ("{seat}: {delta} Punkte ({why}), jetzt {total}.", "{seat}: {delta} points ({why}), now {total}."),
+    "chess.points": ("{seat}: {delta:Punkt|Punkte} ({why}), jetzt {total}.", "{seat}: {delta:point|points} ({why}), now {total}."),
     "chess.why.capture": ("Schlagen", "capture"),
     "chess.why.mate": ("Matt", "checkmate"),
     "chess.why.check": ("Schach gegen mehrere Könige", "check on several kings"),
@@ -257,8 +264,27 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "msg.lang_bad": ("Sprachen: de, en", "Languages: de, en"),
     "msg.notify_on": ("Benachrichtigungen an.", "Notifications on."),
     "msg.notify_off": ("Benachrichtigungen aus.", "Notifications off."),
+    "msg.namespace_is": (
+        "Lobby-Namensraum: {namespace}. /namespace NAME wechselt (a-z, 0-9, '-'; public ist die Lobby für alle).",
+        "Lobby namespace: {namespace}. /namespace NAME changes it (a-z, 0-9, '-'; public is everyone's lobby).",
+    ),
+    "msg.namespace_set": (
+        "Lobby-Namensraum {namespace} gespeichert; nur wer denselben wählt, ist in deiner Lobby.",
+        "Lobby namespace {namespace} saved; only those who choose the same one share your lobby.",
+    ),
+    "msg.namespace_bad": (
+        "Ungültiger Namensraum {namespace}: 1–32 Zeichen aus a-z, 0-9 und '-', z. B. /namespace freunde-42",
+        "Bad namespace {namespace}: 1-32 characters of a-z, 0-9 and '-', e.g. /namespace friends-42",
+    ),
+    "msg.namespace_busy": (
+        "Die Runde läuft in diesem Namensraum: erst zu Ende spielen oder /leave.",
+        "Your round runs in this namespace: play it out or /leave first.",
+    ),
     "msg.broker_set": ("Broker gespeichert: {broker}. Wirkt beim nächsten Start (oder /connect).", "Broker saved: {broker}. Takes effect on next start (or /connect)."),
-    "msg.broker_bad": ("Broker-Adresse wie mqtt://host:1883", "Broker address like mqtt://host:1883"),
+    "msg.broker_bad": (
+        "Ungültige Broker-Adresse {url}: mqtt://, mqtts://, ws:// oder wss:// mit Rechnernamen, z. B. /broker mqtt://127.0.0.1:1883",
+        "Bad broker address {url}: use mqtt://, mqtts://, ws:// or wss:// with a host, e.g. /broker mqtt://127.0.0.1:1883",
+    ),
     "msg.settings_corrupt": ("Einstellungen unlesbar ({path}), nutze Standardwerte.", "Settings unreadable ({path}), using defaults."),
     "msg.settings_unsaved": ("Einstellungen nicht gespeichert: {reason}", "Settings not saved: {reason}"),
     "msg.chat_cut": (
@@ -272,6 +298,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "msg.you": ("du", "you"),
     "msg.computer": ("Computer", "computer"),
     "msg.stats": ("Statistik {game} gegen Computer {level}: {won} gewonnen, {lost} verloren, {drawn} unentschieden", "Stats {game} vs computer {level}: {won} won, {lost} lost, {drawn} drawn"),
+    "msg.quit_confirm": (
+        "Die Runde läuft noch. Beendest du jetzt, hast du {secs} s, um zurückzukommen (p2p neu starten), sonst verlierst du durch Zeitüberschreitung. Noch einmal /quit beendet, /leave verlässt die Runde.",
+        "The round is still running. If you quit now you have {secs} s to come back (start p2p again) before you lose on time. /quit again quits, /leave leaves the round.",
+    ),
     "msg.quit_hint": ("/quit oder Strg-Q beendet.", "/quit or Ctrl-Q quits."),
     # -- online ------------------------------------------------------------------------
     "net.privacy": (
@@ -286,6 +316,27 @@ CATALOGUE: dict[str, tuple[str, str]] = {
             "Its operator sees your IP address."
         ),
     ),
+    "net.privacy_many": (
+        (
+            "Hinweis: Die Broker {brokers} sind öffentlich. Die Lobby (dein Name, der Lobby-Chat) kann jeder lesen; "
+            "Züge und Chat einer Runde sind Ende-zu-Ende verschlüsselt, doch wer wann mit wem spielt, sieht man. "
+            "Ihre Betreiber sehen deine IP-Adresse."
+        ),
+        (
+            "Note: the brokers {brokers} are public. Anyone can read the lobby (your nickname, lobby chat); "
+            "a round's moves and chat are end-to-end encrypted, but who plays with whom and when is visible. "
+            "Their operators see your IP address."
+        ),
+    ),
+    "word.and": ("und", "and"),
+    "net.key_damaged": (
+        "Deine Schlüsseldatei {path} ist beschädigt oder leer; ohne sie geht es nicht online. "
+        "Verschiebe sie (mv {path} {path}.alt) und starte neu: dann entsteht ein neuer Schlüssel "
+        "(Freunde sehen einen neuen Fingerabdruck). Lokales Spiel geht weiter.",
+        "Your key file {path} is damaged or empty; online play needs it. "
+        "Move it away (mv {path} {path}.old) and start again: a new key is made "
+        "(friends will see a new fingerprint). Local play still works.",
+    ),
     "net.unreachable": (
         "Broker {broker} nicht erreichbar ({reason}). /local startet einen lokalen Broker mit Computergegner; sonst nur lokales Spiel.",
         "Broker {broker} cannot be reached ({reason}). /local starts a local broker with a computer opponent; otherwise local play only.",
@@ -295,7 +346,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "net.reconnected": ("Wieder verbunden.", "Reconnected."),
     "net.broker_down": ("Broker {broker} nicht erreichbar – es geht über die anderen weiter ({up}/{total}).", "Broker {broker} unreachable – carrying on over the others ({up}/{total})."),
     "net.broker_up": ("Broker {broker} wieder verbunden ({up}/{total}).", "Broker {broker} connected again ({up}/{total})."),
-    "net.resynced": ("Runde abgeglichen ({count} Ereignisse).", "Round resynchronised ({count} events)."),
+    "net.resynced": ("Runde abgeglichen ({count:Ereignis|Ereignisse}).", "Round resynchronised ({count:event|events})."),
     "net.local_starting": ("Starte lokalen Broker …", "Starting a local broker …"),
     "net.local_started": ("Lokaler Broker läuft auf {broker}; Computerspieler {bot} ist in der Lobby: /invite {bot} connect4", "Local broker running at {broker}; computer player {bot} is in the lobby: /invite {bot} connect4"),
     "net.local_failed": ("Lokaler Broker startet nicht: {reason}", "Local broker does not start: {reason}"),
@@ -303,7 +354,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "net.joined": ("{nick} ist da.", "{nick} joined."),
     "net.left": ("{nick} ist weg.", "{nick} left."),
     "net.presence_hidden": (
-        "… und {count} weitere kamen oder gingen (alle stehen in der Lobby).",
+        "… und {count:weiterer kam oder ging|weitere kamen oder gingen} (alle stehen in der Lobby).",
         "… and {count} more came or went (the lobby lists everyone).",
     ),
     "net.invite_sent": ("Einladung an {nicks} zu {game} gesendet (Code {code}).", "Invitation to {nicks} for {game} sent (code {code})."),
@@ -324,6 +375,16 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "net.starter": ("Es beginnt {nick} ({how}).", "{nick} starts ({how})."),
     "net.starter.drawn": ("ausgelost", "drawn"),
     "net.starter.chosen": ("gewählt", "chosen"),
+    "net.starter.named": ("{nick} (gewählt)", "{nick} (chosen)"),
+    "net.seats_short": (
+        "{game} mit diesen Optionen braucht {need} Plätze, genannt sind {have} (mit dir): ai={missing} setzt Computer dazu, oder lade mehr Leute ein.",
+        "{game} with these options needs {need} seats, you named {have} (with you): add ai={missing} for computer seats, or invite more people.",
+    ),
+    "net.seats_many": (
+        "{game} mit diesen Optionen hat nur {need} Plätze, genannt sind {have} (mit dir): lade weniger ein oder setze players= höher.",
+        "{game} with these options has only {need} seats, you named {have} (with you): invite fewer, or raise players=.",
+    ),
+    "net.you_declined": ("Du hast die Einladung von {nick} zu {game} abgelehnt.", "You declined {nick}'s invitation to {game}."),
     "net.round_started": ("Runde {code} beginnt: {game}.", "Round {code} starts: {game}."),
     "net.moved": ("{nick}: {move}", "{nick}: {move}"),
     "net.resigned": ("{nick} gibt auf.", "{nick} resigns."),
@@ -332,6 +393,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Warnung: ein ungültiges Ereignis von {who} wurde verworfen (Details in shell.log).",
         "Warning: an invalid event from {who} was refused (details in shell.log).",
     ),
+    "net.unknown_signer": ("einem unbekannten Schlüssel ({id}…)", "an unknown key ({id}…)"),
     "net.equivocated": (
         "Warnung: {who} hat zwei verschiedene Ereignisse für dieselbe Stelle signiert.",
         "Warning: {who} signed two different events for the same place.",
@@ -376,6 +438,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "net.seed": ("Zufallswert der Runde (aus allen Aufdeckungen): {seed}", "Round seed (from all reveals): {seed}"),
     "net.round_over": ("Runde {round} vorbei: {result}. /again für eine neue Runde.", "Round {round} over: {result}. /again for another round."),
     "net.round_over_why": ("Runde {round} vorbei: {result} ({why}). /again für eine neue Runde.", "Round {round} over: {result} ({why}). /again for another round."),
+    "net.round_over_corrected": (
+        "Berichtigt: Runde {round} endet anders als gemeldet: {result}.",
+        "Corrected: round {round} ended otherwise than shown: {result}.",
+    ),
     "end.resignation": ("Aufgabe", "resignation"),
     "end.left": ("verlassen", "left"),
     "end.forfeit": ("Zeitüberschreitung", "turn timeout"),
@@ -466,6 +532,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "{nick} hat {secs} s nicht gezogen ({how}) und ist raus: Zeitüberschreitung.",
         "{nick} did not move for {secs} s ({how}) and is out: turn timeout.",
     ),
+    "net.forfeited_you": (
+        "Du hast {secs} s nicht gezogen ({how}) und bist raus: Zeitüberschreitung.",
+        "You did not move for {secs} s ({how}) and are out: turn timeout.",
+    ),
     "net.forfeit.offline": ("offline gegangen", "went offline"),
     "net.forfeit.silent": ("keine Antwort", "no answer"),
     "net.rewound": (
@@ -511,27 +581,41 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "{nick} is online again but not in this round: once it is {nick}'s turn, {nick} has {minutes} min. /leave ends it for you.",
     ),
     "round.resumed": (
-        "Runde {code} ({game}) aus dem Protokoll wieder aufgenommen ({moves} Züge); gleiche mit den anderen ab …",
-        "Resumed round {code} ({game}) from its log ({moves} moves); catching up with the others …",
+        "Runde {code} ({game}) aus dem Protokoll wieder aufgenommen ({moves:Zug|Züge}); gleiche mit den anderen ab …",
+        "Resumed round {code} ({game}) from its log ({moves:move|moves}); catching up with the others …",
     ),
     "round.resume_failed": ("Runde {code} nicht wieder aufgenommen: {reason}", "Round {code} not resumed: {reason}"),
     "round.history": ("Bisher: {moves}", "So far: {moves}"),
     "round.you_left": ("Du hast die Runde verlassen.", "You left the round."),
     "round.resigned": ("{nick} gibt auf.", "{nick} resigns."),
+    "round.you_resign": ("Du gibst auf.", "You resign."),
     "play.start_bad": (
         "start=ich|computer|abwechselnd (me|computer|alternate)",
         "start=me|computer|alternate (ich|computer|abwechselnd)",
     ),
-    "play.start_rule.me": ("du beginnst jede Runde", "you start every round"),
-    "play.start_rule.computer": ("der Computer beginnt jede Runde", "the computer starts every round"),
-    "play.start_rule.alternate": ("der Beginn wechselt", "the start alternates"),
-    "play.start_rule": ("Beginn: {rule}.", "Start: {rule}."),
+    "play.start_rule.me": ("Du beginnst jede Runde.", "You start every round."),
+    "play.start_rule.computer": ("Der Computer beginnt jede Runde.", "The computer starts every round."),
+    "play.start_rule.alternate": (
+        "Du und der Computer beginnen abwechselnd (start=ich|computer ändert das).",
+        "You and the computer take turns to start (start=me|computer changes that).",
+    ),
     "takeback.not_last": (
         "Online lässt sich nur dein eigener letzter Zug zurücknehmen, solange niemand darauf gezogen hat.",
         "Online only your own last move can be taken back, and only until someone has answered it.",
     ),
     "takeback.once": ("Du hast in dieser Runde schon einmal um Rücknahme gebeten.", "You have already asked for a take-back in this round."),
-    "takeback.asked": ("Bitte um Rücknahme von {move} gesendet; gilt, wenn der andere zustimmt.", "Asked to take back {move}; it happens if the other player agrees."),
+    "takeback.asked": (
+        "Bitte um Rücknahme von {move} gesendet; sie gilt, wenn {mover} (am Zug) zustimmt.",
+        "Asked to take back {move}; it happens if {mover} (to move) agrees.",
+    ),
+    "takeback.request_other": (
+        ">>> {nick} möchte den Zug {move} zurücknehmen; {mover} ist am Zug und entscheidet. <<<",
+        ">>> {nick} asks to take back the move {move}; {mover} is to move and decides. <<<",
+    ),
+    "takeback.not_yours": (
+        "Über die Rücknahme entscheidet {mover} (am Zug), nicht du.",
+        "The take-back is for {mover} (to move) to answer, not you.",
+    ),
     "takeback.request": (">>> {nick} möchte den Zug {move} zurücknehmen. /accept oder /decline <<<", ">>> {nick} asks to take back the move {move}. /accept or /decline <<<"),
     "takeback.declined": ("Abgelehnt – dein nächster Zug ist die Antwort.", "Declined – your next move is the answer."),
     "takeback.done": (
@@ -571,6 +655,7 @@ HELP_LINES: tuple[tuple[tuple[str, str], tuple[str, str]], ...] = (
     (("/friend NAME · /unfriend NAME · /friends", "/friend NICK · /unfriend NICK · /friends"), ("Schlüssel als Freund merken · vergessen · auflisten", "mark a key as a friend · forget · list")),
     (("/local · /connect", "/local · /connect"), ("lokaler Broker mit Computer · neu verbinden", "local broker with computer · reconnect")),
     (("/nick NAME · /broker URL · /lang de|en · /notify on|off", "/nick NAME · /broker URL · /lang de|en · /notify on|off"), ("Einstellungen", "settings")),
+    (("/namespace NAME", "/namespace NAME"), ("eigene Lobby für eine Gruppe (public: alle)", "a lobby of your own group (public: everyone)")),
     (("/help · /quit (Strg-Q)", "/help · /quit (Ctrl-Q)"), ("Hilfe · beenden", "help · quit")),
     (("TEXT", "TEXT"), ("Chat", "chat")),
 )
@@ -584,6 +669,24 @@ def detect_language(environ: Mapping[str, str] | None = None) -> str:
         if value:
             return "de" if value.lower().startswith("de") else "en"
     return "en"
+
+
+class _PluralFormatter(string.Formatter):
+    """``str.format`` plus plurals: ``{count:event|events}`` gives "1 event", "2 events"
+    (also for signed numbers as text, "+1 point"); every other spec as usual."""
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        if "|" in format_spec:
+            one, many = format_spec.split("|", 1)
+            try:
+                n = int(str(value))
+            except ValueError:
+                return f"{value} {many}"
+            return f"{value} {one if abs(n) == 1 else many}"
+        return super().format_field(value, format_spec)
+
+
+_FORMATTER = _PluralFormatter()
 
 
 class Translator:
@@ -607,7 +710,7 @@ class Translator:
         text = pair[0] if self.lang == "de" else pair[1]
         if fields:
             try:
-                return text.format(**fields)
+                return _FORMATTER.format(text, **fields)
             except (KeyError, IndexError, ValueError):
                 return text
         return text

@@ -220,7 +220,7 @@ class LocalPlayCommands:
         self.selected = None
         self.settings.levels[name] = level
         if mode == "ai":
-            self.say("play.start_rule", rule=self.t.t(f"play.start_rule.{start}"))
+            self.say(f"play.start_rule.{start}")
         self._announce_round()
 
     def _announce_round(self) -> None:
@@ -296,7 +296,10 @@ class LocalPlayCommands:
                 self.say("msg.bad_move", "warn", move="/resign", reason=self.t.reason(err))
             return
         self.selected = None
-        self.say("round.resigned", nick=self.seat_label(match.game, seat))
+        if any(s.is_computer for s in match.seats):  # against the computer "you" are the person
+            self.say("round.you_resign")
+        else:  # two or more people at one keyboard: say whose resignation
+            self.say("round.resigned", nick=self.seat_label(match.game, seat))
         self._after_move()  # over now, or (chess4, the cube) the others play on
 
     def cmd_leave(self, args: list[str]) -> None:

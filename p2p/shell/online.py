@@ -62,6 +62,10 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
         self.replay_ply: int | None = None
         """While replaying the finished round: how many moves are shown."""
         self._seen_starts: set[str] = set()
+        self._shown_results: dict[str, str] = {}
+        """Per round id: the result line shown at its end (a corrected end says so)."""
+        self._starter_said: set[str] = set()
+        """Rounds whose "X starts" line was shown (once, before the first human move)."""
         self._takeback_for: tuple[str, str] | None = None
         """(round id, id of our move) while our take-back request is unanswered."""
         self._announced_out: dict[str, int] = {}
@@ -83,6 +87,25 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
         """Seconds a member who is online again may take to resume the round before we say so."""
         self.away: set[bytes] = set()
         """Members of the shown round whose going offline we announced (for "is back")."""
+        from p2p.shell.ledger import Ledger
+
+        log_dir = getattr(peer, "log_dir", None) if peer is not None else None
+        self.ledger: Ledger | None = Ledger(log_dir) if log_dir is not None else None
+        """Round numbers and scores from the signed round logs (``p2p.shell.ledger``);
+        without a log directory they are counted as seen."""
+
+    def refresh_standing(self) -> None:
+        """Round number and scores of the shown round's group, from the signed logs and
+        its live chain: the same on every member's screen (also after a restart)."""
+        rnd = self.round
+        if self.ledger is None or rnd is None or rnd.game is None:
+            return
+        from p2p.shell.ledger import summarize
+
+        try:
+            self.round_no, self.wins = self.ledger.standing(summarize(rnd.chain_state))
+        except Exception:  # noqa: BLE001 - a display aid: keep the counted figures
+            log.exception("cannot compute the standing from the round logs")
 
     # -- questions from the controller ------------------------------------------------------
 
@@ -174,6 +197,9 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
         """The result of the shown round as its chain says (winners by seat label)."""
         rnd = self.round
         game = rnd.game
+        if game.name == "chess4":
+            st = rnd.chain_state
+            return self.ctl.ranking_text(game, set(st.resigned) | set(st.left))
         winners = rnd.winners if rnd.is_over else game.winners()
         if not winners:
             return self.t.t("result.draw")
@@ -353,6 +379,10 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
         self.replay_ply = None
         if rounds:
             self.ctl.say("round.you_left")
+
+    def holds_running_seat(self) -> bool:
+        """True while the shown round runs and we still play in it (``/quit`` asks first)."""
+        return self.round is not None and self.round.game is not None and self._holds_seat(self.round)
 
     def _holds_seat(self, rnd: Any) -> bool:
         """True for a running round where we hold a seat we have not given up."""

@@ -87,6 +87,8 @@ class OnlineCommands:
         computers = [level] * int(ai_count) if isinstance(ai_count, int) else []
         if game_name == "chess4":
             computers += [level] * max(0, 3 - len(others) - open_seats - len(computers))
+        if not self._seats_fit(game_name, dict(options), 1 + len(others) + len(computers) + open_seats):
+            return None
         seat_pks = [self.peer.public_key] + others
         if start_spec.lower() in ("draw", "los", "auslosen"):
             start = None
@@ -101,6 +103,27 @@ class OnlineCommands:
                 return None
             start = seat_pks.index(info.pk)
         return SeatPlan(game_name, dict(options), nicks, others, computers, start, open_seats)
+
+    def _seats_fit(self, game_name: str, options: dict[str, Any], have: int) -> bool:
+        """Whether ``have`` seats (us, those named, computers, open seats) is what the game
+        with these options needs; if not, one line saying how to fill or shrink it."""
+        from p2p.games import OptionError, create_game
+
+        try:
+            probe = create_game(game_name, options)
+        except (OptionError, ValueError, TypeError):
+            return True  # the round itself refuses the options, with its own reason
+        if "players" in probe.options() and "players" not in options:
+            return True  # the number of players follows the seats
+        need = probe.players
+        if have == need:
+            return True
+        if have < need:
+            self.ctl.say("net.seats_short", "warn", game=self.t.game(game_name), need=need, have=have,
+                         missing=need - have)
+        else:
+            self.ctl.say("net.seats_many", "warn", game=self.t.game(game_name), need=need, have=have)
+        return False
 
     def _cmd_invite(self, args: list[str]) -> None:
         if self.peer.busy:
@@ -158,6 +181,17 @@ class OnlineCommands:
             return None
         return rnd
 
+    def _takeback_elsewhere(self) -> str | None:
+        """Who answers a take-back asked in the shown round when that is not us (three or
+        more players: only the player to move may), else ``None``."""
+        rnd = self.round
+        if rnd is None or rnd.is_over or rnd.game is None or rnd.takeback_asked is None or rnd.is_my_turn:
+            return None
+        if rnd.takeback_asked == rnd.my_seat:
+            return None  # our own request: the "asked" line said who decides
+        seat = rnd.game.to_move()
+        return self._member_nick(seat, with_fingerprint=False) if seat is not None else "?"
+
     def request_takeback(self) -> None:
         """``/undo`` online: ask the others to take back our last move."""
         rnd = self.round
@@ -174,6 +208,9 @@ class OnlineCommands:
             self.ctl.say("takeback.once", "warn")
             return
 
+        to_move = rnd.game.to_move()
+        mover = self._member_nick(to_move, with_fingerprint=False) if to_move is not None else "?"
+
         async def go() -> None:
             self._takeback_for = (rnd.id, head.id)  # before the send: an answer may be quick
             try:
@@ -182,14 +219,23 @@ class OnlineCommands:
                 self._takeback_for = None
                 self.ctl.say("takeback.not_last", "warn")
                 return
-            self.ctl.say("takeback.asked", move=head.body["move"])
+            self.ctl.say("takeback.asked", move=head.body["move"], mover=mover)
 
         self._run(go())
 
     def _show_takeback_request(self, seat: int) -> None:
+        """Someone asks to take back their last move: the player to move is asked to
+        answer; the others (three or more players) are told who decides."""
         rnd = self.round
         nick = self._member_nick(seat, with_fingerprint=False)
         move = rnd.chain_state.head.body.get("move", "?")
+        if seat == rnd.my_seat:
+            return  # our own request: "asked" said so
+        if not rnd.is_my_turn:
+            to_move = rnd.game.to_move() if rnd.game is not None else None
+            mover = self._member_nick(to_move, with_fingerprint=False) if to_move is not None else "?"
+            self.state.add(self.t.t("takeback.request_other", nick=nick, move=move, mover=mover), "round")
+            return
         self.state.add(self.t.t("takeback.request", nick=nick, move=move), "invite")
         self.ctl.notify(self.t.t("notify.takeback", nick=nick), self.t.game(rnd.game_name))
 
@@ -200,6 +246,10 @@ class OnlineCommands:
             return
         invitation = self._pending()
         if invitation is None:
+            mover = self._takeback_elsewhere()
+            if mover is not None:
+                self.ctl.say("takeback.not_yours", "warn", mover=mover)
+                return
             self.ctl.say("net.no_invite", "warn")
             return
 
@@ -214,11 +264,21 @@ class OnlineCommands:
         if self._takeback_pending() is not None:
             self.ctl.say("takeback.declined")  # the move we play next is the answer
             return
-        rnd = self._pending()
-        if rnd is None:
+        invitation = self._pending()
+        if invitation is None:
+            mover = self._takeback_elsewhere()
+            if mover is not None:
+                self.ctl.say("takeback.not_yours", "warn", mover=mover)
+                return
             self.ctl.say("net.no_invite", "warn")
             return
-        self._run(rnd.decline())
+
+        async def go() -> None:
+            await invitation.decline()
+            self.ctl.say("net.you_declined", nick=self._nick(invitation.admin, invitation.admin_label),
+                         game=self.t.game(invitation.game))
+
+        self._run(go())
 
     def _cmd_cancel(self, args: list[str]) -> None:
         rnd = self.round

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from typing import Any
 
@@ -22,6 +23,27 @@ MAX_PRESENT = 5_000
 def _options_text(options: dict[str, Any]) -> str:
     """Game options as ``key=value`` words (``first`` is decided by the round)."""
     return " ".join(f"{k}={v}" for k, v in sorted(options.items()) if k != "first") or "-"
+
+
+ROUTINE_DROPS = re.compile(
+    r"sync request too soon|sync request by a non-member|our own sync request"
+    r"|position \d+ is already taken|position \d+ was forfeited|position \d+ is settled"
+    r"|the forfeit at \d+ is final|the forfeited seat's own event|answers an event a forfeit replaced"
+    r"|built on another branch|the round has ended here|event of another round"
+    r"|genesis of a round we already know|the invitation has expired|expired presence"
+    r"|older than this inviter's open invitation|invitation while busy|invitation list full"
+    r"|lobby full|hello budget|lobby chat budget|chat rate limit"
+)
+"""Drop reasons that honest peers cause in everyday play: a resumed or reconnected peer
+asking to sync too soon, a move and a forfeit crossing, a copy arriving after the end,
+full budgets.  They go to the log file only; a warning on screen is kept for what may be
+an attack or a real fault (a bad signature, an illegal move, a forfeit by a key that may
+not forfeit it ...)."""
+
+
+def is_routine(reason: str) -> bool:
+    """Whether a drop ``reason`` (``Rejected.reason``) is everyday traffic, not a warning."""
+    return bool(ROUTINE_DROPS.match(reason or ""))
 
 
 class OnlineNotes:
@@ -73,7 +95,7 @@ class OnlineNotes:
             inviter = invitation.admin_label
             self.state.add(t.t("net.invited", nick=inviter, game=t.game(invitation.game)), "invite")
             self._warn_impostor(invitation.admin)
-            how = t.t("net.starter.drawn") if invitation.drawn else t.t("net.starter.chosen")
+            how = t.t("net.starter.drawn") if invitation.drawn else self._invited_starter(invitation)
             self.state.add(t.t("net.invite_details", options=_options_text(invitation.options), how=how), "invite")
             self.state.add(t.t("net.invite_answer"), "invite")
             self.ctl.notify(t.t("notify.invite", nick=inviter), t.game(invitation.game))
@@ -87,8 +109,11 @@ class OnlineNotes:
         elif isinstance(note, p.RoundNotice):
             self._notice(note)
         elif isinstance(note, p.Rejected):
-            log.info("rejected: %s", note.text)
-            self.state.add(t.t("net.rejected", who=note.sender or "?"), "warn")
+            if is_routine(note.reason):
+                log.info("dropped (routine): %s", note.text)  # the log file only
+                return
+            log.warning("rejected: %s", note.text)
+            self.state.add(t.t("net.rejected", who=self._signer(note.sender)), "warn")
         elif isinstance(note, p.Equivocated):
             log.warning("%s", note.text)
             self.state.add(t.t("net.equivocated", who=self.peer.label_of(note.first.pk)), "warn")
@@ -96,6 +121,44 @@ class OnlineNotes:
             self._connection(note.state)
         elif isinstance(note, p.Resynced):
             self.state.add(t.t("net.resynced", count=note.applied), "round")
+
+    def _invited_starter(self, invitation: Any) -> str:
+        """Who starts a round we are invited to, named: "anna (chosen)", "you (chosen)"."""
+        body = invitation.genesis.body
+        start, seats = body.get("start"), body.get("seats") or []
+        if not isinstance(start, int) or not 0 <= start < len(seats):
+            return self.t.t("net.starter.chosen")
+        seat = seats[start]
+        if seat.get("level") is not None:
+            name = f"{self.t.t('msg.computer')} {self.t.level(str(seat['level']))}"
+        elif seat.get("pk") is None:
+            name = "?"
+        else:
+            pk = bytes.fromhex(seat["pk"])
+            name = self.t.t("msg.you") if pk == self.peer.public_key else self._nick(pk, "?")
+        return self.t.t("net.starter.named", nick=name)
+
+    def _signer(self, prefix: str) -> str:
+        """Who signed a refused event, as people see them: ``bob (3efd 3d96 e0ab 9f59)``.
+
+        The peer layer names the signer by the first hex digits of its public key, which
+        match no fingerprint on the screen; look the key up among the people we know."""
+        from p2p.protocol.identity import fingerprint, label
+
+        prefix = (prefix or "").lower()
+        if len(prefix) < 8:
+            return self.t.t("net.unknown_signer", id=prefix or "?")
+        known: dict[bytes, str] = dict(self.names)
+        for pk, info in self.peer.lobby.peers.items():
+            known[pk] = info.nick
+        if self.round is not None:
+            for seat in self.round.chain_state.seats:
+                if seat.pk is not None:
+                    known.setdefault(seat.pk, seat.nick or "")
+        for pk, nick in known.items():
+            if pk.hex().startswith(prefix):
+                return label(nick, pk) if nick else f"? ({fingerprint(pk)})"
+        return self.t.t("net.unknown_signer", id=prefix)
 
     def _member_presence(self, info: Any, online: bool) -> None:
         """A member of the running round went offline (how long until the forfeit) or is back."""
@@ -194,7 +257,9 @@ class OnlineNotes:
             self.state.add(t.t("net.expired"), "warn")
         elif code == "forfeit":
             how = t.t("net.forfeit.offline" if params.get("reason") == "offline" else "net.forfeit.silent")
-            self.state.add(t.t("net.forfeited", nick=nick, secs=params.get("waited", "?"), how=how), "warn")
+            mine = rnd is not None and seat == rnd.my_seat
+            self.state.add(t.t("net.forfeited_you" if mine else "net.forfeited", nick=nick,
+                               secs=params.get("waited", "?"), how=how), "warn")
         elif code in ("forfeit_ahead", "forfeit_seen_online", "forfeit_early", "reveal_left_out",
                       "event_ahead", "forfeit_replaced"):
             self.state.add(t.t(f"notice.{code}", nick=nick, secs=params.get("secs", "?"),
@@ -270,6 +335,7 @@ class OnlineNotes:
             self._seen_starts.add(rnd.id)
             self._enter_group(rnd)
             self.round_no += 1
+            self.refresh_standing()
             self._save_sidecar(rnd)  # now with every member's name
             self.ctl.match = None
             self.state.add(t.t("net.round_started", code=rnd.id[:8], game=t.game(rnd.game_name)), "round")
@@ -290,7 +356,9 @@ class OnlineNotes:
                     self.state.add(t.t("takeback.lapsed", nick=self._member_nick(seat, with_fingerprint=False)
                                        if seat is not None else "?"), "round")
                 self._move_notes(rnd.game, int(event.body["ply"]))
-        elif note.kind == "seal":
+        if rnd.is_over or note.kind == "seal":
+            self.refresh_standing()  # a corrected end (a forfeit that did not stand) corrects the score
+        if note.kind == "seal":
             event = st.chain[note.seq] if 0 < note.seq < len(st.chain) else None
             taken = [e for e in event.sealed() if e.kind == "takeback"] if event is not None else []
             if taken:
@@ -302,15 +370,22 @@ class OnlineNotes:
                                    nick=self._member_nick(seat, with_fingerprint=False) if seat is not None else "?"),
                                "round")
             self._announce_out(rnd)
-        if note.kind in ("start", "draw") and st.starter is not None and rnd.game is not None and not rnd.game.history():
+        if note.kind in ("start", "draw", "move") and st.starter is not None and rnd.game is not None \
+                and rnd.id not in self._starter_said:
+            # Once per round, when the starter is known (start or draw); computer seats may
+            # already have moved in the same step. A resumed round is marked as said.
+            self._starter_said.add(rnd.id)
             name = t.seat(rnd.game.seat_names()[st.starter])
-            how = t.t("net.starter.drawn") if st.commits else t.t("net.starter.chosen")
+            how = t.t("net.starter.drawn") if st.start_seat is None else t.t("net.starter.chosen")
             self.state.add(t.t("net.starter", nick=self.seat_label(st.starter, name), how=how), "round")
             if rnd.is_my_turn:
                 self.ctl.notify(t.t("notify.turn"), t.game(rnd.game_name))
 
     def _round_over(self, note: Any) -> None:
         rnd = note.round
+        if rnd.id in self._counted and rnd is self.round:
+            self._corrected_over(rnd)
+            return
         if rnd is not self.round and rnd.id not in self._left or rnd.id in self._counted:
             return
         self._counted.add(rnd.id)
@@ -323,10 +398,12 @@ class OnlineNotes:
                 wins[pk] = wins.get(pk, 0) + 1
         if rnd is not self.round:
             return  # a round we left: counted, but nothing more to say
+        self.refresh_standing()
         self.away.clear()
         if rnd.game is None or rnd.phase.value == "cancelled":
             return  # a round called off before play: its notice said why
         result = self.result_text()
+        self._shown_results[rnd.id] = result
         st = rnd.chain_state
         reason = note.reason
         if reason == "resignation" and st.resigned and st.resigned[-1] in st.left:
@@ -337,6 +414,18 @@ class OnlineNotes:
                                     why=self.t.t(why_key)), "round")
         else:
             self.state.add(self.t.t("net.round_over", round=self.round_no, result=result), "round")
+
+    def _corrected_over(self, rnd: Any) -> None:
+        """A second outcome of a round whose end we showed (the peer says each outcome
+        once; a forfeit replaced by the move made in time changes it): the score follows
+        the chain, and one line corrects the result shown before."""
+        self.refresh_standing()
+        if rnd.game is None or rnd.phase.value == "cancelled" or not rnd.is_over:
+            return
+        result = self.result_text()
+        if self._shown_results.get(rnd.id, result) != result:
+            self._shown_results[rnd.id] = result
+            self.state.add(self.t.t("net.round_over_corrected", round=self.round_no, result=result), "warn")
 
     def _move_notes(self, game: Game, ply: int) -> None:
         """What the move with 0-based ``ply`` did (chess4 check, mate, points; cube lines ...)."""
@@ -364,5 +453,7 @@ class OnlineNotes:
                 continue  # said by the forfeit notice
             nick = self._member_nick(seat, with_fingerprint=False)
             key = "net.left_round" if seat in st.left else "net.resigned"
+            if seat == rnd.my_seat:  # our own action: in the second person
+                key = "round.you_left" if seat in st.left else "round.you_resign"
             self.state.add(self.t.t(key, nick=nick), "round")
         self._announced_out[rnd.id] = len(st.resigned)

@@ -133,12 +133,14 @@ class OnlineResume:
                       if s.pk is not None and not s.is_computer and s.pk != self.peer.public_key]
             self._adopt_round(rnd, rnd.game_name, dict(rnd.chain_state.options), others)
             self._seen_starts.add(rnd.id)
+            self._starter_said.add(rnd.id)
             self._enter_group(rnd)
             self.round_no = max(self.round_no, _count(side.get("round_no")), 1)
             wins = side.get("wins") if isinstance(side.get("wins"), dict) else {}
             for seat in rnd.chain_state.seats:
                 if seat.pk is not None and seat.pk not in self.wins:
                     self.wins[seat.pk] = _count(wins.get(seat.pk.hex()))
+            self.refresh_standing()
             self.ctl.match = None
             moves = rnd.game.history() if rnd.game is not None else []
             self.state.add(self.t.t("round.resumed", code=rnd.id[:8], game=self.t.game(rnd.game_name),

@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 FILE_NAME = "shell.json"
+NAMESPACE = re.compile(r"[a-z0-9][a-z0-9-]{0,31}")
+"""What ``p2p.protocol.topics`` accepts as a namespace (checked there too, with
+``p2p.config.check_namespace``); here without importing the protocol at start-up."""
 
 
 @dataclass
@@ -31,6 +35,8 @@ class Settings:
     connect4_stats: dict[str, dict[str, int]] = field(default_factory=dict)
     public_broker_ok: list[str] = field(default_factory=list)
     """Brokers for which the privacy notice was shown already."""
+    namespace: str = ""
+    """The lobby to meet in (docs/protocol.md §5); empty: ``public``, everyone's lobby."""
 
     def record_connect4(self, level: str, outcome: str) -> None:
         """Count a finished Connect Four round against the computer (won/lost/drawn)."""
@@ -61,6 +67,8 @@ def _from_json(data: Any) -> Settings:
                     k: int(v) for k, v in entry.items()
                     if k in ("won", "lost", "drawn") and isinstance(v, int) and not isinstance(v, bool)
                 }
+    if isinstance(data.get("namespace"), str) and NAMESPACE.fullmatch(data["namespace"]):
+        s.namespace = data["namespace"]  # a hand-edited bad one falls back to public
     if isinstance(data.get("public_broker_ok"), list):
         s.public_broker_ok = [b for b in data["public_broker_ok"] if isinstance(b, str)]
     return s

@@ -99,3 +99,55 @@ def fit(text: str, width: int) -> str:
         out += char
         used += w
     return out + "…"
+
+
+STATUS_ROWS = 2
+"""The status line grows to at most this many rows before it is shortened."""
+
+
+def fit_status(text: str, width: int, max_rows: int = STATUS_ROWS) -> list[str]:
+    """The status line in rows of at most ``width`` cells, broken between its
+    " · "-separated parts (inside a part between words), never in a word.
+
+    What does not fit into ``max_rows`` rows is dropped at a word boundary and the last
+    row ends with "…".  A single word wider than the row is the only thing ever cut.
+    """
+    width = max(width, 8)
+    rows: list[str] = []
+    row = ""
+    for part in text.split(" · "):
+        candidate = f"{row} · {part}" if row else part
+        if get_cwidth(candidate) <= width:
+            row = candidate
+            continue
+        if row:
+            rows.append(row)
+            row = ""
+        for word in part.split(" "):  # a part wider than a row: between its words
+            candidate = f"{row} {word}" if row else word
+            if get_cwidth(candidate) <= width:
+                row = candidate
+            else:
+                if row:
+                    rows.append(row)
+                row = word if get_cwidth(word) <= width else _cut(word, width)
+    if row:
+        rows.append(row)
+    if len(rows) <= max_rows:
+        return rows
+    kept = rows[:max_rows]
+    last = kept[-1]
+    while last and get_cwidth(last + " …") > width:
+        last = last.rsplit(" ", 1)[0] if " " in last else _cut(last, width - 2)
+    kept[-1] = (last.removesuffix(" ·") + " …").strip()
+    return kept
+
+
+def _cut(word: str, width: int) -> str:
+    """The leading part of ``word`` that fits ``width`` cells."""
+    out = ""
+    for ch in word:
+        if get_cwidth(out + ch) > width:
+            break
+        out += ch
+    return out

@@ -1,0 +1,84 @@
+"""One truth on every screen (issue 19): round number and score of a group come from the
+signed round logs, so a shell restarted between rounds, and every other member, show
+the same "Round N · Score ..." as the group's chains say."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_shell_life_online import online_shell, run, said, status
+
+from p2p.shell.ledger import Ledger, summarize
+
+peer_mod = pytest.importorskip("p2p.peer")
+Peer = peer_mod.Peer
+
+
+def test_a_shell_restarted_between_rounds_counts_like_the_others(tmp_path: Path, broker_url: str) -> None:
+    """Round 1 won by the shell; the shell quits and starts again; alice invites again:
+    the shell said "Round 1 · Score alice 0 · tester 0" (counted in memory, gone with the
+    restart), alice's logs say round 2 and 0:1."""
+    shell_dir, alice_dir = tmp_path / "shell", tmp_path / "alice"
+    shell_dir.mkdir()
+
+    async def scenario() -> None:
+        async with Peer(broker_url, nick="alice", log_dir=alice_dir) as alice:
+            async with online_shell(shell_dir, broker_url) as h:
+                await h.wait_for(lambda: h.controller.online is not None and h.controller.online.connected(), 10)
+                my_id = h.controller.online.peer.peer_id
+                await h.wait_for(lambda: alice.find_peer(my_id[:8]) is not None, 10)
+                r1 = await alice.invite([my_id[:8]], "connect4", start=0)
+                await said(h, "invites you to Connect Four")
+                await h.type_line("/accept")
+                await r1.wait_turn(20)
+                await r1.resign()
+                await h.wait_for(lambda: "Round 1 · over" in status(h), 20)
+                assert "Score alice 0 · tester 1" in status(h)
+            async with online_shell(shell_dir, broker_url) as h:
+                await h.wait_for(lambda: h.controller.online is not None and h.controller.online.connected(), 10)
+                await h.wait_for(lambda: alice.find_peer(my_id[:8]) is not None, 10)
+                r2 = await alice.invite([my_id[:8]], "connect4", start=1)
+                await said(h, "invites you to Connect Four")
+                await h.type_line("/accept")
+                await h.wait_for(lambda: "To move: Yellow (you)" in status(h), 20)
+                number, wins = Ledger(alice_dir).standing(summarize(r2.chain_state))
+                assert number == 2 and wins[alice.public_key] == 0 and wins[h.controller.online.peer.public_key] == 1
+                assert status(h).startswith("Round 2 · "), status(h)
+                assert "Score alice 0 · tester 1" in status(h), status(h)
+                h.send("4")
+                await r2.wait_turn(10)
+                await r2.resign()
+                line = await said(h, "Round 2 over")
+                assert "Round 2 over" in line
+                await h.wait_for(lambda: "Score alice 0 · tester 2" in status(h), 10)
+
+    run(scenario())
+
+
+def test_a_corrected_end_corrects_the_result_line(tmp_path: Path, broker_url: str,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The peer tells each outcome of a round once; when a second one comes (a forfeit
+    that did not stand), the shell said nothing (the round was "counted"). The second
+    outcome is played here by changing what the round's chain reports as its winners."""
+    async def scenario() -> None:
+        async with Peer(broker_url, nick="alice") as alice, online_shell(tmp_path, broker_url) as h:
+            await h.wait_for(lambda: h.controller.online is not None and h.controller.online.connected(), 10)
+            my_id = h.controller.online.peer.peer_id
+            await h.wait_for(lambda: alice.find_peer(my_id[:8]) is not None, 10)
+            r1 = await alice.invite([my_id[:8]], "connect4", start=0)
+            await said(h, "invites you to Connect Four")
+            await h.type_line("/accept")
+            await r1.wait_turn(20)
+            await r1.resign()
+            await said(h, "Round 1 over: Yellow (you) wins")
+            session = h.controller.online
+            rnd = session.round
+            monkeypatch.setattr(type(rnd), "winners", property(lambda self: (0,)))
+            session.handle(peer_mod.RoundOver(rnd, (0,), "turn timeout"))
+            line = await said(h, "Corrected: round 1")
+            assert "Red (alice) wins" in line, line
+            session.handle(peer_mod.RoundOver(rnd, (0,), "turn timeout"))  # the same again: no new line
+            assert sum("Corrected" in x for x in h.controller.state.text_lines()) == 1
+
+    run(scenario())
