@@ -83,6 +83,16 @@ class LobbyGlue:
         return False
 
 
+    async def take_over(self) -> None:
+        """Act for our key in this session: another session of it (another window or
+        machine) steps back and watches (``p2p.protocol.sessions``)."""
+        await self._run_lobby_effects(self.lobby.take_over(self.now_ms()))
+
+    @property
+    def acting(self) -> bool:
+        """False while another session of our key plays for it (this one watches)."""
+        return self.lobby.sessions.acting
+
     async def say(self, text: str) -> None:
         """A lobby chat line to everyone online; ``ActionError`` if it is empty."""
         try:

@@ -134,6 +134,7 @@ class Opening:
             code = normalize_code(code)
         except TopicError as err:
             raise ActionError(str(err)) from None
+        self.lobby.sessions.check()  # another session of our key acts: it joins
         if self.busy:
             raise ActionError("you are already in a round; leave it first", "busy")
         secret = await asyncio.to_thread(
@@ -194,6 +195,7 @@ class Opening:
         start: int | None,
         code: str | None,
     ) -> Round:
+        self.lobby.sessions.check()  # another session of our key acts: it invites
         try:
             engine = game_class(game)
         except KeyError as err:
@@ -241,6 +243,7 @@ class Opening:
         return rnd
 
     async def _accept_invitation(self, round_id: str) -> Round:
+        self.lobby.sessions.check()  # another session of our key acts: it answers
         if self.busy:
             raise ActionError("you are already in a round; leave it first", "busy")
         try:
@@ -270,6 +273,7 @@ class Opening:
         return rnd
 
     async def _decline_invitation(self, round_id: str) -> None:
+        self.lobby.sessions.check()
         try:
             effects = self.lobby.decline_invitation(round_id, self.now_ms())
         except ValueError:
@@ -285,6 +289,7 @@ class Opening:
         is kept next to the round log (mode 0600) so a restarted peer can resume.
         """
         machine.clocks = self.lobby.clocks  # members' clocks, judged in their frames
+        machine.sessions = self.lobby.sessions  # signs only while this session acts
         rnd = Round(self, machine)
         rnd.sealing_key = key
         self._remember_members(rnd)
