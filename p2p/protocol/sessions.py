@@ -137,9 +137,11 @@ class Sessions:
         if session in self._ended or abs(event.ts - now) > MAX_SKEW_MS:
             return []  # a replay of a session that left, or a stale one
         other = self.others.get(key)
-        if other is not None and event.ts <= other.ts:
-            return []
         lead = body.get("lead", 0)
+        if other is not None and (
+            event.ts < other.ts or event.ts == other.ts and lead <= other.lead
+        ):
+            return []  # older (a takeover signed in the same millisecond still counts)
         if other is None:
             if len(self.others) >= MAX_SESSIONS:
                 self.others.popitem(last=False)
