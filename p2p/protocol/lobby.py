@@ -19,8 +19,9 @@ How to drive it (``p2p.peer``):
   our own connection is down: the others' silence is then not counted (docs/protocol.md,
   "Time and faults"); ``keep(keys)`` with the members of
   our rounds, and drain ``take_changes()`` after each call (who came, changed or left);
-* ``set_busy``, ``chat``, ``hello``, ``disconnect`` and ``decline_invitation`` are user
-  actions.
+* ``set_busy``, ``chat``, ``hello``, ``disconnect``, ``decline_invitation`` and
+  ``take_over`` are user actions; ``sessions`` (``p2p.protocol.sessions``) says whether
+  this session acts for our key or another session of it does (this one then watches).
 
 Presence is a signed, self-expiring hint: ``ttl`` seconds after its ``ts`` it means
 nothing.  The Last Will is a *pre-signed* ``offline`` presence naming this connection's

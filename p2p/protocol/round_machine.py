@@ -8,7 +8,6 @@ How to drive it (``p2p.peer`` does exactly this):
 * feed every event that arrives on the round's topics (events, sync, chat) to
   ``receive(event, now)`` (or raw bytes to ``receive_bytes``), call ``tick(now)`` every
   second or so, and call the user actions (``accept``, ``decline``, ``join``, ``move``,
-from typing import Any
   ``resign``, ``leave``, ``chat``, ``cancel``, ``request_sync``);
 * every call returns a list of effects (``p2p.protocol.effects``): publish what it says,
   append ``Applied`` events to the round log, log ``Dropped``/``Equivocation``, show
@@ -38,6 +37,7 @@ level blocks the caller for that long.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from p2p.games.base import CodedError
 from p2p.protocol import draw, events

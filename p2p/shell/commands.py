@@ -44,6 +44,7 @@ COMMANDS: dict[str, str] = {
     "friend": "/friend NICK",
     "unfriend": "/unfriend NICK",
     "friends": "/friends",
+    "takeover": "/takeover",
 }
 
 ALIASES: dict[str, str] = {
@@ -56,6 +57,7 @@ ALIASES: dict[str, str] = {
     "abbrechen": "cancel", "beitreten": "join", "privat": "private", "verlassen": "leave",
     "sprache": "lang", "name": "nick", "wer": "who",
     "freund": "friend", "entfreunden": "unfriend", "freunde": "friends",
+    "übernehmen": "takeover", "uebernehmen": "takeover",
 }
 
 
