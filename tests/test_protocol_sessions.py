@@ -198,3 +198,22 @@ def test_presence_fields_are_checked() -> None:
     body = dict(p1.event.body, lead=-1)
     with pytest.raises(events.EventError):
         events.parse(events.make(ME, "presence", 1_000, body).raw)
+
+
+def test_a_key_alone_acts_while_its_link_is_down() -> None:
+    """Our own outage alone never stops us (the outbox keeps a move); only once another
+    session of our key was seen do we sign nothing while cut off."""
+    lobby, _ = session(ME, 1, 1_000)
+    lobby.tick(5_000, listening=False)
+    assert lobby.sessions.acting
+    lobby.tick(5_500)  # back
+    assert lobby.sessions.acting
+    other, p2 = session(ME, 2, 6_000)
+    own(lobby, p2, 6_001)
+    assert lobby.sessions.acting
+    lobby.tick(7_000, listening=False)
+    assert not lobby.sessions.acting
+    lobby.tick(8_000)
+    assert not lobby.sessions.acting  # settling: the others' presences come first
+    lobby.tick(8_000 + SETTLE_MS)
+    assert lobby.sessions.acting

@@ -211,7 +211,7 @@ class Sessions:
         if outranked and self.leader() is None:
             self.lead = self._top_lead + 1
         leader = self.leader()
-        settled = not self._deaf and now >= self._hold_until
+        settled = not (self._deaf and self._ever) and now >= self._hold_until
         self.acting = leader is None and settled
         effects: list[Effect] = []
         if first:
