@@ -126,6 +126,7 @@ _BENIGN = frozenset(
         # connection to one broker arrives while we hold the session of another
         "offline presence of another session",
         DECLINED_CANCEL,
+        "our own sync request",  # another session of our key asks the others, not us
     }
 )
 """Drop reasons that honest traffic (or a stranger's noise we drop unread) produces:

@@ -246,6 +246,16 @@ class Peer:
         """An online peer by peer id, fingerprint prefix (4+), public key hex or nickname."""
         return self.lobby_link.find_peer(who)
 
+    async def take_over(self) -> None:
+        """Act for our key in this session: another session of it (another window or
+        machine) steps back and watches (``p2p.protocol.sessions``)."""
+        await self.lobby_link.run_effects(self.lobby.take_over(self.now_ms()))
+
+    @property
+    def acting(self) -> bool:
+        """False while another session of our key plays for it (this one watches)."""
+        return self.lobby.sessions.acting
+
     async def say(self, text: str) -> None:
         """A lobby chat line to everyone online; ``ActionError`` if it is empty."""
         await self.lobby_link.say(text)
@@ -349,6 +359,7 @@ class Peer:
         return await opening.accept_invitation(self, round_id)
 
     async def _decline_invitation(self, round_id: str) -> None:
+        self.lobby.sessions.check()  # another session of our key acts: it answers
         await self.lobby_link.decline(round_id)
 
     # -- what the parts ask of the peer (RoundHost, LobbyHost, EdgeHost) -------------------

@@ -136,6 +136,7 @@ async def join(
         code = normalize_code(code)
     except TopicError as err:
         raise ActionError(str(err)) from None
+    peer.lobby.sessions.check()  # another session of our key acts: it joins
     if peer.busy:
         raise ActionError("you are already in a round; leave it first", "busy")
     secret = await asyncio.to_thread(
@@ -192,6 +193,7 @@ async def _open(
     start: int | None,
     code: str | None,
 ) -> Round:
+    peer.lobby.sessions.check()  # another session of our key acts: it invites
     try:
         engine = game_class(game)
     except KeyError as err:
@@ -240,6 +242,7 @@ async def _open(
 
 async def accept_invitation(
     peer: Peer, round_id: str) -> Round:
+    peer.lobby.sessions.check()  # another session of our key acts: it answers
     if peer.busy:
         raise ActionError("you are already in a round; leave it first", "busy")
     try:
@@ -276,6 +279,7 @@ async def _adopt(peer: Peer, machine: RoundMachine, key: bytes) -> RoundLink:
     (mode 0600) so a restarted peer can resume.
     """
     machine.clocks = peer.lobby.clocks  # members' clocks, judged in their frames
+    machine.sessions = peer.lobby.sessions  # signs only while this session acts
     link = RoundLink(peer, machine, key, peer.log_dir)
     peer.remember_members(machine.state)
     peer.links.add(link)

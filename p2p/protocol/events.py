@@ -211,6 +211,9 @@ KINDS: dict[str, Kind] = {
             "session": _hex(16),
             "ttl": _int(1, 3600),
         },
+        # several sessions of one key (p2p.protocol.sessions): when this session
+        # started (its signer's clock) and its takeover counter
+        optional={"since": _int(0, MAX_TS), "lead": _int(0, 1_000_000)},
     ),
     "hello": Kind("lobby", {"nick": _nick, "ns": _ns}),
     "chat": Kind("any", {"text": _line(MAX_CHAT)}, lobby_body={"ns": _ns}),

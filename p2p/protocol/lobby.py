@@ -19,8 +19,9 @@ How to drive it (``p2p.peer``):
   our own connection is down: the others' silence is then not counted (docs/protocol.md,
   "Time and faults"); ``keep(keys)`` with the members of
   our rounds, and drain ``take_changes()`` after each call (who came, changed or left);
-* ``set_busy``, ``chat``, ``hello``, ``disconnect`` and ``decline_invitation`` are user
-  actions.
+* ``set_busy``, ``chat``, ``hello``, ``disconnect``, ``decline_invitation`` and
+  ``take_over`` are user actions; ``sessions`` (``p2p.protocol.sessions``) says whether
+  this session acts for our key or another session of it does (this one then watches).
 
 Presence is a signed, self-expiring hint: ``ttl`` seconds after its ``ts`` it means
 nothing.  The Last Will is a *pre-signed* ``offline`` presence naming this connection's
@@ -76,6 +77,7 @@ from p2p.protocol.freshness import ReplayGuard
 from p2p.protocol.identity import Identity, label, peer_id, sanitize_nickname
 from p2p.protocol.round import RoundError, RoundState
 from p2p.protocol.round_machine import PRIVATE_TTL_MS
+from p2p.protocol.sessions import Sessions
 from p2p.protocol.topics import Route, Topics
 
 HEARTBEAT_MS = 20_000
@@ -241,6 +243,9 @@ class Lobby:
         self._answer_pending = False
         self._deaf_since: int | None = None
         """When our own connection went down (``tick(now, listening=False)``), else None."""
+        self.sessions = Sessions(me.public_key, self.session, 0)
+        """Other sessions of our own key and whether this one acts (``take_over``);
+        its ``since`` is set by the first ``will``."""
 
     # -- our own presence ---------------------------------------------------------------
 
@@ -251,6 +256,8 @@ class Lobby:
             "busy": self.busy,
             "session": self.session,
             "ttl": PRESENCE_TTL_S,
+            "since": self.sessions.since,
+            "lead": self.sessions.lead,
         }
         return events.make(self.me, "presence", now, body)
 
@@ -275,6 +282,9 @@ class Lobby:
             if len(session) != 16:
                 raise ValueError("a session id has 16 bytes")
             self.session = session.hex()
+            self.sessions.reconnected(self.session)
+        if not self.sessions.since:
+            self.sessions.since = now  # this session began: kept across reconnects
         self._connected_at = now
         return self._presence("offline", now)
 
@@ -285,6 +295,14 @@ class Lobby:
         costs one publication, delivered once to each peer.
         """
         return [self._announce("online", now)]
+
+    def take_over(self, now: int) -> list[Effect]:
+        """Act for our key in this session (another session of it then watches): our
+        presence with the raised ``lead`` goes out at once (``p2p.protocol.sessions``)."""
+        effects = self.sessions.take_over(now)
+        if self._last_presence is None:
+            return effects  # not connected yet: the presence on connecting says it
+        return [*effects, self._announce("online", now)]
 
     def hello(self, now: int) -> list[Effect]:
         """Ask the peers whose retained presence is missing to publish it again."""
@@ -407,7 +425,7 @@ class Lobby:
         retained: bool = False,
     ) -> list[Effect]:
         if topic is not None and topic == self.will_route().topic:
-            return self._on_own_topic(payload, retained)
+            return self._on_own_topic(payload, now, retained)
         if not payload:
             return []  # a deleted retained message: presence is only a hint
         try:
@@ -416,17 +434,34 @@ class Lobby:
             return [Dropped(None, "?", "payload", str(err))]
         return self.receive(event, now, topic, retained)  # (own topic: age unknown)
 
-    def _on_own_topic(self, payload: bytes, retained: bool) -> list[Effect]:
-        """What the broker holds as our presence: our echo, or a deletion or forgery."""
-        if retained:
-            return []  # left by an earlier connection; our connect() presence replaces it
+    def _on_own_topic(self, payload: bytes, now: int, retained: bool) -> list[Effect]:
+        """What the broker holds as our presence: our echo, another session of our key
+        (``sessions``), or a deletion or forgery."""
         if self._sent and payload == self._sent[-1]:
             self._echoed = True
             return []
         if payload in self._sent:
             return []  # the echo of an earlier one, the latest is on its way
+        other: list[Effect] = []
+        twin_online = False
+        if payload:
+            try:
+                event = events.parse(payload)
+            except EventError:
+                event = None
+            if event is not None and event.pk == self.me.public_key and event.kind == "presence":
+                other = self.sessions.observe(event, now, retained)
+                twin_online = (
+                    event.body["status"] == "online"
+                    and event.body["session"] != self.session
+                    and str(event.body.get("since", event.ts)) in self.sessions.others
+                )
+        if retained:
+            return other  # left before we came; our connect() presence replaces it
+        if twin_online:
+            return other  # the broker holds a live presence of our key: nothing to repair
         self._echoed = False  # someone emptied or overwrote our retained presence
-        return self._answer_later()
+        return other + self._answer_later()
 
     def replayed(self, event: Event, now: int, topic: str | None = None) -> str | None:
         """Why ``receive`` would drop this lobby event as stale or a replay, or ``None``.
@@ -439,6 +474,8 @@ class Lobby:
         if event.kind == "presence":
             if topic is not None and self.topics.parse_presence(topic) != peer_id(event.pk):
                 return "presence on another peer's topic"
+            if event.pk == self.me.public_key:
+                return None  # another session of ours: ``sessions`` judges it
             local = self._presence_local(event, now, retained=False)
             if local > now + MAX_SKEW_MS:
                 return "presence from the future"
@@ -744,7 +781,7 @@ class Lobby:
             return [dropped(event, "the invitation expires too far ahead")]
         self.known_rounds.add(state.round_id)
         rank = self.rank(event.pk)
-        if self.busy:
+        if self.busy and self.sessions.acting:  # (a watching session never declines)
             if rank and not self._decline_budget.take(now):
                 return [dropped(event, "invitation while busy (decline budget)")]
             decline = events.make(
@@ -814,6 +851,7 @@ class Lobby:
 
     def decline_invitation(self, round_id: str, now: int) -> list[Effect]:
         """Decline and forget an invitation."""
+        self.sessions.check()  # the session of our key that acts answers invitations
         invitation = self.invitations.pop(round_id, None)
         if invitation is None:
             raise ValueError("no such invitation")
@@ -838,6 +876,7 @@ class Lobby:
 
     def take_invitation(self, round_id: str) -> Invitation:
         """Remove an invitation we are about to accept (the peer then builds its round)."""
+        self.sessions.check()
         invitation = self.invitations.pop(round_id, None)
         if invitation is None:
             raise ValueError("no such invitation")
@@ -853,7 +892,7 @@ class Lobby:
         ``last_heard`` moves on by the time we were deaf (their retained presences and next
         heartbeats then tell who is really gone).
         """
-        effects: list[Effect] = []
+        effects: list[Effect] = self.sessions.tick(now, listening)
         if not listening:
             if self._deaf_since is None:
                 self._deaf_since = now

@@ -37,6 +37,7 @@ level blocks the caller for that long.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from p2p.games.base import CodedError
 from p2p.protocol import draw, events
@@ -193,6 +194,12 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         self._last_head_sent = now
         self._last_asked = now - SYNC_INTERVAL_MS
         self._local_end = False
+        self.sessions: Any = None
+        """Our key's sessions (the driver shares its lobby's ``p2p.protocol.sessions``):
+        while another session of our key acts, this machine signs nothing (no chain or
+        side event: no move, ack, commit, forfeit ...), and user actions raise
+        ``ActionError`` with code ``other_session``.  ``None``: we always act."""
+        self._was_acting = True
         self.clocks = ClockOffsets()
         """The members' clock offsets (the driver shares its lobby's): a member's signed
         times are judged in its own frame where we compare them with our clock (the
@@ -590,8 +597,9 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         self.offline = frozenset(offline)
         self.evidence = dict(evidence or {})
         effects: list[Effect] = self._retry_clock_waits(now)
-        if any(isinstance(e, Applied) for e in effects):
-            effects += self._react(now)
+        was, self._was_acting = self._was_acting, self.acting
+        if any(isinstance(e, Applied) for e in effects) or (self._was_acting and not was):
+            effects += self._react(now)  # (acting again: what is due is ours to do)
         st = self.state  # a conflict may have replaced it
         if self._local_end:
             return effects
@@ -757,8 +765,21 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
     def _pooled_seats(self, kind: str) -> set[int | None]:
         return {self.state.seat_of(e.pk) for e in self._pooled(kind)}
 
+    @property
+    def acting(self) -> bool:
+        """True unless another session of our key acts for us (``sessions``)."""
+        return self.sessions is None or bool(self.sessions.acting)
+
+    def _check_acting(self) -> None:
+        """A user action: refused (``other_session``) while another session acts."""
+        if self.sessions is not None:
+            self.sessions.check()
+
     def _append(self, kind: str, body: dict, now: int) -> list[Effect]:
-        """Sign a chain event at the head, apply it locally and publish it."""
+        """Sign a chain event at the head, apply it locally and publish it (nothing
+        while another session of our key acts: it signs for the seat)."""
+        if not self.acting:
+            return []
         head = self.state.head
         event = events.make(
             self.me,
@@ -797,7 +818,9 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
     def _side_event(
         self, kind: str, body: dict, now: int, prev: str | None = None
     ) -> list[Effect]:
-        """Sign a side event, pool it locally and publish it."""
+        """Sign a side event, pool it locally and publish it (not while watching)."""
+        if not self.acting:
+            return []
         prev = self.state.head.id if prev is None else prev
         event = events.make(
             self.me, kind, now, body, round=self.state.round_id, prev=prev
@@ -846,7 +869,12 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
             if self.is_admin and self._pooled_seats("commit") >= set(st.human_seats()):
                 return self._close_commits(now)
         if st.phase is Phase.REVEAL:
-            if seat in st.commits and ("reveal", mine) not in self.side:
+            if (
+                seat in st.commits
+                and ("reveal", mine) not in self.side
+                # a commitment another session of our key made is not ours to reveal
+                and st.commits[seat] == draw.commitment(st.round_id, mine, self.nonce)
+            ):
                 return self._side_event(
                     "reveal", {"nonce": self.nonce.hex()}, now, prev=st.head.id
                 )
@@ -933,6 +961,7 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
 
     def accept(self, now: int) -> list[Effect]:
         """Accept the invitation to our seat."""
+        self._check_acting()
         seat = self.my_seat
         if self.state.phase is not Phase.FORMING or seat is None or self.expired:
             raise ActionError("there is no open invitation to accept", "no_invitation")
@@ -942,6 +971,7 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
 
     def decline(self, now: int) -> list[Effect]:
         """Decline the invitation (also what a busy peer answers automatically)."""
+        self._check_acting()
         seat = self.my_seat
         if self.state.phase is not Phase.FORMING or seat is None:
             raise ActionError("there is no open invitation to decline", "no_invitation")
@@ -951,6 +981,7 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
 
     def join(self, nick: str, now: int) -> list[Effect]:
         """Ask for an open seat of a private round (needs the code)."""
+        self._check_acting()
         if not self.state.private or self.code is None:
             raise ActionError("only a private round can be joined with its code")
         if self.state.phase is not Phase.FORMING:
@@ -965,6 +996,7 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
 
     def move(self, text: str, now: int) -> list[Effect]:
         """Play ``text`` for our seat; ``ActionError`` if it is not our turn or illegal."""
+        self._check_acting()
         st = self.state
         if st.phase is not Phase.PLAY or st.game is None:
             raise ActionError("the round is not in play", "not_in_play")
@@ -1002,6 +1034,7 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         return self._give_up("leave", now)
 
     def _give_up(self, kind: str, now: int) -> list[Effect]:
+        self._check_acting()
         st = self.state
         if self.my_seat is None:
             raise ActionError("you hold no seat in this round", "no_seat_here")
@@ -1013,6 +1046,7 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
 
     def request_takeback(self, now: int) -> list[Effect]:
         """Ask the others to take back our last move (once per round; it must be the head)."""
+        self._check_acting()
         st = self.state
         head = st.head
         seat = self.my_seat
@@ -1037,6 +1071,7 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
 
     def accept_takeback(self, now: int) -> list[Effect]:
         """As the owner of the position: agree to the pending take-back (a ``seal``)."""
+        self._check_acting()
         request = self.takeback_request()
         if request is None:
             raise ActionError("nobody asks to take back the last move")
@@ -1046,6 +1081,7 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
 
     def cancel(self, reason: str, now: int) -> list[Effect]:
         """The admin calls the round off before play."""
+        self._check_acting()
         if not self.is_admin:
             raise ActionError("only the admin can cancel the round", "only_admin")
         if self.state.phase not in PRE_PLAY:

@@ -45,6 +45,7 @@ COMMANDS: dict[str, str] = {
     "friend": "/friend NICK",
     "unfriend": "/unfriend NICK",
     "friends": "/friends",
+    "takeover": "/takeover",
 }
 
 ALIASES: dict[str, str] = {
@@ -57,6 +58,7 @@ ALIASES: dict[str, str] = {
     "abbrechen": "cancel", "beitreten": "join", "privat": "private", "verlassen": "leave",
     "sprache": "lang", "name": "nick", "wer": "who", "ns": "namespace", "lobby": "namespace",
     "freund": "friend", "entfreunden": "unfriend", "freunde": "friends",
+    "übernehmen": "takeover", "uebernehmen": "takeover",
 }
 
 

@@ -473,6 +473,9 @@ class Controller(LocalPlayCommands):
     def cmd_friends(self, args: list[str]) -> None:
         self._online_cmd("friends", args)
 
+    def cmd_takeover(self, args: list[str]) -> None:
+        self._online_cmd("takeover", args)
+
     def _online_cmd(self, name: str, args: list[str]) -> None:
         if not self._need_online():
             return

@@ -64,6 +64,30 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Die Uhr von {nick} geht etwa {amount} {unit} nach (gegenüber deiner): zu weit, um {nick} in der Lobby zu sehen oder zu spielen. Eine von euch beiden Uhren muss gestellt werden.",
         "{nick}'s clock is about {amount} {unit} behind yours: too far off to see {nick} in the lobby or to play. One of the two clocks needs setting.",
     ),
+    "notice.other_session.watches": (
+        "Dein Schlüssel ist auch in einer anderen Sitzung online (anderes Fenster oder anderer Rechner), und die spielt: Dieses Fenster schaut nur zu. /takeover, um hier zu spielen.",
+        "Your key is also online in another window or session (or on another machine), and that one plays: this window only watches. /takeover to play here.",
+    ),
+    "notice.other_session.plays": (
+        "Dein Schlüssel ist auch in einer anderen Sitzung online (anderes Fenster oder anderer Rechner): Dieses Fenster spielt weiter, das andere schaut zu.",
+        "Your key is also online in another window or session (or on another machine): this window keeps playing, the other one watches.",
+    ),
+    "notice.other_session_took_over": (
+        "Deine andere Sitzung hat übernommen: Dieses Fenster schaut jetzt nur zu (/takeover holt es zurück).",
+        "Your other session took over: this window only watches now (/takeover takes it back).",
+    ),
+    "notice.other_session_gone": (
+        "Deine andere Sitzung ist weg: Dieses Fenster spielt jetzt für dich.",
+        "Your other session has gone: this window plays for you now.",
+    ),
+    "notice.took_over": (
+        "Du spielst jetzt in diesem Fenster; deine andere Sitzung schaut zu.",
+        "You play in this window now; your other session watches.",
+    ),
+    "session.alone": (
+        "Dein Schlüssel ist nirgends sonst online: Dieses Fenster spielt schon.",
+        "Your key is online nowhere else: this window already plays.",
+    ),
     "friend.added": ("{nick} ({fp}) ist jetzt als Freund gemerkt.", "{nick} ({fp}) is now marked as a friend."),
     "friend.removed": ("{nick} ({fp}) ist kein Freund mehr.", "{nick} ({fp}) is no longer a friend."),
     "friend.unknown": ("{nick} ist kein gemerkter Freund.", "{nick} is not a marked friend."),
@@ -149,6 +173,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "reason.still_running": ("die Runde läuft noch", "the round is still running"),
     "reason.closed": ("die Verbindung ist geschlossen", "the connection is closed"),
     "reason.not_your_turn": ("du bist nicht am Zug", "it is not your turn"),
+    "reason.other_session": (
+        "dein Schlüssel spielt in einer anderen Sitzung; dieses Fenster schaut zu (/takeover, um hier zu spielen)",
+        "your key plays in another session; this window watches (/takeover to play here)",
+    ),
     "reason.not_in_play": ("die Runde läuft nicht", "the round is not in play"),
     "reason.no_seat_here": ("du hast keinen Platz in dieser Runde", "you hold no seat in this round"),
     "reason.only_admin": ("das darf nur, wer eingeladen hat", "only the inviting player may do that"),

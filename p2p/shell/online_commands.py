@@ -280,6 +280,13 @@ class OnlineCommands:
 
         self._run(go())
 
+    def _cmd_takeover(self, args: list[str]) -> None:
+        """Play for our key in this window: another session of it steps back."""
+        if self.peer.acting and not self.peer.lobby.sessions.others:
+            self.ctl.say("session.alone")
+            return
+        self._run(self.peer.take_over())
+
     def _cmd_cancel(self, args: list[str]) -> None:
         rnd = self.round
         if rnd is None or rnd.is_over:

@@ -56,6 +56,9 @@ class OnlineNotes:
         self.refresh_lobby()
         for info in self.peer.online():  # already there: shown in the lobby pane, not "joined"
             self._present.setdefault(info.pk, info.label)
+        if self.peer.lobby.sessions.others:  # told before we listened: say it now
+            way = "plays" if self.peer.acting else "watches"
+            self.state.add(self.t.t(f"notice.other_session.{way}"), "warn")
         self.ctl.refresh()
         self.ctl.spawn(self._tick())
         async for note in events:
@@ -277,6 +280,11 @@ class OnlineNotes:
             self.state.add(t.t(f"notice.{code}", nick=nick), "round" if code == "drawing_seed" else "warn")
         elif code == "agreed":
             self.state.add(t.t("notice.agreed"), "round")
+        elif code == "other_session":
+            way = "plays" if params.get("acting") else "watches"
+            self.state.add(t.t(f"notice.other_session.{way}"), "warn")
+        elif code in ("other_session_took_over", "other_session_gone", "took_over"):
+            self.state.add(t.t(f"notice.{code}"), "warn")
         elif code == "draw_left_out":
             seats = params.get("seats") or []
             names = ", ".join(self._member_nick(s, with_fingerprint=False) for s in seats if isinstance(s, int))
