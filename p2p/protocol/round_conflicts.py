@@ -26,6 +26,7 @@ from typing import Any
 
 from p2p.protocol.admission import refusal
 from p2p.protocol.conflicts import (
+    HELD_FINAL_MS,
     MAX_AHEAD_MS,
     MAX_CLOCK_WAITS,
     MAX_REWIND,
@@ -51,6 +52,9 @@ class ChainConflicts:
     _observed_at: dict[str, int]
     _clock_wait: dict[str, Event]
     _beaten: dict[str, Event]
+    _refused: dict[str, Event]
+    _vouched: SeenIds
+    _named_head: dict[bytes, Event]
     _resumed_head: str | None
     pending: dict[str, Event]
     _orphans: SeenIds
@@ -187,6 +191,17 @@ class ChainConflicts:
             ]
         if rival.pk != base.owner() or forfeit.body["seat"] != target[0]:
             return [dropped(event, f"position {seq} is already taken")]
+        own = there is rival and rival.pk == self.me.public_key
+        final = self._held_final(forfeit, rival.pk, now)
+        if event is rival and final is not None:
+            self._orphan([event.id])  # a member shows it holds the forfeit as final
+            return [
+                dropped(
+                    event,
+                    f"the forfeit at {seq} is final (seat {base.seat_of(final.pk)} "
+                    f"held it {(final.ts - forfeit.ts) // 1000} s)",
+                )
+            ]
         if event is forfeit:  # a forfeit races the pending turn; it never reaches back
             # the pending turn: the rival and only what its own signer built on it (an
             # admin's computer seats); once another seat answered it, it is settled
@@ -197,8 +212,14 @@ class ChainConflicts:
                         f"a forfeit may replace only the pending turn; position {seq} is settled",
                     )
                 ]
+            # our own event that no other member has shown it holds is no answer once
+            # a member shows it holds the forfeit as final: we yield to it
             held = now - self._applied_at.get(there.id, now - RACE_MS)
+            if own and final is not None and there.id not in self._vouched:
+                held = 0
             if held >= RACE_MS:
+                if own and there.id not in self._vouched:
+                    self._refuse(forfeit)  # a sign of the others may still come
                 return [
                     dropped(
                         event,
@@ -221,6 +242,13 @@ class ChainConflicts:
         keeps = rival_wins(rival, forfeit, prev, ends, self.timeouts)
         if event is forfeit and not keeps and self._moved_in_time_here(rival, prev, forfeit):
             keeps = True  # we saw the seat answer within the limit: a backdated head
+        if event is forfeit and own and there.id not in self._vouched:
+            if final is not None:
+                keeps = False  # the others hold the forfeit, nobody our event: we yield
+            elif keeps:
+                self._refuse(forfeit)  # a sign of the others may still come
+                why = "ends the game" if ends else "was signed within the turn limit"
+                return [dropped(event, f"the forfeited seat's own event at {seq} {why}")]
         if keeps != (event is rival):
             if event is rival:
                 follower = next(
@@ -248,6 +276,84 @@ class ChainConflicts:
                     dropped(event, f"the forfeit at {seq} is final ({held // 1000} s)")
                 ]
         return self._replace(seq, base, trial, event, now)
+
+    def _branch(self, forfeit: Event) -> set[str]:
+        """Ids of ``forfeit`` and of what we hold built on it (chain or parked)."""
+        st = self.state
+        seq = forfeit.seq
+        assert seq is not None
+        ids = {forfeit.id}
+        if seq < len(st.chain) and st.chain[seq].id == forfeit.id:
+            ids.update(e.id for e in st.chain[seq + 1 :])
+        grew = True
+        while grew:
+            grew = False
+            for event in self.pending.values():
+                if event.prev in ids and event.id not in ids:
+                    ids.add(event.id)
+                    grew = True
+        return ids
+
+    def _held_final(self, forfeit: Event, seat_pk: bytes, now: int) -> Event | None:
+        """A member's signed sign that it holds ``forfeit`` as final, or ``None``.
+
+        Any member but the forfeited seat (``seat_pk``) that signs an event built on the
+        forfeit or on what follows it (a chain event, an ack, a sync request naming it as
+        its head), dated at least ``HELD_FINAL_MS`` after the forfeit (and not ahead of
+        our clock), had applied the forfeit ``SETTLE_MS`` before by its own clock (less
+        the clock allowance): it keeps the forfeit whatever arrives.  Every member weighs
+        the same signed events, so every member settles the same way (the forfeited seat
+        too, whose own clock knows nothing of when the others applied the forfeit).
+        """
+        ids = self._branch(forfeit)
+        st = self.state
+        seq = forfeit.seq
+        assert seq is not None
+        signs: list[Event] = [self.pending[i] for i in ids if i in self.pending]
+        if seq < len(st.chain) and st.chain[seq].id == forfeit.id:
+            signs += st.chain[seq + 1 :]
+        signs += [e for (kind, _), e in self.side.items() if kind == "ack"]
+        signs += self._named_head.values()
+        for sign in signs:
+            if (
+                sign.pk != seat_pk
+                and sign.prev in ids
+                and forfeit.ts + HELD_FINAL_MS <= sign.ts <= now + MAX_AHEAD_MS
+            ):
+                return sign
+        return None
+
+    def _refuse(self, forfeit: Event) -> None:
+        """We kept our own pending event against ``forfeit`` while no other member had
+        shown it holds our event: remember the forfeit (the last ``MAX_REWIND``), so a
+        sign that the others hold it as final makes us yield (``_retry_refused``)."""
+        self._refused[forfeit.id] = forfeit
+        while len(self._refused) > MAX_REWIND:
+            self._refused.pop(next(iter(self._refused)))
+
+    def _descends_from_refused(self, event: Event) -> bool:
+        """``event`` builds on a forfeit we refused (or on what is built on one)."""
+        return any(event.prev in self._branch(f) for f in self._refused.values())
+
+    def _retry_refused(self, now: int) -> list[Effect]:
+        """Yield to a refused forfeit of our own pending event once a member shows it
+        holds the forfeit as final (``_held_final``): the mirror of ``_answered``."""
+        for fid, forfeit in list(self._refused.items()):
+            seq = forfeit.seq
+            assert seq is not None
+            chain = self.state.chain
+            there = chain[seq] if seq < len(chain) else None
+            if there is None or there.pk != self.me.public_key or there.prev != forfeit.prev:
+                del self._refused[fid]  # our event there is gone: nothing to yield
+                continue
+            if self._held_final(forfeit, there.pk, now) is None:
+                continue
+            del self._refused[fid]
+            self._orphans.discard(fid)
+            effects = self._contest(forfeit, now)
+            if any(isinstance(e, Rewound) for e in effects):
+                return effects
+        return []
 
     def _answered(self, rival: Event, follower: Event, now: int) -> list[Effect]:
         """The forfeited seat's move that lost to our forfeit was answered by the next

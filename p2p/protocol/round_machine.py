@@ -44,7 +44,7 @@ from p2p.protocol import draw, events
 from p2p.protocol.admission import WHY_UNKNOWN_NON_MEMBER, refusal
 from p2p.protocol.chat import RateLimiter, clean_line
 from p2p.protocol.clocks import ROUND_TOLERANCE_MS, ClockOffsets
-from p2p.protocol.conflicts import MAX_AHEAD_MS, MAX_REWIND, SeenIds
+from p2p.protocol.conflicts import MAX_AHEAD_MS, MAX_PENDING, MAX_REWIND, MAX_VOUCHED, SeenIds
 from p2p.protocol.effects import (
     CANCEL_EXPIRED,
     CANCEL_NO_COMMIT,
@@ -104,8 +104,6 @@ FORMING_GRACE_MS = 30_000
 """A round still forming this long after its ``expires`` ends for every member."""
 START_DEADLINE_MS = 120_000
 """A round not in play this long after its ``expires`` ends for every member."""
-MAX_PENDING = 256
-"""Events waiting for an earlier event we have not seen; the oldest are dropped beyond."""
 MAX_ORPHANS = 4096
 """Ids of replaced chain events (and events built on them) remembered; oldest forgotten."""
 
@@ -183,6 +181,15 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         self._beaten: dict[str, Event] = {}
         """Late moves our forfeit beat (the last ``MAX_REWIND``): if the next seat's
         event built on one arrives, the turn was answered and our forfeit yields."""
+        self._refused: dict[str, Event] = {}
+        """Forfeits of our own pending event that we refused while no other member had
+        shown it holds our event (the last ``MAX_REWIND``): if a third member's event
+        built on one arrives, the others hold the forfeit and we yield to it."""
+        self._vouched = SeenIds(limit=MAX_VOUCHED)
+        """Ids of our own chain events another member showed it holds (``_refused``)."""
+        self._named_head: dict[bytes, Event] = {}
+        """Per member (bounded by the seats): its newest sync request, which names its
+        head (a sign that it holds a forfeit as final, ``_held_final``)."""
         self._snapshots: dict[int, RoundState] = {}
         """The state before each of the last ``MAX_REWIND`` chain positions."""
         self._clock_wait: dict[str, Event] = {}
@@ -403,7 +410,15 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
             return self._receive_chat(event, now)
         if event.kind == "sync_request":
             self._sync_floor[event.pk] = (event.ts, event.id)  # members only: bounded
-            return self._answer_sync(event, now)
+            effects = []
+            if event.pk != self.me.public_key and event.prev is not None:
+                self._vouched.add(event.prev)  # it names its head: it holds that event
+                self._named_head[event.pk] = event
+                if self._refused:
+                    effects = self._retry_refused(now)
+                    if any(isinstance(e, Applied) for e in effects):
+                        effects += self._react(now)
+            return effects + self._answer_sync(event, now)
         if event.seq is not None and self._local_end:
             return [dropped(event, f"the round has ended here ({self.state.end_reason})")]
         self._accepted_side = False
@@ -535,6 +550,12 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
                     found = True
 
     def _park(self, event: Event, now: int | None = None) -> list[Effect]:
+        if self._refused and now is not None and self._descends_from_refused(event):
+            if event.id not in self.pending:  # a member's sign on a forfeit we refused
+                if len(self.pending) >= MAX_PENDING:
+                    self.pending.pop(next(iter(self.pending)))
+                self.pending[event.id] = event
+            return self._retry_refused(now)
         beaten = self._beaten.get(event.prev or "")
         if beaten is not None and now is not None and event.seq == (beaten.seq or 0) + 1:
             return self._answered(beaten, event, now)
@@ -597,6 +618,8 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         self.offline = frozenset(offline)
         self.evidence = dict(evidence or {})
         effects: list[Effect] = self._retry_clock_waits(now)
+        if self._refused:
+            effects += self._retry_refused(now)
         was, self._was_acting = self._was_acting, self.acting
         if any(isinstance(e, Applied) for e in effects) or (self._was_acting and not was):
             effects += self._react(now)  # (acting again: what is due is ours to do)

@@ -48,7 +48,7 @@ class RoundSide:
         st = self.state
         known = {e.id for e in st.chain}
         if event.prev not in known:
-            return self._park(event)
+            return self._park(event, now)
         key = (event.kind, event.pk)
         first = self.side.get(key)
         if first is not None and first.id == event.id:
@@ -76,6 +76,8 @@ class RoundSide:
         self.seen.add(event.id)
         self.side[key] = event
         self._accepted_side = True
+        if event.prev is not None and event.pk != self.me.public_key:
+            self._vouched.add(event.prev)  # its ack or request answers that event
         if event.kind == "ack":
             return [Acknowledged(event, st.seat_of(event.pk))] + self._agreed_notice()  # type: ignore[arg-type]
         if event.kind == "takeback" and self.takeback_request() is event:
