@@ -8,7 +8,7 @@ answered 61 s ago", though nobody had seen its move) and stay in play on its own
 for good.  Now it yields: a member other than the forfeited seat signed an event built on
 the forfeit (here their head exchanges, asking for the missing ack) dated
 ``HELD_FINAL_MS`` after it, so that member holds the forfeit as final, and every member
-weighs the same signed events (``ChainConflicts._held_final``, docs/protocol.md §15.1).
+weighs the same signed events (``round_conflicts.held_final``, docs/protocol.md §15.1).
 """
 
 from __future__ import annotations
