@@ -1,16 +1,14 @@
-"""Issue 17, the reported 3-seat hang, reproduced purely (no broker): a member's timely
+"""Issue 17, the reported 3-seat hang, played purely (no broker): a member's timely
 move, signed just as its link is cut, reaches the others only after the admin's forfeit
 of that position has stood longer than ``SETTLE_MS`` on their clocks.
 
-What happens today (found while working on issue 17 item 5): the admin and the third
-member keep the forfeit as final ("the forfeit at 7 is final") and end the round; the
-cut member refuses the forfeit by ``RACE_MS`` on *its own* clock ("the turn at 7 was
-answered 61 s ago"), although nobody ever answered its move, and by ``rival_wins`` too
-(its move was signed within the limit).  It stays in play on its own branch for good:
-members on different views, ``wait_turn`` times out.  Marked ``xfail(strict=True)``
-until the conflict rules give the cut member a deterministic way to yield (e.g. to a
-forfeit the other members have answered or acknowledged, the mirror of
-``ChainConflicts._answered``); it then passes and the marker must go.
+The admin and the third member keep the forfeit as final and end the round.  The cut
+member used to refuse the forfeit by ``RACE_MS`` on *its own* clock ("the turn at 7 was
+answered 61 s ago", though nobody had seen its move) and stay in play on its own branch
+for good.  Now it yields: a member other than the forfeited seat signed an event built on
+the forfeit (here their head exchanges, asking for the missing ack) dated
+``HELD_FINAL_MS`` after it, so that member holds the forfeit as final, and every member
+weighs the same signed events (``round_conflicts.held_final``, docs/protocol.md §15.1).
 """
 
 from __future__ import annotations
@@ -26,17 +24,24 @@ PEOPLE = [Identity.from_seed(bytes([i + 1]) * 32) for i in range(3)]
 LIMITS = TurnTimeouts(silent_ms=20_000, offline_ms=20_000)
 
 
-@pytest.mark.xfail(strict=True, reason="a cut member's late timely move vs a final forfeit: views split (see the module doc)")
-def test_a_move_signed_as_the_link_is_cut_does_not_split_the_round() -> None:
-    seats = [{"pk": p.pk_hex, "level": None} for p in PEOPLE]
+@pytest.mark.parametrize(
+    ("game", "options", "n"), [("cube", {"players": 3}, 3), ("connect4", {}, 2)]
+)
+def test_a_move_signed_as_the_link_is_cut_does_not_split_the_round(
+    game: str, options: dict, n: int
+) -> None:
+    """Three seats (the admin and a third member hold the forfeit) and two (only the
+    admin does): the cut seat yields, every member ends on the forfeit."""
+    seats = [{"pk": p.pk_hex, "level": None} for p in PEOPLE[:n]]
     admin, effects = RoundMachine.open(
-        PEOPLE[0], 0, "5a" * 16, "cube", {"players": 3}, seats, 0, b"\1" * 32,
+        PEOPLE[0], 0, "5a" * 16, game, options, seats, 0, b"\1" * 32,
         timeouts=LIMITS,
     )
     machines = [admin] + [
         RoundMachine(PEOPLE[i], admin.state.genesis, bytes([i + 1]) * 32, now=0, timeouts=LIMITS)
-        for i in (1, 2)
+        for i in range(1, n)
     ]
+    last = n - 1
     queue = [(0, e) for e in effects if isinstance(e, Publish)]
     held: list[tuple[int, Publish]] = []
     cut: set[int] = set()
@@ -59,21 +64,21 @@ def test_a_move_signed_as_the_link_is_cut_does_not_split_the_round() -> None:
         return [m.me.public_key for m in machines].index(admin.state.owner())
 
     now = 1
-    post(1, machines[1].accept(now))
-    post(2, machines[2].accept(now))
+    for i in range(1, n):
+        post(i, machines[i].accept(now))
     run(now)
-    while not (owner() == 2 and admin.state.ply >= 3):
+    while not (owner() == last and admin.state.ply >= 3):
         now += 1_000
         i = owner()
         post(i, machines[i].move(machines[i].state.game.legal_moves()[0], now))
         run(now)
     now += 5_000  # in time; and just now the link is cut
-    cut.add(2)
-    post(2, machines[2].move(machines[2].state.game.legal_moves()[0], now))
+    cut.add(last)
+    post(last, machines[last].move(machines[last].state.game.legal_moves()[0], now))
     run(now)
     for _ in range(60):  # the others wait out the limit, the admin forfeits
         now += 1_000
-        for j in (0, 1):
+        for j in range(last):
             post(j, machines[j].tick(now))
         run(now)
     assert admin.state.head.kind == "forfeit"
@@ -85,9 +90,11 @@ def test_a_move_signed_as_the_link_is_cut_does_not_split_the_round() -> None:
     run(now)
     for _ in range(120):  # head exchanges and sync for two minutes
         now += 1_000
-        for j in range(3):
+        for j in range(n):
             post(j, machines[j].tick(now))
         run(now)
     heads = {m.state.head.id for m in machines}
     assert len(heads) == 1, [(m.state.phase.value, m.state.head.kind) for m in machines]
     assert {m.state.phase for m in machines} == {Phase.OVER}
+    assert {m.state.head.kind for m in machines} == {"forfeit"}
+    assert all(m.agreed() for m in machines)  # every member signed the one result

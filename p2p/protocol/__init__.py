@@ -14,8 +14,9 @@ Modules, bottom up:
 * ``sealing`` — end-to-end sealing of round payloads and invitations (round keys);
 * ``draw`` — commit-reveal formulas and the per-ply seeds of computer players;
 * ``round`` — ``RoundState``: the rules of a round's hash chain, ``verify_chain``;
-* ``round_machine`` — ``RoundMachine``: one member's sans-I/O round (its mixins:
-  ``round_conflicts``, ``round_notices``, ``round_side``);
+* ``round_machine`` — ``RoundMachine``: one member's sans-I/O round (it calls the
+  plain functions of ``round_conflicts``, ``round_notices``, ``round_side``, each taking
+  the machine as its first argument);
 * ``lobby`` — ``Lobby``: presence, Last Will, lobby chat, invitations;
 * ``chat`` — chat line cleaning and per-sender token buckets;
 * ``replay`` — verify a saved round log offline (``p2p replay``);

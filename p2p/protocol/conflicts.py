@@ -39,8 +39,17 @@ RACE_MS = SETTLE_MS
 it (our clock): a forfeit races a move in flight, it does not undo an answered turn."""
 MAX_AHEAD_MS = 10_000
 """A chain event dated further than this ahead of our clock waits for the clock."""
+HELD_FINAL_MS = SETTLE_MS + MAX_AHEAD_MS
+"""A member that signs an event built on a forfeit this long after the forfeit's date has
+held the forfeit ``SETTLE_MS`` by its own clock (less the clock allowance): it is final
+there, and so for every member, the forfeited seat included."""
 MAX_CLOCK_WAITS = 256
 """Chain events waiting for our clock (dated ahead, or a forfeit too soon); oldest dropped."""
+MAX_PENDING = 256
+"""Events waiting for an earlier event we have not seen; the oldest are dropped beyond."""
+MAX_VOUCHED = 64
+"""Ids of our own chain events another member showed it holds (its sync request named
+it as its head, or its ack answers it); oldest forgotten first."""
 MAX_SEEN = 4096
 """Event ids a round machine remembers as processed (oldest forgotten first)."""
 

@@ -115,6 +115,14 @@ class Acknowledged:
     seat: int
 
 
+@dataclass(frozen=True)
+class Backoff:
+    """The lobby asks its driver: call ``Lobby.answer_due(now)`` after a random delay of
+    at most ``max_ms`` (so not every member answers a hello at once)."""
+
+    max_ms: int
+
+
 Effect = (
     Publish
     | Applied
@@ -124,6 +132,7 @@ Effect = (
     | Notice
     | Rewound
     | Acknowledged
+    | Backoff
 )
 
 

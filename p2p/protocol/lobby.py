@@ -51,6 +51,7 @@ from __future__ import annotations
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from p2p.games import game_class
 from p2p.protocol import events
@@ -63,6 +64,7 @@ from p2p.protocol.clocks import (
     describe,
 )
 from p2p.protocol.conflicts import SeenIds
+from p2p.protocol.effects import Backoff as Backoff  # the lobby's own effect
 from p2p.protocol.effects import (
     ChatLine,
     Dropped,
@@ -175,11 +177,6 @@ class Invitation:
         return self.genesis.pk
 
 
-@dataclass(frozen=True)
-class Backoff:
-    """Call ``Lobby.answer_due(now)`` after a random delay of at most ``max_ms``."""
-
-    max_ms: int
 
 
 class Lobby:
@@ -927,11 +924,11 @@ class Lobby:
 
 def plan_seats(
     game: str,
-    options: dict,
+    options: dict[str, Any],
     admin: bytes,
     invitees: list[bytes],
     level: str | None = None,
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """Seats for a new round: the admin first, then the invitees, computers fill the rest.
 
     Connect Four takes 1 invitee, Viergewinnt 3D 1 or 2 (``players`` 2 or 3), four-player

@@ -54,6 +54,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 from dataclasses import dataclass, field
+from typing import Any
 
 from p2p.games import Game, MoveError, OptionError, game_class
 from p2p.protocol import draw, events
@@ -125,7 +126,7 @@ class RoundState:
     round_id: str
     genesis: Event
     game_name: str
-    options: dict
+    options: dict[str, Any]
     seats: list[Seat]
     start_seat: int | None
     expires: int
@@ -451,6 +452,7 @@ class RoundState:
         if self.draws_seed():
             self.phase = Phase.COMMIT
         else:
+            assert self.start_seat is not None  # draws_seed() is False only then
             self._begin_play(draw.fixed_seed(self.round_id), self.start_seat)
 
     def _apply_commit_close(self, event: Event) -> None:
@@ -515,10 +517,9 @@ class RoundState:
 
         assert self.game is not None and self.seed is not None
         seat = self.game.to_move()
-        assert seat is not None and self.seats[seat].level is not None
-        return choose_move(
-            self.game, self.seats[seat].level, draw.ply_seed(self.seed, self.ply)
-        )
+        level = None if seat is None else self.seats[seat].level
+        assert level is not None
+        return choose_move(self.game, level, draw.ply_seed(self.seed, self.ply))
 
     def _apply_move(self, event: Event) -> None:
         if self.phase is not Phase.PLAY or self.game is None:
@@ -669,8 +670,8 @@ class RoundState:
         elif newly_out:
             # the engine kept going without the seat: only possible if it skips it itself;
             # otherwise (no resignation support) the round ends with the others ranked.
-            seat = trial.to_move()
-            if seat is None or seat in self.resigned or not self._engine_resigns():
+            next_seat = trial.to_move()
+            if next_seat is None or next_seat in self.resigned or not self._engine_resigns():
                 self.end_reason = reason
                 self.phase = Phase.OVER
 

@@ -40,11 +40,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from p2p.games.base import CodedError
-from p2p.protocol import draw, events
+from p2p.protocol import draw, events, round_conflicts, round_notices, round_side
 from p2p.protocol.admission import WHY_UNKNOWN_NON_MEMBER, refusal
 from p2p.protocol.chat import RateLimiter, clean_line
 from p2p.protocol.clocks import ROUND_TOLERANCE_MS, ClockOffsets
-from p2p.protocol.conflicts import MAX_AHEAD_MS, MAX_REWIND, SeenIds
+from p2p.protocol.conflicts import MAX_AHEAD_MS, MAX_PENDING, MAX_REWIND, MAX_VOUCHED, SeenIds
 from p2p.protocol.effects import (
     CANCEL_EXPIRED,
     CANCEL_NO_COMMIT,
@@ -70,16 +70,14 @@ from p2p.protocol.round import (
     seats_text,
     verify_chain,
 )
-from p2p.protocol.round_conflicts import WHY_AHEAD, WHY_EARLY, ChainConflicts
-from p2p.protocol.round_notices import RoundNotices
+from p2p.protocol.round_conflicts import WHY_AHEAD, WHY_EARLY
 from p2p.protocol.round_side import (
     MAX_ROUND_CHAT_SEEN,
     MAX_SYNC_ANSWER,
     ROUND_CHAT_WINDOW_MS,
     SYNC_INTERVAL_MS,
-    RoundSide,
 )
-from p2p.protocol.topics import Topics, code_secret, join_proof, private_key
+from p2p.protocol.topics import Route, Topics, code_secret, join_proof, private_key
 
 COMMIT_TIMEOUT_MS = 20_000
 """A commitment still missing this long after start: the admin cancels (v1: it closed the
@@ -104,8 +102,6 @@ FORMING_GRACE_MS = 30_000
 """A round still forming this long after its ``expires`` ends for every member."""
 START_DEADLINE_MS = 120_000
 """A round not in play this long after its ``expires`` ends for every member."""
-MAX_PENDING = 256
-"""Events waiting for an earlier event we have not seen; the oldest are dropped beyond."""
 MAX_ORPHANS = 4096
 """Ids of replaced chain events (and events built on them) remembered; oldest forgotten."""
 
@@ -125,7 +121,7 @@ class ActionError(CodedError):
     user interface wants to say it in its own language, a ``code`` with ``params``."""
 
 
-class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
+class RoundMachine:
     """A member's round: the verified chain plus pools of side events and local timers."""
 
     def __init__(
@@ -183,6 +179,15 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         self._beaten: dict[str, Event] = {}
         """Late moves our forfeit beat (the last ``MAX_REWIND``): if the next seat's
         event built on one arrives, the turn was answered and our forfeit yields."""
+        self._refused: dict[str, Event] = {}
+        """Forfeits of our own pending event that we refused while no other member had
+        shown it holds our event (the last ``MAX_REWIND``): if a third member's event
+        built on one arrives, the others hold the forfeit and we yield to it."""
+        self._vouched = SeenIds(limit=MAX_VOUCHED)
+        """Ids of our own chain events another member showed it holds (``_refused``)."""
+        self._named_head: dict[bytes, Event] = {}
+        """Per member (bounded by the seats): its newest sync request, which names its
+        head (a sign that it holds a forfeit as final, ``_held_final``)."""
         self._snapshots: dict[int, RoundState] = {}
         """The state before each of the last ``MAX_REWIND`` chain positions."""
         self._clock_wait: dict[str, Event] = {}
@@ -214,8 +219,8 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         now: int,
         round_id: str,
         game: str,
-        options: dict,
-        seats: Sequence[dict],
+        options: dict[str, Any],
+        seats: Sequence[dict[str, Any]],
         start: int | None,
         nonce: bytes,
         topics: Topics | None = None,
@@ -333,8 +338,17 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
     def is_admin(self) -> bool:
         return self.state.admin == self.me.public_key
 
-    def route(self):
+    def route(self) -> Route:
+        """Where our chain and side events go: this round's own events topic."""
         return self.topics.round_events(self.key)
+
+    def acks(self) -> dict[int, Event]:
+        """The members' closing acknowledgements we hold, by seat."""
+        return round_side.acks(self)
+
+    def agreed(self) -> bool:
+        """True once every human seat signed the final head and state hash."""
+        return round_side.agreed(self)
 
     def log(self) -> list[Event]:
         """The verified chain (what a log file and a sync answer hold)."""
@@ -393,17 +407,25 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
 
     def _receive(self, event: Event, now: int) -> list[Effect]:
         if event.kind == "sync_request":
-            why = refusal(self.state, event.pk, event.kind)
-            if why:
-                return [dropped(event, why)]  # no memory for strangers
+            refused = refusal(self.state, event.pk, event.kind)
+            if refused:
+                return [dropped(event, refused)]  # no memory for strangers
         why = self.replayed(event, now)
         if why:
             return [dropped(event, why)]
         if event.kind == "chat":
-            return self._receive_chat(event, now)
+            return round_side.receive_chat(self, event, now)
         if event.kind == "sync_request":
             self._sync_floor[event.pk] = (event.ts, event.id)  # members only: bounded
-            return self._answer_sync(event, now)
+            signs: list[Effect] = []
+            if event.pk != self.me.public_key and event.prev is not None:
+                self._vouched.add(event.prev)  # it names its head: it holds that event
+                self._named_head[event.pk] = event
+                if self._refused:
+                    signs = round_conflicts.retry_refused(self, now)
+                    if any(isinstance(e, Applied) for e in signs):
+                        signs += self._react(now)
+            return signs + round_side.answer_sync(self, event, now)
         if event.seq is not None and self._local_end:
             return [dropped(event, f"the round has ended here ({self.state.end_reason})")]
         self._accepted_side = False
@@ -411,7 +433,7 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         if event.seq is not None:
             effects += self._receive_chain(event, now)
         else:
-            effects += self._receive_side(event, now)
+            effects += round_side.receive_side(self, event, now)
         self._remember(event, effects)
         if any(isinstance(e, Applied) for e in effects) or self._accepted_side:
             effects += self._react(now)
@@ -442,27 +464,27 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         if why and seq <= len(chain):
             return [dropped(event, why)]
         if st.version >= 2 and self._dated_ahead(event, now):
-            return self._wait_for_clock(event, WHY_AHEAD, now)
+            return round_conflicts.wait_for_clock(self, event, WHY_AHEAD, now)
         if seq < len(chain):
-            return self._contest(event, now)
+            return round_conflicts.contest(self, event, now)
         if event.prev == st.head.id and seq != len(chain):
             return [dropped(event, f"position {seq} does not follow its prev")]
         if seq > len(chain) or event.prev != st.head.id:
             return self._park(event, now)
         if (  # the signed rules hold (else apply says why): what does our clock say?
             event.kind == "forfeit"
-            and self._forfeit_fits(event)
-            and self._forfeit_too_soon(event, now)
+            and round_conflicts.forfeit_fits(self, event)
+            and round_conflicts.forfeit_too_soon(self, event, now)
         ):
-            return self._wait_for_clock(event, WHY_EARLY, now)
+            return round_conflicts.wait_for_clock(self, event, WHY_EARLY, now)
         before = st.phase
         snapshot = st.snapshot()
         mover = _mover(st, event)
         try:
             st.apply(event)
         except RoundError as err:
-            return [dropped(event, str(err)), *self._draw_dispute(event)]
-        self._keep_snapshot(seq, snapshot)
+            return [dropped(event, str(err)), *round_notices.draw_dispute(self, event)]
+        round_conflicts.keep_snapshot(self, seq, snapshot)
         return self._applied(event, before, now, mover)
 
     def local_time(self, pk: bytes, ts: int) -> int:
@@ -512,12 +534,12 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
             self.side[(inner.kind, inner.pk)] = inner
         effects: list[Effect] = [Applied(event, mover)]
         if event.kind == "forfeit":
-            effects += self._forfeit_notices(event, now)
+            effects += round_notices.forfeit_notices(self, event, now)
         if self.state.phase is not before:
             self.phase_since = now
-            effects += self._phase_notices(before)
+            effects += round_notices.phase_notices(self, before)
             if self.state.phase in (Phase.OVER, Phase.CANCELLED):
-                effects += self._acknowledge(now)
+                effects += round_side.acknowledge(self, now)
         return effects
 
     def _orphan(self, ids: list[str]) -> None:
@@ -535,9 +557,15 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
                     found = True
 
     def _park(self, event: Event, now: int | None = None) -> list[Effect]:
+        if self._refused and now is not None and round_conflicts.descends_from_refused(self, event):
+            if event.id not in self.pending:  # a member's sign on a forfeit we refused
+                if len(self.pending) >= MAX_PENDING:
+                    self.pending.pop(next(iter(self.pending)))
+                self.pending[event.id] = event
+            return round_conflicts.retry_refused(self, now)
         beaten = self._beaten.get(event.prev or "")
         if beaten is not None and now is not None and event.seq == (beaten.seq or 0) + 1:
-            return self._answered(beaten, event, now)
+            return round_conflicts.answered(self, beaten, event, now)
         if event.prev in self._orphans:
             self._orphans.add(event.id)
             self.seen.add(event.id)
@@ -566,7 +594,7 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
                 if ready:
                     del self.pending[eid]
                     if event.seq is None:
-                        step = self._receive_side(event, now)
+                        step = round_side.receive_side(self, event, now)
                     else:
                         step = self._receive_chain(event, now)
                     self._remember(event, step)
@@ -596,7 +624,9 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         st = self.state
         self.offline = frozenset(offline)
         self.evidence = dict(evidence or {})
-        effects: list[Effect] = self._retry_clock_waits(now)
+        effects: list[Effect] = round_conflicts.retry_clock_waits(self, now)
+        if self._refused:
+            effects += round_conflicts.retry_refused(self, now)
         was, self._was_acting = self._was_acting, self.acting
         if any(isinstance(e, Applied) for e in effects) or (self._was_acting and not was):
             effects += self._react(now)  # (acting again: what is due is ours to do)
@@ -665,7 +695,7 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
             self.state.phase in (Phase.OVER, Phase.CANCELLED)
             and not self._local_end
             and self.my_seat is not None
-            and not self.agreed()
+            and not round_side.agreed(self)
             and now - self.phase_since < ACK_ASK_MS
         )
 
@@ -723,7 +753,7 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         code = reason.split(":")[0]  # expired / abandoned
         return [Notice(f"the round ended here: {reason}", "cancelled", {"reason": code})]
 
-    def _due_forfeit(self, now: int) -> dict | None:
+    def _due_forfeit(self, now: int) -> dict[str, Any] | None:
         """The body of the forfeit we may sign now, or ``None``.
 
         Due once both our clock since we saw the head and the signed ``ts`` gap from the
@@ -775,7 +805,7 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         if self.sessions is not None:
             self.sessions.check()
 
-    def _append(self, kind: str, body: dict, now: int) -> list[Effect]:
+    def _append(self, kind: str, body: dict[str, Any], now: int) -> list[Effect]:
         """Sign a chain event at the head, apply it locally and publish it (nothing
         while another session of our key acts: it signs for the seat)."""
         if not self.acting:
@@ -787,9 +817,9 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
             self._chain_ts(now),
             body,
             round=self.state.round_id,
-            seq=head.seq + 1,
+            seq=(head.seq or 0) + 1,
             prev=head.id,
-        )  # type: ignore[operator]
+        )
         effects = self._receive_chain(event, now)
         if not (effects and isinstance(effects[0], Applied)):
             return effects  # a bug of ours: surfaces as Dropped, nothing published
@@ -811,12 +841,12 @@ class RoundMachine(ChainConflicts, RoundNotices, RoundSide):
         date its move as if made in time and undo a forfeit, issue 16); never before the
         head either (a v2 chain rule): a clock behind the head clamps forward.  A head its
         signer dated back is answered by the receivers' own observation
-        (``ChainConflicts._moved_in_time_here``), not by dating our event back.
+        (``round_conflicts.moved_in_time_here``), not by dating our event back.
         """
         return max(now, self.state.head.ts)
 
     def _side_event(
-        self, kind: str, body: dict, now: int, prev: str | None = None
+        self, kind: str, body: dict[str, Any], now: int, prev: str | None = None
     ) -> list[Effect]:
         """Sign a side event, pool it locally and publish it (not while watching)."""
         if not self.acting:

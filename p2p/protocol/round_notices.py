@@ -1,9 +1,14 @@
 """The round machine's notices: what a member is told when the phase changes, a forfeit
-lands, a draw is disputed or cancelled, or every seat acknowledged the end. A mixin of
-``RoundMachine`` (``p2p.protocol.round_machine``); pure."""
+lands, a draw is disputed or cancelled, or every seat acknowledged the end. Plain
+functions of a ``RoundMachine`` (``p2p.protocol.round_machine``); pure."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from p2p.protocol.round_machine import RoundMachine
+from p2p.protocol import round_side
 from p2p.protocol.effects import (
     Effect,
     Notice,
@@ -19,162 +24,161 @@ CLOCK_GRACE_MS = 5_000
 """A forfeit that comes this much sooner than the timeout by our own clock is reported."""
 
 
-class RoundNotices:
-    """The round machine's notices: what a member is told when the phase changes, a
-    forfeit lands, a draw is disputed or cancelled, or every seat acknowledged the
-    end."""
-
-    def _forfeit_notices(self, event: Event, now: int) -> list[Effect]:
-        """Tell the user about a forfeit, and what our own clock and lobby say about it."""
-        st = self.state
-        seat, reason = event.body["seat"], event.body["reason"]
-        prev = st.chain[-2]
-        waited = (event.ts - prev.ts) // 1000
-        notices: list[Effect] = [
-            Notice(
-                f"seat {seat} was forfeited ({reason}, {waited} s without a move) "
-                f"by {event.pk.hex()[:8]}",
-                "forfeit",
-                {"seat": seat, "reason": reason, "waited": waited, "by": event.pk.hex()[:8]},
-            )
-        ]
-        pk = st.seats[seat].pk
-        if reason == "offline" and pk != self.me.public_key and pk not in self.offline:
-            notices.append(
-                Notice(
-                    f"the forfeit says seat {seat} went offline; we saw it online",
-                    "forfeit_seen_online",
-                    {"seat": seat},
-                )
-            )
-        seen_at = self._observed_at.get(prev.id)
-        limit = self.timeouts.limit(reason)
-        if seen_at is not None and now - seen_at < limit - CLOCK_GRACE_MS:
-            notices.append(
-                Notice(
-                    f"the forfeit of seat {seat} came {(now - seen_at) // 1000} s after "
-                    f"the previous event by our clock ({limit // 1000} s is the rule)",
-                    "forfeit_early",
-                    {"seat": seat, "secs": (now - seen_at) // 1000, "limit": limit // 1000},
-                )
-            )
-        return notices
-
-    def _draw_dispute(self, event: Event) -> list[Effect]:
-        """A refused ``commit_close``/``draw`` that left out what reached us: say whose."""
-        if event.kind not in ("commit_close", "draw"):
-            return []
-        kind, what = (
-            ("commit", "commitment")
-            if event.kind == "commit_close"
-            else ("reveal", "reveal")
+def forfeit_notices(m: RoundMachine, event: Event, now: int) -> list[Effect]:
+    """Tell the user about a forfeit, and what our own clock and lobby say about it."""
+    st = m.state
+    seat, reason = event.body["seat"], event.body["reason"]
+    prev = st.chain[-2]
+    waited = (event.ts - prev.ts) // 1000
+    notices: list[Effect] = [
+        Notice(
+            f"seat {seat} was forfeited ({reason}, {waited} s without a move) "
+            f"by {event.pk.hex()[:8]}",
+            "forfeit",
+            {"seat": seat, "reason": reason, "waited": waited, "by": event.pk.hex()[:8]},
         )
-        sealed = {self.state.seat_of(inner.pk) for inner in event.sealed()}
-        left_out = sorted(s for s in self._pooled_seats(kind) - sealed if s is not None)
-        if not left_out:
-            return []
-        return [
+    ]
+    pk = st.seats[seat].pk
+    if reason == "offline" and pk != m.me.public_key and pk not in m.offline:
+        notices.append(
             Notice(
-                f"the admin's {event.kind} left out the {what} of {seats_text(left_out)} "
-                "that reached us; the draw does not go ahead",
-                "draw_left_out",
-                {"what": kind, "seats": left_out},
+                f"the forfeit says seat {seat} went offline; we saw it online",
+                "forfeit_seen_online",
+                {"seat": seat},
             )
-        ]
-
-    def _cancelled_draw_notices(self, before: Phase) -> list[Effect]:
-        """The admin cancelled during the draw: what the draw held on our side (§7)."""
-        st = self.state
-        if before is Phase.COMMIT:
-            if not self._missing("commit", st.human_seats()):
-                return [
-                    Notice(
-                        "the draw was cancelled although every seat's commitment reached us",
-                        "draw_cancelled_commits",
-                    )
-                ]
-            return []
-        if self._missing("reveal", sorted(st.commits)):
-            return []
-        revealed = {
-            st.seat_of(e.pk): bytes.fromhex(e.body["nonce"])
-            for e in self._pooled("reveal")
-        }
-        seed, starter = st.draw_result(revealed)  # type: ignore[arg-type]
-        outcome = (
-            f"seat {starter} would have started"
-            if st.start_seat is None
-            else f"the seed would have been {seed.hex()[:12]}"
         )
-        return [
+    seen_at = m._observed_at.get(prev.id)
+    limit = m.timeouts.limit(reason)
+    if seen_at is not None and now - seen_at < limit - CLOCK_GRACE_MS:
+        notices.append(
             Notice(
-                f"the draw was cancelled after every reveal reached us; {outcome}",
-                "draw_cancelled_reveals",
-                {"seat": starter if st.start_seat is None else None, "seed": seed.hex()[:12]},
+                f"the forfeit of seat {seat} came {(now - seen_at) // 1000} s after "
+                f"the previous event by our clock ({limit // 1000} s is the rule)",
+                "forfeit_early",
+                {"seat": seat, "secs": (now - seen_at) // 1000, "limit": limit // 1000},
             )
-        ]
+        )
+    return notices
 
-    def _phase_notices(self, before: Phase) -> list[Effect]:
-        st = self.state
-        if st.phase is Phase.PLAY:
-            how = "drawn" if st.start_seat is None else "named by the admin"
-            notices: list[Effect] = [
-                Notice(
-                    f"the round starts; seat {st.starter} moves first ({how})",
-                    "starts",
-                    {"seat": st.starter, "how": "drawn" if st.start_seat is None else "named"},
-                )
-            ]
-            if before is Phase.REVEAL:
-                for kind, pk in self.side:
-                    seat = st.seat_of(pk)
-                    if (
-                        kind == "reveal"
-                        and seat in st.commits
-                        and seat not in st.revealed
-                    ):
-                        notices.append(
-                            Notice(
-                                f"the admin's draw left out the reveal of seat {seat} that we received",
-                                "reveal_left_out",
-                                {"seat": seat},
-                            )
-                        )
-            return notices
-        if st.phase is Phase.COMMIT:
-            if st.start_seat is not None:
-                return [
-                    Notice(
-                        "all seats taken; drawing the seed of the computer moves",
-                        "drawing_seed",
-                    )
-                ]
-            return [Notice("all seats taken; drawing the starting seat", "drawing")]
-        if st.phase is Phase.OVER:
+
+def draw_dispute(m: RoundMachine, event: Event) -> list[Effect]:
+    """A refused ``commit_close``/``draw`` that left out what reached us: say whose."""
+    if event.kind not in ("commit_close", "draw"):
+        return []
+    kind, what = (
+        ("commit", "commitment")
+        if event.kind == "commit_close"
+        else ("reveal", "reveal")
+    )
+    sealed = {m.state.seat_of(inner.pk) for inner in event.sealed()}
+    left_out = sorted(s for s in m._pooled_seats(kind) - sealed if s is not None)
+    if not left_out:
+        return []
+    return [
+        Notice(
+            f"the admin's {event.kind} left out the {what} of {seats_text(left_out)} "
+            "that reached us; the draw does not go ahead",
+            "draw_left_out",
+            {"what": kind, "seats": left_out},
+        )
+    ]
+
+
+def cancelled_draw_notices(m: RoundMachine, before: Phase) -> list[Effect]:
+    """The admin cancelled during the draw: what the draw held on our side (§7)."""
+    st = m.state
+    if before is Phase.COMMIT:
+        if not m._missing("commit", st.human_seats()):
             return [
                 Notice(
-                    f"the round is over ({st.end_reason}); winners: {list(st.winners())}",
-                    "over",
-                    {"reason": st.end_reason},
+                    "the draw was cancelled although every seat's commitment reached us",
+                    "draw_cancelled_commits",
                 )
             ]
-        if st.phase is Phase.CANCELLED:
-            why, seat = cancel_reason(st.end_reason.removeprefix("cancelled: "))
-            notices = [
-                Notice(
-                    f"the round was {st.end_reason}",
-                    "cancelled",
-                    {"reason": why, "seat": seat},
-                )
-            ]
-            if before in (Phase.COMMIT, Phase.REVEAL) and st.fair_draw:
-                notices += self._cancelled_draw_notices(before)
-            return notices
         return []
+    if m._missing("reveal", sorted(st.commits)):
+        return []
+    revealed = {
+        st.seat_of(e.pk): bytes.fromhex(e.body["nonce"])
+        for e in m._pooled("reveal")
+    }
+    seed, starter = st.draw_result(revealed)  # type: ignore[arg-type]
+    outcome = (
+        f"seat {starter} would have started"
+        if st.start_seat is None
+        else f"the seed would have been {seed.hex()[:12]}"
+    )
+    return [
+        Notice(
+            f"the draw was cancelled after every reveal reached us; {outcome}",
+            "draw_cancelled_reveals",
+            {"seat": starter if st.start_seat is None else None, "seed": seed.hex()[:12]},
+        )
+    ]
 
-    def _agreed_notice(self) -> list[Effect]:
-        if not self.agreed():
-            return []
-        return [
-            Notice("every member signed the result (closing acknowledgement)", "agreed")
+
+def phase_notices(m: RoundMachine, before: Phase) -> list[Effect]:
+    st = m.state
+    if st.phase is Phase.PLAY:
+        how = "drawn" if st.start_seat is None else "named by the admin"
+        notices: list[Effect] = [
+            Notice(
+                f"the round starts; seat {st.starter} moves first ({how})",
+                "starts",
+                {"seat": st.starter, "how": "drawn" if st.start_seat is None else "named"},
+            )
         ]
+        if before is Phase.REVEAL:
+            for kind, pk in m.side:
+                seat = st.seat_of(pk)
+                if (
+                    kind == "reveal"
+                    and seat in st.commits
+                    and seat not in st.revealed
+                ):
+                    notices.append(
+                        Notice(
+                            f"the admin's draw left out the reveal of seat {seat} that we received",
+                            "reveal_left_out",
+                            {"seat": seat},
+                        )
+                    )
+        return notices
+    if st.phase is Phase.COMMIT:
+        if st.start_seat is not None:
+            return [
+                Notice(
+                    "all seats taken; drawing the seed of the computer moves",
+                    "drawing_seed",
+                )
+            ]
+        return [Notice("all seats taken; drawing the starting seat", "drawing")]
+    if st.phase is Phase.OVER:
+        return [
+            Notice(
+                f"the round is over ({st.end_reason}); winners: {list(st.winners())}",
+                "over",
+                {"reason": st.end_reason},
+            )
+        ]
+    if st.phase is Phase.CANCELLED:
+        why, seat = cancel_reason(st.end_reason.removeprefix("cancelled: "))
+        notices = [
+            Notice(
+                f"the round was {st.end_reason}",
+                "cancelled",
+                {"reason": why, "seat": seat},
+            )
+        ]
+        if before in (Phase.COMMIT, Phase.REVEAL) and st.fair_draw:
+            notices += cancelled_draw_notices(m, before)
+        return notices
+    return []
+
+
+def agreed_notice(m: RoundMachine) -> list[Effect]:
+    if not round_side.agreed(m):
+        return []
+    return [
+        Notice("every member signed the result (closing acknowledgement)", "agreed")
+    ]

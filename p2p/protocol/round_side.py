@@ -1,10 +1,14 @@
 """The round machine's side events (not in the chain): their checks, the closing
-acknowledgement, round chat and sync answers. A mixin of ``RoundMachine``
+acknowledgement, round chat and sync answers. Plain functions of a ``RoundMachine``
 (``p2p.protocol.round_machine``); pure."""
 
 from __future__ import annotations
 
-from p2p.protocol import draw
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from p2p.protocol.round_machine import RoundMachine
+from p2p.protocol import draw, round_notices
 from p2p.protocol.admission import refusal
 from p2p.protocol.conflicts import MAX_REWIND
 from p2p.protocol.effects import (
@@ -40,209 +44,213 @@ MAX_JOINS = 64
 dropped (the admin seats the first ones anyway)."""
 
 
-class RoundSide:
-    """The round machine's side events (not in the chain): their checks, the closing
-    acknowledgement, round chat and sync answers."""
+def receive_side(m: RoundMachine, event: Event, now: int) -> list[Effect]:
+    st = m.state
+    known = {e.id for e in st.chain}
+    if event.prev not in known:
+        return m._park(event, now)
+    key = (event.kind, event.pk)
+    first = m.side.get(key)
+    if first is not None and first.id == event.id:
+        return [dropped(event, "duplicate")]  # the same event twice: never a proof
+    if (
+        event.kind == "ack"
+        and first is not None
+        and first.prev != st.head.id
+        and not side_problem(m, event)
+    ):  # a rewind changed the end: the ack of the new end replaces the old one
+        del m.side[key]
+        first = None
+    if (
+        first is not None
+    ):  # one accept, commit, reveal, resign ... per member and round
+        m.seen.add(event.id)
+        return [Equivocation(first, event)]
+    if event.kind == "join" and sum(k == "join" for k, _ in m.side) >= MAX_JOINS:
+        return [dropped(event, "too many join requests")]
+    reason = side_problem(m, event)
+    if reason == "join is for the admin to decide":
+        return []  # other members ignore joins silently: the admin's start decides
+    if reason:
+        return [dropped(event, reason)]
+    m.seen.add(event.id)
+    m.side[key] = event
+    m._accepted_side = True
+    if event.prev is not None and event.pk != m.me.public_key:
+        m._vouched.add(event.prev)  # its ack or request answers that event
+    if event.kind == "ack":
+        return [Acknowledged(event, st.seat_of(event.pk))] + round_notices.agreed_notice(m)  # type: ignore[arg-type]
+    if event.kind == "takeback" and m.takeback_request() is event:
+        seat = m.state.seat_of(event.pk)
+        return [Notice(f"seat {seat} asks to take back its last move", "takeback_asked", {"seat": seat})]
+    return []
 
-    def _receive_side(self, event: Event, now: int) -> list[Effect]:
-        st = self.state
-        known = {e.id for e in st.chain}
-        if event.prev not in known:
-            return self._park(event)
-        key = (event.kind, event.pk)
-        first = self.side.get(key)
-        if first is not None and first.id == event.id:
-            return [dropped(event, "duplicate")]  # the same event twice: never a proof
-        if (
-            event.kind == "ack"
-            and first is not None
-            and first.prev != st.head.id
-            and not self._side_problem(event)
-        ):  # a rewind changed the end: the ack of the new end replaces the old one
-            del self.side[key]
-            first = None
-        if (
-            first is not None
-        ):  # one accept, commit, reveal, resign ... per member and round
-            self.seen.add(event.id)
-            return [Equivocation(first, event)]
-        if event.kind == "join" and sum(k == "join" for k, _ in self.side) >= MAX_JOINS:
-            return [dropped(event, "too many join requests")]
-        reason = self._side_problem(event)
-        if reason == "join is for the admin to decide":
-            return []  # other members ignore joins silently: the admin's start decides
-        if reason:
-            return [dropped(event, reason)]
-        self.seen.add(event.id)
-        self.side[key] = event
-        self._accepted_side = True
-        if event.kind == "ack":
-            return [Acknowledged(event, st.seat_of(event.pk))] + self._agreed_notice()  # type: ignore[arg-type]
-        if event.kind == "takeback" and self.takeback_request() is event:
-            seat = self.state.seat_of(event.pk)
-            return [Notice(f"seat {seat} asks to take back its last move", "takeback_asked", {"seat": seat})]
+
+def acks(m: RoundMachine) -> dict[int, Event]:
+    """The members' closing acknowledgements we hold, by seat."""
+    found = {}
+    for (kind, pk), event in m.side.items():
+        seat = m.state.seat_of(pk)
+        if kind == "ack" and seat is not None:
+            found[seat] = event
+    return found
+
+
+def agreed(m: RoundMachine) -> bool:
+    """True once every human seat signed the final head and state hash."""
+    return m.state.phase in (Phase.OVER, Phase.CANCELLED) and set(
+        acks(m)
+    ) >= set(m.state.human_seats())
+
+
+def acknowledge(m: RoundMachine, now: int) -> list[Effect]:
+    """Sign our ``ack`` of the final head and state hash (docs/protocol.md §9)."""
+    if not m.acting:
+        return []  # the session of our key that acts signs the ack
+    seat = m.my_seat
+    st = m.state
+    mine = m.side.get(("ack", m.me.public_key))
+    if mine is not None and mine.prev == st.head.id:
         return []
+    if seat is None or st.phase not in (Phase.OVER, Phase.CANCELLED):
+        return []
+    m.side.pop(("ack", m.me.public_key), None)  # an end a rewind replaced
+    published = m._side_event(
+        "ack", {"state": st.state_hash()}, now, prev=st.head.id
+    )
+    event = m.side[("ack", m.me.public_key)]
+    return published + [Acknowledged(event, seat)] + round_notices.agreed_notice(m)
 
-    def acks(self) -> dict[int, Event]:
-        """The members' closing acknowledgements we hold, by seat."""
-        found = {}
-        for (kind, pk), event in self.side.items():
-            seat = self.state.seat_of(pk)
-            if kind == "ack" and seat is not None:
-                found[seat] = event
-        return found
 
-    def agreed(self) -> bool:
-        """True once every human seat signed the final head and state hash."""
-        return self.state.phase in (Phase.OVER, Phase.CANCELLED) and set(
-            self.acks()
-        ) >= set(self.state.human_seats())
+def side_problem(m: RoundMachine, event: Event) -> str:
+    """Why a side event is useless or hostile here ('' if it may go into the pool)."""
+    st = m.state
+    seat = st.seat_of(event.pk)
+    kind = event.kind
+    if kind in ("accept", "decline"):
+        if st.phase is not Phase.FORMING:
+            return f"{kind} after the round was formed"
+        if event.prev != st.genesis.id:
+            return f"{kind} does not answer the genesis"
+        target = event.body["seat"]
+        if target >= len(st.seats) or st.seats[target].pk != event.pk:
+            return f"{kind} for seat {target} by a key not invited to it"
+        return ""
+    if kind == "join":
+        if not m.is_admin:
+            return "join is for the admin to decide"
+        if event.prev != st.genesis.id:
+            return "join does not answer the genesis"
+        if not st.private:
+            return "join in a public round"
+        if seat is not None:
+            return "join by a key that already holds a seat"
+        if m.is_admin and m.code is not None:
+            expected = join_proof(m.code, st.round_id, event.pk, m._secret)
+            if event.body["proof"] != expected:
+                return "join without the right code"
+        return ""
+    why = refusal(st, event.pk, kind)
+    if why:
+        return why
+    if kind == "commit":
+        if st.phase is not Phase.COMMIT:
+            return "commit outside the commit phase"
+        if event.prev != st.chain[1].id:
+            return "commit does not answer the start"
+        return ""
+    if kind == "reveal":
+        if st.phase is not Phase.REVEAL:
+            return "reveal outside the reveal phase"
+        if event.prev != st.head.id:
+            return "reveal does not answer the commit set"
+        commit = None if seat is None else st.commits.get(seat)
+        nonce = bytes.fromhex(event.body["nonce"])
+        if (
+            commit is None
+            or draw.commitment(st.round_id, event.pk, nonce) != commit
+        ):
+            return "reveal does not match a commitment in the closed set"
+        return ""
+    if kind == "ack":
+        if st.phase not in (Phase.OVER, Phase.CANCELLED):
+            return "ack of a round that has not ended here"
+        if event.prev != st.head.id or event.body["state"] != st.state_hash():
+            return "ack of another end of the round"
+        return ""
+    if kind in ("resign", "leave"):
+        if seat in st.left or kind == "resign" and seat in st.resigned:
+            return f"seat {seat} is already out"
+        return ""
+    if kind == "takeback":
+        answered = next((e for e in reversed(st.chain) if e.id == event.prev), None)
+        if st.phase is not Phase.PLAY or answered is None or answered.kind != "move" \
+                or answered.pk != event.pk:
+            return "takeback of no move of its sender"
+        return ""
+    return f"{kind} is not a side event"
 
-    def _acknowledge(self, now: int) -> list[Effect]:
-        """Sign our ``ack`` of the final head and state hash (docs/protocol.md §9)."""
-        if not self.acting:  # type: ignore[attr-defined]
-            return []  # the session of our key that acts signs the ack
-        seat = self.my_seat
-        st = self.state
-        mine = self.side.get(("ack", self.me.public_key))
-        if mine is not None and mine.prev == st.head.id:
-            return []
-        if seat is None or st.phase not in (Phase.OVER, Phase.CANCELLED):
-            return []
-        self.side.pop(("ack", self.me.public_key), None)  # an end a rewind replaced
-        published = self._side_event(
-            "ack", {"state": st.state_hash()}, now, prev=st.head.id
-        )
-        event = self.side[("ack", self.me.public_key)]
-        return published + [Acknowledged(event, seat)] + self._agreed_notice()
 
-    def _side_problem(self, event: Event) -> str:
-        """Why a side event is useless or hostile here ('' if it may go into the pool)."""
-        st = self.state
-        seat = st.seat_of(event.pk)
-        kind = event.kind
-        if kind in ("accept", "decline"):
-            if st.phase is not Phase.FORMING:
-                return f"{kind} after the round was formed"
-            if event.prev != st.genesis.id:
-                return f"{kind} does not answer the genesis"
-            target = event.body["seat"]
-            if target >= len(st.seats) or st.seats[target].pk != event.pk:
-                return f"{kind} for seat {target} by a key not invited to it"
-            return ""
-        if kind == "join":
-            if not self.is_admin:
-                return "join is for the admin to decide"
-            if event.prev != st.genesis.id:
-                return "join does not answer the genesis"
-            if not st.private:
-                return "join in a public round"
-            if seat is not None:
-                return "join by a key that already holds a seat"
-            if self.is_admin and self.code is not None:
-                expected = join_proof(self.code, st.round_id, event.pk, self._secret)
-                if event.body["proof"] != expected:
-                    return "join without the right code"
-            return ""
-        why = refusal(st, event.pk, kind)
-        if why:
-            return why
-        if kind == "commit":
-            if st.phase is not Phase.COMMIT:
-                return "commit outside the commit phase"
-            if event.prev != st.chain[1].id:
-                return "commit does not answer the start"
-            return ""
-        if kind == "reveal":
-            if st.phase is not Phase.REVEAL:
-                return "reveal outside the reveal phase"
-            if event.prev != st.head.id:
-                return "reveal does not answer the commit set"
-            commit = st.commits.get(seat)
-            nonce = bytes.fromhex(event.body["nonce"])
-            if (
-                commit is None
-                or draw.commitment(st.round_id, event.pk, nonce) != commit
-            ):
-                return "reveal does not match a commitment in the closed set"
-            return ""
-        if kind == "ack":
-            if st.phase not in (Phase.OVER, Phase.CANCELLED):
-                return "ack of a round that has not ended here"
-            if event.prev != st.head.id or event.body["state"] != st.state_hash():
-                return "ack of another end of the round"
-            return ""
-        if kind in ("resign", "leave"):
-            if seat in st.left or kind == "resign" and seat in st.resigned:
-                return f"seat {seat} is already out"
-            return ""
-        if kind == "takeback":
-            answered = next((e for e in reversed(st.chain) if e.id == event.prev), None)
-            if st.phase is not Phase.PLAY or answered is None or answered.kind != "move" \
-                    or answered.pk != event.pk:
-                return "takeback of no move of its sender"
-            return ""
-        return f"{kind} is not a side event"
+def receive_chat(m: RoundMachine, event: Event, now: int) -> list[Effect]:
+    seat = m.state.seat_of(event.pk)
+    why = refusal(m.state, event.pk, event.kind)
+    if why or seat is None:
+        return [dropped(event, why)]
+    if not m._chat_limit.allow(event.pk, now):
+        return [dropped(event, "chat rate limit")]
+    m._chat_seen.add(event.id, m.local_time(event.pk, event.ts), now)
+    nick = m.state.seats[seat].nick
+    return [
+        ChatLine(event.pk, nick, event.body["text"], m.state.round_id, event.ts)
+    ]
 
-    def _receive_chat(self, event: Event, now: int) -> list[Effect]:
-        seat = self.state.seat_of(event.pk)
-        why = refusal(self.state, event.pk, event.kind)
-        if why or seat is None:
-            return [dropped(event, why)]
-        if not self._chat_limit.allow(event.pk, now):
-            return [dropped(event, "chat rate limit")]
-        self._chat_seen.add(event.id, self.local_time(event.pk, event.ts), now)
-        nick = self.state.seats[seat].nick
+
+def answer_sync(m: RoundMachine, event: Event, now: int) -> list[Effect]:
+    """Answer a member's sync request, which names its chain head (``prev``).
+
+    Same head: nothing to send in play; after the end, our acks of that head (the
+    asker lacks one, ``RoundMachine.asks_for_acks``).  Its head is on our chain: the
+    events after it.  Its head is not on our chain (it is on another branch, or
+    ahead of us): our last ``MAX_REWIND`` events, so it meets the position where we
+    part, and we ask for its chain too.  The conflict rules then bring both to the
+    same chain.
+    """
+    if event.pk == m.me.public_key:
+        return [dropped(event, "our own sync request")]
+    chain = m.state.chain
+    from_seq, head = event.body["from_seq"], event.prev
+    ours = 0 < from_seq <= len(chain) and chain[from_seq - 1].id == head
+    same = ours and from_seq == len(chain) and m.phase not in PRE_PLAY
+    ended = m.phase in (Phase.OVER, Phase.CANCELLED)
+    if same and not ended:
+        return []  # same head: the usual answer of a head exchange
+    last = m._sync_answered.get(event.pk)
+    if last is not None and now - last < SYNC_INTERVAL_MS:
+        return [dropped(event, "sync request too soon")]
+    if same:  # the asker ended where we did and lacks an ack: ours of this head
+        m._sync_answered[event.pk] = now
         return [
-            ChatLine(event.pk, nick, event.body["text"], self.state.round_id, event.ts)
+            Publish(m.topics.round_sync(m.key), e)
+            for (kind, _), e in m.side.items()
+            if kind == "ack" and e.prev == head
         ]
-
-    def _answer_sync(self, event: Event, now: int) -> list[Effect]:
-        """Answer a member's sync request, which names its chain head (``prev``).
-
-        Same head: nothing to send in play; after the end, our acks of that head (the
-        asker lacks one, ``RoundMachine.asks_for_acks``).  Its head is on our chain: the
-        events after it.  Its head is not on our chain (it is on another branch, or
-        ahead of us): our last ``MAX_REWIND`` events, so it meets the position where we
-        part, and we ask for its chain too.  The conflict rules then bring both to the
-        same chain.
-        """
-        if event.pk == self.me.public_key:
-            return [dropped(event, "our own sync request")]
-        chain = self.state.chain
-        from_seq, head = event.body["from_seq"], event.prev
-        ours = 0 < from_seq <= len(chain) and chain[from_seq - 1].id == head
-        same = ours and from_seq == len(chain) and self.phase not in PRE_PLAY
-        ended = self.phase in (Phase.OVER, Phase.CANCELLED)
-        if same and not ended:
-            return []  # same head: the usual answer of a head exchange
-        last = self._sync_answered.get(event.pk)
-        if last is not None and now - last < SYNC_INTERVAL_MS:
-            return [dropped(event, "sync request too soon")]
-        if same:  # the asker ended where we did and lacks an ack: ours of this head
-            self._sync_answered[event.pk] = now
-            return [
-                Publish(self.topics.round_sync(self.key), e)
-                for (kind, _), e in self.side.items()
-                if kind == "ack" and e.prev == head
-            ]
-        if ours:
-            start = from_seq
-        else:
-            start = max(1, min(from_seq, len(chain)) - MAX_REWIND - 1)
-        count = min(len(chain) - start, MAX_SYNC_ANSWER)
-        since, sent = self._sync_sent
-        if now - since >= SYNC_INTERVAL_MS or now < since:
-            since, sent = now, 0
-        if count and sent + count > SYNC_EVENTS_PER_INTERVAL:
-            return [dropped(event, "sync answers over budget")]  # it asks again
-        self._sync_sent = (since, sent + count)
-        self._sync_answered[event.pk] = now
-        route = self.topics.round_sync(self.key)
-        answer: list[Effect] = []
-        if not ours and (now - self._last_asked >= SYNC_INTERVAL_MS or now < self._last_asked):
-            answer += self._ask_sync(now, from_seq=start)
-        answer += [Publish(route, e) for e in chain[start : start + count]]
-        sealed = {inner.id for e in chain for inner in e.sealed()}
-        answer += [Publish(route, e) for e in self.side.values() if e.id not in sealed]
-        return answer
+    if ours:
+        start = from_seq
+    else:
+        start = max(1, min(from_seq, len(chain)) - MAX_REWIND - 1)
+    count = min(len(chain) - start, MAX_SYNC_ANSWER)
+    since, sent = m._sync_sent
+    if now - since >= SYNC_INTERVAL_MS or now < since:
+        since, sent = now, 0
+    if count and sent + count > SYNC_EVENTS_PER_INTERVAL:
+        return [dropped(event, "sync answers over budget")]  # it asks again
+    m._sync_sent = (since, sent + count)
+    m._sync_answered[event.pk] = now
+    route = m.topics.round_sync(m.key)
+    answer: list[Effect] = []
+    if not ours and (now - m._last_asked >= SYNC_INTERVAL_MS or now < m._last_asked):
+        answer += m._ask_sync(now, from_seq=start)
+    answer += [Publish(route, e) for e in chain[start : start + count]]
+    sealed = {inner.id for e in chain for inner in e.sealed()}
+    answer += [Publish(route, e) for e in m.side.values() if e.id not in sealed]
+    return answer
