@@ -47,8 +47,7 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
-from types import TracebackType
-from typing import Any, Self, TypeVar
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import aiomqtt
@@ -57,6 +56,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
+from p2p.net.face import Broker, tell_state
 from p2p.net.inbound import Inbound, InboundQueues, Lane, LaneLimits
 
 __all__ = [
@@ -264,7 +264,7 @@ def _random_client_id() -> str:
     return "p2p" + "".join(secrets.choice(_CLIENT_ID_ALPHABET) for _ in range(20))
 
 
-class Transport:
+class Transport(Broker):
     """One resilient MQTT connection: subscribe, publish through an outbox, receive.
 
     Typical use (the peer does exactly this)::
@@ -328,13 +328,18 @@ class Transport:
         self._state_callbacks: list[StateCallback] = []
         self._last_error = "no answer"
         self._hold_until = 0.0
-        self.stats = {"published": 0, "published_bytes": 0, "received": 0, "dropped": 0}
+        self._stats = {"published": 0, "published_bytes": 0, "received": 0, "dropped": 0}
 
     # -- lifecycle ---------------------------------------------------------------------
 
     def on_state(self, callback: StateCallback) -> None:
         """Call ``callback(state, detail)`` on every connection state change."""
         self._state_callbacks.append(callback)
+
+    @property
+    def stats(self) -> dict[str, int]:
+        """Counters: published, published_bytes, received, dropped."""
+        return self._stats
 
     @property
     def connected(self) -> bool:
@@ -400,18 +405,6 @@ class Transport:
         if self._own_inbound:
             self.inbound.close()  # ends messages()
         self._set_state(ConnectionState.CLOSED, "")
-
-    async def __aenter__(self) -> Self:
-        await self.start()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.close()
 
     def interrupt(self, hold: float = 0.0) -> None:
         """Cut the current connection abruptly, as a network failure would.
@@ -493,11 +486,7 @@ class Transport:
         expiry: int | None = None,
         droppable: bool = False,
     ) -> asyncio.Future[None]:
-        """Put a message in the outbox; the future resolves once the broker took it.
-
-        ``droppable`` messages (heartbeats) are discarded rather than queued while
-        disconnected: a stale heartbeat is worthless after a reconnect.
-        """
+        """Put a message in the outbox (``Broker.publish_nowait``)."""
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         if self._closing:
             done.cancel()
@@ -517,24 +506,6 @@ class Transport:
         )
         self._outbox_wakeup.set()
         return done
-
-    async def publish(
-        self,
-        topic: str,
-        payload: bytes,
-        *,
-        qos: int = 0,
-        retain: bool = False,
-        expiry: int | None = None,
-        wait: bool = False,
-    ) -> None:
-        """Publish through the outbox; with ``wait=True`` return once the broker took it."""
-        done = self.publish_nowait(
-            topic, payload, qos=qos, retain=retain, expiry=expiry
-        )
-        if wait:
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.shield(done)
 
     @property
     def outbox_size(self) -> int:
@@ -687,11 +658,7 @@ class Transport:
     def _set_state(self, state: ConnectionState, detail: str) -> None:
         self.state = state
         log.info("connection %s %s", state.value, detail)
-        for callback in list(self._state_callbacks):
-            try:
-                callback(state, detail)
-            except Exception:
-                log.exception("connection state listener failed")
+        tell_state(self._state_callbacks, state, detail)
 
     async def _connection_loop(self) -> None:
         backoff = self._min_backoff

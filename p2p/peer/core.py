@@ -23,11 +23,10 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 from p2p.friends import Friends
-from p2p.net.face import Broker
+from p2p.net.face import Broker, Service
 from p2p.net.inbound import InboundQueues
 from p2p.net.transport import ConnectionState
 from p2p.peer import opening
@@ -79,7 +78,7 @@ class PeerStats:
         self.dropped[key] = self.dropped.get(key, 0) + 1
 
 
-class Peer:
+class Peer(Service):
     """One identity on one or several brokers: lobby, chat, invitations and rounds.
 
     ``async with Peer(url, nick="alice") as peer`` connects (raises ``ConnectionError``
@@ -420,18 +419,6 @@ class Peer:
                 await self.lobby_link.run(announce)
 
     # -- lifecycle ---------------------------------------------------------------------
-
-    async def __aenter__(self) -> Self:
-        await self.start()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.close()
 
     async def start(self) -> None:
         """Connect, subscribe to the lobby and announce ourselves."""
