@@ -203,13 +203,9 @@ class MultiTransport(Broker):
             future.add_done_callback(settle)
         return done
 
-    async def messages(self) -> AsyncIterator[Inbound]:
+    def messages(self) -> AsyncIterator[Inbound]:
         """Inbound messages of every broker, most important lane first, until ``close()``."""
-        while True:
-            item = await self.inbound.get()
-            if item is None:
-                return
-            yield item
+        return self.inbound.drain()
 
     # -- per-broker plumbing -------------------------------------------------------------
 

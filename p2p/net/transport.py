@@ -565,13 +565,9 @@ class Transport(Broker):
 
     # -- receiving ---------------------------------------------------------------------
 
-    async def messages(self) -> AsyncIterator[Inbound]:
+    def messages(self) -> AsyncIterator[Inbound]:
         """Inbound messages, most important lane first, until ``close()``."""
-        while True:
-            item = await self.inbound.get()
-            if item is None:
-                return
-            yield item
+        return self.inbound.drain()
 
     def _deliver(self, message: aiomqtt.Message) -> None:
         payload = message.payload
