@@ -161,7 +161,7 @@ class LocalBroker:
         """True while the child process is alive."""
         return self._process is not None and self._process.poll() is None
 
-    def start(self, timeout: float = 5.0) -> LocalBroker:
+    def start(self, timeout: float = 5.0) -> Self:
         """Start the broker and wait until it accepts connections; raises ``BrokerError``."""
         if self.running:
             return self

@@ -76,6 +76,8 @@ class MultiTransport(Broker):
                 will=will,
                 tls_context=tls_context,
                 inbound=self.inbound,
+                # the remaining Transport keywords (limits, backoff, protocol), passed on
+                # unchanged: Transport checks them, ``object`` here cannot
                 **options,  # type: ignore[arg-type]
             )
             transport._on_connected = self._hook(transport)

@@ -141,6 +141,7 @@ def run(main: Coroutine[Any, Any, _T]) -> _T:
     if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
         if sys.version_info >= (3, 12):
             return asyncio.run(main, loop_factory=asyncio.SelectorEventLoop)
+        # the policy class exists on Windows only, and mypy checks as on Linux
         asyncio.set_event_loop_policy(asyncio.WindowsSelectorEventLoopPolicy())  # type: ignore[attr-defined]
     return asyncio.run(main)
 
@@ -243,7 +244,7 @@ class _Outgoing:
 StateCallback = Callable[[ConnectionState, str], None]
 
 
-class _SinkQueue(asyncio.Queue):  # type: ignore[type-arg]
+class _SinkQueue(asyncio.Queue["aiomqtt.Message"]):
     """aiomqtt's incoming queue, replaced by a direct hand-over to ``Transport._deliver``.
 
     aiomqtt puts every message into its own queue and wakes a task per message; under a
@@ -262,6 +263,12 @@ class _SinkQueue(asyncio.Queue):  # type: ignore[type-arg]
 def _random_client_id() -> str:
     """23 characters of ``[0-9a-zA-Z]``: the portable client id every broker accepts."""
     return "p2p" + "".join(secrets.choice(_CLIENT_ID_ALPHABET) for _ in range(20))
+
+
+def _properties(packet: int) -> Properties:
+    """Empty MQTT v5 properties for one packet type."""
+    # paho's Properties.__init__ carries no annotations, so strict mypy calls it untyped
+    return Properties(packet)  # type: ignore[no-untyped-call]
 
 
 class Transport(Broker):
@@ -525,7 +532,7 @@ class Transport(Broker):
                 continue
             properties = None
             if self._v5 and item.expiry is not None:
-                properties = Properties(PacketTypes.PUBLISH)
+                properties = _properties(PacketTypes.PUBLISH)
                 properties.MessageExpiryInterval = item.expiry
             try:
                 await client.publish(
@@ -610,14 +617,14 @@ class Transport(Broker):
         if will is not None:
             will_props = None
             if self._v5 and will.expiry is not None:
-                will_props = Properties(PacketTypes.WILLMESSAGE)
+                will_props = _properties(PacketTypes.WILLMESSAGE)
                 will_props.MessageExpiryInterval = will.expiry
             aio_will = aiomqtt.Will(
                 will.topic, will.payload, will.qos, will.retain, will_props
             )
         connect_props = None
         if self._v5:
-            connect_props = Properties(PacketTypes.CONNECT)
+            connect_props = _properties(PacketTypes.CONNECT)
             connect_props.SessionExpiryInterval = 0
             # Let the broker drop absurd packets for us; the app-level cap is smaller.
             connect_props.MaximumPacketSize = max(65536, self.max_payload * 4)
@@ -645,6 +652,8 @@ class Transport(Broker):
             # A first v5 handshake gets a short timeout: some 3.1.1-only brokers (amqtt)
             # misread a v5 CONNECT with properties and never answer.
             timeout=HANDSHAKE_TIMEOUT_S if self._probing_v5 else 10,
+            # aiomqtt only calls queue_type(maxsize=...): a partial of the class serves,
+            # though it is not a class itself
             queue_type=functools.partial(_SinkQueue, self._deliver),  # type: ignore[arg-type]
             properties=connect_props,
             logger=logging.getLogger("p2p.net.mqtt"),

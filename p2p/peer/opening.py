@@ -8,11 +8,12 @@ import asyncio
 import logging
 import os
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from p2p.games import game_class
+from p2p.games.base import Options
 from p2p.peer.files import (
 MAX_LOG_BYTES,
 read_round_key,
@@ -47,7 +48,7 @@ async def invite(
     peer: Peer,
     peers: Sequence[str | PeerInfo | bytes],
     game: str,
-    options: Mapping[str, Any] | None = None,
+    options: Options | None = None,
     *,
     computers: Sequence[str] = (),
     start: int | None = None,
@@ -104,7 +105,7 @@ async def another_round(peer: Peer, previous: Round) -> Round:
 async def open_private(
     peer: Peer,
     game: str,
-    options: Mapping[str, Any] | None = None,
+    options: Options | None = None,
     *,
     open_seats: int = 1,
     peers: Sequence[str | PeerInfo | bytes] = (),
@@ -184,7 +185,7 @@ async def join(peer: Peer, code: str, timeout: float = 10.0) -> Round:
 async def _open(
     peer: Peer,
     game: str,
-    options: Mapping[str, Any] | None,
+    options: Options | None,
     layout: list[dict[str, Any]],
     start: int | None,
     code: str | None,
