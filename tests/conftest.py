@@ -1,4 +1,5 @@
-"""Shared fixtures: a real Mosquitto on a free loopback port for the integration tests.
+"""Shared fixtures: a real Mosquitto on a free loopback port for the integration tests,
+and ``peers``: started peers on it that already see each other.
 
 The broker is started once per test session, and only if a test asks for it.  Without
 ``mosquitto`` installed those tests are skipped with a clear message -- except in CI
@@ -8,9 +9,10 @@ The broker is started once per test session, and only if a test asks for it.  Wi
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
-from collections.abc import Callable, Coroutine, Iterator
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
+from typing import Any, Protocol
 
 import pytest
 
@@ -55,6 +57,33 @@ def private_mosquitto() -> Iterator[LocalBroker]:
 def broker_url(mosquitto: LocalBroker) -> str:
     """URL of the shared session broker."""
     return mosquitto.url
+
+
+class Peers(Protocol):
+    """``async with peers("alice", "bob", **peer_options) as (alice, bob):``"""
+
+    def __call__(
+        self, *nicks: str, **options: Any
+    ) -> contextlib.AbstractAsyncContextManager[list[Any]]: ...
+
+
+@pytest.fixture()
+def peers(broker_url: str) -> Peers:
+    """Started peers on the session broker, one per nickname (``options`` go to every
+    ``Peer``), that see each other in the lobby; closed in reverse order on leaving."""
+    from p2p.peer import Peer
+
+    @contextlib.asynccontextmanager
+    async def started(*nicks: str, **options: Any) -> AsyncIterator[list[Any]]:
+        async with contextlib.AsyncExitStack() as stack:
+            met = [
+                await stack.enter_async_context(Peer(broker_url, nick=nick, **options))
+                for nick in nicks
+            ]
+            await meet(*met)
+            yield met
+
+    return started
 
 
 # -- helpers for the integration tests (import them: ``from conftest import ...``) -------

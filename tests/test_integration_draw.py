@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from conftest import eventually, invitation, meet, play_out, run
+from conftest import Peers, eventually, invitation, play_out, run
 from test_integration_hostile import expect_rejected
 from test_integration_rounds import assert_same_outcome
 
@@ -56,13 +56,9 @@ async def invite_and_accept(
     return rounds
 
 
-def test_admin_sealing_only_its_own_commitment_is_refused_live(broker_url: str) -> None:
+def test_admin_sealing_only_its_own_commitment_is_refused_live(peers: Peers) -> None:
     async def body() -> None:
-        async with (
-            Peer(broker_url, nick="admin") as admin,
-            Peer(broker_url, nick="bob") as bob,
-        ):
-            await meet(admin, bob)
+        async with peers("admin", "bob") as (admin, bob):
             notes = bob.events()
             rnd = await admin.invite([bob.peer_id], "connect4", {})
             machine = rnd.machine
@@ -98,17 +94,12 @@ def test_admin_sealing_only_its_own_commitment_is_refused_live(broker_url: str) 
 
 
 def test_admin_choosing_a_subset_after_seeing_the_reveals_is_refused_live(
-    broker_url: str, monkeypatch: pytest.MonkeyPatch
+    peers: Peers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(round_machine, "REVEAL_TIMEOUT_MS", 1500)
 
     async def body() -> None:
-        async with (
-            Peer(broker_url, nick="admin") as admin,
-            Peer(broker_url, nick="bob") as bob,
-            Peer(broker_url, nick="carol") as carol,
-        ):
-            await meet(admin, bob, carol)
+        async with peers("admin", "bob", "carol") as (admin, bob, carol):
             notes = bob.events()
             rnd = await admin.invite(
                 [bob.peer_id, carol.peer_id], "cube", {"players": 3}
@@ -153,17 +144,12 @@ def test_admin_choosing_a_subset_after_seeing_the_reveals_is_refused_live(
 
 
 def test_withheld_reveal_cancels_the_draw_live(
-    broker_url: str, monkeypatch: pytest.MonkeyPatch
+    peers: Peers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(round_machine, "REVEAL_TIMEOUT_MS", 1500)
 
     async def body() -> None:
-        async with (
-            Peer(broker_url, nick="fair1") as p1,
-            Peer(broker_url, nick="fair2") as p2,
-            Peer(broker_url, nick="cheat") as cheat,
-        ):
-            await meet(p1, p2, cheat)
+        async with peers("fair1", "fair2", "cheat") as (p1, p2, cheat):
             # The cheater commits, then never publishes its reveal.
             # (its payloads are sealed: drop the reveal before it is sealed and sent)
             original = cheat.publish_for
@@ -188,14 +174,10 @@ def test_withheld_reveal_cancels_the_draw_live(
 
 
 def test_named_starter_with_a_computer_mixes_every_members_nonce_live(
-    broker_url: str,
+    peers: Peers,
 ) -> None:
     async def body() -> None:
-        async with (
-            Peer(broker_url, nick="host") as host,
-            Peer(broker_url, nick="guest") as guest,
-        ):
-            await meet(host, guest)
+        async with peers("host", "guest") as (host, guest):
             rounds = await invite_and_accept(
                 host, [guest], "cube", {"players": 3}, computers=["neuling"], start=1
             )

@@ -10,7 +10,7 @@ import os
 
 import aiomqtt
 import pytest
-from conftest import eventually, first_legal, meet, run, start_round
+from conftest import Peers, eventually, first_legal, meet, run, start_round
 from test_integration_forfeit import SHORT
 from test_integration_hostile import expect_rejected, move_event
 
@@ -122,16 +122,13 @@ def three_cube(alice, bob, carol, **kw):
 
 
 def test_live_a_move_sent_to_one_members_inbox_does_not_fork_it(
-    broker_url: str, mosquitto
+    peers: Peers, mosquitto
 ) -> None:
     async def body() -> None:
         async with (
-            Peer(broker_url, nick="alice") as alice,
-            Peer(broker_url, nick="bob") as bob,
-            Peer(broker_url, nick="carol") as carol,
+            peers("alice", "bob", "carol") as (alice, bob, carol),
             aiomqtt.Client("127.0.0.1", mosquitto.port, identifier="bob-evil") as relay,
         ):
-            await meet(alice, bob, carol)
             ra, rb, rc = await three_cube(alice, bob, carol)
             notes = carol.events()
             # bob signs move y for carol's inbox only, then plays x on the round
@@ -157,16 +154,13 @@ def test_live_a_move_sent_to_one_members_inbox_does_not_fork_it(
 
 
 def test_live_equivocation_ends_the_round_the_same_way_for_everyone(
-    broker_url: str, mosquitto
+    peers: Peers, mosquitto
 ) -> None:
     async def body() -> None:
         async with (
-            Peer(broker_url, nick="alice") as alice,
-            Peer(broker_url, nick="bob") as bob,
-            Peer(broker_url, nick="carol") as carol,
+            peers("alice", "bob", "carol") as (alice, bob, carol),
             aiomqtt.Client("127.0.0.1", mosquitto.port, identifier="bob-evil") as relay,
         ):
-            await meet(alice, bob, carol)
             rounds = await three_cube(alice, bob, carol)
             _ra, rb, _rc = rounds
             overs = [p.events() for p in (alice, bob, carol)]
@@ -193,7 +187,7 @@ def test_live_equivocation_ends_the_round_the_same_way_for_everyone(
 
 
 def test_live_old_position_forfeits_cost_no_replay(
-    broker_url: str, mosquitto, monkeypatch: pytest.MonkeyPatch
+    peers: Peers, mosquitto, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pytest.importorskip("p2p.ai")
     import p2p.ai
@@ -207,11 +201,9 @@ def test_live_old_position_forfeits_cost_no_replay(
 
     async def body() -> None:
         async with (
-            Peer(broker_url, nick="alice") as alice,
-            Peer(broker_url, nick="bob") as bob,
+            peers("alice", "bob") as (alice, bob),
             aiomqtt.Client("127.0.0.1", mosquitto.port, identifier="stranger") as relay,
         ):
-            await meet(alice, bob)
             ra, rb = await start_round(
                 alice, [bob], "cube", {"players": 3}, computers=["neuling"], start=0
             )
@@ -274,14 +266,12 @@ def test_live_old_position_forfeits_cost_no_replay(
     run(body(), timeout=60)
 
 
-def test_live_a_replayed_genesis_is_no_invitation(broker_url: str, mosquitto) -> None:
+def test_live_a_replayed_genesis_is_no_invitation(peers: Peers, mosquitto) -> None:
     async def body() -> None:
         async with (
-            Peer(broker_url, nick="alice") as alice,
-            Peer(broker_url, nick="bob") as bob,
+            peers("alice", "bob") as (alice, bob),
             aiomqtt.Client("127.0.0.1", mosquitto.port, identifier="replayer") as relay,
         ):
-            await meet(alice, bob)
             inbox = alice.topics.inbox(bob.peer_id).topic
             await relay.subscribe(inbox, qos=1)  # a stranger records bob's inbox
             ra, rb = await start_round(alice, [bob], "connect4", start=0)
@@ -316,17 +306,13 @@ def test_live_a_replayed_genesis_is_no_invitation(broker_url: str, mosquitto) ->
 
 
 def test_live_an_invitee_whose_admin_vanished_is_freed(
-    broker_url: str, monkeypatch: pytest.MonkeyPatch
+    peers: Peers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(round_machine, "INVITE_TTL_MS", 2_000)
     monkeypatch.setattr(round_machine, "FORMING_GRACE_MS", 1_000)
 
     async def body() -> None:
-        async with (
-            Peer(broker_url, nick="alice") as alice,
-            Peer(broker_url, nick="bob") as bob,
-        ):
-            await meet(alice, bob)
+        async with peers("alice", "bob") as (alice, bob):
             rnd = await alice.invite([bob.peer_id], "connect4", start=0)
             note = None
             async with asyncio.timeout(10):
@@ -347,7 +333,7 @@ def test_live_an_invitee_whose_admin_vanished_is_freed(
 
 
 def test_live_a_move_dated_near_2_53_cannot_block_the_forfeit(
-    broker_url: str, mosquitto
+    peers: Peers, mosquitto
 ) -> None:
     """A member signs its move with ``ts`` = 2^53: nobody applies it, and its seat can
     still be forfeited when it stays silent (the v1 code applied it and then nobody
@@ -355,11 +341,9 @@ def test_live_a_move_dated_near_2_53_cannot_block_the_forfeit(
 
     async def body() -> None:
         async with (
-            Peer(broker_url, nick="alice", turn_timeouts=SHORT) as alice,
-            Peer(broker_url, nick="bob", turn_timeouts=SHORT) as bob,
+            peers("alice", "bob", turn_timeouts=SHORT) as (alice, bob),
             aiomqtt.Client("127.0.0.1", mosquitto.port, identifier="bob-evil") as relay,
         ):
-            await meet(alice, bob)
             ra, rb = await start_round(alice, [bob], "connect4", start=1)
             head = rb.log()[-1]
             trial = rb.game.copy()
@@ -382,15 +366,10 @@ def test_live_a_move_dated_near_2_53_cannot_block_the_forfeit(
 
 
 def test_live_a_round_whose_admin_and_successor_vanish_ends_for_the_rest(
-    broker_url: str,
+    peers: Peers,
 ) -> None:
     async def body() -> None:
-        async with (
-            Peer(broker_url, nick="alice", turn_timeouts=SHORT) as alice,
-            Peer(broker_url, nick="bob", turn_timeouts=SHORT) as bob,
-            Peer(broker_url, nick="carol", turn_timeouts=SHORT) as carol,
-        ):
-            await meet(alice, bob, carol)
+        async with peers("alice", "bob", "carol", turn_timeouts=SHORT) as (alice, bob, carol):
             rounds = await start_round(
                 alice, [bob, carol], "cube", {"players": 3}, start=0
             )
@@ -406,14 +385,12 @@ def test_live_a_round_whose_admin_and_successor_vanish_ends_for_the_rest(
     run(body(), timeout=60)
 
 
-def test_live_true_is_not_the_protocol_version(broker_url: str, mosquitto) -> None:
+def test_live_true_is_not_the_protocol_version(peers: Peers, mosquitto) -> None:
     async def body() -> None:
         async with (
-            Peer(broker_url, nick="alice") as alice,
-            Peer(broker_url, nick="bob") as bob,
+            peers("alice", "bob") as (alice, bob),
             aiomqtt.Client("127.0.0.1", mosquitto.port, identifier="old") as relay,
         ):
-            await meet(alice, bob)
             ra, rb = await start_round(alice, [bob], "connect4", start=0)
             value = move_event(alice.identity, ra, "4").value()
             value["v"] = (

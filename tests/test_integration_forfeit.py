@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import time
 
-from conftest import first_legal, meet, run, start_round
+from conftest import Peers, first_legal, run, start_round
 
-from p2p.peer import Peer
 from p2p.protocol import events
 from p2p.protocol.round import Phase, TurnTimeouts, verify_chain
 
@@ -31,15 +30,10 @@ async def play_until_turn_of(rounds: list, seat: int) -> None:
 
 
 def test_a_peer_killed_mid_round_is_forfeited_when_its_last_will_fires(
-    broker_url: str,
+    peers: Peers,
 ) -> None:
     async def body() -> None:
-        async with (
-            Peer(broker_url, nick="alice", turn_timeouts=SHORT) as alice,
-            Peer(broker_url, nick="bob", turn_timeouts=SHORT) as bob,
-            Peer(broker_url, nick="carol", turn_timeouts=SHORT) as carol,
-        ):
-            await meet(alice, bob, carol)
+        async with peers("alice", "bob", "carol", turn_timeouts=SHORT) as (alice, bob, carol):
             rounds = await start_round(
                 alice, [bob, carol], "cube", {"players": 3}, start=0
             )
@@ -78,13 +72,9 @@ def test_a_peer_killed_mid_round_is_forfeited_when_its_last_will_fires(
     run(body())
 
 
-def test_the_successor_forfeits_an_admin_killed_on_its_turn(broker_url: str) -> None:
+def test_the_successor_forfeits_an_admin_killed_on_its_turn(peers: Peers) -> None:
     async def body() -> None:
-        async with (
-            Peer(broker_url, nick="alice", turn_timeouts=SHORT) as alice,
-            Peer(broker_url, nick="bob", turn_timeouts=SHORT) as bob,
-        ):
-            await meet(alice, bob)
+        async with peers("alice", "bob", turn_timeouts=SHORT) as (alice, bob):
             ra, rb = await start_round(alice, [bob], "connect4", start=1)
             await play_until_turn_of([ra, rb], 0)
             alice.transport.interrupt(hold=600)

@@ -16,7 +16,7 @@ import time
 
 import aiomqtt
 import pytest
-from conftest import eventually, meet, run, start_round
+from conftest import Peers, eventually, run, start_round
 
 from p2p.peer import Equivocated, Notifications, Peer, Rejected
 from p2p.protocol import canonical, sealing
@@ -76,19 +76,17 @@ def move_event(
 
 
 def test_hostile_events_are_refused_while_the_round_goes_on(
-    broker_url: str, mosquitto, caplog: pytest.LogCaptureFixture
+    peers: Peers, mosquitto, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.WARNING, logger="p2p")
 
     async def body() -> None:
         async with (
-            Peer(broker_url, nick="alice") as alice,
-            Peer(broker_url, nick="bob") as bob,
+            peers("alice", "bob") as (alice, bob),
             aiomqtt.Client(
                 "127.0.0.1", mosquitto.port, identifier="mallory"
             ) as mallory,
         ):
-            await meet(alice, bob)
             topics = alice.topics
             await mallory.subscribe(topics.presence_filter())
 

@@ -15,7 +15,7 @@ import time
 
 import aiomqtt
 import pytest
-from conftest import autoplay, eventually, first_legal, meet, run, start_round
+from conftest import Peers, autoplay, eventually, first_legal, meet, run, start_round
 from test_integration_rounds import assert_same_outcome
 
 from p2p.friends import Friends
@@ -361,18 +361,15 @@ def test_replayed_chat_and_hellos_are_dropped_and_nobody_republishes(
 
 
 def test_a_join_costs_one_publication_and_a_deleted_presence_is_repaired(
-    broker_url: str, mosquitto
+    peers: Peers, broker_url: str, mosquitto
 ) -> None:
     async def body() -> None:
         async with (
-            Peer(broker_url, nick="p0", namespace="joincost") as p0,
-            Peer(broker_url, nick="p1", namespace="joincost") as p1,
-            Peer(broker_url, nick="p2", namespace="joincost") as p2,
+            peers("p0", "p1", "p2", namespace="joincost") as (p0, p1, p2),
             aiomqtt.Client(
                 "127.0.0.1", mosquitto.port, identifier="mallory-join"
             ) as mallory,
         ):
-            await meet(p0, p1, p2)
             topics = p0.topics
             await mallory.subscribe(topics.root + "/#")
             await asyncio.sleep(0.3)

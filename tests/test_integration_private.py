@@ -13,6 +13,7 @@ import asyncio
 import aiomqtt
 import pytest
 from conftest import (
+    Peers,
     autoplay,
     eventually,
     first_legal,
@@ -156,7 +157,7 @@ def test_stranger_cannot_hijack_or_kill_a_private_round(
 
 
 def test_an_eavesdropper_on_hash_learns_no_move_chat_or_seat(
-    broker_url: str, mosquitto
+    peers: Peers, broker_url: str, mosquitto
 ) -> None:
     """A subscriber to ``#`` sees a whole round with chat and the draw, and an invitation:
     it decodes every payload it gets and finds no move, chat text, seat key or event of
@@ -172,11 +173,7 @@ def test_an_eavesdropper_on_hash_learns_no_move_chat_or_seat(
                     seen.append((message.topic.value, bytes(message.payload)))
 
             listening = asyncio.create_task(listen())
-            async with (
-                Peer(broker_url, nick="alice") as alice,
-                Peer(broker_url, nick="bob") as bob,
-            ):
-                await meet(alice, bob)
+            async with peers("alice", "bob") as (alice, bob):
                 ra, rb = await start_round(alice, [bob], "connect4")  # with the draw
                 await ra.say("meet me at the old oak at nine")
                 await rb.say("bring the blue notebook")

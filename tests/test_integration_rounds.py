@@ -10,6 +10,7 @@ import asyncio
 
 import pytest
 from conftest import (
+    Peers,
     autoplay,
     computer,
     eventually,
@@ -113,14 +114,9 @@ def test_two_peers_connect4_to_the_end(broker_url: str) -> None:
     run(body())
 
 
-def test_three_peers_cube_to_the_end(broker_url: str) -> None:
+def test_three_peers_cube_to_the_end(peers: Peers) -> None:
     async def body() -> None:
-        async with (
-            Peer(broker_url, nick="ann") as ann,
-            Peer(broker_url, nick="ben") as ben,
-            Peer(broker_url, nick="cid") as cid,
-        ):
-            await meet(ann, ben, cid)
+        async with peers("ann", "ben", "cid") as (ann, ben, cid):
             rounds = await start_round(ann, [ben, cid], "cube", {"players": 3})
             for r in rounds:
                 assert_draw_verified(r)
@@ -137,14 +133,10 @@ def test_three_peers_cube_to_the_end(broker_url: str) -> None:
 
 
 def test_computer_seat_played_by_the_admin_and_checked_by_the_guest(
-    broker_url: str,
+    peers: Peers,
 ) -> None:
     async def body() -> None:
-        async with (
-            Peer(broker_url, nick="host") as host,
-            Peer(broker_url, nick="guest") as guest,
-        ):
-            await meet(host, guest)
+        async with peers("host", "guest") as (host, guest):
             rounds = await start_round(host, [guest], "cube", computers=["neuling"])
             await play_out(rounds)
             assert_same_outcome(rounds)
@@ -161,13 +153,9 @@ def test_computer_seat_played_by_the_admin_and_checked_by_the_guest(
     run(body())
 
 
-def test_reconnecting_peer_resyncs(broker_url: str) -> None:
+def test_reconnecting_peer_resyncs(peers: Peers) -> None:
     async def body() -> None:
-        async with (
-            Peer(broker_url, nick="steady") as steady,
-            Peer(broker_url, nick="flaky") as flaky,
-        ):
-            await meet(steady, flaky)
+        async with peers("steady", "flaky") as (steady, flaky):
             rs, rf = await start_round(steady, [flaky], "connect4", start=0)
             notes = rf.events()
             peer_notes = flaky.events()
@@ -226,14 +214,9 @@ def test_broker_restart_mid_round(private_mosquitto: LocalBroker) -> None:
     run(body())
 
 
-def test_admin_leaving_mid_round_ends_it_the_same_for_everyone(broker_url: str) -> None:
+def test_admin_leaving_mid_round_ends_it_the_same_for_everyone(peers: Peers) -> None:
     async def body() -> None:
-        async with (
-            Peer(broker_url, nick="boss") as boss,
-            Peer(broker_url, nick="x") as x,
-            Peer(broker_url, nick="y") as y,
-        ):
-            await meet(boss, x, y)
+        async with peers("boss", "x", "y") as (boss, x, y):
             rounds = await start_round(boss, [x, y], "cube", {"players": 3}, start=0)
             rb, rx, ry = rounds
             for _ in range(2):  # two full turns
@@ -320,17 +303,13 @@ def test_private_round_joined_by_code(broker_url: str) -> None:
     run(body())
 
 
-def test_chess4_two_humans_two_computers_admin_leaves(broker_url: str) -> None:
+def test_chess4_two_humans_two_computers_admin_leaves(peers: Peers) -> None:
     """Four-player chess online: the admin plays the computer seats until it leaves; then
     the next human seat takes over the admin role and the computer seats, and every peer
     (and a late observer replaying the log) ends with the same state."""
 
     async def body() -> None:
-        async with (
-            Peer(broker_url, nick="red") as red,
-            Peer(broker_url, nick="blue") as blue,
-        ):
-            await meet(red, blue)
+        async with peers("red", "blue") as (red, blue):
             rr, rb = await start_round(
                 red, [blue], "chess4", computers=["einfach", "einfach"], start=0
             )

@@ -18,16 +18,15 @@ import time
 
 import aiomqtt
 import pytest
-from conftest import meet, run, start_round
+from conftest import Peers, run, start_round
 
-from p2p.peer import Peer
 from p2p.protocol import events as ev
 from p2p.protocol import sealing
 from p2p.protocol.identity import Identity
 
 
 def test_live_garbage_on_inbox_and_round_topics_is_dropped_cheaply(
-    broker_url: str, mosquitto, caplog: pytest.LogCaptureFixture
+    peers: Peers, mosquitto, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.WARNING, logger="p2p")
     rng = random.Random(7)
@@ -35,11 +34,9 @@ def test_live_garbage_on_inbox_and_round_topics_is_dropped_cheaply(
 
     async def body() -> None:
         async with (
-            Peer(broker_url, nick="alice") as alice,
-            Peer(broker_url, nick="bob") as bob,
+            peers("alice", "bob") as (alice, bob),
             aiomqtt.Client("127.0.0.1", mosquitto.port, identifier="garbage") as tool,
         ):
-            await meet(alice, bob)
             ra, rb = await start_round(alice, [bob], "connect4", start=0)
             await ra.play("4")
             await rb.wait_turn(10)
@@ -95,7 +92,7 @@ def test_live_garbage_on_inbox_and_round_topics_is_dropped_cheaply(
     assert errors == [], [r.getMessage() for r in errors]
 
 
-def test_live_an_invitation_naming_another_rounds_topics_is_refused(broker_url: str, mosquitto) -> None:
+def test_live_an_invitation_naming_another_rounds_topics_is_refused(peers: Peers, mosquitto) -> None:
     """A stranger invites bob to a public round of its own but names the topics of bob's
     last round with alice (its id is visible to anyone on ``#``): accepting would put bob's
     new round on those topics, in the place of the old one (whose closing acks then no
@@ -106,11 +103,9 @@ def test_live_an_invitation_naming_another_rounds_topics_is_refused(broker_url: 
 
     async def body() -> None:
         async with (
-            Peer(broker_url, nick="alice") as alice,
-            Peer(broker_url, nick="bob") as bob,
+            peers("alice", "bob") as (alice, bob),
             aiomqtt.Client("127.0.0.1", mosquitto.port, identifier="inviter") as tool,
         ):
-            await meet(alice, bob)
             ra, rb = await start_round(alice, [bob], "connect4", start=0)
             await ra.resign()
             await rb.wait_over(10)

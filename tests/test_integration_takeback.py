@@ -11,24 +11,20 @@ from __future__ import annotations
 import time
 
 import aiomqtt
-from conftest import eventually, meet, run, start_round
+from conftest import Peers, eventually, run, start_round
 from test_integration_hostile import expect_rejected
 
-from p2p.peer import Peer
 from p2p.protocol import events as ev
 
 
 def test_live_a_second_take_back_sealed_by_an_accomplice_is_refused_by_the_third_seat(
-    broker_url: str, mosquitto
+    peers: Peers, mosquitto
 ) -> None:
     async def body() -> None:
         async with (
-            Peer(broker_url, nick="alice") as alice,
-            Peer(broker_url, nick="bob") as bob,
-            Peer(broker_url, nick="carol") as carol,
+            peers("alice", "bob", "carol") as (alice, bob, carol),
             aiomqtt.Client("127.0.0.1", mosquitto.port, identifier="bob-tool") as tool,
         ):
-            await meet(alice, bob, carol)
             ra, rb, rc = await start_round(alice, [bob, carol], "cube", {"players": 3}, start=0)
             rounds = (ra, rb, rc)
             first = ra.game.legal_moves()[0]

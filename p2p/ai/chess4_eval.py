@@ -158,7 +158,7 @@ _HANGABLE = tuple(bool(p & 7) and p & 7 not in (PAWN, KING) for p in range(64))
 
 
 def evaluate(
-    cells: Sequence[int],
+    cells: list[int],
     plist: Sequence[set[int]],
     kings: Sequence[int],
     live: int,

@@ -33,6 +33,7 @@ from p2p.ai.c4_board import Position, geometry
 from p2p.ai.c4_search import INF, WIN, Evaluator, HeuristicSearch
 from p2p.ai.connect4_solver import SearchLimit, Solver
 from p2p.games.base import Game
+from p2p.games.connect4 import Connect4
 
 LEVELS: tuple[str, ...] = ("neuling", "normal", "stark", "meister")
 
@@ -77,11 +78,19 @@ def _rng(game: Game, level: str, seed: bytes) -> random.Random:
     return random.Random(int.from_bytes(digest.digest(), "big"))
 
 
+def _connect4(game: Game) -> Connect4:
+    """The Connect Four engine behind ``game`` (this module plays nothing else)."""
+    if not isinstance(game, Connect4):
+        raise TypeError(f"not a Connect Four game: {game.name}")
+    return game
+
+
 def _position(game: Game) -> Position:
-    """The solver's bitboard of a (non-Pop-Out) Connect Four game."""
-    side = game.to_move()
+    """The solver's bitboard of a Connect Four game that is not over."""
+    board = _connect4(game)
+    side = board.to_move()
     assert side is not None
-    return Position.from_columns(game.columns, side, game.height)  # type: ignore[attr-defined]
+    return Position.from_columns(board.columns, side, board.height)
 
 
 def choose_move(game: Game, level: str, seed: bytes = b"") -> str:
@@ -397,16 +406,16 @@ POPOUT_NOISE = {"neuling": 400, "normal": 60, "stark": 10, "meister": 0}
 class _PopOutSearch:
     """Alpha-beta through the game interface (pops make bitboard tricks awkward)."""
 
-    def __init__(self, game: Game, node_limit: int) -> None:
+    def __init__(self, game: Connect4, node_limit: int) -> None:
         self.game = game
-        self.geo = geometry(game.options()["width"], game.options()["height"])  # type: ignore[arg-type]
+        self.geo = geometry(game.width, game.height)
         self.eval = Evaluator(self.geo)
         self.node_limit = node_limit
         self.nodes = 0
 
     def leaf(self) -> int:
         g = self.game
-        pos = Position.from_columns(g.columns, g.to_move(), g.height)  # type: ignore[attr-defined]
+        pos = _position(g)
         return self.eval.evaluate(pos.current, pos.mask, pos.moves, pos.winning_cells(),
                                   pos.opponent_winning_cells())
 
@@ -420,7 +429,7 @@ class _PopOutSearch:
             if not won:
                 return 0
             # The player who just moved is not necessarily the winner in Pop Out.
-            side = (g.first + len(g.history())) % 2  # type: ignore[attr-defined]
+            side = (g.first + len(g.history())) % 2
             return WIN - ply if won[0] == side else -(WIN - ply)
         if depth == 0:
             return self.leaf()
@@ -441,7 +450,7 @@ class _PopOutSearch:
 
 
 def _popout_move(game: Game, level: str, rng: random.Random | None) -> str:
-    search = _PopOutSearch(game.copy(), POPOUT_NODES)
+    search = _PopOutSearch(_connect4(game).copy(), POPOUT_NODES)
     g = search.game
     moves = g.legal_moves()
     scores = {m: 0 for m in moves}

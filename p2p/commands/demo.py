@@ -191,11 +191,10 @@ async def _demo(
         async for note in notes:
             if isinstance(note, RoundUpdate) and note.kind == "move":
                 event = note.round.log()[note.seq]
-                seat = note.seat
-                names = note.round.game.seat_names()
+                seat, game = note.seat, note.round.game
                 who = (
-                    f"{names[seat]} ({note.round.seats[seat]})"
-                    if seat is not None
+                    f"{game.seat_names()[seat]} ({note.round.seats[seat]})"
+                    if seat is not None and game is not None
                     else "?"
                 )
                 say("move", f"{event.body['move']:>7}  by {who}")
@@ -236,7 +235,9 @@ async def _demo(
                 lambda p=peer: p.invitation(rnd.id) is not None,
                 f"{peer.nick} to receive the invitation",
             )
-            rounds.append(await peer.invitation(rnd.id).accept())  # type: ignore[union-attr]
+            invitation = peer.invitation(rnd.id)
+            assert invitation is not None  # _until waited for it
+            rounds.append(await invitation.accept())
             say(peer.nick, f"accepts the invitation from {host.label}")
         for r in rounds:
             await r.wait_started(60)
@@ -251,11 +252,13 @@ async def _demo(
                 "draw",
                 f"seat {seat} revealed {nonce.hex()[:16]}... (checked against its commitment by every peer)",
             )
-        say(
-            "draw",
-            f"seed {st.seed.hex()[:16]}... -> seat {st.starter} ({rnd.seats[st.starter]}) starts",
-            always=True,
-        )
+        drawn, starter = st.seed, st.starter
+        if drawn is not None and starter is not None:  # the demo draws the starting seat
+            say(
+                "draw",
+                f"seed {drawn.hex()[:16]}... -> seat {starter} ({rnd.seats[starter]}) starts",
+                always=True,
+            )
         same = {(r.seed, r.starter) for r in rounds}
         say(
             "draw",

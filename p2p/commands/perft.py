@@ -75,26 +75,27 @@ def run(args: argparse.Namespace) -> int:
     depth = _depth(args.depth)
     if args.fen4 is not None and args.game != "chess4":
         raise UsageError("--fen4 applies to chess4 only")
+    divided = bool(args.divide) and depth > 0
+    result: int | list[tuple[str, int]]
     if args.game == "chess4":
         from p2p.games.chess4 import Chess4, divide, perft
 
         try:
-            game = (
+            chess = (
                 Chess4.from_fen4(args.fen4)
                 if args.fen4 is not None
                 else Chess4.create()
             )
         except (OptionError, ValueError) as err:
             raise UsageError(str(err)) from None
-        count, count_each = perft, divide
+        result = divide(chess, depth) if divided else perft(chess, depth)
     else:
         game = create_game(args.game)
-        count, count_each = generic_perft, generic_divide
-    if args.divide and depth > 0:
-        rows = count_each(game, depth)
-        for move, n in rows:
-            print(f"{move}: {n}")
-        print(sum(n for _move, n in rows))
+        result = generic_divide(game, depth) if divided else generic_perft(game, depth)
+    if isinstance(result, int):
+        print(result)
     else:
-        print(count(game, depth))
+        for move, n in result:
+            print(f"{move}: {n}")
+        print(sum(n for _move, n in result))
     return 0

@@ -11,6 +11,7 @@ import argparse
 from pathlib import Path
 
 from p2p.cli import UsageError
+from p2p.protocol.round import RoundState
 
 MAX_FILE_SIZE = 64 * 1024 * 1024
 
@@ -35,7 +36,7 @@ def _names(path: Path) -> dict[str, str]:
     return {k: v for k, v in names.items() if isinstance(k, str) and isinstance(v, str)} if isinstance(names, dict) else {}
 
 
-def _who(state, seat: int, names: dict[str, str]) -> str:  # type: ignore[no-untyped-def]
+def _who(state: RoundState, seat: int, names: dict[str, str]) -> str:
     """``alice (fingerprint)``, ``computer (normal)``; ``?`` when no name is known."""
     from p2p.protocol.identity import label
 
@@ -46,12 +47,14 @@ def _who(state, seat: int, names: dict[str, str]) -> str:  # type: ignore[no-unt
     return label(s.nick or names.get(s.pk.hex(), ""), s.pk)
 
 
-def _moves(state, names: dict[str, str]) -> list[str]:  # type: ignore[no-untyped-def]
+def _moves(state: RoundState, names: dict[str, str]) -> list[str]:
     """One line per move (and per resignation/forfeit) with the seat that made it."""
     from p2p.games import create_game
     from p2p.games.base import RESIGN_PREFIX
 
     game = state.game
+    if game is None:  # the round never started: no moves
+        return []
     probe = create_game(state.game_name, game.options())
     seat_names = probe.seat_names()
     out = []
@@ -61,9 +64,9 @@ def _moves(state, names: dict[str, str]) -> list[str]:  # type: ignore[no-untype
             seat = int(entry[len(RESIGN_PREFIX):])
             out.append(f"  out: {seat_names[seat]} {_who(state, seat, names)}")
         else:
-            seat = probe.to_move()
+            mover = probe.to_move()
             ply += 1
-            who = f"{seat_names[seat]} {_who(state, seat, names)}" if seat is not None else "?"
+            who = f"{seat_names[mover]} {_who(state, mover, names)}" if mover is not None else "?"
             out.append(f"  ply {ply}: {entry}  by {who}")
         probe.apply(entry)
     return out

@@ -14,8 +14,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from p2p.cli import UsageError
+
+if TYPE_CHECKING:
+    from p2p.ai.connect4_solver import Solver
 
 MIN_SIZE = 4
 MAX_SOLVE_WIDTH = 9
@@ -42,17 +46,17 @@ def _check(text: str, args: argparse.Namespace) -> None:
     apply_moves(create_game("connect4", {"width": args.width, "height": args.height}), [text])
 
 
-def _answer(solver: object, text: str, args: argparse.Namespace) -> str:
+def _answer(solver: Solver, text: str, args: argparse.Namespace) -> str:
     from p2p.ai.connect4_solver import parse_position
 
     _check(text, args)
     pos = parse_position(text, args.width, args.height)
     if args.analyze:
-        scores = solver.analyze(pos)  # type: ignore[attr-defined]
+        scores = solver.analyze(pos)
         if args.weak:
             scores = [None if s is None else (s > 0) - (s < 0) for s in scores]
         return " ".join("-" if s is None else str(s) for s in scores)
-    return str(solver.solve(pos, weak=args.weak))  # type: ignore[attr-defined]
+    return str(solver.solve(pos, weak=args.weak))
 
 
 def run(args: argparse.Namespace) -> int:

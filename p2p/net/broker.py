@@ -32,7 +32,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from types import TracebackType
 from typing import Self
 
 __all__ = [
@@ -162,7 +161,7 @@ class LocalBroker:
         """True while the child process is alive."""
         return self._process is not None and self._process.poll() is None
 
-    def start(self, timeout: float = 5.0) -> LocalBroker:
+    def start(self, timeout: float = 5.0) -> Self:
         """Start the broker and wait until it accepts connections; raises ``BrokerError``."""
         if self.running:
             return self
@@ -293,21 +292,11 @@ class LocalBroker:
     def __enter__(self) -> Self:
         return self.start()
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     async def __aenter__(self) -> Self:
         return await asyncio.to_thread(self.start)
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         await asyncio.to_thread(self.close)

@@ -1,4 +1,5 @@
-"""``Broker``: the one face of the network that the peer depends on.
+"""``Broker``: the one face of the network that the peer depends on; ``Service``: what is
+started by ``async with`` and closed on leaving it (a transport, the peer).
 
 Two classes implement it: ``p2p.net.transport.Transport`` (one MQTT connection) and
 ``p2p.net.multi.MultiTransport`` (several brokers at once, one view).  The peer holds a
@@ -10,8 +11,10 @@ transport only has to fit this protocol (checked by mypy and by
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 from collections.abc import AsyncIterator, Callable
-from typing import Protocol, runtime_checkable
+from typing import Protocol, Self, TypedDict, Unpack, runtime_checkable
 
 from p2p.net.inbound import Inbound
 
@@ -19,9 +22,55 @@ StateCallback = Callable[..., None]
 """``callback(state: ConnectionState, detail: str)`` on every change of the connection."""
 
 
+def tell_state(callbacks: list[StateCallback], state: object, detail: str) -> None:
+    """Call every state listener; one that fails is logged and the others still hear it."""
+    for callback in list(callbacks):
+        try:
+            callback(state, detail)
+        except Exception:
+            logging.getLogger("p2p.net").exception("connection state listener failed")
+
+
+class Sending(TypedDict, total=False):
+    """How one message is sent; every key may be left out."""
+
+    qos: int
+    """MQTT quality of service, 0 (the default) or 1."""
+    retain: bool
+    """The broker keeps it for later subscribers (default no)."""
+    expiry: int | None
+    """Seconds the broker may hold it (v5 only); ``None`` (the default): no limit."""
+    droppable: bool
+    """Discard it rather than queue it while disconnected (heartbeats: a stale one is
+    worthless after a reconnect); default no."""
+
+
+class Service(Protocol):
+    """Started on entering ``async with``, closed on leaving it; a class that names this
+    protocol as its base gets the two methods below and writes only ``start``/``close``."""
+
+    async def start(self) -> None:
+        """Come up (connect, subscribe, announce ...)."""
+        ...
+
+    async def close(self) -> None:
+        """Go down for good."""
+        ...
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
 @runtime_checkable
-class Broker(Protocol):
-    """Subscribe, publish through an outbox, receive in lanes; reconnects by itself."""
+class Broker(Service, Protocol):
+    """Subscribe, publish through an outbox, receive in lanes; reconnects by itself.
+
+    ``Transport`` and ``MultiTransport`` name it as their base, so ``publish`` and the
+    ``async with`` methods are written once, here."""
 
     @property
     def connected(self) -> bool:
@@ -79,17 +128,20 @@ class Broker(Protocol):
         ...
 
     def publish_nowait(
-        self,
-        topic: str,
-        payload: bytes,
-        *,
-        qos: int = 0,
-        retain: bool = False,
-        expiry: int | None = None,
-        droppable: bool = False,
+        self, topic: str, payload: bytes, **how: Unpack[Sending]
     ) -> asyncio.Future[None]:
-        """Queue in the outbox; the future resolves once a broker took it."""
+        """Queue in the outbox; the future resolves once a broker took it (``Sending``
+        says how)."""
         ...
+
+    async def publish(
+        self, topic: str, payload: bytes, *, wait: bool = False, **how: Unpack[Sending]
+    ) -> None:
+        """Publish through the outbox; with ``wait=True`` return once a broker took it."""
+        done = self.publish_nowait(topic, payload, **how)
+        if wait:
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.shield(done)
 
     def messages(self) -> AsyncIterator[Inbound]:
         """Inbound messages, most important lane first, until ``close()``."""

@@ -32,7 +32,7 @@ import enum
 import hashlib
 import time
 from collections import OrderedDict, deque
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -253,6 +253,17 @@ class InboundQueues:
                 return "lane over budget"
         return ""
 
+    def _judge(self, classify: Callable[[], Verdict]) -> Verdict:
+        """Run a classifier step; a refusal is counted by its reason here, and a classifier
+        bug refuses the message instead of killing the reader."""
+        try:
+            verdict = classify()
+        except Exception:  # noqa: BLE001 - a classifier bug must not kill the reader
+            verdict = Verdict(None, reason="classifier error")
+        if verdict.lane is None:
+            self._count(verdict.reason or "refused")
+        return verdict
+
     # -- in and out --------------------------------------------------------------------
 
     def offer(self, message: Inbound) -> bool:
@@ -264,16 +275,13 @@ class InboundQueues:
         if digest is None:
             self._count("duplicate")
             return False
-        if self._classify is None:
+        classify = self._classify
+        if classify is None:
             verdict = Verdict(Lane.ROUND)
         else:
-            try:
-                verdict = self._classify(message.topic, message.payload)
-            except Exception:  # noqa: BLE001 - a classifier bug must not kill the reader
-                verdict = Verdict(None, reason="classifier error")
+            verdict = self._judge(lambda: classify(message.topic, message.payload))
         lane = verdict.lane
         if lane is None:
-            self._count(verdict.reason or "refused")
             return False
         if verdict.confirm is not None:
             # the lane pays for looking; the sender only for what it really signed
@@ -281,13 +289,9 @@ class InboundQueues:
             if refused:
                 self._count(f"{lane.name.lower()} {refused}")
                 return False
-            try:
-                verdict = verdict.confirm()
-            except Exception:  # noqa: BLE001 - a classifier bug must not kill the reader
-                verdict = Verdict(None, reason="classifier error")
+            verdict = self._judge(verdict.confirm)
             lane = verdict.lane
             if lane is None:
-                self._count(verdict.reason or "refused")
                 return False
             refused = self._sender_ok(lane, verdict.sender, now)
         else:
@@ -334,6 +338,11 @@ class InboundQueues:
                 return None
             self._wakeup.clear()
             await self._wakeup.wait()
+
+    async def drain(self) -> AsyncIterator[Inbound]:
+        """Every message, most important lane first, until ``close()``."""
+        while (item := await self.get()) is not None:
+            yield item
 
     def close(self) -> None:
         """No more messages are accepted, queued ones are dropped; ``get`` returns ``None``."""

@@ -22,13 +22,13 @@ away mid-round is tried again until it returns.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import contextvars
 import logging
 import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import Self
+from typing import Unpack
 
+from p2p.net.face import Broker, Sending, tell_state
 from p2p.net.inbound import Inbound, InboundQueues
 from p2p.net.transport import (
     BrokerAddress,
@@ -48,7 +48,7 @@ _ANNOUNCING: contextvars.ContextVar[Transport | None] = contextvars.ContextVar(
 """Set while one broker's ``on_connected`` hook runs: its publishes go to that broker."""
 
 
-class MultiTransport:
+class MultiTransport(Broker):
     """Several resilient MQTT connections that behave as one (see the module doc)."""
 
     def __init__(
@@ -76,6 +76,8 @@ class MultiTransport:
                 will=will,
                 tls_context=tls_context,
                 inbound=self.inbound,
+                # the remaining Transport keywords (limits, backoff, protocol), passed on
+                # unchanged: Transport checks them, ``object`` here cannot
                 **options,  # type: ignore[arg-type]
             )
             transport._on_connected = self._hook(transport)
@@ -162,13 +164,6 @@ class MultiTransport:
         self.inbound.close()
         self._set_state(ConnectionState.CLOSED, "")
 
-    async def __aenter__(self) -> Self:
-        await self.start()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
-
     def interrupt(self, hold: float = 0.0) -> None:
         """Cut every connection, as a network failure of this machine would."""
         for transport in self.transports:
@@ -187,14 +182,7 @@ class MultiTransport:
             await transport.unsubscribe(topic)
 
     def publish_nowait(
-        self,
-        topic: str,
-        payload: bytes,
-        *,
-        qos: int = 0,
-        retain: bool = False,
-        expiry: int | None = None,
-        droppable: bool = False,
+        self, topic: str, payload: bytes, **how: Unpack[Sending]
     ) -> asyncio.Future[None]:
         """Into every broker's outbox (only the announcing broker's during its hook);
         the future resolves once the first broker took it."""
@@ -202,12 +190,7 @@ class MultiTransport:
         # a timer or task created inside a hook inherits the context: honour the variable
         # only while that hook is still running
         targets = [only] if only in self._announcing else self.transports
-        futures = [
-            t.publish_nowait(
-                topic, payload, qos=qos, retain=retain, expiry=expiry, droppable=droppable
-            )
-            for t in targets
-        ]
+        futures = [t.publish_nowait(topic, payload, **how) for t in targets]
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
         def settle(_: asyncio.Future[None]) -> None:
@@ -222,28 +205,9 @@ class MultiTransport:
             future.add_done_callback(settle)
         return done
 
-    async def publish(
-        self,
-        topic: str,
-        payload: bytes,
-        *,
-        qos: int = 0,
-        retain: bool = False,
-        expiry: int | None = None,
-        wait: bool = False,
-    ) -> None:
-        done = self.publish_nowait(topic, payload, qos=qos, retain=retain, expiry=expiry)
-        if wait:
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.shield(done)
-
-    async def messages(self) -> AsyncIterator[Inbound]:
+    def messages(self) -> AsyncIterator[Inbound]:
         """Inbound messages of every broker, most important lane first, until ``close()``."""
-        while True:
-            item = await self.inbound.get()
-            if item is None:
-                return
-            yield item
+        return self.inbound.drain()
 
     # -- per-broker plumbing -------------------------------------------------------------
 
@@ -290,8 +254,4 @@ class MultiTransport:
     def _set_state(self, state: ConnectionState, detail: str) -> None:
         self.state = state
         log.info("brokers %s %s", state.value, detail)
-        for callback in list(self._state_callbacks):
-            try:
-                callback(state, detail)
-            except Exception:
-                log.exception("connection state listener failed")
+        tell_state(self._state_callbacks, state, detail)

@@ -47,8 +47,7 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
-from types import TracebackType
-from typing import Any, Self, TypeVar
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import aiomqtt
@@ -57,6 +56,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
+from p2p.net.face import Broker, tell_state
 from p2p.net.inbound import Inbound, InboundQueues, Lane, LaneLimits
 
 __all__ = [
@@ -141,6 +141,7 @@ def run(main: Coroutine[Any, Any, _T]) -> _T:
     if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
         if sys.version_info >= (3, 12):
             return asyncio.run(main, loop_factory=asyncio.SelectorEventLoop)
+        # the policy class exists on Windows only, and mypy checks as on Linux
         asyncio.set_event_loop_policy(asyncio.WindowsSelectorEventLoopPolicy())  # type: ignore[attr-defined]
     return asyncio.run(main)
 
@@ -243,7 +244,7 @@ class _Outgoing:
 StateCallback = Callable[[ConnectionState, str], None]
 
 
-class _SinkQueue(asyncio.Queue):  # type: ignore[type-arg]
+class _SinkQueue(asyncio.Queue["aiomqtt.Message"]):
     """aiomqtt's incoming queue, replaced by a direct hand-over to ``Transport._deliver``.
 
     aiomqtt puts every message into its own queue and wakes a task per message; under a
@@ -264,7 +265,13 @@ def _random_client_id() -> str:
     return "p2p" + "".join(secrets.choice(_CLIENT_ID_ALPHABET) for _ in range(20))
 
 
-class Transport:
+def _properties(packet: int) -> Properties:
+    """Empty MQTT v5 properties for one packet type."""
+    # paho's Properties.__init__ carries no annotations, so strict mypy calls it untyped
+    return Properties(packet)  # type: ignore[no-untyped-call]
+
+
+class Transport(Broker):
     """One resilient MQTT connection: subscribe, publish through an outbox, receive.
 
     Typical use (the peer does exactly this)::
@@ -328,13 +335,18 @@ class Transport:
         self._state_callbacks: list[StateCallback] = []
         self._last_error = "no answer"
         self._hold_until = 0.0
-        self.stats = {"published": 0, "published_bytes": 0, "received": 0, "dropped": 0}
+        self._stats = {"published": 0, "published_bytes": 0, "received": 0, "dropped": 0}
 
     # -- lifecycle ---------------------------------------------------------------------
 
     def on_state(self, callback: StateCallback) -> None:
         """Call ``callback(state, detail)`` on every connection state change."""
         self._state_callbacks.append(callback)
+
+    @property
+    def stats(self) -> dict[str, int]:
+        """Counters: published, published_bytes, received, dropped."""
+        return self._stats
 
     @property
     def connected(self) -> bool:
@@ -400,18 +412,6 @@ class Transport:
         if self._own_inbound:
             self.inbound.close()  # ends messages()
         self._set_state(ConnectionState.CLOSED, "")
-
-    async def __aenter__(self) -> Self:
-        await self.start()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.close()
 
     def interrupt(self, hold: float = 0.0) -> None:
         """Cut the current connection abruptly, as a network failure would.
@@ -493,11 +493,7 @@ class Transport:
         expiry: int | None = None,
         droppable: bool = False,
     ) -> asyncio.Future[None]:
-        """Put a message in the outbox; the future resolves once the broker took it.
-
-        ``droppable`` messages (heartbeats) are discarded rather than queued while
-        disconnected: a stale heartbeat is worthless after a reconnect.
-        """
+        """Put a message in the outbox (``Broker.publish_nowait``)."""
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         if self._closing:
             done.cancel()
@@ -518,24 +514,6 @@ class Transport:
         self._outbox_wakeup.set()
         return done
 
-    async def publish(
-        self,
-        topic: str,
-        payload: bytes,
-        *,
-        qos: int = 0,
-        retain: bool = False,
-        expiry: int | None = None,
-        wait: bool = False,
-    ) -> None:
-        """Publish through the outbox; with ``wait=True`` return once the broker took it."""
-        done = self.publish_nowait(
-            topic, payload, qos=qos, retain=retain, expiry=expiry
-        )
-        if wait:
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.shield(done)
-
     @property
     def outbox_size(self) -> int:
         return len(self._outbox)
@@ -554,7 +532,7 @@ class Transport:
                 continue
             properties = None
             if self._v5 and item.expiry is not None:
-                properties = Properties(PacketTypes.PUBLISH)
+                properties = _properties(PacketTypes.PUBLISH)
                 properties.MessageExpiryInterval = item.expiry
             try:
                 await client.publish(
@@ -594,13 +572,9 @@ class Transport:
 
     # -- receiving ---------------------------------------------------------------------
 
-    async def messages(self) -> AsyncIterator[Inbound]:
+    def messages(self) -> AsyncIterator[Inbound]:
         """Inbound messages, most important lane first, until ``close()``."""
-        while True:
-            item = await self.inbound.get()
-            if item is None:
-                return
-            yield item
+        return self.inbound.drain()
 
     def _deliver(self, message: aiomqtt.Message) -> None:
         payload = message.payload
@@ -643,14 +617,14 @@ class Transport:
         if will is not None:
             will_props = None
             if self._v5 and will.expiry is not None:
-                will_props = Properties(PacketTypes.WILLMESSAGE)
+                will_props = _properties(PacketTypes.WILLMESSAGE)
                 will_props.MessageExpiryInterval = will.expiry
             aio_will = aiomqtt.Will(
                 will.topic, will.payload, will.qos, will.retain, will_props
             )
         connect_props = None
         if self._v5:
-            connect_props = Properties(PacketTypes.CONNECT)
+            connect_props = _properties(PacketTypes.CONNECT)
             connect_props.SessionExpiryInterval = 0
             # Let the broker drop absurd packets for us; the app-level cap is smaller.
             connect_props.MaximumPacketSize = max(65536, self.max_payload * 4)
@@ -678,6 +652,8 @@ class Transport:
             # A first v5 handshake gets a short timeout: some 3.1.1-only brokers (amqtt)
             # misread a v5 CONNECT with properties and never answer.
             timeout=HANDSHAKE_TIMEOUT_S if self._probing_v5 else 10,
+            # aiomqtt only calls queue_type(maxsize=...): a partial of the class serves,
+            # though it is not a class itself
             queue_type=functools.partial(_SinkQueue, self._deliver),  # type: ignore[arg-type]
             properties=connect_props,
             logger=logging.getLogger("p2p.net.mqtt"),
@@ -687,11 +663,7 @@ class Transport:
     def _set_state(self, state: ConnectionState, detail: str) -> None:
         self.state = state
         log.info("connection %s %s", state.value, detail)
-        for callback in list(self._state_callbacks):
-            try:
-                callback(state, detail)
-            except Exception:
-                log.exception("connection state listener failed")
+        tell_state(self._state_callbacks, state, detail)
 
     async def _connection_loop(self) -> None:
         backoff = self._min_backoff

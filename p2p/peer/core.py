@@ -20,14 +20,12 @@ import logging
 import os
 import ssl
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Self
 
 from p2p.friends import Friends
-from p2p.net.face import Broker
+from p2p.net.face import Broker, Service
 from p2p.net.inbound import InboundQueues
 from p2p.net.transport import ConnectionState
 from p2p.peer import opening
@@ -79,7 +77,7 @@ class PeerStats:
         self.dropped[key] = self.dropped.get(key, 0) + 1
 
 
-class Peer:
+class Peer(Service):
     """One identity on one or several brokers: lobby, chat, invitations and rounds.
 
     ``async with Peer(url, nick="alice") as peer`` connects (raises ``ConnectionError``
@@ -290,70 +288,14 @@ class Peer:
 
     # -- holding rounds (p2p.peer.opening) -------------------------------------------------
 
-    async def invite(
-        self,
-        peers: Sequence[str | PeerInfo | bytes],
-        game: str,
-        options: Mapping[str, Any] | None = None,
-        *,
-        computers: Sequence[str] = (),
-        start: int | None = None,
-        seats: Sequence[str] | None = None,
-    ) -> Round:
-        """Open a round as its admin and invite ``peers`` to it.
-
-        Seats are: us, the invited peers in the given order, then one computer seat per
-        level in ``computers`` -- or ``seats``, a list naming each seat as ``"me"``, a
-        peer (id, fingerprint or nickname) or ``"computer:LEVEL"``.  ``start`` names the
-        starting seat; ``None`` draws it by commit-reveal.  For games with a ``players``
-        option it defaults to the number of seats.
-        """
-        return await opening.invite(
-            self, peers, game, options, computers=computers, start=start, seats=seats
-        )
-
-    async def another_round(self, previous: Round) -> Round:
-        """As admin of a finished round: invite the same seats again, the next seat starts.
-
-        The starting seat rotates (``p2p.protocol.round.next_start``); every member gets a
-        fresh invitation to accept.
-        """
-        return await opening.another_round(self, previous)
-
-    async def open_private(
-        self,
-        game: str,
-        options: Mapping[str, Any] | None = None,
-        *,
-        open_seats: int = 1,
-        peers: Sequence[str | PeerInfo | bytes] = (),
-        computers: Sequence[str] = (),
-        start: int | None = None,
-    ) -> Round:
-        """Open a private round behind a join code (``round.code``, 6 characters).
-
-        Seats: us, any ``peers`` invited directly, ``open_seats`` seats for whoever enters
-        the code, then the ``computers``.  The code is hashed into the round's topics, so
-        the round cannot be found by browsing the lobby.
-        """
-        return await opening.open_private(
-            self, game, options, open_seats=open_seats, peers=peers,
-            computers=computers, start=start,
-        )
-
-    async def join(self, code: str, timeout: float = 10.0) -> Round:
-        """Join the private round behind ``code``; ``ActionError`` if there is none."""
-        return await opening.join(self, code, timeout)
-
-    async def resume(self, path: Path | str, code: str | None = None) -> Round:
-        """Take up a round again from its log file (after a restart) and catch up.
-
-        The chain in the file is verified and replayed, then the other members are asked
-        for what happened since (``Resynced`` reports it).  ``code``: the join code of a
-        private round.  A draw still open when we stopped cannot complete without our
-        reveal (our nonce is gone): the admin cancels it (docs/protocol.md §7).
-        """
-        return await opening.resume(self, path, code)
+    # The public calls that hold a round are the functions of p2p/peer/opening.py, bound
+    # as methods (``peer.invite(...)`` is ``opening.invite(peer, ...)``): their signatures
+    # and docstrings are written once, there.
+    invite = opening.invite
+    another_round = opening.another_round
+    open_private = opening.open_private
+    join = opening.join
+    resume = opening.resume
 
     async def _accept_invitation(self, round_id: str) -> Round:
         return await opening.accept_invitation(self, round_id)
@@ -420,18 +362,6 @@ class Peer:
                 await self.lobby_link.run(announce)
 
     # -- lifecycle ---------------------------------------------------------------------
-
-    async def __aenter__(self) -> Self:
-        await self.start()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.close()
 
     async def start(self) -> None:
         """Connect, subscribe to the lobby and announce ourselves."""

@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from p2p.games import Game
+from p2p.games.base import OptionValue
 from p2p.peer.notifications import (
     ChatMessage,
     Notifications,
@@ -250,7 +251,7 @@ class Invitation:
         self.round_id: str = pending.round_id
         self.admin: bytes = pending.admin
         self.game: str = body["game"]
-        self.options: dict[str, Any] = dict(body["options"])
+        self.options: dict[str, OptionValue] = dict(body["options"])
         self.expires: int = peer.lobby.local_time(pending.admin, body["expires"])
         """When the invitation expires, on our clock (the admin signed it on its own)."""
         self.drawn: bool = body["start"] is None

@@ -8,11 +8,12 @@ import asyncio
 import logging
 import os
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from p2p.games import game_class
+from p2p.games.base import Options
 from p2p.peer.files import (
 MAX_LOG_BYTES,
 read_round_key,
@@ -47,7 +48,7 @@ async def invite(
     peer: Peer,
     peers: Sequence[str | PeerInfo | bytes],
     game: str,
-    options: Mapping[str, Any] | None = None,
+    options: Options | None = None,
     *,
     computers: Sequence[str] = (),
     start: int | None = None,
@@ -78,8 +79,7 @@ async def invite(
                 layout.append({"pk": peer.lobby_link.resolve(spec).hex(), "level": None})
     return await _open(peer, game, options, layout, start, code=None)
 
-async def another_round(
-    peer: Peer, previous: Round) -> Round:
+async def another_round(peer: Peer, previous: Round) -> Round:
     """As admin of a finished round: invite the same seats again, the next seat starts.
 
     The starting seat rotates (``p2p.protocol.round.next_start``); every member gets a
@@ -100,14 +100,12 @@ async def another_round(
     if any(s["pk"] is None and s["level"] is None for s in layout):
         raise ActionError("a seat of that round was never taken")
     options = {k: v for k, v in st.options.items() if k != "first"}
-    return await _open(peer, 
-        st.game_name, options, layout, next_start(st), code=None
-    )
+    return await _open(peer, st.game_name, options, layout, next_start(st), code=None)
 
 async def open_private(
     peer: Peer,
     game: str,
-    options: Mapping[str, Any] | None = None,
+    options: Options | None = None,
     *,
     open_seats: int = 1,
     peers: Sequence[str | PeerInfo | bytes] = (),
@@ -129,8 +127,7 @@ async def open_private(
     code = make_code(os.urandom(8))
     return await _open(peer, game, options, layout, start, code=code)
 
-async def join(
-    peer: Peer, code: str, timeout: float = 10.0) -> Round:
+async def join(peer: Peer, code: str, timeout: float = 10.0) -> Round:
     """Join the private round behind ``code``; ``ActionError`` if there is none."""
     try:
         code = normalize_code(code)
@@ -188,7 +185,7 @@ async def join(
 async def _open(
     peer: Peer,
     game: str,
-    options: Mapping[str, Any] | None,
+    options: Options | None,
     layout: list[dict[str, Any]],
     start: int | None,
     code: str | None,
@@ -240,8 +237,7 @@ async def _open(
     await link.run_effects(effects)
     return link.handle
 
-async def accept_invitation(
-    peer: Peer, round_id: str) -> Round:
+async def accept_invitation(peer: Peer, round_id: str) -> Round:
     peer.lobby.sessions.check()  # another session of our key acts: it answers
     if peer.busy:
         raise ActionError("you are already in a round; leave it first", "busy")
@@ -289,8 +285,7 @@ async def _adopt(peer: Peer, machine: RoundMachine, key: bytes) -> RoundLink:
     return link
 
 
-async def resume(
-    peer: Peer, path: Path | str, code: str | None = None) -> Round:
+async def resume(peer: Peer, path: Path | str, code: str | None = None) -> Round:
     """Take up a round again from its log file (after a restart) and catch up.
 
     The chain in the file is verified and replayed, then the other members are asked
