@@ -17,7 +17,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from p2p.games import Game, canonical_name
+from p2p.games import Game, canonical_name, game_names
 from p2p.games.base import MoveError
 from p2p.shell import commands as cmds
 from p2p.shell import move_input
@@ -427,11 +427,11 @@ class Controller(LocalPlayCommands):
             game = self.current_game()
             name = game.name if game is not None else None
         if name is None:
-            self.say("msg.rules_none", "warn")
+            self.say("msg.rules_none", "warn", known=" · ".join(game_names()))
             return
         known = canonical_name(name)
         if known is None:
-            self.say("msg.unknown_game", "warn", name=name)
+            self.say("msg.unknown_game", "warn", name=name, known=", ".join(game_names()))
             return
         for line in rules(known, self.t.lang):
             self.state.add(line, "info")

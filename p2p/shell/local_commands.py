@@ -15,7 +15,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from p2p.games import Game, canonical_name
+from p2p.games import Game, canonical_name, game_names
 from p2p.games.base import MoveError, OptionError
 from p2p.games.match import MatchError
 from p2p.shell import commands as cmds
@@ -195,7 +195,7 @@ class LocalPlayCommands:
             return
         name = canonical_name(words[0]) or ""
         if not name:
-            self.say("msg.unknown_game", "warn", name=words[0])
+            self.say("msg.unknown_game", "warn", name=words[0], known=", ".join(game_names()))
             return
         known_levels = available_levels(name)
         mode = view_for(name).default_mode
