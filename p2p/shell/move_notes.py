@@ -31,11 +31,14 @@ def say_notes(game: Game, t: Callable[..., str], label: Callable[[int], str]) ->
     for key, fields in move_notes(game):
         values = dict(fields)
         for name in ("seat", "by"):
-            if isinstance(values.get(name), int):
-                values[name] = label(int(values[name]))  # type: ignore[arg-type]
+            seat = values.get(name)
+            if isinstance(seat, int):
+                values[name] = label(seat)
         if key == "chess.points":
             why = values.pop("why")
-            values["why"] = ", ".join(t(f"chess.why.{w}") for w in why) if why else "-"  # type: ignore[union-attr]
-            values["delta"] = f"{int(values['delta']):+d}"  # type: ignore[call-overload]
+            reasons = list(why) if isinstance(why, list) else []
+            values["why"] = ", ".join(t(f"chess.why.{w}") for w in reasons) if reasons else "-"
+            delta = values["delta"]
+            values["delta"] = f"{delta:+d}" if isinstance(delta, int) else str(delta)
         lines.append(t(key, **values))
     return lines

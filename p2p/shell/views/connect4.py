@@ -4,10 +4,12 @@ digit key as a whole move, the double-four note, the rules text."""
 from __future__ import annotations
 
 import re
+from typing import cast
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from p2p.games import Game
+from p2p.games.connect4 import Connect4
 from p2p.shell.boards import (
     EMPTY_STYLE,
     HIGHLIGHT,
@@ -42,11 +44,10 @@ a pop that makes fours for both wins for the popper; the same position three tim
 
 def render_connect4(game: Game, view: BoardView, t: Translator) -> StyleAndTextTuples:
     """Columns 1..W with gravity; winning line(s) highlighted, the other stones dimmed."""
-    width: int = game.width
-    height: int = game.height
+    width, height = cast(Connect4, game).width, cast(Connect4, game).height
     lines = getattr(game, "winning_lines", ())
     winning = {cell for line in lines for cell in line.cells}
-    last = game.last_column() if hasattr(game, "last_column") else None  # type: ignore[attr-defined]
+    last = game.last_column() if hasattr(game, "last_column") else None
     out: StyleAndTextTuples = []
     for row in range(height - 1, -1, -1):
         out.append(_frag("", "│"))
@@ -82,12 +83,12 @@ def render_connect4(game: Game, view: BoardView, t: Translator) -> StyleAndTextT
 
 def connect4_width(game: Game) -> int:
     """Two columns per board column and the frame."""
-    return 2 * int(game.width) + 3
+    return 2 * cast(Connect4, game).width + 3
 
 
 def resolve(game: Game, raw: str, selected: str | None = None, letters: str = "") -> Outcome:
     """A column within the board, or "no column 9"."""
-    width = int(game.options().get("width", 7))  # type: ignore[arg-type]
+    width = int(game.options().get("width", 7))
     digits = raw[1:] if raw[:1] in "pP" else raw
     if digits.isdigit() and not 1 <= int(digits) <= width:
         return Refused("move.no_column", {"column": int(digits), "width": width})
@@ -113,7 +114,7 @@ def notes(game: Game) -> list[Note]:
 
 def single_key(game: Game) -> bool:
     """A lone digit is a move on boards of at most 9 columns (wider ones need two)."""
-    return int(game.options().get("width", 7)) <= 9  # type: ignore[arg-type]
+    return int(game.options().get("width", 7)) <= 9
 
 
 VIEW = GameView(

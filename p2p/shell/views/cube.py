@@ -4,10 +4,12 @@ pillars (``b3``) as moves, the lines a move scored, the rules text."""
 from __future__ import annotations
 
 import re
+from typing import cast
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from p2p.games import Game
+from p2p.games.cube import Cube
 from p2p.shell.boards import EMPTY_STYLE, PLAIN_STONES, BoardView, _click, _frag, _seat_style
 from p2p.shell.game_view import GameView, Note
 from p2p.shell.i18n import Translator
@@ -34,7 +36,7 @@ def render_cube(game: Game, view: BoardView, t: Translator) -> StyleAndTextTuple
     """The four levels side by side (level 1 = bottom on the left), with a landing preview."""
     from p2p.games.cube import SIZE, cell_index, pillar_name
 
-    board: list[int] = game.board
+    board: list[int] = cast(Cube, game).board
     last = game.last_cell()  # type: ignore[attr-defined]
     from p2p.games.cube import LINES
 
