@@ -111,8 +111,8 @@ def test_chess4_points_line_wraps_inside_the_board_pane() -> None:
 
     from p2p.games import create_game
     from p2p.shell.boards import BoardView, render
-    from p2p.shell.chess4_view import BOARD_WIDTH
     from p2p.shell.i18n import Translator
+    from p2p.shell.views.chess4 import BOARD_WIDTH
 
     game = create_game("chess4", {})
     game.position.scores[:] = [120, 135, 140, 155]  # type: ignore[attr-defined]

@@ -4,24 +4,32 @@
 the level and the seed: no clock, no unseeded randomness, no time-based cut-offs (search
 limits are counted in nodes or depth).  In an online round the admin's client plays the
 computer seats and every other peer recomputes the same call to check the move.
+
+Each game's computer player is the module its registry entry names
+(``GameSpec.ai``, ``p2p/games/registry.py``): it has ``LEVELS`` (weakest first) and
+``choose_move``, and may have ``hint(game)`` and ``HINT_LEVEL``.
 """
 
 from __future__ import annotations
 
 import importlib
+from types import ModuleType
 
+from p2p.games import spec
 from p2p.games.base import Game
 
-_MODULES = {
-    "connect4": "p2p.ai.connect4_ai",
-    "cube": "p2p.ai.cube_ai",
-    "chess4": "p2p.ai.chess4_ai",
-}
+
+def module(game_name: str) -> ModuleType:
+    """The computer player's module of ``game_name``; ``ImportError`` if it has none."""
+    path = spec(game_name).ai
+    if not path:
+        raise ImportError(f"{game_name} has no computer player")
+    return importlib.import_module(path)
 
 
 def levels(game_name: str) -> tuple[str, ...]:
     """The level names of a game's computer player, weakest first."""
-    return tuple(importlib.import_module(_MODULES[game_name]).LEVELS)
+    return tuple(module(game_name).LEVELS)
 
 
 def choose_move(game: Game, level: str, seed: bytes = b"") -> str:
@@ -31,8 +39,20 @@ def choose_move(game: Game, level: str, seed: bytes = b"") -> str:
     """
     if game.is_over():
         raise ValueError("the game is over")
-    module = importlib.import_module(_MODULES[game.name])
-    if level not in module.LEVELS:
-        raise ValueError(f"unknown level {level!r} (known: {', '.join(module.LEVELS)})")
-    move: str = module.choose_move(game, level, seed)
+    player = module(game.name)
+    if level not in player.LEVELS:
+        raise ValueError(f"unknown level {level!r} (known: {', '.join(player.LEVELS)})")
+    move: str = player.choose_move(game, level, seed)
     return move
+
+
+def hint(game: Game) -> str:
+    """A suggested move for the side to move: the player's own ``hint`` if it has one,
+    else its ``HINT_LEVEL`` (default: the strongest level) with the seed ``b"hint"``."""
+    player = module(game.name)
+    own = getattr(player, "hint", None)
+    if own is not None:
+        move = own(game)
+        return move if isinstance(move, str) else str(getattr(move, "move", move))
+    level = getattr(player, "HINT_LEVEL", player.LEVELS[-1])
+    return choose_move(game, level, b"hint")

@@ -41,6 +41,9 @@ from p2p.games.base import Game
 LEVELS: tuple[str, ...] = ("einfach", "normal")
 """The levels players can choose, weakest first."""
 
+HINT_LEVEL = "einfach"
+"""The level ``/hint`` asks (the fastest: a hint must come at once)."""
+
 EXPERIMENTAL_LEVELS: tuple[str, ...] = ("stark",)
 """Levels for benchmarks and tests only (not clearly stronger yet; see the module docstring)."""
 

@@ -22,20 +22,15 @@ import time
 from typing import Any
 
 from p2p.cli import UsageError
+from p2p.games import game_names, spec
 
-_GAMES = {
-    # game: (options, human seats, computer seats, level for the scripted humans)
-    "cube": ({"players": 3}, 3, 0, "normal"),
-    "connect4": ({}, 2, 0, "normal"),
-    "chess4": ({}, 2, 2, "einfach"),
-}
 _NAMES = ("ann", "ben", "cid")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--game",
-        choices=sorted(_GAMES),
+        choices=sorted(game_names()),
         default="cube",
         help="which game (default: cube)",
     )
@@ -57,7 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--peers",
         type=int,
         choices=(2, 3),
-        help="number of peers (cube only; default 3)",
+        help="number of peers (games whose demo sets the players option: cube; default 3)",
     )
     parser.add_argument(
         "--quiet", action="store_true", help="print only the result lines"
@@ -68,11 +63,12 @@ def run(args: argparse.Namespace) -> int:
     from p2p.net.broker import BrokerError, LocalBroker
     from p2p.net.transport import run as run_async
 
-    options, humans, computers, level = _GAMES[args.game]
-    options = dict(options)
+    demo = spec(args.game).demo  # options, human and computer seats, the humans' level
+    options, humans, computers, level = dict(demo.options), demo.humans, demo.computers, demo.level
     if args.peers is not None:
-        if args.game != "cube":
-            raise UsageError("--peers applies to the cube only")
+        if "players" not in options:
+            some = [name for name in game_names() if "players" in spec(name).demo.options]
+            raise UsageError(f"--peers applies to the {', '.join(some)} only")
         humans = args.peers
         options["players"] = humans
     broker: LocalBroker | None = None

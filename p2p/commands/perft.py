@@ -12,16 +12,18 @@ counted through the generic ``Game`` interface with ``push``/``pop``.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 from p2p.cli import UsageError
-from p2p.games import GAME_NAMES, create_game
+from p2p.games import create_game, game_names, spec
 from p2p.games.base import Game, OptionError
+from p2p.games.registry import resolve
 
 MAX_DEPTH = 12
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game", metavar="GAME", help=f"one of: {', '.join(GAME_NAMES)}")
+    parser.add_argument("game", metavar="GAME", help=f"one of: {', '.join(game_names())}")
     parser.add_argument("depth", metavar="DEPTH", help="number of plies (0 or more)")
     parser.add_argument(
         "--fen4", metavar="FEN4", help="chess4: count from this FEN4 position"
@@ -59,6 +61,24 @@ def generic_divide(game: Game, depth: int) -> list[tuple[str, int]]:
     return out
 
 
+def start_position(game_name: str, notation: str | None, flag: str) -> Game:
+    """The start position, or the one written in the game's notation (``--fen4``);
+    ``UsageError`` for a game without that notation or a bad position."""
+    entry = spec(game_name)
+    if notation is not None and entry.notation != flag:
+        some = [name for name in game_names() if spec(name).notation == flag]
+        raise UsageError(f"--{flag} applies to {', '.join(some)} only")
+    try:
+        if notation is not None:
+            built = resolve(entry.from_notation)
+            assert callable(built)
+            game: Game = built(notation)
+            return game
+        return create_game(game_name)
+    except (OptionError, ValueError) as err:
+        raise UsageError(str(err)) from None
+
+
 def _depth(text: str) -> int:
     try:
         depth = int(text)
@@ -70,32 +90,21 @@ def _depth(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.game not in GAME_NAMES:
-        raise UsageError(f"unknown game {args.game!r} (known: {', '.join(GAME_NAMES)})")
+    if args.game not in game_names():
+        raise UsageError(f"unknown game {args.game!r} (known: {', '.join(game_names())})")
     depth = _depth(args.depth)
-    if args.fen4 is not None and args.game != "chess4":
-        raise UsageError("--fen4 applies to chess4 only")
-    divided = bool(args.divide) and depth > 0
-    result: int | list[tuple[str, int]]
-    if args.game == "chess4":
-        from p2p.games.chess4 import Chess4, divide, perft
-
-        try:
-            chess = (
-                Chess4.from_fen4(args.fen4)
-                if args.fen4 is not None
-                else Chess4.create()
-            )
-        except (OptionError, ValueError) as err:
-            raise UsageError(str(err)) from None
-        result = divide(chess, depth) if divided else perft(chess, depth)
-    else:
-        game = create_game(args.game)
-        result = generic_divide(game, depth) if divided else generic_perft(game, depth)
-    if isinstance(result, int):
-        print(result)
-    else:
-        for move, n in result:
+    entry = spec(args.game)
+    game = start_position(args.game, args.fen4, "fen4")
+    count: Callable[[Game, int], int] = generic_perft
+    count_each: Callable[[Game, int], list[tuple[str, int]]] = generic_divide
+    if entry.perft:
+        count = resolve(entry.perft)  # type: ignore[assignment]  # a perft(game, depth) by contract
+        count_each = resolve(entry.divide)  # type: ignore[assignment]  # its divide, likewise
+    if args.divide and depth > 0:
+        rows = count_each(game, depth)
+        for move, n in rows:
             print(f"{move}: {n}")
-        print(sum(n for _move, n in result))
+        print(sum(n for _move, n in rows))
+    else:
+        print(count(game, depth))
     return 0

@@ -13,12 +13,12 @@ import json
 import re
 
 from p2p.cli import UsageError
-from p2p.games import GAME_NAMES, create_game
+from p2p.games import create_game, game_names
 from p2p.games.base import Game, MoveError, OptionError, OptionValue
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game", metavar="GAME", nargs="?", help=f"one of: {', '.join(GAME_NAMES)}")
+    parser.add_argument("game", metavar="GAME", nargs="?", help=f"one of: {', '.join(game_names())}")
     parser.add_argument(
         "moves", metavar="MOVE", nargs="*",
         help="moves in the game's notation (none: the start position)",
@@ -33,44 +33,48 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _options(args: argparse.Namespace) -> dict[str, OptionValue]:
     options: dict[str, OptionValue] = {}
+    defaults = create_game(args.game).options()
     if args.players is not None:
-        if args.game == "cube":
+        if "players" in defaults:
             options["players"] = args.players
         elif args.players != create_game(args.game).players:
             raise UsageError(f"{args.game} is played by {create_game(args.game).players} players")
     if args.first is not None:
         options["first"] = args.first
     if args.board is not None:
-        if args.game != "connect4":
-            raise UsageError("--board applies to connect4 only")
+        if "width" not in defaults:
+            raise UsageError(f"--board applies to {_having('width')} only")
         match = re.fullmatch(r"(\d+)[xX](\d+)", args.board)
         if not match:
             raise UsageError(f"--board {args.board!r}: expected WxH, e.g. 7x6")
         options["width"], options["height"] = int(match[1]), int(match[2])
     if args.popout:
-        if args.game != "connect4":
-            raise UsageError("--popout applies to connect4 only")
+        if "popout" not in defaults:
+            raise UsageError(f"--popout applies to {_having('popout')} only")
         options["popout"] = True
     return options
+
+
+def _having(option: str) -> str:
+    """The games that have ``option`` ("connect4")."""
+    return ", ".join(name for name in game_names() if option in create_game(name).options())
 
 
 def build(args: argparse.Namespace) -> Game:
     """The game after the given moves; ``UsageError`` names a bad move and its ply."""
     if args.game is None:
-        raise UsageError(f"which game? GAME is one of: {', '.join(GAME_NAMES)}")
-    if args.game not in GAME_NAMES:
-        raise UsageError(f"unknown game {args.game!r} (known: {', '.join(GAME_NAMES)})")
-    try:
-        if args.fen4 is not None:
-            if args.game != "chess4":
-                raise UsageError("--fen4 applies to chess4 only")
-            from p2p.games.chess4 import Chess4
+        raise UsageError(f"which game? GAME is one of: {', '.join(game_names())}")
+    if args.game not in game_names():
+        raise UsageError(f"unknown game {args.game!r} (known: {', '.join(game_names())})")
+    if args.fen4 is not None:
+        from p2p.commands.perft import start_position
 
-            game: Game = Chess4.from_fen4(args.fen4)
-        else:
+        game = start_position(args.game, args.fen4, "fen4")
+    else:
+        try:
             game = create_game(args.game, _options(args))
-    except (OptionError, ValueError) as err:
-        raise UsageError(str(err)) from None
+        except (OptionError, ValueError) as err:
+            raise UsageError(str(err)) from None
     apply_moves(game, args.moves)
     return game
 
@@ -87,21 +91,9 @@ def apply_moves(game: Game, chunks: list[str]) -> None:
 
 
 def split_moves(game: Game, chunk: str) -> list[str]:
-    """Connect Four moves may be run together (``4453``), as in the usual notation.
-
-    Only on boards of at most 9 columns, where every column is one character; a Pop Out
-    move (``p3``) stays whole.
-    """
-    width = game.options().get("width", 10)
-    if (
-        game.name == "connect4"
-        and len(chunk) > 1
-        and isinstance(width, int)
-        and width <= 9
-        and not chunk.lower().startswith("p")
-    ):
-        return list(chunk)
-    return [chunk]
+    """The moves in one command-line word: the engine's ``split_moves`` (Connect Four's
+    ``4453`` is four moves, as in the usual notation)."""
+    return game.split_moves(chunk)
 
 
 def describe(game: Game) -> dict[str, object]:

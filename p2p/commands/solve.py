@@ -13,13 +13,12 @@ see ``docs/ai.md``.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
-from typing import TYPE_CHECKING
+from types import ModuleType
+from typing import Any, Protocol
 
 from p2p.cli import UsageError
-
-if TYPE_CHECKING:
-    from p2p.ai.connect4_solver import Solver
 
 MIN_SIZE = 4
 MAX_SOLVE_WIDTH = 9
@@ -38,17 +37,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--height", type=int, default=6, help=f"board height, {MIN_SIZE} to {MAX_HEIGHT} (default 6)")
 
 
+def _solver_module(game_name: str) -> ModuleType:
+    """The solver module the game's registry entry names (``GameSpec.solver``)."""
+    from p2p.games import spec
+
+    return importlib.import_module(spec(game_name).solver)
+
+
 def _check(text: str, args: argparse.Namespace) -> None:
     """``UsageError`` worded as ``p2p position`` words it (``move N 'X': reason``)."""
     from p2p.commands.position import apply_moves
     from p2p.games import create_game
 
-    apply_moves(create_game("connect4", {"width": args.width, "height": args.height}), [text])
+    apply_moves(create_game(args.game, {"width": args.width, "height": args.height}), [text])
 
 
-def _answer(solver: Solver, text: str, args: argparse.Namespace) -> str:
-    from p2p.ai.connect4_solver import parse_position
+class PositionSolver(Protocol):
+    """What a registered game's solver offers (``GameSpec.solver`` names its module)."""
 
+    def analyze(self, pos: Any) -> list[int | None]: ...
+
+    def solve(self, pos: Any, weak: bool = False) -> int: ...
+
+
+def _answer(solver: PositionSolver, text: str, args: argparse.Namespace) -> str:
+    parse_position = _solver_module(args.game).parse_position
     _check(text, args)
     pos = parse_position(text, args.width, args.height)
     if args.analyze:
@@ -60,9 +73,12 @@ def _answer(solver: Solver, text: str, args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.game != "connect4":
-        raise UsageError(f"cannot solve {args.game!r}: only connect4 has a solver")
-    from p2p.ai.connect4_solver import Solver
+    from p2p.games import game_names, spec
+
+    if args.game not in game_names() or not spec(args.game).solver:
+        have = [name for name in game_names() if spec(name).solver]
+        raise UsageError(f"cannot solve {args.game!r}: only {', '.join(have)} has a solver")
+    Solver = _solver_module(args.game).Solver
 
     if not MIN_SIZE <= args.width <= MAX_SOLVE_WIDTH:
         raise UsageError(f"--width must be between {MIN_SIZE} and {MAX_SOLVE_WIDTH} "

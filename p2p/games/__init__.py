@@ -1,8 +1,7 @@
-"""Pure rule engines behind one interface (see ``base.Game``)."""
+"""Pure rule engines behind one interface (see ``base.Game``), found through the
+registry of games (``registry.py``: one ``GameSpec`` per game)."""
 
 from __future__ import annotations
-
-import importlib
 
 from p2p.games.base import (
     Game,
@@ -12,24 +11,30 @@ from p2p.games.base import (
     OptionError,
     Options,
 )
-
-_MODULES = {
-    "connect4": ("p2p.games.connect4", "Connect4"),
-    "cube": ("p2p.games.cube", "Cube"),
-    "chess4": ("p2p.games.chess4", "Chess4"),
-}
-
-GAME_NAMES: tuple[str, ...] = tuple(_MODULES)
+from p2p.games.registry import (
+    GameSpec,
+    canonical_name,
+    game_names,
+    register_game,
+    resolve,
+    spec,
+    unregister_game,
+)
 
 
 def game_class(name: str) -> type[Game]:
     """The engine class registered under ``name``; ``KeyError`` with a clear message if none."""
-    try:
-        module_name, class_name = _MODULES[name]
-    except KeyError:
-        raise KeyError(f"unknown game {name!r} (known: {', '.join(GAME_NAMES)})") from None
-    engine: type[Game] = getattr(importlib.import_module(module_name), class_name)
+    engine = resolve(spec(name).engine)
+    assert isinstance(engine, type) and issubclass(engine, Game), f"{name}: not a Game class"
     return engine
+
+
+def __getattr__(name: str) -> object:
+    """``GAME_NAMES``: the registered games' names *now* (kept for ``examples/`` and
+    scripts; new code calls ``game_names()``)."""
+    if name == "GAME_NAMES":
+        return game_names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def create_game(name: str, options: Options | None = None) -> Game:
@@ -40,10 +45,16 @@ def create_game(name: str, options: Options | None = None) -> Game:
 __all__ = [
     "GAME_NAMES",
     "Game",
+    "GameSpec",
     "IllegalMove",
     "MalformedMove",
     "MoveError",
     "OptionError",
+    "canonical_name",
     "create_game",
     "game_class",
+    "game_names",
+    "register_game",
+    "spec",
+    "unregister_game",
 ]

@@ -61,7 +61,7 @@ class Game(ABC):
     """
 
     name: ClassVar[str]
-    """Registry key: ``"connect4"``, ``"cube"`` or ``"chess4"``."""
+    """Registry key (``p2p/games/registry.py``): ``"connect4"``, ``"cube"``, ``"chess4"``."""
 
     title: ClassVar[str]
     """The game's name as people call it (German product name)."""
@@ -131,6 +131,10 @@ class Game(ABC):
     @abstractmethod
     def push(self, move: str) -> None:
         """Play a move given as text; raises ``MoveError`` and leaves the state unchanged."""
+
+    def split_moves(self, chunk: str) -> list[str]:
+        """The moves written in one word of a move list (``p2p position``); default: one."""
+        return [chunk]
 
     def resign(self, seat: int) -> None:
         """Seat ``seat`` gives up (or leaves).  Default: this game has no resignation.

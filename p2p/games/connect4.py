@@ -203,6 +203,14 @@ class Connect4(Game):
             raise MalformedMove(f"{text.strip()!r}: popping is only allowed in Pop Out", "no_popout", text=text.strip())
         return column - 1, popped
 
+    def split_moves(self, chunk: str) -> list[str]:
+        """Moves may be run together (``4453``), as in the usual notation: only on boards
+        of at most 9 columns, where every column is one character; a Pop Out move
+        (``p3``) stays whole."""
+        if len(chunk) > 1 and self.width <= 9 and not chunk.lower().startswith("p"):
+            return list(chunk)
+        return [chunk]
+
     def normalize(self, text: str) -> str:
         return self._text(*self.parse(text))
 

@@ -10,8 +10,10 @@ Modules, each with one job:
 * ``local`` - a local match: seats, input lock, undo, replay (pure).
 * ``online`` / ``connect`` - the connected ``p2p.peer.Peer``; connecting and ``/local``
   (``online_commands``, ``online_notes``, ``online_resume``: parts of ``online``).
-* ``boards`` / ``chess4_view`` - board pictures per game, coloured or plain.
-* ``i18n`` / ``rules_text`` / ``analysis_text`` - every text the user sees (de/en).
+* ``game_view`` / ``views/`` - what differs per game (board, move input, notes, rules
+  text), one view module per game found through the registry (``p2p/games/registry.py``);
+  ``boards``, ``move_input``, ``move_notes`` - the shared parts and the dispatch.
+* ``i18n`` / ``analysis_text`` - every text the user sees (de/en).
 * ``settings`` - persisted settings; ``notify`` - bell and desktop notifications.
 * ``bot`` - a computer player in the lobby; ``testing`` - the headless driver.
 """

@@ -40,6 +40,7 @@ from prompt_toolkit.output import ColorDepth
 from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import Frame, TextArea
 
+from p2p.games import game_names
 from p2p.shell import boards
 from p2p.shell import commands as cmds
 from p2p.shell.controller import Controller
@@ -143,11 +144,11 @@ class ShellCompleter(Completer):
         if text.startswith("/"):
             head = cmds.canonical(text[1:].split()[0]) or ""
             if head in ("play", "invite", "private", "rules"):
-                candidates += ["connect4", "cube", "chess4"]
+                candidates += list(game_names())
             if head in ("play", "level"):
                 from p2p.ai import levels
 
-                for game in ("connect4", "cube", "chess4"):
+                for game in game_names():
                     try:
                         candidates += [self.controller.t.level(lv) for lv in levels(game)]
                     except ImportError:

@@ -17,11 +17,12 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from p2p.games import GAME_NAMES, Game
+from p2p.games import Game, canonical_name, game_names
 from p2p.games.base import MoveError
 from p2p.shell import commands as cmds
 from p2p.shell import move_input
 from p2p.shell import settings as settings_mod
+from p2p.shell.game_view import rules, view_for
 from p2p.shell.i18n import Translator
 from p2p.shell.local import LocalMatch, LockedError, NotHumanTurn
 from p2p.shell.local_commands import LocalPlayCommands
@@ -101,9 +102,10 @@ class Controller(LocalPlayCommands):
         wider than 9 columns need two digits, so they type a line instead.
         """
         game = self.current_game()
-        if game is None or game.name != "connect4" or game.is_over():
+        if game is None or game.is_over():
             return False
-        if int(game.options().get("width", 7)) > 9:  # type: ignore[arg-type]
+        single_key = view_for(game.name).single_key
+        if single_key is None or not single_key(game):
             return False
         if self.online is not None and self.online.game() is not None:
             return not self.online.round.is_over
@@ -242,7 +244,7 @@ class Controller(LocalPlayCommands):
     def click(self, move: str) -> None:
         """A board click: select a chess square, or play the clicked column/pillar."""
         game = self.current_game()
-        if game is not None and game.name == "chess4":
+        if game is not None and view_for(game.name).click_selects:
             if self.selected and self.selected != move:
                 self.handle_line(f"{self.selected}-{move}")
             else:
@@ -277,7 +279,7 @@ class Controller(LocalPlayCommands):
         return self.t.t("result.ranking", ranks=" · ".join(parts))
 
     def result_text(self, game: Game) -> str:
-        if game.name == "chess4":
+        if view_for(game.name).ranking:
             return self.ranking_text(game)
         winners = game.winners()
         if not winners:
@@ -420,19 +422,18 @@ class Controller(LocalPlayCommands):
             hook(brokers or None)  # the lobby of the new namespace, on the same brokers
 
     def cmd_rules(self, args: list[str]) -> None:
-        from p2p.shell.rules_text import rules
-
         name = args[0].lower() if args else None
         if name is None:
             game = self.current_game()
             name = game.name if game is not None else None
         if name is None:
-            self.say("msg.rules_none", "warn")
+            self.say("msg.rules_none", "warn", known=" · ".join(game_names()))
             return
-        if name not in GAME_NAMES:
-            self.say("msg.unknown_game", "warn", name=name)
+        known = canonical_name(name)
+        if known is None:
+            self.say("msg.unknown_game", "warn", name=name, known=", ".join(game_names()))
             return
-        for line in rules(name, self.t.lang):
+        for line in rules(known, self.t.lang):
             self.state.add(line, "info")
 
     # -- commands: online (delegated) --------------------------------------------------------

@@ -210,9 +210,6 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "reason.option_range": ("Option {key} muss zwischen {lo} und {hi} liegen", "option {key} must be between {lo} and {hi}"),
     "reason.option_bool": ("Option {key} ist true oder false", "option {key} must be true or false"),
     "reason.option_unknown": ("unbekannte Option: {keys}", "unknown option: {keys}"),
-    "game.connect4": ("Vier in einer Reihe", "Connect Four"),
-    "game.cube": ("Viergewinnt 3D", "3D Connect Four"),
-    "game.chess4": ("Schach zu viert", "Four-player chess"),
     # -- messages ------------------------------------------------------------------------
     "msg.welcome": (
         "Willkommen bei p2p. /help zeigt die Befehle, /play connect4 startet ein Spiel.",
@@ -240,7 +237,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "msg.game_over": ("Die Runde ist vorbei. /again für eine neue Runde.", "The round is over. /again for another round."),
     "msg.round_over": ("Runde {round} vorbei: {result}. Stand {score}. /again · /replay · /analyze", "Round {round} over: {result}. Score {score}. /again · /replay · /analyze"),
     "msg.new_round": ("Runde {round}: {game}, es beginnt {seat}.", "Round {round}: {game}, {seat} starts."),
-    "msg.unknown_game": ("Unbekanntes Spiel {name} (connect4, cube, chess4).", "Unknown game {name} (connect4, cube, chess4)."),
+    "msg.unknown_game": ("Unbekanntes Spiel {name} ({known}).", "Unknown game {name} ({known})."),
     "msg.bad_option": ("Ungültige Option: {reason}", "Invalid option: {reason}"),
     "msg.unknown_level": ("Unbekannte Stufe {level} (möglich: {levels}).", "Unknown level {level} (possible: {levels})."),
     "msg.no_computer": ("Für {game} gibt es (noch) keinen Computerspieler.", "There is no computer player for {game} (yet)."),
@@ -253,7 +250,6 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "msg.replay_help": ("Wiedergabe: /replay next · prev · start · end · stop", "Replay: /replay next · prev · start · end · stop"),
     "msg.replay_stopped": ("Wiedergabe beendet.", "Replay finished."),
     "msg.analysis_unavailable": ("Analyse gibt es nur für beendete Runden Vier in einer Reihe.", "Analysis exists only for finished Connect Four rounds."),
-    "msg.analysis_missing": ("Die Analyse ist noch nicht eingebaut (p2p.ai.connect4_ai fehlt).", "Analysis is not available (p2p.ai.connect4_ai missing)."),
     "msg.analysis_running": ("Analysiere die Runde …", "Analysing the round …"),
     "msg.analysis_line": ("Zug {ply} {seat} {move}: {verdict}", "Move {ply} {seat} {move}: {verdict}"),
     "msg.analysis_failed": ("Analyse fehlgeschlagen: {reason}", "Analysis failed: {reason}"),
@@ -285,7 +281,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "msg.hint_local_only": ("Tipps gibt es nur im lokalen Spiel.", "Hints are for local play only."),
     "msg.hint": ("Tipp: {move}", "Hint: {move}"),
-    "msg.rules_none": ("Kein Spiel gewählt: /rules connect4 · cube · chess4", "No game chosen: /rules connect4 · cube · chess4"),
+    "msg.rules_none": ("Kein Spiel gewählt: /rules {known}", "No game chosen: /rules {known}"),
     "msg.nick_set": ("Dein Name ist jetzt {nick}.", "Your name is now {nick}."),
     "msg.nick_bad": ("Ein Name hat 1–20 Zeichen ohne Leerzeichen.", "A name has 1–20 characters without spaces."),
     "msg.lang_set": ("Sprache: Deutsch", "Language: English"),
@@ -749,9 +745,13 @@ class Translator:
         return self.t(key) if key in CATALOGUE else english_name
 
     def game(self, name: str) -> str:
-        """The name people use for a game."""
-        key = f"game.{name}"
-        return self.t(key) if key in CATALOGUE else name
+        """The name people use for a game (its registry entry's title)."""
+        from p2p.games import spec
+
+        try:
+            return self.pick(spec(name).title)
+        except KeyError:
+            return name
 
     def pick(self, pair: tuple[str, str]) -> str:
         """The current language's half of a ``(german, english)`` pair."""

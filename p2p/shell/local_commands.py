@@ -15,10 +15,11 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from p2p.games import GAME_NAMES, Game
+from p2p.games import Game, canonical_name, game_names
 from p2p.games.base import MoveError, OptionError
 from p2p.games.match import MatchError
 from p2p.shell import commands as cmds
+from p2p.shell.game_view import view_for
 from p2p.shell.i18n import Translator
 from p2p.shell.local import LocalMatch, Seat, replay_step
 from p2p.shell.settings import Settings
@@ -54,6 +55,17 @@ def level_id(word: str, known: tuple[str, ...]) -> str | None:
         if low == level or low in (name.lower() for name in CATALOGUE.get(f"level.{level}", ())):
             return level
     return None
+
+
+def _analyzer(game_name: str) -> Callable[..., Any] | None:
+    """The computer player's ``analyze_round`` (a finished round's review), if it has one."""
+    from p2p.ai import module
+
+    try:
+        found: Callable[..., Any] | None = getattr(module(game_name), "analyze_round", None)
+    except ImportError:
+        return None
+    return found
 
 
 def default_level(game_name: str) -> str:
@@ -158,7 +170,8 @@ class LocalPlayCommands:
         self._record_stats(match)
 
     def _record_stats(self, match: LocalMatch) -> None:
-        """Connect Four against one computer: count won/lost/drawn per level."""
+        """Connect Four against one computer: count won/lost/drawn per level (the settings
+        file keeps Connect Four's counts only: ``/stats`` is that game's feature)."""
         if match.game_name != "connect4" or len(match.human_seats()) != 1:
             return
         human = match.human_seats()[0]
@@ -180,14 +193,12 @@ class LocalPlayCommands:
         if start is None:
             self.say("play.start_bad", "warn")
             return
-        name = words[0].lower()
-        aliases = {"4": "connect4", "c4": "connect4", "vier": "connect4", "3d": "cube", "chess": "chess4", "schach": "chess4"}
-        name = aliases.get(name, name)
-        if name not in GAME_NAMES:
-            self.say("msg.unknown_game", "warn", name=words[0])
+        name = canonical_name(words[0]) or ""
+        if not name:
+            self.say("msg.unknown_game", "warn", name=words[0], known=", ".join(game_names()))
             return
         known_levels = available_levels(name)
-        mode = "2p" if name == "connect4" else "ai"
+        mode = view_for(name).default_mode
         level = self.settings.levels.get(name, default_level(name))
         if level not in known_levels:
             level = default_level(name)
@@ -383,20 +394,9 @@ class LocalPlayCommands:
 
     async def _hint(self, game: Game) -> None:
         try:
-            if game.name == "connect4":
-                try:
-                    from p2p.ai.connect4_ai import hint
-                except ImportError:
-                    hint = None
-                if hint is not None:
-                    move = await asyncio.to_thread(hint, game)
-                    text = move if isinstance(move, str) else str(getattr(move, "move", move))
-                    self.say("msg.hint", move=text)
-                    return
-            from p2p.ai import choose_move, levels
+            from p2p.ai import hint
 
-            level = levels(game.name)[-1] if game.name != "chess4" else levels(game.name)[0]
-            move = await asyncio.to_thread(choose_move, game, level, b"hint")
+            move = await asyncio.to_thread(hint, game)
             self.say("msg.hint", move=move)
         except Exception as err:  # noqa: BLE001
             self.internal_error(err)
@@ -406,13 +406,9 @@ class LocalPlayCommands:
     def cmd_analyze(self, args: list[str]) -> None:
         finished = self._finished()
         game = None if finished is None else finished[1]
-        if game is None or game.name != "connect4" or not game.is_over():
+        analyze_round = None if game is None or not game.is_over() else _analyzer(game.name)
+        if game is None or analyze_round is None:
             self.say("msg.analysis_unavailable", "warn")
-            return
-        try:
-            from p2p.ai.connect4_ai import analyze_round
-        except ImportError:
-            self.say("msg.analysis_missing", "warn")
             return
         self.say("msg.analysis_running")
         self.spawn(self._analyze(analyze_round, game.copy()))

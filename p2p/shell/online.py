@@ -18,6 +18,7 @@ from typing import Any
 from p2p.games import Game
 from p2p.protocol.chat import TokenBucket
 from p2p.shell.app import ShellApp
+from p2p.shell.game_view import view_for
 from p2p.shell.names import MAX_NAMES, NickBook
 from p2p.shell.online_commands import OnlineCommands
 from p2p.shell.online_notes import OnlineNotes
@@ -197,7 +198,7 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
         """The result of the shown round as its chain says (winners by seat label)."""
         rnd = self.round
         game = rnd.game
-        if game.name == "chess4":
+        if view_for(game.name).ranking:
             st = rnd.chain_state
             return self.ctl.ranking_text(game, set(st.resigned) | set(st.left))
         winners = rnd.winners if rnd.is_over else game.winners()

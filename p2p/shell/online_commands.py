@@ -8,10 +8,20 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from p2p.games import GAME_NAMES
+from p2p.games import OptionError, create_game, game_names
 from p2p.shell import commands as cmds
+from p2p.shell.game_view import view_for
 
 log = logging.getLogger("p2p.shell")
+
+
+def _seat_count(game_name: str, options: dict[str, Any]) -> int:
+    """How many seats the game has with these options (0 when the options are bad: the
+    round itself then refuses them with its own reason)."""
+    try:
+        return create_game(game_name, options).players
+    except (OptionError, ValueError, TypeError):
+        return 0
 
 
 @dataclass(frozen=True)
@@ -55,12 +65,12 @@ class OnlineCommands:
     def _seat_plan(self, name: str, args: list[str]) -> SeatPlan | None:
         """Parse ``/invite`` or ``/private`` words into a seat plan; ``None`` after one line."""
         options, words = cmds.parse_options(tuple(args))
-        games = [w for w in words if w.lower() in GAME_NAMES]
+        games = [w for w in words if w.lower() in game_names()]
         if len(games) != 1:
             self.ctl.usage(name)
             return None
         game_name = games[0].lower()
-        nicks = [w for w in words if w.lower() not in GAME_NAMES]
+        nicks = [w for w in words if w.lower() not in game_names()]
         start_spec = str(options.pop("start", self.next_start))
         ai_count = options.pop("ai", 0)
         level = options.pop("level", None)
@@ -85,8 +95,9 @@ class OnlineCommands:
             return None
         level = level or self.ctl.settings.levels.get(game_name) or default_level(game_name)
         computers = [level] * int(ai_count) if isinstance(ai_count, int) else []
-        if game_name == "chess4":
-            computers += [level] * max(0, 3 - len(others) - open_seats - len(computers))
+        if view_for(game_name).fill_with_computers:
+            seats = _seat_count(game_name, dict(options))
+            computers += [level] * max(0, seats - 1 - len(others) - open_seats - len(computers))
         if not self._seats_fit(game_name, dict(options), 1 + len(others) + len(computers) + open_seats):
             return None
         seat_pks = [self.peer.public_key] + others
@@ -107,8 +118,6 @@ class OnlineCommands:
     def _seats_fit(self, game_name: str, options: dict[str, Any], have: int) -> bool:
         """Whether ``have`` seats (us, those named, computers, open seats) is what the game
         with these options needs; if not, one line saying how to fill or shrink it."""
-        from p2p.games import OptionError, create_game
-
         try:
             probe = create_game(game_name, options)
         except (OptionError, ValueError, TypeError):
@@ -330,11 +339,12 @@ class OnlineCommands:
         invited = [s.pk for s in st.seats if s.pk is not None and s.pk != self.peer.public_key]
         others = invited + [e.pk for e in joined if e.pk not in invited]
         computers = [s.level for s in st.seats if s.is_computer]
-        if rnd.game_name == "chess4":
+        if view_for(rnd.game_name).fill_with_computers:
             from p2p.shell.local_commands import default_level
 
-            level = self.ctl.settings.levels.get("chess4") or default_level("chess4")
-            computers += [level] * max(0, 3 - len(others) - len(computers))
+            level = self.ctl.settings.levels.get(rnd.game_name) or default_level(rnd.game_name)
+            seats = _seat_count(rnd.game_name, dict(st.options))
+            computers += [level] * max(0, seats - 1 - len(others) - len(computers))
         options = {k: v for k, v in st.options.items() if k not in ("first", "players")}
         start = 0 if st.start_seat == 0 else None
 
