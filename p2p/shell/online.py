@@ -86,6 +86,8 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
         self.absent_wait = 5.0
         """Seconds a member who is online again may take to resume the round before we say so."""
         self.away: set[bytes] = set()
+        self._lost_at: float | None = None
+        """``time.monotonic()`` when our own link went down (``None`` while it is up)."""
         """Members of the shown round whose going offline we announced (for "is back")."""
         from p2p.shell.ledger import Ledger
 
@@ -188,8 +190,8 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
             text = self.t.t(key, round=self.round_no, seat=self.t.seat(game.seat_names()[seat]) if rnd.is_my_turn else label)
             away = self._away_countdown()
             if away is not None:
-                key, nick, secs = away
-                text += " · " + self.t.t(key, nick=nick, secs=secs, time=f"{secs // 60}:{secs % 60:02d}")
+                key, params = away
+                text += " · " + self.t.t(key, **params)
         score = self.score_text()
         return f"{text} · {self.t.t('status.score', score=score)}" if score else text
 
@@ -208,8 +210,9 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
             return self.t.t("result.win", seat=names[0])
         return self.t.t("result.wins", seats=", ".join(names))
 
-    def _away_countdown(self) -> tuple[str, str, int] | None:
-        """(status key, nick, seconds) while the seat to move is a member who went away.
+    def _away_countdown(self) -> tuple[str, dict[str, Any]] | None:
+        """(status key, its fields) while the position is owned by a member who went away:
+        the seat to move, or -- at a computer seat's turn -- the host who plays it.
 
         Offline: the offline timeout runs.  Online again but not back in the round (no
         busy flag, e.g. restarted elsewhere): only the silent timeout ends the round.
@@ -218,19 +221,33 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
         if rnd is None or rnd.is_over or rnd.game is None or not self.connected():
             return None
         seat = rnd.game.to_move()
-        seats = rnd.chain_state.seats
-        if seat is None or seat >= len(seats) or seats[seat].is_computer:
+        st = rnd.chain_state
+        if seat is None or seat >= len(st.seats):
             return None
-        pk = seats[seat].pk
+        pk = st.owner()  # a computer seat's turn is its host's (the admin's)
         if pk is None or pk == self.peer.public_key:
             return None
         info = self.peer.lobby.peers.get(pk)
-        nick = self._nick(pk, seats[seat].nick)
+        nick = self._nick(pk, self._seat_nick(pk))
+        host = st.seats[seat].is_computer
+        params: dict[str, Any] = {"nick": nick}
+        if host:
+            params["computer"] = self.ctl.seat_label(rnd.game, seat)
         if info is None:
-            return "status.away", nick, self._seconds_left(rnd)
-        if pk in self.away and not info.busy:
-            return "status.absent", nick, self._seconds_left(rnd, silent=True)
-        return None
+            secs = self._seconds_left(rnd)
+            key = "status.host_away" if host else "status.away"
+        elif pk in self.away and not info.busy:
+            secs = self._seconds_left(rnd, silent=True)
+            key = "status.host_absent" if host else "status.absent"
+        else:
+            return None
+        params.update(secs=secs, time=f"{secs // 60}:{secs % 60:02d}")
+        return key, params
+
+    def _seat_nick(self, pk: bytes) -> str:
+        """The nickname the shown round's genesis gives ``pk`` ("" if none)."""
+        seats = self.round.chain_state.seats if self.round is not None else []
+        return next((s.nick for s in seats if s.pk == pk and s.nick), "")
 
     def _seconds_left(self, rnd: Any, silent: bool = False) -> int:
         """Seconds until the seat to move may be forfeited (offline or silent; from the head)."""
@@ -247,7 +264,7 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
         st = rnd.chain_state
         seat = st.seat_of(pk)
         nick = self._nick(pk, info.nick)
-        if seat is not None and rnd.game is not None and rnd.game.to_move() == seat:
+        if seat is not None and rnd.game is not None and st.owner() == pk:  # its turn (or its computers')
             secs = self._seconds_left(rnd, silent=True)
             self.state.add(self.t.t("round.absent", nick=nick, minutes=max(1, (secs + 59) // 60)), "warn")
         else:

@@ -72,7 +72,10 @@ class OnlineNotes:
         """Repaint once a second while a countdown is on the status line."""
         while True:
             await asyncio.sleep(1.0)
-            if self._away_countdown() is not None:
+            if self._lost_at is not None:
+                self.state.connection = self._reconnecting_text()
+                self.ctl.refresh()
+            elif self._away_countdown() is not None:
                 self.ctl.refresh()
 
     def handle(self, note: Any) -> None:
@@ -184,8 +187,13 @@ class OnlineNotes:
             return
         self.away.add(info.pk)
         secs = self.peer.turn_timeouts.offline_ms // 1000
-        if rnd.game.to_move() != seat:
+        if st.owner() != info.pk:  # neither its seat nor a computer seat it plays is to move
             self.state.add(self.t.t("round.away_later", nick=nick, secs=secs), "warn")
+            return
+        to_move = rnd.game.to_move()
+        if to_move is not None and st.seats[to_move].is_computer:  # the host of the computers
+            self.state.add(self.t.t("round.host_away", nick=nick, secs=self._seconds_left(rnd),
+                                    computer=self.ctl.seat_label(rnd.game, to_move)), "warn")
             return
         humans_in = [s for s in st.human_seats() if s not in st.left and s not in st.resigned]
         key = "round.away_win" if len(humans_in) == 2 and rnd.my_seat in humans_in else "round.away_out"
@@ -261,8 +269,13 @@ class OnlineNotes:
         elif code == "forfeit":
             how = t.t("net.forfeit.offline" if params.get("reason") == "offline" else "net.forfeit.silent")
             mine = rnd is not None and seat == rnd.my_seat
-            self.state.add(t.t("net.forfeited_you" if mine else "net.forfeited", nick=nick,
-                               secs=params.get("waited", "?"), how=how), "warn")
+            key = "net.forfeited_you" if mine else "net.forfeited"
+            computer = self._computer_at_forfeit(rnd, seat) if rnd is not None and isinstance(seat, int) else None
+            if computer is not None:  # the host of the computer seats, at a computer's turn
+                key = "net.forfeited_host_you" if mine else "net.forfeited_host"
+                computer = self.ctl.seat_label(rnd.game, computer)
+            self.state.add(t.t(key, nick=nick, secs=params.get("waited", "?"), how=how, computer=computer),
+                           "warn")
         elif code in ("forfeit_ahead", "forfeit_seen_online", "forfeit_early", "reveal_left_out",
                       "event_ahead", "forfeit_replaced"):
             self.state.add(t.t(f"notice.{code}", nick=nick, secs=params.get("secs", "?"),
@@ -301,11 +314,43 @@ class OnlineNotes:
         else:
             self.state.add(t.t("notice.untranslated", text=note.text), "info")
 
+    @staticmethod
+    def _computer_at_forfeit(rnd: Any, seat: int) -> int | None:
+        """The computer seat that was to move when the human ``seat`` (its host) was
+        forfeited, else ``None`` (the seat's own turn).
+
+        An engine with resignation holds the forfeit as ``resign:<seat>`` in its history:
+        the position before that entry is the one forfeited; one without (the cube) ends
+        the round where it stood."""
+        from p2p.games.base import RESIGN_PREFIX
+        from p2p.shell.local import position_after
+
+        game = rnd.game
+        if game is None:
+            return None
+        history = game.history()
+        entry = f"{RESIGN_PREFIX}{seat}"
+        at = position_after(game, len(history) - 1 - history[::-1].index(entry)) if entry in history else game
+        to_move = at.to_move()
+        seats = rnd.chain_state.seats
+        if to_move is None or to_move == seat or to_move >= len(seats) or not seats[to_move].is_computer:
+            return None
+        return to_move
+
+    def _reconnecting_text(self) -> str:
+        """The status line's note while our own link is down: for how long."""
+        secs = int(time.monotonic() - self._lost_at) if self._lost_at is not None else 0
+        return self.t.t("status.reconnecting", time=f"{secs // 60}:{secs % 60:02d}")
+
     def _connection(self, state: str) -> None:
         t = self.t
         self._broker_changes()
+        if state != "lost":
+            self._lost_at = None
         if state == "lost":
-            self.state.connection = t.t("status.reconnecting")
+            if self._lost_at is None:
+                self._lost_at = time.monotonic()
+            self.state.connection = self._reconnecting_text()
             self.state.online = False
             self.state.add(t.t("net.disconnected"), "warn")
         elif state in ("reconnected", "connected"):
@@ -364,6 +409,7 @@ class OnlineNotes:
                     self.state.add(t.t("takeback.lapsed", nick=self._member_nick(seat, with_fingerprint=False)
                                        if seat is not None else "?"), "round")
                 self._move_notes(rnd.game, int(event.body["ply"]))
+                self._host_waiting(rnd)
         if rnd.is_over or note.kind == "seal":
             self.refresh_standing()  # a corrected end (a forfeit that did not stand) corrects the score
         if note.kind == "seal":
@@ -388,6 +434,18 @@ class OnlineNotes:
             self.state.add(t.t("net.starter", nick=self.seat_label(st.starter, name), how=how), "round")
             if rnd.is_my_turn:
                 self.ctl.notify(t.t("notify.turn"), t.game(rnd.game_name))
+
+    def _host_waiting(self, rnd: Any) -> None:
+        """After a move: a computer seat is to move whose host we saw go offline -- say
+        why nothing happens, and how long until the host is out."""
+        st = rnd.chain_state
+        to_move = rnd.game.to_move() if rnd.game is not None and not rnd.is_over else None
+        host = st.owner()
+        if to_move is None or not st.seats[to_move].is_computer or host not in self.away:
+            return
+        self.state.add(self.t.t("round.host_waiting", computer=self.ctl.seat_label(rnd.game, to_move),
+                                nick=self._nick(host, self._seat_nick(host)),
+                                secs=self._seconds_left(rnd)), "warn")
 
     def _round_over(self, note: Any) -> None:
         rnd = note.round
