@@ -9,7 +9,8 @@ Modules, each with one job:
 * ``state`` - what the screen shows (chat lines, lobby), kept outside the widgets.
 * ``local`` - a local match: seats, input lock, undo, replay (pure).
 * ``online`` / ``connect`` - the connected ``p2p.peer.Peer``; connecting and ``/local``
-  (``online_commands``, ``online_notes``, ``online_resume``: parts of ``online``).
+  (``online_commands``, ``online_notes``, ``online_resume``: the parts an
+  ``OnlineSession`` owns -- commands, notifications to lines, round files).
 * ``boards`` / ``chess4_view`` - board pictures per game, coloured or plain.
 * ``i18n`` / ``rules_text`` / ``analysis_text`` - every text the user sees (de/en).
 * ``settings`` - persisted settings; ``notify`` - bell and desktop notifications.
