@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from p2p.games import GAME_NAMES
 from p2p.shell import commands as cmds
-
-if TYPE_CHECKING:
-    from p2p.shell.online import OnlineSession
+from p2p.shell.session_part import SessionPart
 
 log = logging.getLogger("p2p.shell")
 
@@ -30,18 +28,11 @@ class SeatPlan:
     open_seats: int = 0
 
 
-class OnlineCommands:
+class OnlineCommands(SessionPart):
     """The online session's slash commands: invite, private, accept, decline,
     cancel, start, join, take-backs and friends, each turned into ``Peer`` and
     ``Round`` calls."""
 
-    def __init__(self, session: OnlineSession) -> None:
-        self.s = session
-        """The session: the shown round, its score, the names seen (shared by the parts)."""
-        self.peer = session.peer
-        self.ctl = session.ctl
-        self.t = session.t
-        self.state = session.state
 
     def command(self, name: str, args: list[str]) -> None:
         """``/invite``, ``/private``, ``/accept``, ``/decline``, ``/cancel``, ``/start``, ``/starter``, ``/join``."""
@@ -137,11 +128,15 @@ class OnlineCommands:
             self.ctl.say("net.seats_many", "warn", game=self.t.game(game_name), need=need, have=have)
         return False
 
-    def _cmd_invite(self, args: list[str]) -> None:
+    def _plan_if_free(self, name: str, args: list[str]) -> SeatPlan | None:
+        """The seat plan of ``/invite`` or ``/private`` -- not while we play elsewhere."""
         if self.peer.busy:
             self.ctl.say("net.busy", "warn")
-            return
-        plan = self._seat_plan("invite", args)
+            return None
+        return self._seat_plan(name, args)
+
+    def _cmd_invite(self, args: list[str]) -> None:
+        plan = self._plan_if_free("invite", args)
         if plan is None:
             return
 
@@ -157,10 +152,7 @@ class OnlineCommands:
 
     def _cmd_private(self, args: list[str]) -> None:
         """Open a private round behind a join code and show the code to read aloud."""
-        if self.peer.busy:
-            self.ctl.say("net.busy", "warn")
-            return
-        plan = self._seat_plan("private", args)
+        plan = self._plan_if_free("private", args)
         if plan is None:
             return
 
@@ -251,6 +243,15 @@ class OnlineCommands:
         self.state.add(self.t.t("takeback.request", nick=nick, move=move), "invite")
         self.ctl.notify(self.t.t("notify.takeback", nick=nick), self.t.game(rnd.game_name))
 
+    def _no_invitation(self) -> None:
+        """``/accept`` or ``/decline`` with nothing to answer: one line saying why (a
+        take-back the player to move answers, or no invitation)."""
+        mover = self._takeback_elsewhere()
+        if mover is not None:
+            self.ctl.say("takeback.not_yours", "warn", mover=mover)
+        else:
+            self.ctl.say("net.no_invite", "warn")
+
     def _cmd_accept(self, args: list[str]) -> None:
         rnd = self._takeback_pending()
         if rnd is not None:
@@ -258,11 +259,7 @@ class OnlineCommands:
             return
         invitation = self.pending()
         if invitation is None:
-            mover = self._takeback_elsewhere()
-            if mover is not None:
-                self.ctl.say("takeback.not_yours", "warn", mover=mover)
-                return
-            self.ctl.say("net.no_invite", "warn")
+            self._no_invitation()
             return
 
         async def go() -> None:
@@ -278,11 +275,7 @@ class OnlineCommands:
             return
         invitation = self.pending()
         if invitation is None:
-            mover = self._takeback_elsewhere()
-            if mover is not None:
-                self.ctl.say("takeback.not_yours", "warn", mover=mover)
-                return
-            self.ctl.say("net.no_invite", "warn")
+            self._no_invitation()
             return
 
         async def go() -> None:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from p2p.games import Game
 from p2p.protocol.chat import TokenBucket
 from p2p.shell.i18n import CATALOGUE
+from p2p.shell.session_part import SessionPart
 
 if TYPE_CHECKING:
     from p2p.shell.online import OnlineSession
@@ -53,17 +54,12 @@ def is_routine(reason: str) -> bool:
     return bool(ROUTINE_DROPS.match(reason or ""))
 
 
-class OnlineNotes:
+class OnlineNotes(SessionPart):
     """The online session's side of the peer's notifications: presence, notices,
     connection changes, round updates and ends, shown in the lobby and chat panes."""
 
     def __init__(self, session: OnlineSession) -> None:
-        self.s = session
-        """The session: the shown round, its score, the names seen (shared by the parts)."""
-        self.peer = session.peer
-        self.ctl = session.ctl
-        self.t = session.t
-        self.state = session.state
+        super().__init__(session)
         peer = session.peer  # None in unit tests of the lines alone
         self._brokers_up: set[str] = {url for url, ok in peer.brokers() if ok} if peer is not None else set()
         """With several brokers: those connected when we last looked."""

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from p2p.protocol.identity import sanitize_nickname
+from p2p.shell.session_part import SessionPart
 
 if TYPE_CHECKING:
     from p2p.protocol.round import RoundState
-    from p2p.shell.online import OnlineSession
 
 log = logging.getLogger("p2p.shell")
 RESUME_WINDOW_S = 15 * 60
@@ -30,17 +30,10 @@ def _count(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 20 else 0
 
 
-class RoundFiles:
+class RoundFiles(SessionPart):
     """The online session's round files: the names and code kept beside each round
     log, and the unfinished rounds taken up again after a restart."""
 
-    def __init__(self, session: OnlineSession) -> None:
-        self.s = session
-        """The session: the shown round, its score, the names seen (shared by the parts)."""
-        self.peer = session.peer
-        self.ctl = session.ctl
-        self.t = session.t
-        self.state = session.state
 
     def _sidecar(self, rnd_id: str) -> Path | None:
         log_dir = self.peer.log_dir
