@@ -35,13 +35,13 @@ def test_the_shells_nickname_map_is_bounded_and_keeps_the_shown_rounds_members()
                                                     lobby=SimpleNamespace(peers={})))  # type: ignore[arg-type]
     seats = [SimpleNamespace(pk=me.public_key), SimpleNamespace(pk=bob.public_key)]
     session.round = SimpleNamespace(chain_state=SimpleNamespace(seats=seats))
-    session.handle(ChatMessage(bob.public_key, "bob", "hi", None, 0))
+    session.notes.handle(ChatMessage(bob.public_key, "bob", "hi", None, 0))
     for k in range(20_000):
         fresh = os.urandom(32)
-        session.handle(ChatMessage(fresh, f"s{k}", "spam", None, 0))
+        session.notes.handle(ChatMessage(fresh, f"s{k}", "spam", None, 0))
     assert len(session.names) <= MAX_NAMES, len(session.names)
     assert session.names.get(bob.public_key) == "bob"
-    assert session._nick(bob.public_key) == "bob"
+    assert session.nick_of(bob.public_key) == "bob"
 
 
 def _private_round() -> tuple[Loopback, RoundMachine, str]:

@@ -263,7 +263,8 @@ def test_the_shell_says_whose_clock_and_by_how_much(lang: str) -> None:
     assert ahead == (" · Uhr 14 min vor" if lang == "de" else " · clock 14 min ahead")
     assert "nach" in Controller._clock_text(who, -90_000) or lang == "en"
     state = ShellState()
-    notes = SimpleNamespace(t=t, state=state, round=None, _own_cancels=set())
+    notes = OnlineNotes(SimpleNamespace(peer=None, ctl=None, t=t, state=state, round=None,  # type: ignore[arg-type]
+                                        own_cancels=set()))
     anna = Lobby(ANNA, "anna", bytes(16))
     bob = Lobby(BOB, "bob", bytes([2]) * 16)
     said = []
@@ -272,7 +273,7 @@ def test_the_shell_says_whose_clock_and_by_how_much(lang: str) -> None:
                              T0 + i * HEARTBEAT_MS, bob.will_route().topic)
     (notice,) = notices(said, "clock_off")
     note = SimpleNamespace(round=None, code=notice.code, params=notice.params, text=notice.text)
-    OnlineNotes._notice(notes, note)  # type: ignore[arg-type]
+    notes.notice(note)
     text = state.lines[-1].text if hasattr(state.lines[-1], "text") else str(state.lines[-1])
     expected = "geht etwa 14 min vor" if lang == "de" else "clock is about 14 min ahead of yours"
     assert "bob" in text and expected in text

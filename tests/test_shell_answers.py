@@ -153,10 +153,8 @@ def test_quit_in_a_running_round_asks_first_and_says_how_long_to_come_back(tmp_p
                              and h.controller.online.round.game is not None, 20)
             await h.type_line("/quit")
             line = await said(h, "Die Runde läuft noch.")
-            from p2p.protocol.round import DEFAULT_TIMEOUTS
-
-            secs = DEFAULT_TIMEOUTS.offline_ms // 1000  # the offline limit, 3 min
-            assert f"{secs} s" in line and "/quit" in line, line
+            secs = h.controller.online.peer.turn_timeouts.offline_ms // 1000  # the offline turn timeout
+            assert f" {secs} s" in line and "/quit" in line, line
             assert h.exit_code is None and h.app.is_running
             await h.type_line("/quit")
             await h.wait_for(lambda: h.exit_code is not None, 5)

@@ -75,10 +75,10 @@ def test_a_corrected_end_corrects_the_result_line(tmp_path: Path, broker_url: st
             session = h.controller.online
             rnd = session.round
             monkeypatch.setattr(type(rnd), "winners", property(lambda self: (0,)))
-            session.handle(peer_mod.RoundOver(rnd, (0,), "turn timeout"))
+            session.notes.handle(peer_mod.RoundOver(rnd, (0,), "turn timeout"))
             line = await said(h, "Corrected: round 1")
             assert "Red (alice) wins" in line, line
-            session.handle(peer_mod.RoundOver(rnd, (0,), "turn timeout"))  # the same again: no new line
+            session.notes.handle(peer_mod.RoundOver(rnd, (0,), "turn timeout"))  # the same again: no new line
             assert sum("Corrected" in x for x in h.controller.state.text_lines()) == 1
 
     run(scenario())

@@ -101,7 +101,7 @@ def test_the_status_line_of_three_long_names_at_80_columns(tmp_path: Path, broke
                     break
                 await asyncio.sleep(0.025)
             await bern.invitations[-1].accept()
-            await h.wait_for(lambda: h.controller.online._pending() is not None, 10)
+            await h.wait_for(lambda: h.controller.online.commands.pending() is not None, 10)
             await h.type_line("/accept")
             await h.wait_for(lambda: "Round 1 · To move" in h.controller.status_text(), 20)
             text = h.controller.status_text()

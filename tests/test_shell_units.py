@@ -229,7 +229,7 @@ def test_forfeit_notices_of_the_round_machine_are_translated() -> None:
     shell = SimpleNamespace(controller=None, t=Translator("de"), state=state)
     session = OnlineSession(shell, peer=None)  # type: ignore[arg-type]
     for note in notices:
-        session._notice(note)
+        session.notes.notice(note)
     shown = state.text_lines()
     expected = f"hat {offline_ms // 1000} s nicht gezogen (offline gegangen) und ist raus"
     assert any(expected in line for line in shown), (notices, shown)

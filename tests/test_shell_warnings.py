@@ -35,7 +35,7 @@ def test_everyday_drops_stay_in_the_log(tmp_path: Path, broker_url: str, reason:
             session = h.controller.online
             before = list(h.controller.state.text_lines())
             with caplog.at_level(logging.INFO, logger="p2p.shell"):
-                session.handle(peer_mod.Rejected(f"dropped move from {bob.public_key.hex()[:8]}: {reason}",
+                session.notes.handle(peer_mod.Rejected(f"dropped move from {bob.public_key.hex()[:8]}: {reason}",
                                                  None, reason, "move", bob.public_key.hex()[:8]))
             await asyncio.sleep(0.05)
             assert h.controller.state.text_lines() == before
@@ -52,9 +52,9 @@ def test_a_real_warning_names_the_signer_as_the_lobby_does(tmp_path: Path, broke
             await h.wait_for(lambda: h.controller.online.peer.lobby.peers.get(bob.public_key) is not None, 10)
             session = h.controller.online
             prefix = bob.public_key.hex()[:8]
-            session.handle(peer_mod.Rejected(f"dropped move from {prefix}: bad signature", None,
+            session.notes.handle(peer_mod.Rejected(f"dropped move from {prefix}: bad signature", None,
                                              "bad signature", "move", prefix))
-            session.handle(peer_mod.Rejected("dropped move from 00ff00ff: bad signature", None,
+            session.notes.handle(peer_mod.Rejected("dropped move from 00ff00ff: bad signature", None,
                                              "bad signature", "move", "00ff00ff"))
             lines = h.controller.state.text_lines()
             warned = [x for x in lines if "Warnung" in x]

@@ -9,7 +9,8 @@ Modules, each with one job:
 * ``state`` - what the screen shows (chat lines, lobby), kept outside the widgets.
 * ``local`` - a local match: seats, input lock, undo, replay (pure).
 * ``online`` / ``connect`` - the connected ``p2p.peer.Peer``; connecting and ``/local``
-  (``online_commands``, ``online_notes``, ``online_resume``: parts of ``online``).
+  (``online_commands``, ``online_notes``, ``online_resume``: the parts an
+  ``OnlineSession`` owns -- commands, notifications to lines, round files).
 * ``game_view`` / ``views/`` - what differs per game (board, move input, notes, rules
   text), one view module per game found through the registry (``p2p/games/registry.py``);
   ``boards``, ``move_input``, ``move_notes`` - the shared parts and the dispatch.

@@ -32,7 +32,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "status.offline": ("offline", "offline"),
     "status.online": ("verbunden mit {broker}", "connected to {broker}"),
     "status.connecting": ("verbinde mit {broker} …", "connecting to {broker} …"),
-    "status.reconnecting": ("Verbindung verloren, verbinde neu …", "connection lost, reconnecting …"),
+    "status.reconnecting": ("verbinde neu … (getrennt seit {time})", "reconnecting … (offline for {time})"),
     "status.brokers": ("Broker {up}/{total} verbunden", "brokers {up}/{total} connected"),
     "result.win": ("{seat} gewinnt", "{seat} wins"),
     "result.wins": ("{seats} gewinnen", "{seats} win"),
@@ -560,6 +560,14 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Du hast {secs} s nicht gezogen ({how}) und bist raus: Zeitüberschreitung.",
         "You did not move for {secs} s ({how}) and are out: turn timeout.",
     ),
+    "net.forfeited_host": (
+        "{nick} hat {secs} s lang nicht für {computer} gezogen ({how}) und ist raus: Zeitüberschreitung.",
+        "{nick} did not move for {computer} for {secs} s ({how}) and is out: turn timeout.",
+    ),
+    "net.forfeited_host_you": (
+        "Du hast {secs} s lang nicht für {computer} gezogen ({how}) und bist raus: Zeitüberschreitung.",
+        "You did not move for {computer} for {secs} s ({how}) and are out: turn timeout.",
+    ),
     "net.forfeit.offline": ("offline gegangen", "went offline"),
     "net.forfeit.silent": ("keine Antwort", "no answer"),
     "net.rewound": (
@@ -596,6 +604,22 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "round.back": ("{nick} ist wieder da – die Runde geht weiter.", "{nick} is back — the round goes on."),
     "status.away": ("{nick} offline · raus in {secs} s", "{nick} offline · out in {secs} s"),
     "status.absent": ("{nick} nicht in der Runde · raus in {time}", "{nick} not in the round · out in {time}"),
+    "status.host_away": (
+        "{nick} (spielt für {computer}) offline · raus in {secs} s",
+        "{nick} (plays for {computer}) offline · out in {secs} s",
+    ),
+    "status.host_absent": (
+        "{nick} (spielt für {computer}) nicht in der Runde · raus in {time}",
+        "{nick} (plays for {computer}) not in the round · out in {time}",
+    ),
+    "round.host_waiting": (
+        "{computer} ist am Zug, aber {nick} spielt für ihn und ist offline: {nick} ist in {secs} s raus, falls {nick} nicht zurückkommt.",
+        "{computer} is to move, but {nick}, who plays for it, is offline: {nick} is out in {secs} s unless {nick} returns.",
+    ),
+    "round.host_away": (
+        "{nick} ist offline gegangen – {nick} spielt für {computer}, der am Zug ist: {nick} ist in {secs} s raus, falls {nick} nicht zurückkommt.",
+        "{nick} went offline — {nick} plays for {computer}, which is to move: {nick} is out in {secs} s unless {nick} returns.",
+    ),
     "round.absent": (
         "{nick} ist wieder online, aber nicht in dieser Runde: ohne Zug ist {nick} in {minutes} min raus. /leave beendet sie für dich.",
         "{nick} is online again but not in this round: without a move {nick} is out in {minutes} min. /leave ends it for you.",

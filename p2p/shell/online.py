@@ -3,9 +3,18 @@
 ``OnlineSession`` answers the controller's questions about the current online round
 (game, turn, seat labels, status line), turns commands into ``Peer`` and ``Round`` calls
 (every ``ActionError`` becomes one warning line) and pumps the peer's notifications into
-the lobby and chat panes.  Connecting lives in ``p2p.shell.connect``; the commands,
-the notifications and the round files are its mixins ``online_commands``,
-``online_notes`` and ``online_resume``.
+the lobby and chat panes.  Connecting lives in ``p2p.shell.connect``.
+
+The session holds what its parts share -- the shown round, its number and score, the
+names seen, who went away -- and answers the controller.  It owns three parts with one
+job each, each holding the session (``s``) and its own state:
+
+* ``commands`` (``OnlineCommands``, ``p2p.shell.online_commands``): slash commands
+  turned into ``Peer`` and ``Round`` calls;
+* ``notes`` (``OnlineNotes``, ``p2p.shell.online_notes``): the peer's notifications
+  turned into screen lines;
+* ``files`` (``RoundFiles``, ``p2p.shell.online_resume``): the sidecar beside each round
+  log and the unfinished rounds taken up again after a restart.
 """
 
 from __future__ import annotations
@@ -16,25 +25,21 @@ from collections.abc import Coroutine
 from typing import Any
 
 from p2p.games import Game
-from p2p.protocol.chat import TokenBucket
 from p2p.shell.app import ShellApp
 from p2p.shell.game_view import view_for
 from p2p.shell.names import MAX_NAMES, NickBook
 from p2p.shell.online_commands import OnlineCommands
 from p2p.shell.online_notes import OnlineNotes
-from p2p.shell.online_resume import OnlineResume
+from p2p.shell.online_resume import RoundFiles
 from p2p.shell.state import LobbyEntry
 
 log = logging.getLogger("p2p.shell")
 LOBBY_REFRESH_S = 0.2
 """The lobby pane is rebuilt at most this often (a presence flood must not cost O(N)
 per presence)."""
-PRESENCE_LINES_BURST = 5
-PRESENCE_LINES_EVERY_MS = 5_000
-"""Strangers' join/leave lines: 5 at once, then one per 5 s; the rest are counted."""
 
 
-class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
+class OnlineSession:
     """The connected peer as the controller sees it: lobby, rounds, chat, commands."""
 
     def __init__(self, shell: ShellApp, peer: Any) -> None:
@@ -43,40 +48,27 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
         self.t = shell.t
         self.state = shell.state
         self.peer = peer
-        self._brokers_up = {url for url, ok in peer.brokers() if ok} if peer is not None else set()
-        """With several brokers: those connected when we last looked."""
         self.round: Any = None
         """The round shown on the board: the one we play in (or the last one)."""
         self.round_no = 0
         self.wins: dict[bytes, int] = {}
-        self._group: frozenset[bytes] = frozenset()
+        self.group: frozenset[bytes] = frozenset()
         """The members (keys) of the shown round: ``round_no`` and ``wins`` count for them."""
-        self._groups: dict[frozenset[bytes], tuple[int, dict[bytes, int]]] = {}
+        self.groups: dict[frozenset[bytes], tuple[int, dict[bytes, int]]] = {}
         """Round number and wins of the other groups we played in, kept for when we meet again."""
         self.next_start: str = "draw"
         self.last_group: tuple[str, dict[str, Any], list[bytes]] | None = None
-        self._counted: set[str] = set()
-        self._left: set[str] = set()
+        self.left: set[str] = set()
         """Rounds we left before their end: the end is still counted in the score."""
-        self._own_cancels: set[str] = set()
+        self.own_cancels: set[str] = set()
         """Rounds we called off ourselves (the host's "start now"): no line for their cancel."""
         self.replay_ply: int | None = None
         """While replaying the finished round: how many moves are shown."""
-        self._seen_starts: set[str] = set()
-        self._shown_results: dict[str, str] = {}
-        """Per round id: the result line shown at its end (a corrected end says so)."""
-        self._starter_said: set[str] = set()
+        self.seen_starts: set[str] = set()
+        self.starter_said: set[str] = set()
         """Rounds whose "X starts" line was shown (once, before the first human move)."""
-        self._takeback_for: tuple[str, str] | None = None
+        self.takeback_for: tuple[str, str] | None = None
         """(round id, id of our move) while our take-back request is unanswered."""
-        self._announced_out: dict[str, int] = {}
-        """Per round id: how many resigned/left seats were already announced."""
-        self._present: dict[bytes, str] = {}
-        """Who we have announced as online, with the label shown (joins are said once)."""
-        self._presence_lines = TokenBucket(PRESENCE_LINES_BURST, PRESENCE_LINES_EVERY_MS)
-        """Join/leave lines of strangers share this budget; a lobby flood cannot fill the chat."""
-        self._presence_hidden = 0
-        """Join/leave/rename lines of strangers held back by that budget, said as one count."""
         self.join_timeout = 10.0
         """Seconds ``/join`` waits for the round behind a code (its retained genesis)."""
         self._lobby_refresh: asyncio.TimerHandle | None = None
@@ -94,6 +86,27 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
         self.ledger: Ledger | None = Ledger(log_dir) if log_dir is not None else None
         """Round numbers and scores from the signed round logs (``p2p.shell.ledger``);
         without a log directory they are counted as seen."""
+        self.commands = OnlineCommands(self)
+        self.notes = OnlineNotes(self)
+        self.files = RoundFiles(self)
+
+    # -- the parts' entry points ---------------------------------------------------------
+
+    def command(self, name: str, args: list[str]) -> None:
+        """An online slash command (``OnlineCommands.command``)."""
+        self.commands.command(name, args)
+
+    def request_takeback(self) -> None:
+        """``/undo`` online (``OnlineCommands.request_takeback``)."""
+        self.commands.request_takeback()
+
+    async def pump(self) -> None:
+        """Mirror the peer's notifications into the shell (``OnlineNotes.pump``)."""
+        await self.notes.pump()
+
+    async def resume_unfinished(self) -> None:
+        """Take up an unfinished round after a start (``RoundFiles.resume_unfinished``)."""
+        await self.files.resume_unfinished()
 
     def refresh_standing(self) -> None:
         """Round number and scores of the shown round's group, from the signed logs and
@@ -139,7 +152,7 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
         for seat in sorted(set(st.commits) | set(st.revealed)):
             commit = st.commits.get(seat)
             nonce = st.revealed.get(seat)
-            lines.append(self._member_nick(seat, with_fingerprint=False))
+            lines.append(self.member_nick(seat, with_fingerprint=False))
             lines.append("  " + self.t.t("draw.entry", commit=commit[:8] if commit else "-",
                                          reveal=nonce.hex()[:8] if nonce else "-"))
         if st.seed:
@@ -152,7 +165,7 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
     def my_turn(self) -> bool:
         return self.round is not None and bool(self.round.is_my_turn)
 
-    def _member_nick(self, seat: int, with_fingerprint: bool = True) -> str:
+    def member_nick(self, seat: int, with_fingerprint: bool = True) -> str:
         """Who holds ``seat``: nickname (with fingerprint), or the computer and its level."""
         if self.round is None:
             return "?"
@@ -165,14 +178,14 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
         if s.pk is None:
             return "?"
         if with_fingerprint:
-            return self.peer.label_of(s.pk, self._nick(s.pk, s.nick))
-        return self._nick(s.pk, s.nick)
+            return self.peer.label_of(s.pk, self.nick_of(s.pk, s.nick))
+        return self.nick_of(s.pk, s.nick)
 
     def seat_label(self, seat: int, name: str) -> str:
         """``Rot (bob (1a2b3c4d))``; our own seat says "du"/"you"."""
         if self.round is not None and seat == self.round.my_seat:
             return f"{name} ({self.t.t('msg.you')})"
-        return f"{name} ({self._member_nick(seat, with_fingerprint=False)})"
+        return f"{name} ({self.member_nick(seat, with_fingerprint=False)})"
 
     def status_text(self) -> str:
         rnd = self.round
@@ -187,10 +200,10 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
             label = self.ctl.seat_label(game, seat)
             key = "status.you" if rnd.is_my_turn else "status.round"
             text = self.t.t(key, round=self.round_no, seat=self.t.seat(game.seat_names()[seat]) if rnd.is_my_turn else label)
-            away = self._away_countdown()
+            away = self.away_countdown()
             if away is not None:
-                key, nick, secs = away
-                text += " · " + self.t.t(key, nick=nick, secs=secs, time=f"{secs // 60}:{secs % 60:02d}")
+                key, params = away
+                text += " · " + self.t.t(key, **params)
         score = self.score_text()
         return f"{text} · {self.t.t('status.score', score=score)}" if score else text
 
@@ -209,8 +222,9 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
             return self.t.t("result.win", seat=names[0])
         return self.t.t("result.wins", seats=", ".join(names))
 
-    def _away_countdown(self) -> tuple[str, str, int] | None:
-        """(status key, nick, seconds) while the seat to move is a member who went away.
+    def away_countdown(self) -> tuple[str, dict[str, Any]] | None:
+        """(status key, its fields) while the position is owned by a member who went away:
+        the seat to move, or -- at a computer seat's turn -- the host who plays it.
 
         Offline: the offline timeout runs.  Online again but not back in the round (no
         busy flag, e.g. restarted elsewhere): only the silent timeout ends the round.
@@ -219,42 +233,41 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
         if rnd is None or rnd.is_over or rnd.game is None or not self.connected():
             return None
         seat = rnd.game.to_move()
-        seats = rnd.chain_state.seats
-        if seat is None or seat >= len(seats) or seats[seat].is_computer:
+        st = rnd.chain_state
+        if seat is None or seat >= len(st.seats):
             return None
-        pk = seats[seat].pk
+        pk = st.owner()  # a computer seat's turn is its host's (the admin's)
         if pk is None or pk == self.peer.public_key:
             return None
         info = self.peer.lobby.peers.get(pk)
-        nick = self._nick(pk, seats[seat].nick)
+        nick = self.nick_of(pk, self.seat_nick(pk))
+        host = st.seats[seat].is_computer
+        params: dict[str, Any] = {"nick": nick}
+        if host:
+            params["computer"] = self.ctl.seat_label(rnd.game, seat)
         if info is None:
-            return "status.away", nick, self._seconds_left(rnd)
-        if pk in self.away and not info.busy:
-            return "status.absent", nick, self._seconds_left(rnd, silent=True)
-        return None
+            secs = self.seconds_left(rnd)
+            key = "status.host_away" if host else "status.away"
+        elif pk in self.away and not info.busy:
+            secs = self.seconds_left(rnd, silent=True)
+            key = "status.host_absent" if host else "status.absent"
+        else:
+            return None
+        params.update(secs=secs, time=f"{secs // 60}:{secs % 60:02d}")
+        return key, params
 
-    def _seconds_left(self, rnd: Any, silent: bool = False) -> int:
+    def seat_nick(self, pk: bytes) -> str:
+        """The nickname the shown round's genesis gives ``pk`` ("" if none)."""
+        seats = self.round.chain_state.seats if self.round is not None else []
+        return next((s.nick for s in seats if s.pk == pk and s.nick), "")
+
+    def seconds_left(self, rnd: Any, silent: bool = False) -> int:
         """Seconds until the seat to move may be forfeited (offline or silent; from the head)."""
         timeouts = self.peer.turn_timeouts
         limit = timeouts.silent_ms if silent else timeouts.offline_ms
         return max(0, (limit - (self.peer.now_ms() - rnd.chain_state.head.ts)) // 1000)
 
-    async def _absent_check(self, pk: bytes, rnd: Any, wait: float = 5.0) -> None:
-        """Online again but, after a moment, still not back in the round: say what follows."""
-        await asyncio.sleep(wait)
-        info = self.peer.lobby.peers.get(pk)
-        if rnd is not self.round or rnd.is_over or pk not in self.away or info is None or info.busy:
-            return
-        st = rnd.chain_state
-        seat = st.seat_of(pk)
-        nick = self._nick(pk, info.nick)
-        if seat is not None and rnd.game is not None and rnd.game.to_move() == seat:
-            secs = self._seconds_left(rnd, silent=True)
-            self.state.add(self.t.t("round.absent", nick=nick, minutes=max(1, (secs + 59) // 60)), "warn")
-        else:
-            self.state.add(self.t.t("round.absent_later", nick=nick,
-                                    minutes=self.peer.turn_timeouts.silent_ms // 60_000), "warn")
-        self.ctl.refresh()
+
     def forming_text(self) -> str | None:
         """While a private round waits for its code joiners: the code, for the status line."""
         rnd = self.round
@@ -263,15 +276,15 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
         return self.t.t("status.forming", code=f"{rnd.code[:3]} {rnd.code[3:]}", game=self.t.game(rnd.game_name),
                         open=rnd.seats.count("open"))
 
-    def _enter_group(self, rnd: Any) -> None:
+    def enter_group(self, rnd: Any) -> None:
         """Count rounds and wins per group of members: a score line (and round number) kept
         across groups would differ from that of a peer who was not in the earlier rounds."""
         group = frozenset(s.pk for s in rnd.chain_state.seats if s.pk is not None)
-        if group == self._group:
+        if group == self.group:
             return
-        self._groups[self._group] = (self.round_no, self.wins)
-        self._group = group
-        self.round_no, self.wins = self._groups.pop(group, (0, {}))
+        self.groups[self.group] = (self.round_no, self.wins)
+        self.group = group
+        self.round_no, self.wins = self.groups.pop(group, (0, {}))
 
     def score_text(self) -> str:
         if self.round is None:
@@ -280,12 +293,12 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
         for seat in self.round.chain_state.seats:
             if seat.pk is not None:
                 # names in seat order, our own too: the line reads the same on every peer
-                parts.append(f"{self._nick(seat.pk, seat.nick)} {self.wins.get(seat.pk, 0)}")
+                parts.append(f"{self.nick_of(seat.pk, seat.nick)} {self.wins.get(seat.pk, 0)}")
         return " · ".join(parts)
 
     # -- lobby ---------------------------------------------------------------------------------
 
-    def _refresh_lobby_soon(self) -> None:
+    def refresh_lobby_soon(self) -> None:
         """Rebuild the lobby pane at most every ``LOBBY_REFRESH_S``: a flood of presences
         then costs one O(N) rebuild per interval, not one per presence."""
         if self._lobby_refresh is not None:
@@ -316,7 +329,7 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
 
     # -- actions -----------------------------------------------------------------------------
 
-    def _run(self, coro: Coroutine[Any, Any, Any]) -> None:
+    def run(self, coro: Coroutine[Any, Any, Any]) -> None:
         self.ctl.spawn(self._guarded(coro))
 
     async def _guarded(self, coro: Coroutine[Any, Any, Any]) -> None:
@@ -351,7 +364,7 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
             except ValueError as err:
                 self.ctl.say("msg.bad_move", "warn", move=text, reason=self.t.reason(err))
                 return
-        self._run(rnd.play(move))
+        self.run(rnd.play(move))
 
     async def send_chat(self, text: str) -> None:
         if self.round_active():
@@ -374,7 +387,7 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
             return
         for rnd in rounds:
             await rnd.leave()
-            self._left.add(rnd.id)  # its end still counts in the score, as on the others' screens
+            self.left.add(rnd.id)  # its end still counts in the score, as on the others' screens
         self.round = None
         self.away.clear()
         self.replay_ply = None
@@ -421,8 +434,8 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
                 layout.append(seat.pk)
         start = None if starter is None else (starter + 1) % len(seats)
         rnd = await self.peer.invite(others, game_name, options, seats=layout, start=start)
-        self._adopt_round(rnd, game_name, options, others)
-        self.state.add(self.t.t("net.invite_sent", nicks=", ".join(self._nick(pk) for pk in others),
+        self.adopt_round(rnd, game_name, options, others)
+        self.state.add(self.t.t("net.invite_sent", nicks=", ".join(self.nick_of(pk) for pk in others),
                                 game=self.t.game(game_name), code=rnd.id[:8]), "round")
 
     def _in_shown_round(self, pk: bytes) -> bool:
@@ -435,7 +448,7 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
         except AttributeError:
             return False
 
-    def _nick(self, pk: bytes, fallback: str = "") -> str:
+    def nick_of(self, pk: bytes, fallback: str = "") -> str:
         """A member's nickname: the lobby's, else the last one seen, else the seat's; never hex."""
         if pk == self.peer.public_key:
             return self.peer.nick
@@ -444,11 +457,11 @@ class OnlineSession(OnlineResume, OnlineCommands, OnlineNotes):
             return info.nick
         return self.names.get(pk) or fallback or "?"
 
-    def _adopt_round(self, rnd: Any, game_name: str, options: dict[str, Any], others: list[bytes]) -> None:
+    def adopt_round(self, rnd: Any, game_name: str, options: dict[str, Any], others: list[bytes]) -> None:
         self.round = rnd
         self.replay_ply = None
         self.away.clear()
         self.last_group = (game_name, options, others)
-        self._save_sidecar(rnd)
+        self.files.save_sidecar(rnd)
 
 

@@ -1,6 +1,6 @@
 """The online session's slash commands: invite, private, accept, decline, cancel, start,
-join, take-backs and friends, each turned into ``Peer`` and ``Round`` calls. A mixin of
-``OnlineSession`` (``p2p.shell.online``)."""
+join, take-backs and friends, each turned into ``Peer`` and ``Round`` calls. A part owned
+by ``OnlineSession`` (``p2p.shell.online``), which it reads and updates as ``s``."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import Any
 from p2p.games import OptionError, create_game, game_names
 from p2p.shell import commands as cmds
 from p2p.shell.game_view import view_for
+from p2p.shell.session_part import SessionPart
 
 log = logging.getLogger("p2p.shell")
 
@@ -37,10 +38,11 @@ class SeatPlan:
     open_seats: int = 0
 
 
-class OnlineCommands:
+class OnlineCommands(SessionPart):
     """The online session's slash commands: invite, private, accept, decline,
     cancel, start, join, take-backs and friends, each turned into ``Peer`` and
     ``Round`` calls."""
+
 
     def command(self, name: str, args: list[str]) -> None:
         """``/invite``, ``/private``, ``/accept``, ``/decline``, ``/cancel``, ``/start``, ``/starter``, ``/join``."""
@@ -71,7 +73,7 @@ class OnlineCommands:
             return None
         game_name = games[0].lower()
         nicks = [w for w in words if w.lower() not in game_names()]
-        start_spec = str(options.pop("start", self.next_start))
+        start_spec = str(options.pop("start", self.s.next_start))
         ai_count = options.pop("ai", 0)
         level = options.pop("level", None)
         open_seats = options.pop("open", 1) if name == "private" else 0
@@ -79,6 +81,7 @@ class OnlineCommands:
                                   or not 1 <= open_seats <= 3):
             self.ctl.say("net.open_bad", "warn")
             return None
+        open_seats = open_seats if isinstance(open_seats, int) else 0  # checked above
         others: list[bytes] = []
         for nick in nicks:
             info = self._find_peer(nick)
@@ -134,40 +137,41 @@ class OnlineCommands:
             self.ctl.say("net.seats_many", "warn", game=self.t.game(game_name), need=need, have=have)
         return False
 
-    def _cmd_invite(self, args: list[str]) -> None:
+    def _plan_if_free(self, name: str, args: list[str]) -> SeatPlan | None:
+        """The seat plan of ``/invite`` or ``/private`` -- not while we play elsewhere."""
         if self.peer.busy:
             self.ctl.say("net.busy", "warn")
-            return
-        plan = self._seat_plan("invite", args)
+            return None
+        return self._seat_plan(name, args)
+
+    def _cmd_invite(self, args: list[str]) -> None:
+        plan = self._plan_if_free("invite", args)
         if plan is None:
             return
 
         async def go() -> None:
             rnd = await self.peer.invite(plan.others, plan.game, plan.options, computers=plan.computers,
                                          start=plan.start)
-            self._adopt_round(rnd, plan.game, dict(plan.options), plan.others)
-            names = ", ".join(self._nick(pk) for pk in plan.others)  # the nick, also when named by fingerprint
+            self.s.adopt_round(rnd, plan.game, dict(plan.options), plan.others)
+            names = ", ".join(self.s.nick_of(pk) for pk in plan.others)  # the nick, also when named by fingerprint
             self.state.add(self.t.t("net.invite_sent", nicks=names, game=self.t.game(plan.game), code=rnd.id[:8]),
                            "round")
 
-        self._run(go())
+        self.s.run(go())
 
     def _cmd_private(self, args: list[str]) -> None:
         """Open a private round behind a join code and show the code to read aloud."""
-        if self.peer.busy:
-            self.ctl.say("net.busy", "warn")
-            return
-        plan = self._seat_plan("private", args)
+        plan = self._plan_if_free("private", args)
         if plan is None:
             return
 
         async def go() -> None:
             rnd = await self.peer.open_private(plan.game, plan.options, open_seats=plan.open_seats,
                                                peers=plan.others, computers=plan.computers, start=plan.start)
-            self._adopt_round(rnd, plan.game, dict(plan.options), plan.others)
+            self.s.adopt_round(rnd, plan.game, dict(plan.options), plan.others)
             self._show_code(rnd)
 
-        self._run(go())
+        self.s.run(go())
 
     def _show_code(self, rnd: Any) -> None:
         """The join code as two groups of three (easy to read aloud) and how to use it."""
@@ -179,13 +183,13 @@ class OnlineCommands:
         self.state.add(self.t.t("net.private_code", spoken=f"{code[:3]} {code[3:]}", code=code,
                                 minutes=PRIVATE_TTL_MS // 60_000), "invite")
 
-    def _pending(self) -> Any:
+    def pending(self) -> Any:
         invitations = self.peer.invitations
         return invitations[-1] if invitations else None
 
     def _takeback_pending(self) -> Any:
         """The shown round when someone asks us to take back the last move."""
-        rnd = self.round
+        rnd = self.s.round
         if rnd is None or rnd.is_over or rnd.takeback_asked is None or not rnd.is_my_turn:
             return None
         return rnd
@@ -193,17 +197,17 @@ class OnlineCommands:
     def _takeback_elsewhere(self) -> str | None:
         """Who answers a take-back asked in the shown round when that is not us (three or
         more players: only the player to move may), else ``None``."""
-        rnd = self.round
+        rnd = self.s.round
         if rnd is None or rnd.is_over or rnd.game is None or rnd.takeback_asked is None or rnd.is_my_turn:
             return None
         if rnd.takeback_asked == rnd.my_seat:
             return None  # our own request: the "asked" line said who decides
         seat = rnd.game.to_move()
-        return self._member_nick(seat, with_fingerprint=False) if seat is not None else "?"
+        return self.s.member_nick(seat, with_fingerprint=False) if seat is not None else "?"
 
     def request_takeback(self) -> None:
         """``/undo`` online: ask the others to take back our last move."""
-        rnd = self.round
+        rnd = self.s.round
         if rnd is None or rnd.is_over or rnd.game is None:
             self.ctl.say("msg.no_game", "warn")
             return
@@ -218,96 +222,97 @@ class OnlineCommands:
             return
 
         to_move = rnd.game.to_move()
-        mover = self._member_nick(to_move, with_fingerprint=False) if to_move is not None else "?"
+        mover = self.s.member_nick(to_move, with_fingerprint=False) if to_move is not None else "?"
 
         async def go() -> None:
-            self._takeback_for = (rnd.id, head.id)  # before the send: an answer may be quick
+            self.s.takeback_for = (rnd.id, head.id)  # before the send: an answer may be quick
             try:
                 await rnd.request_takeback()
             except ActionError:
-                self._takeback_for = None
+                self.s.takeback_for = None
                 self.ctl.say("takeback.not_last", "warn")
                 return
             self.ctl.say("takeback.asked", move=head.body["move"], mover=mover)
 
-        self._run(go())
+        self.s.run(go())
 
-    def _show_takeback_request(self, seat: int) -> None:
+    def show_takeback_request(self, seat: int) -> None:
         """Someone asks to take back their last move: the player to move is asked to
         answer; the others (three or more players) are told who decides."""
-        rnd = self.round
-        nick = self._member_nick(seat, with_fingerprint=False)
+        rnd = self.s.round
+        nick = self.s.member_nick(seat, with_fingerprint=False)
         move = rnd.chain_state.head.body.get("move", "?")
         if seat == rnd.my_seat:
             return  # our own request: "asked" said so
         if not rnd.is_my_turn:
             to_move = rnd.game.to_move() if rnd.game is not None else None
-            mover = self._member_nick(to_move, with_fingerprint=False) if to_move is not None else "?"
+            mover = self.s.member_nick(to_move, with_fingerprint=False) if to_move is not None else "?"
             self.state.add(self.t.t("takeback.request_other", nick=nick, move=move, mover=mover), "round")
             return
         self.state.add(self.t.t("takeback.request", nick=nick, move=move), "invite")
         self.ctl.notify(self.t.t("notify.takeback", nick=nick), self.t.game(rnd.game_name))
 
+    def _no_invitation(self) -> None:
+        """``/accept`` or ``/decline`` with nothing to answer: one line saying why (a
+        take-back the player to move answers, or no invitation)."""
+        mover = self._takeback_elsewhere()
+        if mover is not None:
+            self.ctl.say("takeback.not_yours", "warn", mover=mover)
+        else:
+            self.ctl.say("net.no_invite", "warn")
+
     def _cmd_accept(self, args: list[str]) -> None:
         rnd = self._takeback_pending()
         if rnd is not None:
-            self._run(rnd.accept_takeback())
+            self.s.run(rnd.accept_takeback())
             return
-        invitation = self._pending()
+        invitation = self.pending()
         if invitation is None:
-            mover = self._takeback_elsewhere()
-            if mover is not None:
-                self.ctl.say("takeback.not_yours", "warn", mover=mover)
-                return
-            self.ctl.say("net.no_invite", "warn")
+            self._no_invitation()
             return
 
         async def go() -> None:
             rnd = await invitation.accept()
             others = [s.pk for s in rnd.chain_state.seats if s.pk is not None and s.pk != self.peer.public_key]
-            self._adopt_round(rnd, rnd.game_name, dict(rnd.chain_state.options), others)
+            self.s.adopt_round(rnd, rnd.game_name, dict(rnd.chain_state.options), others)
 
-        self._run(go())
+        self.s.run(go())
 
     def _cmd_decline(self, args: list[str]) -> None:
         if self._takeback_pending() is not None:
             self.ctl.say("takeback.declined")  # the move we play next is the answer
             return
-        invitation = self._pending()
+        invitation = self.pending()
         if invitation is None:
-            mover = self._takeback_elsewhere()
-            if mover is not None:
-                self.ctl.say("takeback.not_yours", "warn", mover=mover)
-                return
-            self.ctl.say("net.no_invite", "warn")
+            self._no_invitation()
             return
 
         async def go() -> None:
             await invitation.decline()
-            self.ctl.say("net.you_declined", nick=self._nick(invitation.admin, invitation.admin_label),
+            self.ctl.say("net.you_declined", nick=self.s.nick_of(invitation.admin, invitation.admin_label),
                          game=self.t.game(invitation.game))
 
-        self._run(go())
+        self.s.run(go())
 
     def _cmd_takeover(self, args: list[str]) -> None:
         """Play for our key in this window: another session of it steps back."""
         if self.peer.acting and not self.peer.lobby.sessions.others:
             self.ctl.say("session.alone")
             return
-        self._run(self.peer.take_over())
+        self.s.run(self.peer.take_over())
 
     def _cmd_cancel(self, args: list[str]) -> None:
-        rnd = self.round
+        rnd = self.s.round
         if rnd is None or rnd.is_over:
             self.ctl.say("net.no_invite", "warn")
             return
         if not rnd.is_admin:
             self.ctl.say("net.only_admin", "warn")
             return
-        self._run(rnd.cancel())
+        self.s.run(rnd.cancel())
 
     def _cmd_start(self, args: list[str]) -> None:
-        rnd = self.round
+        rnd = self.s.round
         if rnd is None or rnd.is_over:
             self.ctl.say("net.no_invite", "warn")
             return
@@ -335,7 +340,7 @@ class OnlineCommands:
             self.ctl.say("net.start_nobody", "warn")
             return
         for event in joined:
-            self.names[event.pk] = str(event.body.get("nick", "")) or self.names.get(event.pk, "?")
+            self.s.names[event.pk] = str(event.body.get("nick", "")) or self.s.names.get(event.pk, "?")
         invited = [s.pk for s in st.seats if s.pk is not None and s.pk != self.peer.public_key]
         others = invited + [e.pk for e in joined if e.pk not in invited]
         computers = [s.level for s in st.seats if s.is_computer]
@@ -351,17 +356,17 @@ class OnlineCommands:
         async def go() -> None:
             from p2p.shell.online_notes import START_NOW_REASON
 
-            self._own_cancels.add(rnd.id)  # "start now" says so itself: its cancel is expected
+            self.s.own_cancels.add(rnd.id)  # "start now" says so itself: its cancel is expected
             await rnd.cancel(START_NOW_REASON)
             new = await self.peer.invite(others, rnd.game_name, options, computers=computers, start=start)
-            self._adopt_round(new, rnd.game_name, dict(options), others)
-            self.state.add(self.t.t("net.start_now", nicks=", ".join(self._nick(pk) for pk in others),
+            self.s.adopt_round(new, rnd.game_name, dict(options), others)
+            self.state.add(self.t.t("net.start_now", nicks=", ".join(self.s.nick_of(pk) for pk in others),
                                     game=self.t.game(rnd.game_name)), "round")
 
-        self._run(go())
+        self.s.run(go())
 
     def _cmd_starter(self, args: list[str]) -> None:
-        self.next_start = args[0]
+        self.s.next_start = args[0]
         self.ctl.say("net.starter_set", who=args[0])
 
     def _cmd_join(self, args: list[str]) -> None:
@@ -376,7 +381,7 @@ class OnlineCommands:
         if self.peer.busy:
             self.ctl.say("net.busy", "warn")
             return
-        rnd = self.round
+        rnd = self.s.round
         if rnd is not None and rnd.code == code and rnd.phase.value == "forming":
             self.ctl.say("net.join_again", "warn")  # the peer would say "already in this round"
             return
@@ -387,7 +392,7 @@ class OnlineCommands:
             from p2p.peer import ActionError
 
             try:
-                rnd = await self.peer.join(code, timeout=self.join_timeout)
+                rnd = await self.peer.join(code, timeout=self.s.join_timeout)
             except ActionError as err:
                 log.info("join %s failed: %s", code, err)
                 if err.code == "code_unknown":
@@ -399,10 +404,10 @@ class OnlineCommands:
                 else:
                     self.ctl.say("net.error", "warn", reason=self.t.reason(err))
                 return
-            self._adopt_round(rnd, rnd.game_name, dict(rnd.chain_state.options), [])
+            self.s.adopt_round(rnd, rnd.game_name, dict(rnd.chain_state.options), [])
             self.ctl.say("net.joined_round", game=self.t.game(rnd.game_name), code=spoken)
 
-        self._run(go())
+        self.s.run(go())
 
     def _save_friends(self) -> None:
         from p2p import friends as friends_mod
@@ -431,7 +436,7 @@ class OnlineCommands:
             return
         self._save_friends()
         self.ctl.say("friend.added", nick=info.nick, fp=fingerprint(info.pk))
-        self.refresh_lobby()
+        self.s.refresh_lobby()
 
     def _cmd_unfriend(self, args: list[str]) -> None:
         """``/unfriend NICK``: forget a friend (by nickname as marked, or fingerprint)."""
@@ -446,7 +451,7 @@ class OnlineCommands:
                 self.peer.friends.remove(pk)
                 self._save_friends()
                 self.ctl.say("friend.removed", nick=nick, fp=fingerprint(pk))
-                self.refresh_lobby()
+                self.s.refresh_lobby()
                 return
         self.ctl.say("friend.unknown", "warn", nick=args[0])
 

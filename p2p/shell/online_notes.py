@@ -1,6 +1,6 @@
 """The online session's side of the peer's notifications: presence, notices, connection
-changes, round updates and ends, shown in the lobby and chat panes. A mixin of
-``OnlineSession`` (``p2p.shell.online``)."""
+changes, round updates and ends, turned into lines in the lobby and chat panes. A part
+owned by ``OnlineSession`` (``p2p.shell.online``), which it reads and updates as ``s``."""
 
 from __future__ import annotations
 
@@ -8,16 +8,24 @@ import asyncio
 import logging
 import re
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from p2p.games import Game
+from p2p.protocol.chat import TokenBucket
 from p2p.shell.i18n import CATALOGUE
+from p2p.shell.session_part import SessionPart
+
+if TYPE_CHECKING:
+    from p2p.shell.online import OnlineSession
 
 log = logging.getLogger("p2p.shell")
 START_NOW_REASON = "the host started with who was there"
 """The cancel reason the host's "/start now" sends; receivers show it in their language."""
 MAX_PRESENT = 5_000
 """Announced labels remembered (the lobby itself keeps at most 4,096 strangers)."""
+PRESENCE_LINES_BURST = 5
+PRESENCE_LINES_EVERY_MS = 5_000
+"""Strangers' join/leave lines: 5 at once, then one per 5 s; the rest are counted."""
 
 
 def _options_text(options: dict[str, Any]) -> str:
@@ -46,14 +54,34 @@ def is_routine(reason: str) -> bool:
     return bool(ROUTINE_DROPS.match(reason or ""))
 
 
-class OnlineNotes:
+class OnlineNotes(SessionPart):
     """The online session's side of the peer's notifications: presence, notices,
     connection changes, round updates and ends, shown in the lobby and chat panes."""
+
+    def __init__(self, session: OnlineSession) -> None:
+        super().__init__(session)
+        peer = session.peer  # None in unit tests of the lines alone
+        self._brokers_up: set[str] = {url for url, ok in peer.brokers() if ok} if peer is not None else set()
+        """With several brokers: those connected when we last looked."""
+        self._counted: set[str] = set()
+        """Rounds whose end was counted in the score."""
+        self._shown_results: dict[str, str] = {}
+        """Per round id: the result line shown at its end (a corrected end says so)."""
+        self._announced_out: dict[str, int] = {}
+        """Per round id: how many resigned/left seats were already announced."""
+        self._present: dict[bytes, str] = {}
+        """Who we have announced as online, with the label shown (joins are said once)."""
+        self._presence_lines = TokenBucket(PRESENCE_LINES_BURST, PRESENCE_LINES_EVERY_MS)
+        """Join/leave lines of strangers share this budget; a lobby flood cannot fill the chat."""
+        self._presence_hidden = 0
+        """Join/leave/rename lines of strangers held back by that budget, said as one count."""
+        self._lost_at: float | None = None
+        """``time.monotonic()`` when our own link went down (``None`` while it is up)."""
 
     async def pump(self) -> None:
         """Mirror the peer's notifications into the shell until it closes."""
         events = self.peer.events()
-        self.refresh_lobby()
+        self.s.refresh_lobby()
         for info in self.peer.online():  # already there: shown in the lobby pane, not "joined"
             self._present.setdefault(info.pk, info.label)
         if self.peer.lobby.sessions.others:  # told before we listened: say it now
@@ -72,7 +100,10 @@ class OnlineNotes:
         """Repaint once a second while a countdown is on the status line."""
         while True:
             await asyncio.sleep(1.0)
-            if self._away_countdown() is not None:
+            if self._lost_at is not None:
+                self.state.connection = self._reconnecting_text()
+                self.ctl.refresh()
+            elif self.s.away_countdown() is not None:
                 self.ctl.refresh()
 
     def handle(self, note: Any) -> None:
@@ -85,12 +116,12 @@ class OnlineNotes:
             # Others are shown with their fingerprint: a nickname alone proves nothing.
             sender = self.peer.nick if note.sender == self.peer.public_key else note.label
             if note.nick and note.nick != "?":
-                self.names.setdefault(note.sender, note.nick)
+                self.s.names.setdefault(note.sender, note.nick)
             self.state.add(tag + note.text, "chat", sender=sender, clock=clock)
         elif isinstance(note, p.PresenceChanged):
             if note.online:
-                self.names[note.peer.pk] = note.peer.nick
-            self._refresh_lobby_soon()
+                self.s.names[note.peer.pk] = note.peer.nick
+            self.s.refresh_lobby_soon()
             self._presence(note.peer.pk, note.peer.label, note.online, note.retained)
             self._member_presence(note.peer, note.online)
         elif isinstance(note, p.InvitationReceived):
@@ -105,12 +136,12 @@ class OnlineNotes:
         elif isinstance(note, p.RoundUpdate):
             self._round_update(note)
         elif isinstance(note, p.YourTurn):
-            if note.round is self.round:
+            if note.round is self.s.round:
                 self.ctl.notify(t.t("notify.turn"), t.game(note.round.game_name))
         elif isinstance(note, p.RoundOver):
             self._round_over(note)
         elif isinstance(note, p.RoundNotice):
-            self._notice(note)
+            self.notice(note)
         elif isinstance(note, p.Rejected):
             if is_routine(note.reason):
                 log.info("dropped (routine): %s", note.text)  # the log file only
@@ -138,7 +169,7 @@ class OnlineNotes:
             name = "?"
         else:
             pk = bytes.fromhex(seat["pk"])
-            name = self.t.t("msg.you") if pk == self.peer.public_key else self._nick(pk, "?")
+            name = self.t.t("msg.you") if pk == self.peer.public_key else self.s.nick_of(pk, "?")
         return self.t.t("net.starter.named", nick=name)
 
     def _signer(self, prefix: str) -> str:
@@ -151,11 +182,11 @@ class OnlineNotes:
         prefix = (prefix or "").lower()
         if len(prefix) < 8:
             return self.t.t("net.unknown_signer", id=prefix or "?")
-        known: dict[bytes, str] = dict(self.names)
+        known: dict[bytes, str] = dict(self.s.names)
         for pk, info in self.peer.lobby.peers.items():
             known[pk] = info.nick
-        if self.round is not None:
-            for seat in self.round.chain_state.seats:
+        if self.s.round is not None:
+            for seat in self.s.round.chain_state.seats:
                 if seat.pk is not None:
                     known.setdefault(seat.pk, seat.nick or "")
         for pk, nick in known.items():
@@ -165,31 +196,36 @@ class OnlineNotes:
 
     def _member_presence(self, info: Any, online: bool) -> None:
         """A member of the running round went offline (how long until the forfeit) or is back."""
-        rnd = self.round
-        if rnd is None or rnd.is_over or rnd.game is None or not self.connected():
+        rnd = self.s.round
+        if rnd is None or rnd.is_over or rnd.game is None or not self.s.connected():
             return  # while we are cut off ourselves, everyone's presence merely expires
         st = rnd.chain_state
         seat = st.seat_of(info.pk)
         if seat is None or info.pk == self.peer.public_key or seat in st.left or seat in st.resigned:
             return
-        nick = self._nick(info.pk, info.nick)
+        nick = self.s.nick_of(info.pk, info.nick)
         if online:
-            if info.pk in self.away and info.busy:  # back, and in a round (ours, resumed)
-                self.away.discard(info.pk)
+            if info.pk in self.s.away and info.busy:  # back, and in a round (ours, resumed)
+                self.s.away.discard(info.pk)
                 self.state.add(self.t.t("round.back", nick=nick), "round")
-            elif info.pk in self.away:  # online again; in the round once it resumes it
-                self.ctl.spawn(self._absent_check(info.pk, rnd, self.absent_wait))
+            elif info.pk in self.s.away:  # online again; in the round once it resumes it
+                self.ctl.spawn(self._absent_check(info.pk, rnd, self.s.absent_wait))
             return
-        if info.pk in self.away:
+        if info.pk in self.s.away:
             return
-        self.away.add(info.pk)
+        self.s.away.add(info.pk)
         secs = self.peer.turn_timeouts.offline_ms // 1000
-        if rnd.game.to_move() != seat:
+        if st.owner() != info.pk:  # neither its seat nor a computer seat it plays is to move
             self.state.add(self.t.t("round.away_later", nick=nick, secs=secs), "warn")
+            return
+        to_move = rnd.game.to_move()
+        if to_move is not None and st.seats[to_move].is_computer:  # the host of the computers
+            self.state.add(self.t.t("round.host_away", nick=nick, secs=self.s.seconds_left(rnd),
+                                    computer=self.ctl.seat_label(rnd.game, to_move)), "warn")
             return
         humans_in = [s for s in st.human_seats() if s not in st.left and s not in st.resigned]
         key = "round.away_win" if len(humans_in) == 2 and rnd.my_seat in humans_in else "round.away_out"
-        self.state.add(self.t.t(key, nick=nick, secs=self._seconds_left(rnd)), "warn")
+        self.state.add(self.t.t(key, nick=nick, secs=self.s.seconds_left(rnd)), "warn")
 
     def _presence(self, pk: bytes, label: str, online: bool, retained: bool = False) -> None:
         """Say when someone comes or goes, or changes name; a busy/free flip is silent.
@@ -232,7 +268,7 @@ class OnlineNotes:
         """Say so when ``pk`` uses a friend's nickname with another key; ``True`` if it did."""
         from p2p.protocol.identity import fingerprint
 
-        nick = self._nick(pk)
+        nick = self.s.nick_of(pk)
         friend = self.peer.friends.impostor_of(nick, pk)
         if friend is None:
             return False
@@ -241,19 +277,19 @@ class OnlineNotes:
                                 friend_fp=fingerprint(friend)), "warn")
         return True
 
-    def _notice(self, note: Any) -> None:
+    def notice(self, note: Any) -> None:
         """A protocol notice in the user's language, chosen by its code (never its text)."""
         log.info("notice %s: %s", note.code or "-", note.text)
         code, params, t = note.code, note.params, self.t
-        rnd = note.round if note.round is self.round else None
+        rnd = note.round if note.round is self.s.round else None
         seat = params.get("seat")
-        nick = self._member_nick(seat, with_fingerprint=False) if rnd is not None and isinstance(seat, int) else "?"
+        nick = self.s.member_nick(seat, with_fingerprint=False) if rnd is not None and isinstance(seat, int) else "?"
         if code in ("starts", "over", "invited", "peer_online", "peer_left", "peer_silent"):
             return  # shown from the round's updates, the invitation or the lobby
         if note.round is not None and rnd is None:
             return  # a round that is not on the board (e.g. one we left)
         if code == "takeback_asked" and isinstance(seat, int) and rnd is not None:
-            self._show_takeback_request(seat)
+            self.s.commands.show_takeback_request(seat)
         elif code == "drawing":
             self.state.add(t.t("net.drawing"), "round")
         elif code in ("expired", "invitation_expired"):
@@ -261,8 +297,14 @@ class OnlineNotes:
         elif code == "forfeit":
             how = t.t("net.forfeit.offline" if params.get("reason") == "offline" else "net.forfeit.silent")
             mine = rnd is not None and seat == rnd.my_seat
-            self.state.add(t.t("net.forfeited_you" if mine else "net.forfeited", nick=nick,
-                               secs=params.get("waited", "?"), how=how), "warn")
+            key = "net.forfeited_you" if mine else "net.forfeited"
+            at = self._computer_at_forfeit(rnd, seat) if rnd is not None and isinstance(seat, int) else None
+            computer = ""
+            if rnd is not None and at is not None:  # the host of the computer seats, at a computer's turn
+                key = "net.forfeited_host_you" if mine else "net.forfeited_host"
+                computer = self.ctl.seat_label(rnd.game, at)
+            self.state.add(t.t(key, nick=nick, secs=params.get("waited", "?"), how=how, computer=computer),
+                           "warn")
         elif code in ("forfeit_ahead", "forfeit_seen_online", "forfeit_early", "reveal_left_out",
                       "event_ahead", "forfeit_replaced"):
             self.state.add(t.t(f"notice.{code}", nick=nick, secs=params.get("secs", "?"),
@@ -287,10 +329,10 @@ class OnlineNotes:
             self.state.add(t.t(f"notice.{code}"), "warn")
         elif code == "draw_left_out":
             seats = params.get("seats") or []
-            names = ", ".join(self._member_nick(s, with_fingerprint=False) for s in seats if isinstance(s, int))
+            names = ", ".join(self.s.member_nick(s, with_fingerprint=False) for s in seats if isinstance(s, int))
             self.state.add(t.t("notice.draw_left_out", seats=names or "?"), "warn")
         elif code in ("cancelled", "invitation_cancelled"):
-            if rnd is not None and rnd.id in self._own_cancels:
+            if rnd is not None and rnd.id in self.s.own_cancels:
                 return
             why = str(params.get("reason", "other"))
             key = f"notice.{code}.{why}"
@@ -301,11 +343,43 @@ class OnlineNotes:
         else:
             self.state.add(t.t("notice.untranslated", text=note.text), "info")
 
+    @staticmethod
+    def _computer_at_forfeit(rnd: Any, seat: int) -> int | None:
+        """The computer seat that was to move when the human ``seat`` (its host) was
+        forfeited, else ``None`` (the seat's own turn).
+
+        An engine with resignation holds the forfeit as ``resign:<seat>`` in its history:
+        the position before that entry is the one forfeited; one without (the cube) ends
+        the round where it stood."""
+        from p2p.games.base import RESIGN_PREFIX
+        from p2p.shell.local import position_after
+
+        game = rnd.game
+        if game is None:
+            return None
+        history = game.history()
+        entry = f"{RESIGN_PREFIX}{seat}"
+        at = position_after(game, len(history) - 1 - history[::-1].index(entry)) if entry in history else game
+        to_move = at.to_move()
+        seats = rnd.chain_state.seats
+        if to_move is None or to_move == seat or to_move >= len(seats) or not seats[to_move].is_computer:
+            return None
+        return to_move
+
+    def _reconnecting_text(self) -> str:
+        """The status line's note while our own link is down: for how long."""
+        secs = int(time.monotonic() - self._lost_at) if self._lost_at is not None else 0
+        return self.t.t("status.reconnecting", time=f"{secs // 60}:{secs % 60:02d}")
+
     def _connection(self, state: str) -> None:
         t = self.t
         self._broker_changes()
+        if state != "lost":
+            self._lost_at = None
         if state == "lost":
-            self.state.connection = t.t("status.reconnecting")
+            if self._lost_at is None:
+                self._lost_at = time.monotonic()
+            self.state.connection = self._reconnecting_text()
             self.state.online = False
             self.state.add(t.t("net.disconnected"), "warn")
         elif state in ("reconnected", "connected"):
@@ -317,7 +391,7 @@ class OnlineNotes:
             self.state.online = True
             if state == "reconnected":
                 self.state.add(t.t("net.reconnected"), "round")
-            self.refresh_lobby()
+            self.s.refresh_lobby()
         elif state == "closed":
             self.state.online = False
 
@@ -336,15 +410,15 @@ class OnlineNotes:
     def _round_update(self, note: Any) -> None:
         t = self.t
         rnd = note.round
-        if rnd is not self.round:
+        if rnd is not self.s.round:
             return
         st = rnd.chain_state
-        if note.kind == "start" and rnd.id not in self._seen_starts:
-            self._seen_starts.add(rnd.id)
-            self._enter_group(rnd)
-            self.round_no += 1
-            self.refresh_standing()
-            self._save_sidecar(rnd)  # now with every member's name
+        if note.kind == "start" and rnd.id not in self.s.seen_starts:
+            self.s.seen_starts.add(rnd.id)
+            self.s.enter_group(rnd)
+            self.s.round_no += 1
+            self.s.refresh_standing()
+            self.s.files.save_sidecar(rnd)  # now with every member's name
             self.ctl.match = None
             self.state.add(t.t("net.round_started", code=rnd.id[:8], game=t.game(rnd.game_name)), "round")
         elif note.kind == "draw":
@@ -359,58 +433,71 @@ class OnlineNotes:
                 seat = note.seat if note.seat is not None else st.seat_of(event.pk)
                 mover = self.ctl.seat_label(rnd.game, seat) if seat is not None else "?"
                 self.state.add(t.t("net.moved", nick=mover, move=event.body["move"]), "round")
-                if self._takeback_for == (rnd.id, event.prev) and event.pk != self.peer.public_key:
-                    self._takeback_for = None  # played past our request: it lapsed
-                    self.state.add(t.t("takeback.lapsed", nick=self._member_nick(seat, with_fingerprint=False)
+                if self.s.takeback_for == (rnd.id, event.prev) and event.pk != self.peer.public_key:
+                    self.s.takeback_for = None  # played past our request: it lapsed
+                    self.state.add(t.t("takeback.lapsed", nick=self.s.member_nick(seat, with_fingerprint=False)
                                        if seat is not None else "?"), "round")
                 self._move_notes(rnd.game, int(event.body["ply"]))
+                self._host_waiting(rnd)
         if rnd.is_over or note.kind == "seal":
-            self.refresh_standing()  # a corrected end (a forfeit that did not stand) corrects the score
+            self.s.refresh_standing()  # a corrected end (a forfeit that did not stand) corrects the score
         if note.kind == "seal":
             event = st.chain[note.seq] if 0 < note.seq < len(st.chain) else None
             taken = [e for e in event.sealed() if e.kind == "takeback"] if event is not None else []
             if taken:
-                self._takeback_for = None
+                self.s.takeback_for = None
                 moved = next((e for e in st.chain if e.id == taken[0].prev), None)
                 seat = st.seat_of(taken[0].pk)
                 key = "takeback.done_mine" if taken[0].pk == self.peer.public_key else "takeback.done"
                 self.state.add(t.t(key, move=moved.body["move"] if moved else "?",
-                                   nick=self._member_nick(seat, with_fingerprint=False) if seat is not None else "?"),
+                                   nick=self.s.member_nick(seat, with_fingerprint=False) if seat is not None else "?"),
                                "round")
             self._announce_out(rnd)
         if note.kind in ("start", "draw", "move") and st.starter is not None and rnd.game is not None \
-                and rnd.id not in self._starter_said:
+                and rnd.id not in self.s.starter_said:
             # Once per round, when the starter is known (start or draw); computer seats may
             # already have moved in the same step. A resumed round is marked as said.
-            self._starter_said.add(rnd.id)
+            self.s.starter_said.add(rnd.id)
             name = t.seat(rnd.game.seat_names()[st.starter])
             how = t.t("net.starter.drawn") if st.start_seat is None else t.t("net.starter.chosen")
-            self.state.add(t.t("net.starter", nick=self.seat_label(st.starter, name), how=how), "round")
+            self.state.add(t.t("net.starter", nick=self.s.seat_label(st.starter, name), how=how), "round")
             if rnd.is_my_turn:
                 self.ctl.notify(t.t("notify.turn"), t.game(rnd.game_name))
 
+    def _host_waiting(self, rnd: Any) -> None:
+        """After a move: a computer seat is to move whose host we saw go offline -- say
+        why nothing happens, and how long until the host is out."""
+        st = rnd.chain_state
+        to_move = rnd.game.to_move() if rnd.game is not None and not rnd.is_over else None
+        host = st.owner()
+        if to_move is None or not st.seats[to_move].is_computer or host not in self.s.away:
+            return
+        self.state.add(self.t.t("round.host_waiting", computer=self.ctl.seat_label(rnd.game, to_move),
+                                nick=self.s.nick_of(host, self.s.seat_nick(host)),
+                                secs=self.s.seconds_left(rnd)), "warn")
+
     def _round_over(self, note: Any) -> None:
         rnd = note.round
-        if rnd.id in self._counted and rnd is self.round:
+        if rnd.id in self._counted and rnd is self.s.round:
             self._corrected_over(rnd)
             return
-        if rnd is not self.round and rnd.id not in self._left or rnd.id in self._counted:
+        if rnd is not self.s.round and rnd.id not in self.s.left or rnd.id in self._counted:
             return
         self._counted.add(rnd.id)
         seats = rnd.chain_state.seats
         if len(note.winners) == 1:
             pk = seats[note.winners[0]].pk
             group = frozenset(s.pk for s in seats if s.pk is not None)
-            wins = self.wins if group == self._group else self._groups.setdefault(group, (1, {}))[1]
+            wins = self.s.wins if group == self.s.group else self.s.groups.setdefault(group, (1, {}))[1]
             if pk is not None:
                 wins[pk] = wins.get(pk, 0) + 1
-        if rnd is not self.round:
+        if rnd is not self.s.round:
             return  # a round we left: counted, but nothing more to say
-        self.refresh_standing()
-        self.away.clear()
+        self.s.refresh_standing()
+        self.s.away.clear()
         if rnd.game is None or rnd.phase.value == "cancelled":
             return  # a round called off before play: its notice said why
-        result = self.result_text()
+        result = self.s.result_text()
         self._shown_results[rnd.id] = result
         st = rnd.chain_state
         reason = note.reason
@@ -418,22 +505,22 @@ class OnlineNotes:
             reason = "left"  # the protocol puts a leave out like a resignation; say which it was
         why_key = f"end.{reason}"
         if why_key in CATALOGUE:
-            self.state.add(self.t.t("net.round_over_why", round=self.round_no, result=result,
+            self.state.add(self.t.t("net.round_over_why", round=self.s.round_no, result=result,
                                     why=self.t.t(why_key)), "round")
         else:
-            self.state.add(self.t.t("net.round_over", round=self.round_no, result=result), "round")
+            self.state.add(self.t.t("net.round_over", round=self.s.round_no, result=result), "round")
 
     def _corrected_over(self, rnd: Any) -> None:
         """A second outcome of a round whose end we showed (the peer says each outcome
         once; a forfeit replaced by the move made in time changes it): the score follows
         the chain, and one line corrects the result shown before."""
-        self.refresh_standing()
+        self.s.refresh_standing()
         if rnd.game is None or rnd.phase.value == "cancelled" or not rnd.is_over:
             return
-        result = self.result_text()
+        result = self.s.result_text()
         if self._shown_results.get(rnd.id, result) != result:
             self._shown_results[rnd.id] = result
-            self.state.add(self.t.t("net.round_over_corrected", round=self.round_no, result=result), "warn")
+            self.state.add(self.t.t("net.round_over_corrected", round=self.s.round_no, result=result), "warn")
 
     def _move_notes(self, game: Game, ply: int) -> None:
         """What the move with 0-based ``ply`` did (chess4 check, mate, points; cube lines ...)."""
@@ -459,9 +546,26 @@ class OnlineNotes:
         for seat in st.resigned[done:]:
             if seat in st.forfeited:
                 continue  # said by the forfeit notice
-            nick = self._member_nick(seat, with_fingerprint=False)
+            nick = self.s.member_nick(seat, with_fingerprint=False)
             key = "net.left_round" if seat in st.left else "net.resigned"
             if seat == rnd.my_seat:  # our own action: in the second person
                 key = "round.you_left" if seat in st.left else "round.you_resign"
             self.state.add(self.t.t(key, nick=nick), "round")
         self._announced_out[rnd.id] = len(st.resigned)
+
+    async def _absent_check(self, pk: bytes, rnd: Any, wait: float = 5.0) -> None:
+        """Online again but, after a moment, still not back in the round: say what follows."""
+        await asyncio.sleep(wait)
+        info = self.peer.lobby.peers.get(pk)
+        if rnd is not self.s.round or rnd.is_over or pk not in self.s.away or info is None or info.busy:
+            return
+        st = rnd.chain_state
+        seat = st.seat_of(pk)
+        nick = self.s.nick_of(pk, info.nick)
+        if seat is not None and rnd.game is not None and st.owner() == pk:  # its turn (or its computers')
+            secs = self.s.seconds_left(rnd, silent=True)
+            self.state.add(self.t.t("round.absent", nick=nick, minutes=max(1, (secs + 59) // 60)), "warn")
+        else:
+            self.state.add(self.t.t("round.absent_later", nick=nick,
+                                    minutes=self.peer.turn_timeouts.silent_ms // 60_000), "warn")
+        self.ctl.refresh()

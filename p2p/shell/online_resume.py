@@ -1,6 +1,6 @@
 """The online session's round files: the names and code kept beside each round log, and the
-unfinished rounds taken up again after a restart. A mixin of ``OnlineSession``
-(``p2p.shell.online``)."""
+unfinished rounds taken up again after a restart. A part owned by ``OnlineSession``
+(``p2p.shell.online``), which it reads and updates as ``s``."""
 
 from __future__ import annotations
 
@@ -9,9 +9,13 @@ import json
 import logging
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from p2p.protocol.identity import sanitize_nickname
+from p2p.shell.session_part import SessionPart
+
+if TYPE_CHECKING:
+    from p2p.protocol.round import RoundState
 
 log = logging.getLogger("p2p.shell")
 RESUME_WINDOW_S = 15 * 60
@@ -26,26 +30,27 @@ def _count(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 20 else 0
 
 
-class OnlineResume:
+class RoundFiles(SessionPart):
     """The online session's round files: the names and code kept beside each round
     log, and the unfinished rounds taken up again after a restart."""
+
 
     def _sidecar(self, rnd_id: str) -> Path | None:
         log_dir = self.peer.log_dir
         return None if log_dir is None else Path(log_dir) / f"round-{rnd_id}.shell.json"
 
-    def _save_sidecar(self, rnd: Any) -> None:
+    def save_sidecar(self, rnd: Any) -> None:
         """The join code and the members' names beside the round log (the log has neither)."""
         path = self._sidecar(rnd.id)
         if path is None or path.exists() and not path.is_file():  # a FIFO would block
             return
-        names = {s.pk.hex(): self._nick(s.pk, s.nick) for s in rnd.chain_state.seats if s.pk is not None}
+        names = {s.pk.hex(): self.s.nick_of(s.pk, s.nick) for s in rnd.chain_state.seats if s.pk is not None}
         # the round number and this group's score, so a restart shows the same status line
-        wins = {s.pk.hex(): self.wins.get(s.pk, 0) for s in rnd.chain_state.seats if s.pk is not None}
+        wins = {s.pk.hex(): self.s.wins.get(s.pk, 0) for s in rnd.chain_state.seats if s.pk is not None}
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps({"code": rnd.code, "names": names, "broker": self._broker_key(),
-                                        "round_no": self.round_no, "wins": wins}))
+                                        "round_no": self.s.round_no, "wins": wins}))
         except OSError as err:
             log.warning("cannot write %s: %s", path, err)
 
@@ -63,7 +68,7 @@ class OnlineResume:
             return {}
         return data if isinstance(data, dict) else {}
 
-    def _unfinished_logs(self) -> list[tuple[Path, Any]]:
+    def _unfinished_logs(self) -> list[tuple[Path, RoundState | str]]:
         """The newest round logs in which we still hold a seat of a running round.
 
         A damaged one is listed with its problem (a string) instead of a state."""
@@ -82,7 +87,7 @@ class OnlineResume:
                 continue
             if now - mtime <= RESUME_WINDOW_S:
                 paths.append((mtime, path))
-        found = []
+        found: list[tuple[Path, RoundState | str]] = []
         for _, path in sorted(paths, reverse=True)[:RESUME_CANDIDATES]:
             try:
                 if not path.is_file() or path.stat().st_size > MAX_LOG_BYTES:
@@ -102,7 +107,7 @@ class OnlineResume:
 
     async def resume_unfinished(self) -> None:
         """After a start: take up the newest unfinished round from its log and resync it."""
-        if self.round is not None or self.peer.busy:
+        if self.s.round is not None or self.peer.busy:
             return
         found = await asyncio.to_thread(self._unfinished_logs)
         for path, state in found:
@@ -113,12 +118,12 @@ class OnlineResume:
             side = self._load_sidecar(state.round_id)
             if side.get("broker") not in (None, self._broker_key()):
                 continue  # played elsewhere: its members are not here (and must not be forfeited)
-            names = side.get("names") if isinstance(side.get("names"), dict) else {}
+            names: dict[str, Any] = side["names"] if isinstance(side.get("names"), dict) else {}
             for pk_hex, nick in names.items():
                 nick = sanitize_nickname(nick) if isinstance(nick, str) else ""
                 try:
                     if nick:  # the file is ours, but read it as any name from outside
-                        self.names.setdefault(bytes.fromhex(pk_hex), nick)
+                        self.s.names.setdefault(bytes.fromhex(pk_hex), nick)
                 except ValueError:
                     continue
             from p2p.peer import ActionError
@@ -131,16 +136,16 @@ class OnlineResume:
                 continue
             others = [s.pk for s in rnd.chain_state.seats
                       if s.pk is not None and not s.is_computer and s.pk != self.peer.public_key]
-            self._adopt_round(rnd, rnd.game_name, dict(rnd.chain_state.options), others)
-            self._seen_starts.add(rnd.id)
-            self._starter_said.add(rnd.id)
-            self._enter_group(rnd)
-            self.round_no = max(self.round_no, _count(side.get("round_no")), 1)
-            wins = side.get("wins") if isinstance(side.get("wins"), dict) else {}
+            self.s.adopt_round(rnd, rnd.game_name, dict(rnd.chain_state.options), others)
+            self.s.seen_starts.add(rnd.id)
+            self.s.starter_said.add(rnd.id)
+            self.s.enter_group(rnd)
+            self.s.round_no = max(self.s.round_no, _count(side.get("round_no")), 1)
+            wins: dict[str, Any] = side["wins"] if isinstance(side.get("wins"), dict) else {}
             for seat in rnd.chain_state.seats:
-                if seat.pk is not None and seat.pk not in self.wins:
-                    self.wins[seat.pk] = _count(wins.get(seat.pk.hex()))
-            self.refresh_standing()
+                if seat.pk is not None and seat.pk not in self.s.wins:
+                    self.s.wins[seat.pk] = _count(wins.get(seat.pk.hex()))
+            self.s.refresh_standing()
             self.ctl.match = None
             moves = rnd.game.history() if rnd.game is not None else []
             self.state.add(self.t.t("round.resumed", code=rnd.id[:8], game=self.t.game(rnd.game_name),
