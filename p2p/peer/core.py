@@ -299,6 +299,7 @@ class Peer:
         computers: Sequence[str] = (),
         start: int | None = None,
         seats: Sequence[str] | None = None,
+        turn_limit: int | None = None,
     ) -> Round:
         """Open a round as its admin and invite ``peers`` to it.
 
@@ -306,10 +307,13 @@ class Peer:
         level in ``computers`` -- or ``seats``, a list naming each seat as ``"me"``, a
         peer (id, fingerprint or nickname) or ``"computer:LEVEL"``.  ``start`` names the
         starting seat; ``None`` draws it by commit-reveal.  For games with a ``players``
-        option it defaults to the number of seats.
+        option it defaults to the number of seats.  ``turn_limit``: a slow round, played
+        over days: every turn may take this many seconds (60 s to 30 days), a chain rule
+        in the genesis; its events wait for absent members on the broker (§6.7).
         """
         return await opening.invite(
-            self, peers, game, options, computers=computers, start=start, seats=seats
+            self, peers, game, options, computers=computers, start=start, seats=seats,
+            turn_limit=turn_limit,
         )
 
     async def another_round(self, previous: Round) -> Round:
@@ -329,6 +333,7 @@ class Peer:
         peers: Sequence[str | PeerInfo | bytes] = (),
         computers: Sequence[str] = (),
         start: int | None = None,
+        turn_limit: int | None = None,
     ) -> Round:
         """Open a private round behind a join code (``round.code``, 6 characters).
 
@@ -338,7 +343,7 @@ class Peer:
         """
         return await opening.open_private(
             self, game, options, open_seats=open_seats, peers=peers,
-            computers=computers, start=start,
+            computers=computers, start=start, turn_limit=turn_limit,
         )
 
     async def join(self, code: str, timeout: float = 10.0) -> Round:
