@@ -369,6 +369,7 @@ async def resume(
             f"{key_path} names the topics of another round"
         )
     link = await _adopt(peer, machine, round_key)
+    link.store.remember_acks(replay.acks.values())  # a slow round's store carries them on
     if not link.is_over:
         await link.request_sync()
     return link.handle
