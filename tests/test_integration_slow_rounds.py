@@ -4,7 +4,6 @@ the members' retained stores on the broker (docs/protocol.md §6.7, §9.1)."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest

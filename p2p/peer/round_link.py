@@ -25,7 +25,6 @@ from typing import Protocol
 
 from p2p.peer import config
 from p2p.peer.handles import Round
-from p2p.peer.store_link import StoreLink
 from p2p.peer.notifications import (
     ChatMessage,
     Equivocated,
@@ -37,6 +36,7 @@ from p2p.peer.notifications import (
     RoundUpdate,
     YourTurn,
 )
+from p2p.peer.store_link import StoreLink
 from p2p.protocol import sealing
 from p2p.protocol.admission import Members
 from p2p.protocol.effects import (

@@ -211,7 +211,7 @@ class Topics:
 
         >>> t = Topics()
         >>> t.parse(t.root + "/round/ab12/events")
-        Place(area='round', name='ab12/events', key='ab12', channel='events')
+        Place(area='round', name='ab12/events', key='ab12', channel='events', owner='')
         >>> t.parse(t.root + "/inbox/00ff").name
         '00ff'
         >>> t.parse(t.root + "/round/ab12").is_round, t.parse("p2p/v2/other/lobby/hello")
