@@ -322,8 +322,10 @@ class Peer(Service):
             return
         self.edge.publish(route.topic, payload, route.qos, route.retain, expiry)
 
-    def publish_raw(self, topic: str, payload: bytes, qos: int, retain: bool) -> None:
-        self.edge.publish(topic, payload, qos, retain)
+    def publish_raw(
+        self, topic: str, payload: bytes, qos: int, retain: bool, expiry: int | None = None
+    ) -> None:
+        self.edge.publish(topic, payload, qos, retain, expiry)
 
     def notify(self, note: Notification) -> None:
         for listener in list(self.listeners):
@@ -402,6 +404,8 @@ class Peer(Service):
         """After every (re)connect: announce our presence (the retained presences say who is
         online; nobody has to answer), and after a reconnect catch up on our rounds."""
         await self.lobby_link.run(self.lobby.connect(self.now_ms()))
+        for link in self.links:
+            link.store.republish()  # a slow round's store: the broker may have lost it
         if self.edge.transport.is_reconnect():
             self._settle_until = time.monotonic() + SETTLE_S  # resync before deciding
             for link in self.links:

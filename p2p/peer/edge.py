@@ -126,8 +126,8 @@ class Edge:
     async def subscribe_round(self, key: str) -> None:
         for topic, qos in self.topics.round_subscriptions(key):
             # only a private round's genesis is retained (for code joiners)
-            await self.transport.subscribe(
-                topic, qos, retained=topic.endswith("/genesis"), no_local=True
+            await self.transport.subscribe(  # a slow round's stores are retained too
+                topic, qos, retained=topic.endswith(("/genesis", "/+")), no_local=True
             )
 
     async def unsubscribe_round(self, key: str) -> None:
@@ -286,6 +286,8 @@ class Edge:
             if place.key in self._links.joining:
                 return Verdict(Lane.ROUND_OTHER, _claimed_key(payload))
             return Verdict(None, reason="not our round")
+        if place.channel == "store":  # a slow round's retained store (p2p/peer/store_link.py)
+            return rnd.store.classify(place.owner, payload)
         if place.channel == "genesis":
             # We hold the round, so we need no genesis from the topic; but as its admin
             # we watch it here, where a flood cannot hide the overwrite that counts
@@ -364,6 +366,9 @@ class Edge:
                 message.payload, self._host.now_ms(), topic, message.retain
             )
             await self._host.lobby_link.run_effects(effects)
+            return
+        if place.channel == "store" and place.key in self._links.by_key:  # opened at the edge
+            await self._links.by_key[place.key].store.receive(place.owner, message.parsed)
             return
         payload: bytes | None = message.payload
         where = (place.key, place.channel) if place.is_round else None

@@ -111,6 +111,12 @@ class Round:
         return out
 
     @property
+    def turn_limit(self) -> int | None:
+        """A slow round's limit per turn in seconds, from its genesis (``None``: a live
+        round with the protocol's timeouts), docs/protocol.md §6.7."""
+        return self._link.machine.state.genesis.body.get("turn")
+
+    @property
     def is_my_turn(self) -> bool:
         st = self.machine.state
         if st.phase is not Phase.PLAY or st.game is None:
@@ -255,6 +261,8 @@ class Invitation:
         self.expires: int = peer.lobby.local_time(pending.admin, body["expires"])
         """When the invitation expires, on our clock (the admin signed it on its own)."""
         self.drawn: bool = body["start"] is None
+        self.turn_limit: int | None = body.get("turn")
+        """A slow round's limit per turn in seconds (``None``: a live round), §6.7."""
 
     @property
     def admin_label(self) -> str:

@@ -26,6 +26,8 @@ from p2p.protocol import sealing
 from p2p.protocol.events import Event
 from p2p.protocol.lobby import PeerInfo
 from p2p.protocol.round import (
+MAX_TURN_S,
+MIN_TURN_S,
 Phase,
 next_start,
 )
@@ -53,6 +55,7 @@ async def invite(
     computers: Sequence[str] = (),
     start: int | None = None,
     seats: Sequence[str] | None = None,
+    turn_limit: int | None = None,
 ) -> Round:
     """Open a round as its admin and invite ``peers`` to it.
 
@@ -60,7 +63,9 @@ async def invite(
     level in ``computers`` -- or ``seats``, a list naming each seat as ``"me"``, a
     peer (id, fingerprint or nickname) or ``"computer:LEVEL"``.  ``start`` names the
     starting seat; ``None`` draws it by commit-reveal.  For games with a ``players``
-    option it defaults to the number of seats.
+    option it defaults to the number of seats.  ``turn_limit``: a slow round, played
+    over days: every turn may take this many seconds (60 s to 30 days), a chain rule in
+    the genesis; its events wait for absent members on the broker (docs/protocol.md §6.7).
     """
     if seats is None:
         layout: list[dict[str, Any]] = [
@@ -77,7 +82,7 @@ async def invite(
                 layout.append({"pk": None, "level": spec.split(":", 1)[1]})
             else:
                 layout.append({"pk": peer.lobby_link.resolve(spec).hex(), "level": None})
-    return await _open(peer, game, options, layout, start, code=None)
+    return await _open(peer, game, options, layout, start, code=None, turn_limit=turn_limit)
 
 async def another_round(peer: Peer, previous: Round) -> Round:
     """As admin of a finished round: invite the same seats again, the next seat starts.
@@ -100,7 +105,10 @@ async def another_round(peer: Peer, previous: Round) -> Round:
     if any(s["pk"] is None and s["level"] is None for s in layout):
         raise ActionError("a seat of that round was never taken")
     options = {k: v for k, v in st.options.items() if k != "first"}
-    return await _open(peer, st.game_name, options, layout, next_start(st), code=None)
+    return await _open(
+        peer, st.game_name, options, layout, next_start(st), code=None,
+        turn_limit=st.genesis.body.get("turn"),  # a slow round's next one is slow too
+    )
 
 async def open_private(
     peer: Peer,
@@ -111,6 +119,7 @@ async def open_private(
     peers: Sequence[str | PeerInfo | bytes] = (),
     computers: Sequence[str] = (),
     start: int | None = None,
+    turn_limit: int | None = None,
 ) -> Round:
     """Open a private round behind a join code (``round.code``, 6 characters).
 
@@ -125,7 +134,7 @@ async def open_private(
     layout += [{"pk": None, "level": None} for _ in range(open_seats)]
     layout += [{"pk": None, "level": level} for level in computers]
     code = make_code(os.urandom(8))
-    return await _open(peer, game, options, layout, start, code=code)
+    return await _open(peer, game, options, layout, start, code=code, turn_limit=turn_limit)
 
 async def join(peer: Peer, code: str, timeout: float = 10.0) -> Round:
     """Join the private round behind ``code``; ``ActionError`` if there is none."""
@@ -189,7 +198,18 @@ async def _open(
     layout: list[dict[str, Any]],
     start: int | None,
     code: str | None,
+    turn_limit: int | None = None,
 ) -> Round:
+    """Sign the genesis and hold the round.  ``turn_limit``: a slow round's limit per
+    turn in seconds (``MIN_TURN_S`` .. ``MAX_TURN_S``, docs/protocol.md §6.7)."""
+    if turn_limit is not None and (
+        not isinstance(turn_limit, int)
+        or isinstance(turn_limit, bool)
+        or not MIN_TURN_S <= turn_limit <= MAX_TURN_S
+    ):
+        raise ActionError(
+            f"a turn limit is {MIN_TURN_S} s to {MAX_TURN_S // 86_400} days", "bad_turn_limit"
+        )
     peer.lobby.sessions.check()  # another session of our key acts: it invites
     try:
         engine = game_class(game)
@@ -232,6 +252,7 @@ async def _open(
         topics=peer.topics,
         code=code,
         timeouts=peer.turn_timeouts,
+        turn_s=turn_limit,
     )
     link = await _adopt(peer, machine, round_key)
     await link.run_effects(effects)
@@ -347,6 +368,7 @@ async def resume(peer: Peer, path: Path | str, code: str | None = None) -> Round
             f"{key_path} names the topics of another round"
         )
     link = await _adopt(peer, machine, round_key)
+    link.store.remember_acks(replay.acks.values())  # a slow round's store carries them on
     if not link.is_over:
         await link.request_sync()
     return link.handle

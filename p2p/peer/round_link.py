@@ -36,6 +36,7 @@ from p2p.peer.notifications import (
     RoundUpdate,
     YourTurn,
 )
+from p2p.peer.store_link import StoreLink
 from p2p.protocol import sealing
 from p2p.protocol.admission import Members
 from p2p.protocol.effects import (
@@ -76,8 +77,13 @@ class RoundHost(Protocol):
     def publish_for(self, link: RoundLink, effect: Publish) -> None:
         """Seal ``effect`` for ``link``'s round and publish it (``Edge.seal``)."""
 
-    def publish_raw(self, topic: str, payload: bytes, qos: int, retain: bool) -> None:
-        """Publish bytes as they are (a retained genesis, its clearing)."""
+    def publish_raw(
+        self, topic: str, payload: bytes, qos: int, retain: bool, expiry: int | None = None
+    ) -> None:
+        """Publish bytes as they are (a retained genesis or store, their clearing)."""
+
+    @property
+    def connected(self) -> bool: ...
 
     def notify(self, note: Notification) -> None: ...
 
@@ -135,6 +141,8 @@ class RoundLink:
             self.log_path = log_dir / f"round-{machine.state.round_id}.log"
         self.handle = Round(self)
         """The public handle users act through (``p2p.peer.handles.Round``)."""
+        self.store = StoreLink(self)
+        """A slow round's retained store on the broker (``p2p.peer.store_link``)."""
 
     # -- queries the handle and the edge ask -------------------------------------------
 
@@ -278,6 +286,7 @@ class RoundLink:
         if self.is_over:
             changed = True  # a local end (expiry, equivocation) changes no chain
         if changed:
+            self.store.refresh()  # a slow round: the others find it on the broker
             self._tell_over()
             self.clock.last_change = time.monotonic()
             self._clear_private_genesis()
@@ -357,6 +366,7 @@ class RoundLink:
         nobody's silence counts (only the closing acks are still asked for).
         """
         machine = self.machine
+        self.store.refresh()  # cheap when nothing changed
         if self.is_over:
             if deciding and machine.asks_for_acks(now):  # an ack missing
                 await self.run_effects(await self.step(functools.partial(machine.tick, now)))

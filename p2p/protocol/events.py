@@ -200,6 +200,11 @@ class Kind:
     """Body fields that may be absent (a ``forfeit``'s ``evidence``)."""
 
 
+MIN_TURN_S = 60
+"""The shortest turn limit a genesis may name (``turn``, seconds): one minute."""
+MAX_TURN_S = 30 * 86_400
+"""The longest: thirty days (correspondence play, docs/protocol.md §6.7)."""
+
 KINDS: dict[str, Kind] = {
     # lobby
     "presence": Kind(
@@ -228,6 +233,8 @@ KINDS: dict[str, Kind] = {
             "expires": _int(0, MAX_TS),
             "private": _bool,
         },
+        # a slow round: the turn limit in seconds, one minute to 30 days (§6.7)
+        optional={"turn": _int(MIN_TURN_S, MAX_TURN_S)},
     ),
     "start": Kind("chain", {"sealed": _sealed(("accept", "join"))}),
     "commit_close": Kind("chain", {"sealed": _sealed(("commit",))}),

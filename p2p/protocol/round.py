@@ -88,6 +88,24 @@ class TurnTimeouts:
 
 DEFAULT_TIMEOUTS = TurnTimeouts()
 
+MIN_TURN_S = events.MIN_TURN_S
+MAX_TURN_S = events.MAX_TURN_S
+
+
+def timeouts_for(genesis: Event, fallback: TurnTimeouts = DEFAULT_TIMEOUTS) -> TurnTimeouts:
+    """The turn timeouts of the round ``genesis`` opens: a chain rule.
+
+    A genesis that names ``turn`` (seconds; a slow round, docs/protocol.md §6.7) has that
+    limit for every turn, whether the seat is online or not (being offline is normal in
+    a round played over days, so its signed goodbye does not shorten the turn).  A genesis
+    without it has ``fallback``: the protocol's defaults, so every older log replays as
+    before (tests pass shorter ones).
+    """
+    turn = genesis.body.get("turn") if genesis.kind == "genesis" else None
+    if not isinstance(turn, int) or isinstance(turn, bool):
+        return fallback
+    return TurnTimeouts(silent_ms=turn * 1000, offline_ms=turn * 1000)
+
 
 class RoundError(ValueError):
     """A chain event that cannot be appended here; ``str(err)`` says why in one line."""
@@ -159,6 +177,7 @@ class RoundState:
         """The state after the genesis event; ``RoundError`` if the genesis is unusable."""
         if genesis.kind != "genesis" or genesis.seq != 0:
             raise RoundError("a round starts with its genesis event")
+        timeouts = timeouts_for(genesis, timeouts)  # a slow round names its own limit
         body = genesis.body
         try:
             engine = game_class(body["game"])

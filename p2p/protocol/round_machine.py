@@ -137,8 +137,8 @@ class RoundMachine:
         if len(nonce) != draw.NONCE_SIZE:
             raise ValueError("the draw nonce has 32 bytes")
         self.me = me
-        self.timeouts = timeouts or DEFAULT_TIMEOUTS
-        self.state = RoundState.from_genesis(genesis, self.timeouts)
+        self.state = RoundState.from_genesis(genesis, timeouts or DEFAULT_TIMEOUTS)
+        self.timeouts = self.state.timeouts  # a slow round's genesis names its own (§6.7)
         self.topics = topics or Topics()
         self.code = code
         self._secret = code_secret(code) if code else None
@@ -227,6 +227,7 @@ class RoundMachine:
         code: str | None = None,
         ttl_ms: int | None = None,
         timeouts: TurnTimeouts | None = None,
+        turn_s: int | None = None,
     ) -> tuple[RoundMachine, list[Effect]]:
         """The admin opens a round: signs the genesis, publishes it and invites the seats.
 
@@ -235,7 +236,7 @@ class RoundMachine:
         seat of a private round, which needs ``code``).  ``start``: the starting seat, or
         ``None`` to draw it.  ``ttl_ms``: how long the round may stay forming; default
         ``PRIVATE_TTL_MS`` behind a code, else ``INVITE_TTL_MS``.  Raises ``ActionError`` if
-        the round is not possible.
+        the round is not possible.  ``turn_s``: a slow round's turn limit in seconds.
         """
         if ttl_ms is None:
             ttl_ms = PRIVATE_TTL_MS if code is not None else INVITE_TTL_MS
@@ -247,6 +248,8 @@ class RoundMachine:
             "expires": now + ttl_ms,
             "private": code is not None,
         }
+        if turn_s is not None:  # a slow round: its turn limit is a chain rule (§6.7)
+            body["turn"] = turn_s
         try:
             genesis = events.make(me, "genesis", now, body, round=round_id, seq=0)
             machine = cls(me, genesis, nonce, topics, code, now, timeouts)

@@ -3,7 +3,8 @@
 Pure functions; every key and nonce comes in as an argument (``p2p.peer`` draws them
 from ``os.urandom``).  Two kinds of sealed payload (``docs/protocol.md`` §12):
 
-* **round payloads** -- everything on ``round/<key>/events|sync|chat|genesis``:
+* **round payloads** -- everything on ``round/<key>/events|sync|chat|genesis`` (and a
+  slow round's retained ``store/<peer id>``, channel ``store``):
   ``nonce (12) ‖ ChaCha20-Poly1305(round key, nonce, event bytes, aad)`` with
   ``aad = "p2p/seal/round" ‖ 0x00 ‖ channel`` (the topic's last segment), so a payload
   cannot be moved to another channel.  The round key is 32 random bytes chosen by the
@@ -54,7 +55,7 @@ ROUND_OVERHEAD = NONCE_SIZE + TAG_SIZE
 TOPIC_KEY_SIZE = 16
 INVITE_OVERHEAD = KEY_SIZE + TAG_SIZE + KEY_SIZE + 32 + TOPIC_KEY_SIZE
 """Bytes a sealed invitation adds to the event (eph key, tag, round key, auth, topic key)."""
-CHANNELS = ("events", "sync", "chat", "genesis")
+CHANNELS = ("events", "sync", "chat", "genesis", "store")
 """The round topics' last segments; each is bound into its payloads."""
 
 _P = 2**255 - 19

@@ -14,6 +14,7 @@ topic (under the root)             what                                    QoS  
 ``round/<key>/genesis``            private rounds: the genesis, for joiners  1    yes
 ``round/<key>/sync``               ``sync_request`` and the answers        1    no
 ``round/<key>/chat``               round ``chat``                          0    no
+``round/<key>/store/<peer id>``    slow rounds: what that member keeps     1    yes
 =================================  ======================================  ===  ======
 
 ``<key>`` is the round id for a public round.  A private round is joined by a 6-character
@@ -119,6 +120,8 @@ class Place:
     name: str = ""
     key: str = ""
     channel: str = ""
+    owner: str = ""
+    """The member a slow round's ``round/<key>/store/<peer id>`` belongs to (§9.1)."""
 
     @property
     def is_round(self) -> bool:
@@ -173,6 +176,14 @@ class Topics:
     def round_chat(self, key: str) -> Route:
         return Route(f"{self.root}/round/{key}/chat", 0)
 
+    def round_store(self, key: str, peer_id: str) -> Route:
+        """A slow round's retained store of one member (docs/protocol.md §9.1)."""
+        return Route(f"{self.root}/round/{key}/store/{peer_id}", 1, retain=True)
+
+    def round_store_filter(self, key: str) -> str:
+        """Subscription filter for every member's store of round ``key``."""
+        return f"{self.root}/round/{key}/store/+"
+
     def lobby_subscriptions(self, my_peer_id: str) -> list[tuple[str, int]]:
         """(filter, QoS) pairs a peer subscribes to while online."""
         return [
@@ -189,6 +200,7 @@ class Topics:
             (self.round_events(key).topic, 1),
             (self.round_sync(key).topic, 1),
             (self.round_chat(key).topic, 0),
+            (self.round_store_filter(key), 1),  # a slow round's stores (retained)
         ]
 
     def parse(self, topic: str) -> Place | None:
@@ -199,7 +211,7 @@ class Topics:
 
         >>> t = Topics()
         >>> t.parse(t.root + "/round/ab12/events")
-        Place(area='round', name='ab12/events', key='ab12', channel='events')
+        Place(area='round', name='ab12/events', key='ab12', channel='events', owner='')
         >>> t.parse(t.root + "/inbox/00ff").name
         '00ff'
         >>> t.parse(t.root + "/round/ab12").is_round, t.parse("p2p/v2/other/lobby/hello")
@@ -213,6 +225,8 @@ class Topics:
             parts = name.split("/")
             if len(parts) == 2 and parts[0]:
                 return Place(area, name, parts[0], parts[1])
+            if len(parts) == 3 and parts[0] and parts[1] == "store" and re.fullmatch(r"[0-9a-f]{32}", parts[2]):
+                return Place(area, name, parts[0], "store", parts[2])  # a member's store
         return Place(area, name)
 
     def parse_presence(self, topic: str) -> str | None:

@@ -36,6 +36,7 @@ class SeatPlan:
     computers: list[str]
     start: int | None
     open_seats: int = 0
+    turn_limit: int | None = None  # a slow round (``turn=1d``): seconds per turn
 
 
 class OnlineCommands(SessionPart):
@@ -74,6 +75,14 @@ class OnlineCommands(SessionPart):
         game_name = games[0].lower()
         nicks = [w for w in words if w.lower() not in game_names()]
         start_spec = str(options.pop("start", self.s.next_start))
+        turn_limit = None
+        if "turn" in options:  # a slow round (p2p/shell/turn_limit.py)
+            from p2p.shell.turn_limit import parse_turn_limit
+
+            turn_limit = parse_turn_limit(options.pop("turn"))
+            if turn_limit is None:
+                self.ctl.say("net.turn_bad", "warn")
+                return None
         ai_count = options.pop("ai", 0)
         level = options.pop("level", None)
         open_seats = options.pop("open", 1) if name == "private" else 0
@@ -116,7 +125,7 @@ class OnlineCommands(SessionPart):
                 self.ctl.say("net.unknown_nick", "warn", nick=start_spec)
                 return None
             start = seat_pks.index(info.pk)
-        return SeatPlan(game_name, dict(options), nicks, others, computers, start, open_seats)
+        return SeatPlan(game_name, dict(options), nicks, others, computers, start, open_seats, turn_limit)
 
     def _seats_fit(self, game_name: str, options: dict[str, Any], have: int) -> bool:
         """Whether ``have`` seats (us, those named, computers, open seats) is what the game
@@ -151,7 +160,7 @@ class OnlineCommands(SessionPart):
 
         async def go() -> None:
             rnd = await self.peer.invite(plan.others, plan.game, plan.options, computers=plan.computers,
-                                         start=plan.start)
+                                         start=plan.start, turn_limit=plan.turn_limit)
             self.s.adopt_round(rnd, plan.game, dict(plan.options), plan.others)
             names = ", ".join(self.s.nick_of(pk) for pk in plan.others)  # the nick, also when named by fingerprint
             self.state.add(self.t.t("net.invite_sent", nicks=names, game=self.t.game(plan.game), code=rnd.id[:8]),
@@ -167,7 +176,8 @@ class OnlineCommands(SessionPart):
 
         async def go() -> None:
             rnd = await self.peer.open_private(plan.game, plan.options, open_seats=plan.open_seats,
-                                               peers=plan.others, computers=plan.computers, start=plan.start)
+                                               peers=plan.others, computers=plan.computers, start=plan.start,
+                                               turn_limit=plan.turn_limit)
             self.s.adopt_round(rnd, plan.game, dict(plan.options), plan.others)
             self._show_code(rnd)
 

@@ -131,6 +131,10 @@ class OnlineNotes(SessionPart):
             self._warn_impostor(invitation.admin)
             how = t.t("net.starter.drawn") if invitation.drawn else self._invited_starter(invitation)
             self.state.add(t.t("net.invite_details", options=_options_text(invitation.options), how=how), "invite")
+            if invitation.turn_limit:  # a slow round (p2p/shell/turn_limit.py)
+                from p2p.shell.turn_limit import say_turn_limit
+
+                self.state.add(t.t("net.invite_turn", limit=say_turn_limit(t, invitation.turn_limit)), "invite")
             self.state.add(t.t("net.invite_answer"), "invite")
             self.ctl.notify(t.t("notify.invite", nick=inviter), t.game(invitation.game))
         elif isinstance(note, p.RoundUpdate):

@@ -1,0 +1,157 @@
+"""A slow round's retained store on the broker, for one held round (docs/protocol.md §9.1).
+
+``StoreLink`` keeps our store -- the signed events the other members may lack, sealed
+with the round key, retained on ``round/<key>/store/<our peer id>`` -- up to date after
+every change and after every (re)connect (a restarted broker may have forgotten it), and
+reads the others' stores: each event in them goes to the round machine like any event
+from the network, so nothing there is taken on trust.  Only slow rounds (a genesis with
+``turn``, §6.7) keep a store; live rounds never publish one and ignore the topic.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from p2p.net.inbound import Lane, Verdict
+from p2p.protocol import events as ev
+from p2p.protocol import round_store, sealing
+from p2p.protocol.events import Event, EventError
+from p2p.protocol.identity import peer_id
+from p2p.protocol.round import Phase
+from p2p.protocol.sealing import SealError
+
+if TYPE_CHECKING:
+    from p2p.peer.round_link import RoundLink
+
+log = logging.getLogger("p2p.peer")
+
+
+class StoreLink:
+    """Our retained store of one slow round, and what we read from the others' stores."""
+
+    def __init__(self, link: RoundLink) -> None:
+        self._link = link
+        body = link.machine.state.genesis.body
+        self.turn_s: int | None = body.get("turn")
+        """The round's turn limit in seconds; ``None``: a live round keeps no store."""
+        self._written: bytes | None = None
+        """The plaintext we last published (``None``: publish on the next refresh)."""
+        self._payload: bytes | None = None
+        """Those bytes as sealed and published (to tell our copy from an overwrite)."""
+        self._cleared = False
+        self._log_acks: dict[bytes, Event] = {}
+        """Closing acks read from our log when we resumed (the machine starts without)."""
+        self.all_acked: set[str] = set()
+        """Peer ids whose store showed every human seat's ack of our final head."""
+
+    @property
+    def enabled(self) -> bool:
+        return self.turn_s is not None
+
+    def topic(self) -> str:
+        host = self._link.host
+        return host.topics.round_store(self._link.key, peer_id(self._link.machine.me.public_key)).topic
+
+    def remember_acks(self, acks: Iterable[Event]) -> None:
+        """The acks our log holds (``Peer.resume``): our store carries them on."""
+        for ack in acks:
+            self._log_acks[ack.pk] = ack
+
+    def _acks(self) -> list[Event]:
+        """The acks of our final head we hold, one per member (the machine's first)."""
+        st = self._link.machine.state
+        if st.phase not in (Phase.OVER, Phase.CANCELLED):
+            return []
+        found = dict(self._log_acks)
+        found.update({a.pk: a for a in self._link.machine.acks().values()})
+        return [a for a in found.values() if a.prev == st.head.id]
+
+    def _done(self, acks: list[Event]) -> bool:
+        """Every human seat acknowledged our end and every other member's store showed
+        it holds all those acks: nobody needs our store any more (§9.1)."""
+        st = self._link.machine.state
+        humans = {s.pk for s in st.seats if s.pk is not None}
+        if {a.pk for a in acks} < humans or not acks:
+            return False
+        me = self._link.machine.me.public_key
+        return all(peer_id(pk) in self.all_acked for pk in humans if pk != me)
+
+    # -- out ------------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Publish our store again if what it should hold changed (or was asked for)."""
+        link = self._link
+        host = link.host
+        if not self.enabled or self._cleared or host.closed or not host.connected:
+            return
+        acks = self._acks()
+        route = host.topics.round_store(link.key, peer_id(link.machine.me.public_key))
+        if self._done(acks):
+            self._cleared = True
+            host.publish_raw(route.topic, b"", route.qos, True)
+            log.info("round %s: every member holds the end; our store is cleared", link.id[:8])
+            return
+        plaintext = round_store.encode(round_store.store_events(
+            link.machine.state, link.machine.me.public_key, acks))
+        if plaintext == self._written:
+            return
+        self._written = plaintext
+        self._payload = link.sealed(plaintext, "store")
+        # on a broker with message expiry the store vanishes by itself two turns later
+        host.publish_raw(route.topic, self._payload, route.qos, True, 2 * (self.turn_s or 0))
+
+    def republish(self) -> None:
+        """After a (re)connect: the broker may have lost our store (restart without
+        persistence), or a stranger emptied it meanwhile: publish it again."""
+        self._written = None
+        self.refresh()
+
+    # -- in -------------------------------------------------------------------------------
+
+    def classify(self, owner: str, payload: bytes) -> Verdict:
+        """The edge's cheap checks for a store message (``Edge._classify_round``)."""
+        link = self._link
+        if not self.enabled:
+            return Verdict(None, reason="a store of a live round")
+        if owner == peer_id(link.machine.me.public_key):
+            if self._payload is not None and payload != self._payload and not self._cleared:
+                link.host.count_drop("retained store overwritten")
+                self._written = None  # ours was deleted or overwritten: repaired at once
+                self.refresh()
+            return Verdict(None, reason="our own store")
+        members = {peer_id(s.pk) for s in link.machine.state.seats if s.pk is not None}
+        if owner not in members:
+            return Verdict(None, reason="a store of a non-member")
+        if not payload:
+            return Verdict(None, reason="an emptied store")
+        try:
+            opened = sealing.open_round(link.sealing_key, "store", payload)
+        except SealError:
+            return Verdict(None, reason="not sealed with the round key")
+        return Verdict(Lane.ROUND_OTHER, None, parsed=opened)
+
+    async def receive(self, owner: str, plaintext: object) -> None:
+        """Every event in another member's store goes to the machine (verified there)."""
+        link = self._link
+        if not isinstance(plaintext, bytes):
+            return
+        events: list[Event] = []
+        for line in round_store.decode(plaintext):
+            try:
+                events.append(ev.parse(line))
+            except EventError as err:
+                link.host.count_drop("store: " + str(err))
+        for event in events:
+            if event.round != link.id:
+                link.host.count_drop("store: event of another round")
+                continue
+            await link.receive(event, "sync", True)
+        st = link.machine.state
+        if st.phase in (Phase.OVER, Phase.CANCELLED):
+            humans = {s.pk for s in st.seats if s.pk is not None}
+            shown = {e.pk for e in events if e.kind == "ack" and e.prev == st.head.id}
+            if humans <= shown:
+                self.all_acked.add(owner)
+        self.refresh()
