@@ -131,5 +131,13 @@ def test_three_slow_rounds_and_a_live_one_listed_resumed_and_told(tmp_path: Path
                 assert any("Vier in einer Reihe mit eve · eve ist am Zug" in x and x.endswith("Live-Runde")
                            for x in shown), shown
                 assert not live.is_over and not slow_dave.is_over and not slow_carol.is_over
+                # /leave leaves the round on the board only: the others go on
+                await h.type_line("/verlassen")
+                await slow_bob.wait_over(10)
+                await asyncio.sleep(0.3)
+                assert not live.is_over and not slow_dave.is_over and not slow_carol.is_over
+                assert online.peer.busy  # still in eve's live round
+                shown = await listed(h, "/runden", "Deine Runden")
+                assert len(shown) == 3 and not any(" mit bob " in x for x in shown), shown
 
     run(scenario())

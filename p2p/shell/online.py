@@ -386,11 +386,12 @@ class OnlineSession:
         await self.round.resign()
 
     async def leave(self) -> None:
-        """Leave the shown round -- and any live round the peer still counts us in (never
-        stuck); the other slow rounds go on (``/rounds N`` shows one to leave it)."""
+        """Leave the shown round -- or, with none running on the board, any live round the
+        peer still counts us in (never stuck); the other rounds go on (``/rounds N`` shows
+        one to leave it)."""
         rounds = [self.round] if self.round is not None and not self.round.is_over else []
-        rounds += [r for r in self.peer.rounds.values()
-                   if r is not self.round and r.turn_limit is None and self._holds_seat(r)]
+        if not rounds:
+            rounds = [r for r in self.peer.rounds.values() if r.turn_limit is None and self._holds_seat(r)]
         if not rounds and self.round is None:
             self.ctl.say("msg.no_game", "warn")
             return
