@@ -128,3 +128,23 @@ def test_an_old_genesis_replays_as_before() -> None:
     assert published(effects, "forfeit")
     assert replay_log([e.raw for e in admin.log()]).state.forfeited == [1]
     assert RoundState.from_genesis(admin.state.genesis).timeouts == DEFAULT_TIMEOUTS
+
+
+def test_a_busy_lobby_declines_a_live_invitation_but_keeps_a_slow_one() -> None:
+    """Busy means "in a live round" (issue 20 item 3): an invitation to a slow round waits
+    for our answer while we play live; one to another live round is declined for us."""
+    from p2p.protocol.effects import Publish
+    from p2p.protocol.lobby import Lobby
+
+    bob = Lobby(PEOPLE[1], "bob", bytes(16))
+    bob.set_busy(True, 0)
+    slow, _ = RoundMachine.open(PEOPLE[0], 0, "ab" * 16, "connect4", {}, [human(0), human(1)],
+                                0, nonce(0), turn_s=DAY_S)
+    live, _ = RoundMachine.open(PEOPLE[2], 0, "cd" * 16, "connect4", {}, [human(2), human(1)],
+                                0, nonce(2))
+    kept = bob.receive(slow.state.genesis, 1)
+    assert not [e for e in kept if isinstance(e, Publish)]  # no automatic decline
+    assert slow.state.genesis.round in bob.invitations
+    declined = [e for e in bob.receive(live.state.genesis, 2) if isinstance(e, Publish)]
+    assert [e.event.kind for e in declined] == ["decline"]
+    assert live.state.genesis.round not in bob.invitations

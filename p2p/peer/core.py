@@ -268,17 +268,20 @@ class Peer(Service):
 
     @property
     def busy(self) -> bool:
-        """True while we hold a seat in a round that is not over and we have not left.
+        """True while we hold a seat in a live round that is not over and we have not left.
 
-        A ``leave`` we sent counts at once, though it enters the chain only when the owner
-        of the next position seals it: an opponent who vanished must not keep us "in a
-        round" (the round still ends by its forfeit rule for everyone).
+        A slow round (a genesis with ``turn``, docs/protocol.md §6.7) never makes us busy:
+        we may hold many of them (and one live round) at once.  A ``leave`` we sent counts
+        at once, though it enters the chain only when the owner of the next position seals
+        it: an opponent who vanished must not keep us "in a round" (the round still ends by
+        its forfeit rule for everyone).
         """
         for link in self.links:
             machine = link.machine
             seat = machine.my_seat
             if (
                 seat is not None
+                and not link.store.enabled  # a slow round: not "busy"
                 and not link.is_over
                 and seat not in machine.state.resigned
                 and ("leave", self.public_key) not in machine.side

@@ -121,6 +121,19 @@ class Resynced(Notification):
     head: int
 
 
+@dataclass(frozen=True)
+class MovedWhileAway(Notification):
+    """A resume or sync brought in moves of the others that we had not seen (they were
+    made while we were away: offline, or cut off).  Sent once per catch-up, after its
+    ``Resynced``; ``your_turn`` says whether it is now our turn in ``round``."""
+
+    round: Round
+    moves: int
+    movers: tuple[bytes, ...]
+    """The keys that signed those moves, each once, in the order they moved."""
+    your_turn: bool
+
+
 class Listening(Protocol):
     """Whatever notifications are registered with (the ``Peer``)."""
 

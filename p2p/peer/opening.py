@@ -143,8 +143,6 @@ async def join(peer: Peer, code: str, timeout: float = 10.0) -> Round:
     except TopicError as err:
         raise ActionError(str(err)) from None
     peer.lobby.sessions.check()  # another session of our key acts: it joins
-    if peer.busy:
-        raise ActionError("you are already in a round; leave it first", "busy")
     secret = await asyncio.to_thread(
         code_secret, code
     )  # scrypt: keep the loop responsive
@@ -187,6 +185,9 @@ async def join(peer: Peer, code: str, timeout: float = 10.0) -> Round:
     ):
         await peer.edge.unsubscribe_round(key)
         raise ActionError(f"the round behind code {code} cannot be joined", "code_closed")
+    if peer.busy and machine.state.genesis.body.get("turn") is None:  # one live round
+        await peer.edge.unsubscribe_round(key)
+        raise ActionError("you are already in a round; leave it first", "busy")
     link = await _adopt(peer, machine, round_key)
     await link.act(lambda m, now: m.join(peer.nick, now))
     return link.handle
@@ -234,7 +235,7 @@ async def _open(
                 raise ActionError(
                     f"unknown computer level {seat['level']!r} for {game} (known: {', '.join(known) or 'none'})"
                 )
-    if peer.busy:
+    if peer.busy and turn_limit is None:  # one live round at a time; slow ones besides
         raise ActionError("you are already in a round; leave it first", "busy")
     round_key = os.urandom(sealing.KEY_SIZE)  # a fresh key for each round
     if code is not None:  # a private round's traffic is keyed from its code
@@ -260,7 +261,8 @@ async def _open(
 
 async def accept_invitation(peer: Peer, round_id: str) -> Round:
     peer.lobby.sessions.check()  # another session of our key acts: it answers
-    if peer.busy:
+    waiting = peer.lobby.invitations.get(round_id)
+    if peer.busy and (waiting is None or waiting.genesis.body.get("turn") is None):
         raise ActionError("you are already in a round; leave it first", "busy")
     try:
         pending = peer.lobby.take_invitation(round_id)

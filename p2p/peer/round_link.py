@@ -28,6 +28,7 @@ from p2p.peer.handles import Round
 from p2p.peer.notifications import (
     ChatMessage,
     Equivocated,
+    MovedWhileAway,
     Notification,
     Notifications,
     Resynced,
@@ -108,6 +109,8 @@ class _Clock:
     """The link's own timers (monotonic seconds unless named otherwise)."""
 
     resync_count: int = 0
+    away_movers: list[bytes] = field(default_factory=list)
+    """Signers of the others' moves a sync brought in since the last ``Resynced``."""
     resync_flush: asyncio.Handle | None = None
     parked_since: float | None = None
     last_sync_request: float = 0.0
@@ -261,6 +264,9 @@ class RoundLink:
                 self._on_applied(effect)
                 if source == "sync":
                     applied_from_sync += 1
+                    event = effect.event
+                    if event.kind == "move" and event.pk != self.machine.me.public_key:
+                        self.clock.away_movers.append(event.pk)  # moved while we were away
             elif isinstance(effect, Dropped):
                 host.warn(effect.describe(), self.id, effect.reason, effect.kind, effect.sender)
             elif isinstance(effect, Equivocation):
@@ -352,8 +358,12 @@ class RoundLink:
         def flush() -> None:
             clock.resync_flush = None
             count, clock.resync_count = clock.resync_count, 0
+            movers, clock.away_movers = clock.away_movers, []
             head = len(self.machine.state.chain) - 1
             self._host.notify(Resynced(self.handle, count, head))
+            if movers:  # the others moved while we were away: say so once, with whose turn
+                self._host.notify(MovedWhileAway(
+                    self.handle, len(movers), tuple(dict.fromkeys(movers)), self.handle.is_my_turn))
 
         clock.resync_flush = asyncio.get_running_loop().call_later(0.2, flush)
 

@@ -41,8 +41,9 @@ after that key's own signed offline presence or its silence, never because a flo
 pushed it out.
 
 Invitations arrive in our inbox as a copy of the round's genesis.  While we are busy (in a
-round) the lobby declines them (within a budget); otherwise they wait in ``invitations``
-until we accept (the peer then builds a ``RoundMachine`` from the genesis), decline, the
+live round) the lobby declines invitations to live rounds (within a budget); all others
+(always those to a slow round, a genesis with ``turn``) wait in ``invitations`` until we
+accept (the peer then builds a ``RoundMachine`` from the genesis), decline, the
 admin cancels, or they expire.
 """
 
@@ -778,7 +779,8 @@ class Lobby:
             return [dropped(event, "the invitation expires too far ahead")]
         self.known_rounds.add(state.round_id)
         rank = self.rank(event.pk)
-        if self.busy and self.sessions.acting:  # (a watching session never declines)
+        slow = event.body.get("turn") is not None  # a slow round never finds us busy (§6.7)
+        if self.busy and self.sessions.acting and not slow:  # (a watcher never declines)
             if rank and not self._decline_budget.take(now):
                 return [dropped(event, "invitation while busy (decline budget)")]
             decline = events.make(

@@ -34,6 +34,7 @@ COMMANDS: dict[str, str] = {
     "starter": "/starter NICK|draw",
     "private": "/private connect4|cube|chess4 [NICK ...] [open=N] [key=value ...]",
     "join": "/join CODE",
+    "rounds": "/rounds [N]",
     "local": "/local",
     "connect": "/connect",
     "nick": "/nick NAME",
@@ -59,6 +60,7 @@ ALIASES: dict[str, str] = {
     "sprache": "lang", "name": "nick", "wer": "who", "ns": "namespace", "lobby": "namespace",
     "freund": "friend", "entfreunden": "unfriend", "freunde": "friends",
     "übernehmen": "takeover", "uebernehmen": "takeover",
+    "round": "rounds", "runden": "rounds", "runde": "rounds",
 }
 
 

@@ -488,6 +488,13 @@ class Controller(LocalPlayCommands):
             return
         self._online_cmd("invite", args)
 
+    def cmd_rounds(self, args: list[str]) -> None:
+        """``/rounds`` lists the held rounds; ``/rounds N`` shows round N."""
+        if self.online is None:
+            self.say("msg.offline_command", "warn")
+            return
+        self.online.rounds.command(args)
+
     def cmd_accept(self, args: list[str]) -> None:
         self._online_cmd("accept", args)
 

@@ -6,7 +6,7 @@
 the lobby and chat panes.  Connecting lives in ``p2p.shell.connect``.
 
 The session holds what its parts share -- the shown round, its number and score, the
-names seen, who went away -- and answers the controller.  It owns three parts with one
+names seen, who went away -- and answers the controller.  It owns four parts with one
 job each, each holding the session (``s``) and its own state:
 
 * ``commands`` (``OnlineCommands``, ``p2p.shell.online_commands``): slash commands
@@ -14,7 +14,9 @@ job each, each holding the session (``s``) and its own state:
 * ``notes`` (``OnlineNotes``, ``p2p.shell.online_notes``): the peer's notifications
   turned into screen lines;
 * ``files`` (``RoundFiles``, ``p2p.shell.online_resume``): the sidecar beside each round
-  log and the unfinished rounds taken up again after a restart.
+  log and the unfinished rounds taken up again after a restart;
+* ``rounds`` (``HeldRounds``, ``p2p.shell.online_rounds``): the several rounds held at
+  once (slow ones and one live one): ``/rounds``, which one is shown, where it is our turn.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from p2p.shell.names import MAX_NAMES, NickBook
 from p2p.shell.online_commands import OnlineCommands
 from p2p.shell.online_notes import OnlineNotes
 from p2p.shell.online_resume import RoundFiles
+from p2p.shell.online_rounds import HeldRounds
 from p2p.shell.state import LobbyEntry
 
 log = logging.getLogger("p2p.shell")
@@ -89,6 +92,7 @@ class OnlineSession:
         self.commands = OnlineCommands(self)
         self.notes = OnlineNotes(self)
         self.files = RoundFiles(self)
+        self.rounds = HeldRounds(self)
 
     # -- the parts' entry points ---------------------------------------------------------
 
@@ -232,6 +236,8 @@ class OnlineSession:
         rnd = self.round
         if rnd is None or rnd.is_over or rnd.game is None or not self.connected():
             return None
+        if rnd.turn_limit is not None:
+            return None  # a slow round: being offline is normal, the turn keeps its limit
         seat = rnd.game.to_move()
         st = rnd.chain_state
         if seat is None or seat >= len(st.seats):
@@ -262,8 +268,9 @@ class OnlineSession:
         return next((s.nick for s in seats if s.pk == pk and s.nick), "")
 
     def seconds_left(self, rnd: Any, silent: bool = False) -> int:
-        """Seconds until the seat to move may be forfeited (offline or silent; from the head)."""
-        timeouts = self.peer.turn_timeouts
+        """Seconds until the seat to move may be forfeited (offline or silent; from the
+        head), by the round's own limits (a slow round's come from its genesis, §6.7)."""
+        timeouts = rnd.machine.timeouts
         limit = timeouts.silent_ms if silent else timeouts.offline_ms
         return max(0, (limit - (self.peer.now_ms() - rnd.chain_state.head.ts)) // 1000)
 
@@ -379,9 +386,12 @@ class OnlineSession:
         await self.round.resign()
 
     async def leave(self) -> None:
-        """Leave the shown round -- or any round the peer still counts us in (never stuck)."""
+        """Leave the shown round -- or, with none running on the board, any live round the
+        peer still counts us in (never stuck); the other rounds go on (``/rounds N`` shows
+        one to leave it)."""
         rounds = [self.round] if self.round is not None and not self.round.is_over else []
-        rounds += [r for r in self.peer.rounds.values() if r is not self.round and self._holds_seat(r)]
+        if not rounds:
+            rounds = [r for r in self.peer.rounds.values() if r.turn_limit is None and self._holds_seat(r)]
         if not rounds and self.round is None:
             self.ctl.say("msg.no_game", "warn")
             return
@@ -395,8 +405,10 @@ class OnlineSession:
             self.ctl.say("round.you_left")
 
     def holds_running_seat(self) -> bool:
-        """True while the shown round runs and we still play in it (``/quit`` asks first)."""
-        return self.round is not None and self.round.game is not None and self._holds_seat(self.round)
+        """True while the shown round is a live one that runs and we still play in it
+        (``/quit`` asks first; a slow round waits for us on the broker)."""
+        rnd = self.round
+        return rnd is not None and rnd.game is not None and rnd.turn_limit is None and self._holds_seat(rnd)
 
     def _holds_seat(self, rnd: Any) -> bool:
         """True for a running round where we hold a seat we have not given up."""

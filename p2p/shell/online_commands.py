@@ -147,11 +147,13 @@ class OnlineCommands(SessionPart):
         return False
 
     def _plan_if_free(self, name: str, args: list[str]) -> SeatPlan | None:
-        """The seat plan of ``/invite`` or ``/private`` -- not while we play elsewhere."""
-        if self.peer.busy:
+        """The seat plan of ``/invite`` or ``/private`` -- a live round not while we play
+        another live one (a slow round, ``turn=1d``, goes alongside: ``Peer.busy``)."""
+        plan = self._seat_plan(name, args)
+        if plan is not None and plan.turn_limit is None and self.peer.busy:
             self.ctl.say("net.busy", "warn")
             return None
-        return self._seat_plan(name, args)
+        return plan
 
     def _cmd_invite(self, args: list[str]) -> None:
         plan = self._plan_if_free("invite", args)
@@ -387,9 +389,6 @@ class OnlineCommands(SessionPart):
             code = normalize_code("".join(args))
         except TopicError:
             self.ctl.say("net.code_bad", "warn", code=" ".join(args))
-            return
-        if self.peer.busy:
-            self.ctl.say("net.busy", "warn")
             return
         rnd = self.s.round
         if rnd is not None and rnd.code == code and rnd.phase.value == "forming":

@@ -142,6 +142,10 @@ class OnlineNotes(SessionPart):
         elif isinstance(note, p.YourTurn):
             if note.round is self.s.round:
                 self.ctl.notify(t.t("notify.turn"), t.game(note.round.game_name))
+            else:  # another round we hold (a slow one): one line, or the board shows it
+                self.s.rounds.your_turn(note.round)
+        elif isinstance(note, p.MovedWhileAway):
+            self.s.rounds.moved_while_away(note)
         elif isinstance(note, p.RoundOver):
             self._round_over(note)
         elif isinstance(note, p.RoundNotice):
@@ -157,7 +161,8 @@ class OnlineNotes(SessionPart):
             self.state.add(t.t("net.equivocated", who=self.peer.label_of(note.first.pk)), "warn")
         elif isinstance(note, p.ConnectionChanged):
             self._connection(note.state)
-        elif isinstance(note, p.Resynced):
+        elif isinstance(note, p.Resynced) and note.round is self.s.round:
+            # (the other rounds' catch-ups: "moved while you were away", MovedWhileAway)
             self.state.add(t.t("net.resynced", count=note.applied), "round")
 
     def _invited_starter(self, invitation: Any) -> str:
@@ -203,6 +208,8 @@ class OnlineNotes(SessionPart):
         rnd = self.s.round
         if rnd is None or rnd.is_over or rnd.game is None or not self.s.connected():
             return  # while we are cut off ourselves, everyone's presence merely expires
+        if rnd.turn_limit is not None:
+            return  # a slow round: members come and go, each turn keeps its limit (§6.7)
         st = rnd.chain_state
         seat = st.seat_of(info.pk)
         if seat is None or info.pk == self.peer.public_key or seat in st.left or seat in st.resigned:

@@ -1,5 +1,5 @@
 """What each part of an ``OnlineSession`` holds: the session and the four things every
-part uses from it (``p2p.shell.online``: the parts are commands, notes and files)."""
+part uses from it (``p2p.shell.online``: the parts are commands, notes, files and rounds)."""
 
 from __future__ import annotations
 
