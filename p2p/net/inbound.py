@@ -99,10 +99,13 @@ class Verdict:
 
 @dataclass(frozen=True)
 class Budget:
-    """A token bucket: ``burst`` messages at once, refilled at ``rate`` per second."""
+    """A token bucket: ``burst`` messages at once, refilled at ``rate`` per second
+    (one per lane for all senders together, one per sender in it)."""
 
     rate: float
+    """Tokens (messages) added per second."""
     burst: float
+    """The bucket's size: how many messages may come at once after a quiet spell."""
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ file in the config dir and shown as one line).
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import Callable, Coroutine
@@ -140,7 +141,10 @@ class Controller:
             self.refresh()
 
     def handler(self, name: str) -> Callable[[list[str]], None]:
-        """The handler of the known command ``name``: the controller's own, else local play's."""
+        """The handler of the known command ``name``: the online session's (through
+        ``_online_cmd``), the controller's own, else local play's."""
+        if name in self.ONLINE_COMMANDS:
+            return functools.partial(self._online_cmd, name)
         found: Callable[[list[str]], None] = getattr(self, f"cmd_{name}", None) or getattr(
             self.local, f"cmd_{name}"
         )
@@ -448,58 +452,24 @@ class Controller:
         key = "lobby.clock_ahead" if offset_ms > 0 else "lobby.clock_behind"
         return " · " + self.t.t(key, amount=amount, unit=unit)
 
-    def cmd_friend(self, args: list[str]) -> None:
-        self._online_cmd("friend", args)
-
-    def cmd_unfriend(self, args: list[str]) -> None:
-        self._online_cmd("unfriend", args)
-
-    def cmd_friends(self, args: list[str]) -> None:
-        self._online_cmd("friends", args)
-
-    def cmd_takeover(self, args: list[str]) -> None:
-        self._online_cmd("takeover", args)
+    ONLINE_COMMANDS: dict[str, tuple[int, int | None]] = {
+        "friend": (0, None), "unfriend": (0, None), "friends": (0, None),
+        "takeover": (0, None), "accept": (0, None), "decline": (0, None),
+        "cancel": (0, None), "start": (0, None), "starter": (1, 1),
+        "invite": (1, None), "private": (1, None),
+        "join": (1, None),  # "K7M Q2P" arrives as two words: joined there
+    }
+    """The commands the online session answers (``OnlineSession.command``): name to the
+    fewest and most words it takes (``None``: any number); outside that, the usage line."""
 
     def _online_cmd(self, name: str, args: list[str]) -> None:
+        fewest, most = self.ONLINE_COMMANDS[name]
+        if len(args) < fewest or (most is not None and len(args) > most):
+            self.usage(name)
+            return
         if not self._need_online():
             return
         self.online.command(name, args)
-
-    def cmd_invite(self, args: list[str]) -> None:
-        if not args:
-            self.usage("invite")
-            return
-        self._online_cmd("invite", args)
-
-    def cmd_accept(self, args: list[str]) -> None:
-        self._online_cmd("accept", args)
-
-    def cmd_decline(self, args: list[str]) -> None:
-        self._online_cmd("decline", args)
-
-    def cmd_cancel(self, args: list[str]) -> None:
-        self._online_cmd("cancel", args)
-
-    def cmd_start(self, args: list[str]) -> None:
-        self._online_cmd("start", args)
-
-    def cmd_starter(self, args: list[str]) -> None:
-        if len(args) != 1:
-            self.usage("starter")
-            return
-        self._online_cmd("starter", args)
-
-    def cmd_private(self, args: list[str]) -> None:
-        if not args:
-            self.usage("private")
-            return
-        self._online_cmd("private", args)
-
-    def cmd_join(self, args: list[str]) -> None:
-        if not args:
-            self.usage("join")
-            return
-        self._online_cmd("join", args)  # "K7M Q2P" arrives as two words: joined there
 
     def cmd_connect(self, args: list[str]) -> None:
         starter = self.connect_hook
