@@ -70,6 +70,17 @@ class Geometry:
         self.min_score = -(self.size // 2) + 3
         self.max_score = (self.size + 1) // 2 - 3
 
+    def centre_first(self, possible: int) -> list[tuple[int, int]]:
+        """The moves in ``possible`` (one bit per playable column), centre columns first,
+        each with its rank (higher: nearer the centre), for the searches to sort on."""
+        width = self.width
+        columns = self.columns
+        return [
+            (width - i, possible & columns[c])
+            for i, c in enumerate(self.order)
+            if possible & columns[c]
+        ]
+
     def winning_cells(self, stones: int, mask: int, lines: str = "all") -> int:
         """Empty cells that would complete a line of four for ``stones``.
 

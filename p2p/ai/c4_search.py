@@ -142,20 +142,15 @@ class HeuristicSearch:
 
         free = board ^ mask
         candidates = []
-        order = geo.order
-        columns = geo.columns
-        width = geo.width
         lines = geo.lines
-        for i in range(width):
-            move = possible & columns[order[i]]
-            if move:
-                if move == tt_move:
-                    candidates.append((1000, width, move))
-                elif depth == 1:
-                    candidates.append((0, width - i, move))  # children are leaves: keep it cheap
-                else:
-                    threats = four_ends(cur | move, lines) & free  # the threats it creates
-                    candidates.append((threats.bit_count(), width - i, move))
+        for rank, move in geo.centre_first(possible):
+            if move == tt_move:
+                candidates.append((1000, geo.width, move))
+            elif depth == 1:
+                candidates.append((0, rank, move))  # children are leaves: keep it cheap
+            else:
+                threats = four_ends(cur | move, lines) & free  # the threats it creates
+                candidates.append((threats.bit_count(), rank, move))
         candidates.sort(reverse=True)
 
         alpha0 = alpha

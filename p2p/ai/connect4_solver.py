@@ -156,14 +156,9 @@ class Solver:
 
         # Order: more created threats first, ties centre first (Pons' MoveSorter).
         candidates = []
-        columns = geo.columns
-        order = geo.order
-        width = geo.width
-        for i in range(width):
-            move = possible & columns[order[i]]
-            if move:
-                threats = four_ends(cur | move, lines) & free
-                candidates.append((threats.bit_count(), width - i, move))
+        for rank, move in geo.centre_first(possible):
+            threats = four_ends(cur | move, lines) & free
+            candidates.append((threats.bit_count(), rank, move))
         candidates.sort(reverse=True)
 
         nxt = moves + 1
