@@ -22,7 +22,7 @@ SAME_IN_BOTH = {
     # Words that really are the same in German and English (names, symbols, formats).
     "pane.lobby", "pane.lobby.offline", "pane.chat", "status.offline", "level.normal",
     "net.moved", "notice.untranslated", "board.points.line", "piece.owners.same",
-    "turn.minutes", "turn.seconds",  # units: "30 min", "90 s"
+    "turn.minutes", "turn.seconds",  # units: "min" and "s" in both
 }
 """Keys whose German and English texts may be equal; every other key must differ."""
 

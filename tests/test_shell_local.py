@@ -74,7 +74,7 @@ def test_connect4_against_the_computer_records_stats(tmp_path: Path) -> None:
             await h.wait_screen("To move: Red")
             game = h.controller.match.game
             while not game.is_over():
-                await h.wait_for(lambda: game.is_over() or (game.to_move() == 0 and not h.controller._thinking), 20)
+                await h.wait_for(lambda: game.is_over() or (game.to_move() == 0 and not h.controller.local.thinking), 20)
                 if game.is_over():
                     break
                 plies = len(game.history())
@@ -219,7 +219,7 @@ def test_turn_notification_only_when_unfocused(tmp_path: Path) -> None:
             game = h.controller.match.game
 
             def red_again(plies: int) -> bool:
-                return len(game.history()) >= plies and game.to_move() == 0 and not h.controller._thinking
+                return len(game.history()) >= plies and game.to_move() == 0 and not h.controller.local.thinking
 
             await h.type_line("h2-h3")
             await h.wait_for(lambda: red_again(4), 20)

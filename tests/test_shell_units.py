@@ -58,6 +58,32 @@ def test_every_catalogue_key_used_in_the_shell_exists_in_both_languages() -> Non
         assert set(re.findall(r"{(\w+)(?::[^}]*)?}", de)) == set(re.findall(r"{(\w+)(?::[^}]*)?}", en)), key
 
 
+def test_every_command_has_one_handler() -> None:
+    """The controller hands the online commands to the session, answers some itself and
+    hands the rest to the local-play part it owns: every known command finds exactly one
+    handler."""
+    from p2p.shell.controller import Controller
+    from p2p.shell.local_commands import LocalPlay
+    from p2p.shell.state import ShellState
+
+    ctl = Controller(
+        state=ShellState(), settings=Settings(), settings_dir=None, translator=Translator("en"),
+        spawn=lambda coro: coro.close(), refresh=lambda: None, quit=lambda: None,
+    )
+    own = {name for name in cmds.COMMANDS if hasattr(Controller, f"cmd_{name}")}
+    online = set(Controller.ONLINE_COMMANDS)
+    local = {name for name in cmds.COMMANDS if hasattr(LocalPlay, f"cmd_{name}")}
+    assert own & local == own & online == local & online == set()
+    assert own | online | local == set(cmds.COMMANDS)
+    assert {"play", "undo", "analyze"} <= local and {"invite", "join"} <= online
+    for name in cmds.COMMANDS:
+        handler = ctl.handler(name)
+        if name in online:
+            assert handler.func == ctl._online_cmd and handler.args == (name,)  # type: ignore[attr-defined]
+        else:
+            assert handler.__self__ is (ctl.local if name in local else ctl)  # type: ignore[attr-defined]
+
+
 def test_translator_switches_and_formats() -> None:
     t = Translator("de")
     assert t.t("status.round", round=1, seat=t.seat("Red")) == "Runde 1 · Am Zug: Rot"

@@ -24,12 +24,31 @@ NOTATION_WIDTH = 9
 """Widest board the one-digit-per-move position notation can write (columns 1-9)."""
 
 
+def four_ends(stones: int, shifts: tuple[int, ...], vertical: bool = True) -> int:
+    """Every cell that completes a four of ``stones``: on top of a vertical three (when
+    ``vertical``), and at either end or in the gap of three along each shift of ``shifts``
+    (``Geometry.lines``: a row and both diagonals).  Not masked: callers keep the free cells.
+
+    The one copy of this bit trick, used by ``Geometry.winning_cells`` and the inner
+    loops of both searches (``connect4_solver``, ``c4_search``).
+    """
+    r = (stones << 1) & (stones << 2) & (stones << 3) if vertical else 0
+    for s in shifts:
+        p = (stones << s) & (stones << 2 * s)
+        r |= p & (stones << 3 * s)
+        r |= p & (stones >> s)
+        p = (stones >> s) & (stones >> 2 * s)
+        r |= p & (stones << s)
+        r |= p & (stones >> 3 * s)
+    return r
+
+
 class Geometry:
     """Masks and shifts of one board size; shared by every position of that size."""
 
     __slots__ = (
-        "board", "bottom", "columns", "h1", "height", "max_score", "min_score", "order",
-        "size", "width",
+        "board", "bottom", "columns", "h1", "height", "lines", "max_score", "min_score",
+        "order", "size", "width",
     )
 
     def __init__(self, width: int = 7, height: int = 6) -> None:
@@ -40,6 +59,8 @@ class Geometry:
         self.height = height
         self.size = width * height
         self.h1 = height + 1
+        self.lines = (self.h1, height, height + 2)
+        """The shifts along a row, the rising and the falling diagonal (``four_ends``)."""
         self.bottom = sum(1 << (c * self.h1) for c in range(width))
         self.board = self.bottom * ((1 << height) - 1)
         self.columns = tuple(((1 << height) - 1) << (c * self.h1) for c in range(width))
@@ -49,6 +70,17 @@ class Geometry:
         self.min_score = -(self.size // 2) + 3
         self.max_score = (self.size + 1) // 2 - 3
 
+    def centre_first(self, possible: int) -> list[tuple[int, int]]:
+        """The moves in ``possible`` (one bit per playable column), centre columns first,
+        each with its rank (higher: nearer the centre), for the searches to sort on."""
+        width = self.width
+        columns = self.columns
+        return [
+            (width - i, possible & columns[c])
+            for i, c in enumerate(self.order)
+            if possible & columns[c]
+        ]
+
     def winning_cells(self, stones: int, mask: int, lines: str = "all") -> int:
         """Empty cells that would complete a line of four for ``stones``.
 
@@ -56,25 +88,11 @@ class Geometry:
         (horizontal and vertical only).
         """
         h = self.height
-        h1 = self.h1
-        shifts: tuple[int, ...]
         if lines == "diagonal":
-            r = 0
-            shifts = (h, h + 2)
-        elif lines == "straight":
-            r = (stones << 1) & (stones << 2) & (stones << 3)
-            shifts = (h1,)
-        else:
-            r = (stones << 1) & (stones << 2) & (stones << 3)  # vertical
-            shifts = (h1, h, h + 2)  # horizontal, two diagonals
-        for s in shifts:
-            p = (stones << s) & (stones << 2 * s)
-            r |= p & (stones << 3 * s)
-            r |= p & (stones >> s)
-            p = (stones >> s) & (stones >> 2 * s)
-            r |= p & (stones << s)
-            r |= p & (stones >> 3 * s)
-        return r & (self.board ^ mask)
+            return four_ends(stones, (h, h + 2), vertical=False) & (self.board ^ mask)
+        if lines == "straight":
+            return four_ends(stones, (self.h1,)) & (self.board ^ mask)
+        return four_ends(stones, self.lines) & (self.board ^ mask)
 
     def line_weights(self) -> dict[int, int]:
         """Cells grouped by how many lines of four pass through them: {weight: mask}."""

@@ -14,7 +14,7 @@ the answer is the same on every machine.
 
 from __future__ import annotations
 
-from p2p.ai.c4_board import Geometry, Position
+from p2p.ai.c4_board import Geometry, Position, four_ends
 from p2p.ai.connect4_solver import SearchLimit
 
 WIN = 100_000
@@ -142,31 +142,15 @@ class HeuristicSearch:
 
         free = board ^ mask
         candidates = []
-        order = geo.order
-        columns = geo.columns
-        width = geo.width
-        h = geo.height
-        h1 = h + 1
-        h2 = h + 2
-        for i in range(width):
-            move = possible & columns[order[i]]
-            if move:
-                if move == tt_move:
-                    candidates.append((1000, width, move))
-                elif depth == 1:
-                    candidates.append((0, width - i, move))  # children are leaves: keep it cheap
-                else:
-                    # Threats the move creates (inlined Geometry.winning_cells).
-                    t = cur | move
-                    r = (t << 1) & (t << 2) & (t << 3)
-                    for sh in (h1, h, h2):
-                        p = (t << sh) & (t << 2 * sh)
-                        r |= p & (t << 3 * sh)
-                        r |= p & (t >> sh)
-                        p = (t >> sh) & (t >> 2 * sh)
-                        r |= p & (t << sh)
-                        r |= p & (t >> 3 * sh)
-                    candidates.append(((r & free).bit_count(), width - i, move))
+        lines = geo.lines
+        for rank, move in geo.centre_first(possible):
+            if move == tt_move:
+                candidates.append((1000, geo.width, move))
+            elif depth == 1:
+                candidates.append((0, rank, move))  # children are leaves: keep it cheap
+            else:
+                threats = four_ends(cur | move, lines) & free  # the threats it creates
+                candidates.append((threats.bit_count(), rank, move))
         candidates.sort(reverse=True)
 
         alpha0 = alpha

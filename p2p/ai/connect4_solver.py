@@ -24,7 +24,7 @@ wall-clock cut-off, so every peer computes the same thing.
 
 from __future__ import annotations
 
-from p2p.ai.c4_board import Geometry, Position, geometry
+from p2p.ai.c4_board import Geometry, Position, four_ends, geometry
 
 
 class SearchLimit(Exception):
@@ -111,25 +111,13 @@ class Solver:
         if self.nodes == self._budget:
             raise SearchLimit(f"node limit {self._budget} reached")
         geo = self.geo
-        h = geo.height
-        h1 = h + 1
-        h2 = h + 2
+        lines = geo.lines
         size = geo.size
         board = geo.board
         free = board ^ mask
         possible = (mask + geo.bottom) & board
 
-        # Opponent's winning cells (inlined Geometry.winning_cells for speed).
-        s = cur ^ mask
-        r = (s << 1) & (s << 2) & (s << 3)
-        for sh in (h1, h, h2):
-            p = (s << sh) & (s << 2 * sh)
-            r |= p & (s << 3 * sh)
-            r |= p & (s >> sh)
-            p = (s >> sh) & (s >> 2 * sh)
-            r |= p & (s << sh)
-            r |= p & (s >> 3 * sh)
-        threat = r & free
+        threat = four_ends(cur ^ mask, lines) & free  # the opponent's winning cells
         forced = possible & threat
         if forced:
             if forced & (forced - 1):
@@ -168,22 +156,9 @@ class Solver:
 
         # Order: more created threats first, ties centre first (Pons' MoveSorter).
         candidates = []
-        columns = geo.columns
-        order = geo.order
-        width = geo.width
-        for i in range(width):
-            move = possible & columns[order[i]]
-            if move:
-                s = cur | move
-                r = (s << 1) & (s << 2) & (s << 3)
-                for sh in (h1, h, h2):
-                    p = (s << sh) & (s << 2 * sh)
-                    r |= p & (s << 3 * sh)
-                    r |= p & (s >> sh)
-                    p = (s >> sh) & (s >> 2 * sh)
-                    r |= p & (s << sh)
-                    r |= p & (s >> 3 * sh)
-                candidates.append(((r & free).bit_count(), width - i, move))
+        for rank, move in geo.centre_first(possible):
+            threats = four_ends(cur | move, lines) & free
+            candidates.append((threats.bit_count(), rank, move))
         candidates.sort(reverse=True)
 
         nxt = moves + 1

@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     from p2p.config import check_broker_urls, config_dir
     from p2p.shell import settings as settings_mod
     from p2p.shell.i18n import detect_language
-    from p2p.shell.startup import build_and_run
+    from p2p.shell.startup import make_shell, run_shell
 
     if args.broker is not None:
         try:
@@ -75,9 +75,12 @@ def run(args: argparse.Namespace) -> int:
     # (importing the network stack costs start-up time).
     broker = None if args.local else (" ".join(args.broker or []) or settings.broker)
     color = not args.no_color and not os.environ.get("NO_COLOR")
-    return asyncio.run(
-        build_and_run(
+
+    async def build_and_run() -> int:
+        shell = make_shell(
             settings=settings, config_dir=directory, lang=lang, broker=broker,
-            color=color, corrupt_settings=corrupt, broker_from_cli=args.broker is not None,
+            color=color, corrupt_settings=corrupt,
         )
-    )
+        return await run_shell(shell, broker)
+
+    return asyncio.run(build_and_run())

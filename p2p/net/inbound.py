@@ -99,10 +99,13 @@ class Verdict:
 
 @dataclass(frozen=True)
 class Budget:
-    """A token bucket: ``burst`` messages at once, refilled at ``rate`` per second."""
+    """A token bucket: ``burst`` messages at once, refilled at ``rate`` per second
+    (one per lane for all senders together, one per sender in it)."""
 
     rate: float
+    """Tokens (messages) added per second."""
     burst: float
+    """The bucket's size: how many messages may come at once after a quiet spell."""
 
 
 @dataclass(frozen=True)
@@ -129,7 +132,10 @@ DEFAULT_BUDGETS: dict[Lane, LaneLimits] = {
 Classifier = Callable[[str, bytes], Verdict]
 
 
-class _Bucket:
+class Bucket:
+    """The tokens left of one ``Budget`` and when they were last counted (the budget is
+    passed to ``take``, not kept: the many sender buckets of a lane share theirs)."""
+
     __slots__ = ("last", "tokens")
 
     def __init__(self, budget: Budget, now: float) -> None:
@@ -169,8 +175,8 @@ class InboundQueues:
         self._dedupe_window = dedupe_window
         self._lanes: dict[Lane, deque[Inbound]] = {lane: deque() for lane in Lane}
         self._seen: OrderedDict[bytes, float] = OrderedDict()
-        self._senders: OrderedDict[tuple[Lane, bytes], _Bucket] = OrderedDict()
-        self._whole: dict[Lane, _Bucket] = {}
+        self._senders: OrderedDict[tuple[Lane, bytes], Bucket] = OrderedDict()
+        self._whole: dict[Lane, Bucket] = {}
         self._wakeup = asyncio.Event()
         self._closed = False
         self.stats: dict[str, int] = {"accepted": 0}
@@ -231,7 +237,7 @@ class InboundQueues:
             key = (lane, sender)
             bucket = self._senders.get(key)
             if bucket is None:
-                bucket = self._senders[key] = _Bucket(limits.per_sender, now)
+                bucket = self._senders[key] = Bucket(limits.per_sender, now)
                 while len(self._senders) > SENDER_ENTRIES:
                     self._senders.popitem(last=False)
             else:
@@ -248,7 +254,7 @@ class InboundQueues:
         if limits.whole is not None:
             whole = self._whole.get(lane)
             if whole is None:
-                whole = self._whole[lane] = _Bucket(limits.whole, now)
+                whole = self._whole[lane] = Bucket(limits.whole, now)
             if not whole.take(limits.whole, now):
                 return "lane over budget"
         return ""

@@ -7,6 +7,7 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from p2p.net.inbound import Bucket, Budget
 from p2p.protocol.effects import (
     Dropped,
     Effect,
@@ -103,17 +104,12 @@ class _WarnBudget:
     not written to the log line by line."""
 
     def __init__(self, rate: float = 10.0, burst: float = 50.0) -> None:
-        self._rate, self._burst = rate, burst
-        self._tokens, self._last = burst, time.monotonic()
+        self._budget = Budget(rate, burst)
+        self._bucket = Bucket(self._budget, time.monotonic())
 
     def take(self) -> bool:
-        now = time.monotonic()
-        self._tokens = min(self._burst, self._tokens + (now - self._last) * self._rate)
-        self._last = now
-        if self._tokens < 1:
-            return False
-        self._tokens -= 1
-        return True
+        """Spend one warning; ``False``: over budget, count it instead of writing it."""
+        return self._bucket.take(self._budget, time.monotonic())
 
 
 _BENIGN = frozenset(

@@ -183,20 +183,28 @@ class Peer(Service):
 
     @property
     def closed(self) -> bool:
+        """``close()`` ran: we said goodbye, the tasks are stopped and the broker
+        connection is closed (a second ``close()`` does nothing)."""
         return self._closed
 
     # -- identity --------------------------------------------------------------------
 
     @property
     def nick(self) -> str:
+        """Our nickname as the lobby link announces it (``set_nick`` changes it; a
+        nickname is not an identity, the key is)."""
         return self.lobby.nick
 
     @property
     def public_key(self) -> bytes:
+        """Our raw 32-byte Ed25519 public key: who we are to every other peer (each
+        event we sign names it)."""
         return self.identity.public_key
 
     @property
     def peer_id(self) -> str:
+        """32 hex characters of our public key's hash (its start is the fingerprint shown
+        to people; ``p2p.protocol.identity``)."""
         return self.identity.peer_id
 
     @property

@@ -87,10 +87,14 @@ class Round:
 
     @property
     def my_seat(self) -> int | None:
+        """The seat our key holds in this round (0-based; ``None`` when it holds none),
+        as the chain's seats say (``RoundState.seat_of``)."""
         return self.machine.my_seat
 
     @property
     def is_admin(self) -> bool:
+        """We are this round's admin: we signed its genesis, seal its start and its draw,
+        and may cancel it before play (docs/protocol.md)."""
         return self.machine.is_admin
 
     @property

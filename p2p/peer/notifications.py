@@ -59,6 +59,9 @@ class RoundUpdate(Notification):
 
 @dataclass(frozen=True)
 class YourTurn(Notification):
+    """After a change of ``round`` it is our human seat's turn (``Round.is_my_turn``;
+    a computer seat we host is never announced)."""
+
     round: Round
 
 

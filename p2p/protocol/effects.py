@@ -111,6 +111,9 @@ class Rewound:
 
 @dataclass(frozen=True)
 class Acknowledged:
+    """A member acknowledged the final head: its ``ack`` side event and the seat it holds
+    (the round is closed for everyone once every member has acknowledged)."""
+
     event: Event
     seat: int
 

@@ -416,11 +416,7 @@ class Lobby:
         return len(self.peers) + 1
 
     def receive_bytes(
-        self,
-        payload: bytes,
-        now: int,
-        topic: str | None = None,
-        retained: bool = False,
+        self, payload: bytes, now: int, topic: str | None = None, retained: bool = False
     ) -> list[Effect]:
         if topic is not None and topic == self.will_route().topic:
             return self._on_own_topic(payload, now, retained)

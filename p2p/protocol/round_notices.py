@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from p2p.protocol.round_machine import RoundMachine
-from p2p.protocol import round_side
 from p2p.protocol.effects import (
     Effect,
     Notice,
@@ -177,7 +176,8 @@ def phase_notices(m: RoundMachine, before: Phase) -> list[Effect]:
 
 
 def agreed_notice(m: RoundMachine) -> list[Effect]:
-    if not round_side.agreed(m):
+    """The notice that the round is closed for everyone, once it is (``m.agreed()``)."""
+    if not m.agreed():
         return []
     return [
         Notice("every member signed the result (closing acknowledgement)", "agreed")

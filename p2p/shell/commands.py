@@ -66,9 +66,11 @@ ALIASES: dict[str, str] = {
 
 @dataclass(frozen=True)
 class Chat:
-    """Plain text for the chat."""
+    """Plain text for the chat (the round's when in one, else the lobby's; offline only
+    echoed)."""
 
     text: str
+    """As typed, trailing blanks cut (a leading ``//`` becomes ``/``)."""
 
 
 @dataclass(frozen=True)

@@ -132,7 +132,7 @@ async def connect(
     ctl.say("net.connected", broker=broker, nick=peer.nick, fp=fingerprint(peer.public_key))
     shell.on_exit.append(peer.close)
     ctl.spawn(session.pump())
-    ctl.spawn(ctl._guard(session.resume_unfinished()))  # a round left running by a restart
+    ctl.spawn(ctl.guard(session.resume_unfinished()))  # a round left running by a restart
     ctl.refresh()
     return session
 

@@ -3,14 +3,16 @@
 No prompt_toolkit here.  The app hands in four callables: ``spawn(coro)`` to run a
 background task, ``refresh()`` to repaint, ``quit()`` to leave and ``notify(title,
 body)`` to get the user's attention.  This module parses and dispatches lines, chat and
-moves, the status line, settings and online commands; local-play commands live in
-``p2p.shell.local_commands``.  Every command handler either changes state or adds
+moves, the status line, settings and online commands; local play (the match at this
+keyboard, the computer's turns and its commands) is a part it owns, ``self.local``
+(``p2p.shell.local_commands.LocalPlay``).  Every command handler either changes state or adds
 exactly one clear line; exceptions never escape ``handle_line`` (they are logged to the
 file in the config dir and shown as one line).
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import Callable, Coroutine
@@ -18,14 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from p2p.games import Game, canonical_name, game_names
-from p2p.games.base import MoveError
 from p2p.shell import commands as cmds
 from p2p.shell import move_input
 from p2p.shell import settings as settings_mod
 from p2p.shell.game_view import rules, view_for
 from p2p.shell.i18n import Translator
-from p2p.shell.local import LocalMatch, LockedError, NotHumanTurn
-from p2p.shell.local_commands import LocalPlayCommands
+from p2p.shell.local import LocalMatch
+from p2p.shell.local_commands import LocalPlay
 from p2p.shell.settings import Settings
 from p2p.shell.state import ShellState
 
@@ -34,8 +35,9 @@ log = logging.getLogger("p2p.shell")
 Spawn = Callable[[Coroutine[Any, Any, Any]], object]
 
 
-class Controller(LocalPlayCommands):
-    """Executes commands and moves; owns the local match and talks to the online session."""
+class Controller:
+    """Executes commands and moves; owns the local match and its play (``local``) and talks
+    to the online session."""
 
     def __init__(
         self,
@@ -66,10 +68,16 @@ class Controller(LocalPlayCommands):
         self.preview: str = ""
         self._quit_asked: float | None = None
         """When ``/quit`` last asked for confirmation (a running online round)."""
-        self._thinking = False
         self.log_path: Path | None = None
         self.analysis_nodes: int | None = None
         """Node budget per position for /analyze; ``None``: the analyser's default."""
+        self.connect_hook: Callable[[str | None], object] | None = None
+        """Connects to the brokers named (``None``: those of the settings); set by
+        ``p2p.shell.connect`` where the network is available."""
+        self.local_broker_hook: Callable[[], object] | None = None
+        """Starts a broker on this machine with a computer in its lobby (``/local``)."""
+        self.local = LocalPlay(self)
+        """Local play: the commands this class does not answer itself go there."""
 
     # -- the game being shown ----------------------------------------------------------
 
@@ -126,11 +134,21 @@ class Controller(LocalPlayCommands):
             elif not parsed.known:
                 self.say("msg.unknown_command", "warn", name="/" + parsed.name)
             else:
-                getattr(self, f"cmd_{parsed.name}")(list(parsed.args))
+                self.handler(parsed.name)(list(parsed.args))
         except Exception as err:  # noqa: BLE001 - no traceback ever reaches the screen
             self.internal_error(err)
         finally:
             self.refresh()
+
+    def handler(self, name: str) -> Callable[[list[str]], None]:
+        """The handler of the known command ``name``: the online session's (through
+        ``_online_cmd``), the controller's own, else local play's."""
+        if name in self.ONLINE_COMMANDS:
+            return functools.partial(self._online_cmd, name)
+        found: Callable[[list[str]], None] = getattr(self, f"cmd_{name}", None) or getattr(
+            self.local, f"cmd_{name}"
+        )
+        return found
 
     def internal_error(self, err: BaseException) -> None:
         """Log ``err`` with its traceback to the log file and show one line."""
@@ -160,13 +178,13 @@ class Controller(LocalPlayCommands):
             text = clean_line(whole)
             self.say("msg.chat_cut", "warn", sent=len(text), total=len(whole))
         if self.online is not None and self.online.connected():
-            self.spawn(self._guard(self.online.send_chat(text)))
+            self.spawn(self.guard(self.online.send_chat(text)))
             return
         me = self.settings.nick or self.t.t("msg.you")
         self.state.add(text, "chat", sender=me)
         self.say("msg.chat_offline")
 
-    async def _guard(self, coro: Coroutine[Any, Any, Any]) -> None:
+    async def guard(self, coro: Coroutine[Any, Any, Any]) -> None:
         """Run a background coroutine; failures become one line, never a crash."""
         try:
             await coro
@@ -188,45 +206,14 @@ class Controller(LocalPlayCommands):
             elif not rnd.is_my_turn:
                 self.say("move.not_your_turn", "warn", move=text)
             else:
-                move = self._resolve(rnd.game, text)
+                move = self.resolve(rnd.game, text)
                 if move is not None:
                     self.selected = None
                     self.online.play(move)
             return
-        match = self.match
-        if match is None:
-            self.say("msg.no_game", "warn")
-            return
-        if match.replay_ply is not None:
-            match.stop_replay()
-        if match.game.is_over():
-            self.say("msg.game_over", "warn")
-            return
-        if self._thinking or match.computer_to_move():
-            self.say("msg.computer_thinking", "warn")
-            return
-        resolved = self._resolve(match.game, text)
-        if resolved is None:
-            return
-        text = resolved
-        try:
-            match.play_human(text, self.clock())
-        except LockedError:
-            self.say("msg.too_fast", "warn")
-            return
-        except NotHumanTurn:
-            self.say("msg.not_your_turn", "warn")
-            return
-        except MoveError as err:
-            if match.game.is_over():
-                self.say("msg.game_over", "warn")
-            else:
-                self.say("msg.bad_move", "warn", move=text, reason=self.t.reason(err))
-            return
-        self.selected = None
-        self._after_move()
+        self.local.play(text)
 
-    def _resolve(self, game: Game, text: str) -> str | None:
+    def resolve(self, game: Game, text: str) -> str | None:
         """The move a typed line means, or ``None`` after one line (error or selection)."""
         outcome = move_input.resolve(game, text, self.selected, self.t.t("piece.letters"))
         if isinstance(outcome, move_input.Refused):
@@ -376,7 +363,7 @@ class Controller(LocalPlayCommands):
         self.settings.nick = args[0]
         self.save_settings()
         if self.online is not None:
-            self.spawn(self._guard(self.online.set_nick(args[0])))
+            self.spawn(self.guard(self.online.set_nick(args[0])))
         self.say("msg.nick_set", nick=args[0])
 
     def cmd_broker(self, args: list[str]) -> None:
@@ -416,7 +403,7 @@ class Controller(LocalPlayCommands):
         self.settings.namespace = "" if wanted == "public" else wanted
         self.save_settings()
         self.say("msg.namespace_set", namespace=wanted)
-        hook = getattr(self, "connect_hook", None)
+        hook = self.connect_hook
         if self.online is not None and hook is not None:
             brokers = " ".join(url for url, _ok in self.online.peer.brokers())
             hook(brokers or None)  # the lobby of the new namespace, on the same brokers
@@ -465,28 +452,24 @@ class Controller(LocalPlayCommands):
         key = "lobby.clock_ahead" if offset_ms > 0 else "lobby.clock_behind"
         return " · " + self.t.t(key, amount=amount, unit=unit)
 
-    def cmd_friend(self, args: list[str]) -> None:
-        self._online_cmd("friend", args)
-
-    def cmd_unfriend(self, args: list[str]) -> None:
-        self._online_cmd("unfriend", args)
-
-    def cmd_friends(self, args: list[str]) -> None:
-        self._online_cmd("friends", args)
-
-    def cmd_takeover(self, args: list[str]) -> None:
-        self._online_cmd("takeover", args)
+    ONLINE_COMMANDS: dict[str, tuple[int, int | None]] = {
+        "friend": (0, None), "unfriend": (0, None), "friends": (0, None),
+        "takeover": (0, None), "accept": (0, None), "decline": (0, None),
+        "cancel": (0, None), "start": (0, None), "starter": (1, 1),
+        "invite": (1, None), "private": (1, None),
+        "join": (1, None),  # "K7M Q2P" arrives as two words: joined there
+    }
+    """The commands the online session answers (``OnlineSession.command``): name to the
+    fewest and most words it takes (``None``: any number); outside that, the usage line."""
 
     def _online_cmd(self, name: str, args: list[str]) -> None:
+        fewest, most = self.ONLINE_COMMANDS[name]
+        if len(args) < fewest or (most is not None and len(args) > most):
+            self.usage(name)
+            return
         if not self._need_online():
             return
         self.online.command(name, args)
-
-    def cmd_invite(self, args: list[str]) -> None:
-        if not args:
-            self.usage("invite")
-            return
-        self._online_cmd("invite", args)
 
     def cmd_rounds(self, args: list[str]) -> None:
         """``/rounds`` lists the held rounds; ``/rounds N`` shows round N."""
@@ -495,45 +478,15 @@ class Controller(LocalPlayCommands):
             return
         self.online.rounds.command(args)
 
-    def cmd_accept(self, args: list[str]) -> None:
-        self._online_cmd("accept", args)
-
-    def cmd_decline(self, args: list[str]) -> None:
-        self._online_cmd("decline", args)
-
-    def cmd_cancel(self, args: list[str]) -> None:
-        self._online_cmd("cancel", args)
-
-    def cmd_start(self, args: list[str]) -> None:
-        self._online_cmd("start", args)
-
-    def cmd_starter(self, args: list[str]) -> None:
-        if len(args) != 1:
-            self.usage("starter")
-            return
-        self._online_cmd("starter", args)
-
-    def cmd_private(self, args: list[str]) -> None:
-        if not args:
-            self.usage("private")
-            return
-        self._online_cmd("private", args)
-
-    def cmd_join(self, args: list[str]) -> None:
-        if not args:
-            self.usage("join")
-            return
-        self._online_cmd("join", args)  # "K7M Q2P" arrives as two words: joined there
-
     def cmd_connect(self, args: list[str]) -> None:
-        starter = getattr(self, "connect_hook", None)
+        starter = self.connect_hook
         if starter is None:
             self.say("net.unavailable", "warn")
             return
         starter(None)
 
     def cmd_local(self, args: list[str]) -> None:
-        starter = getattr(self, "local_broker_hook", None)
+        starter = self.local_broker_hook
         if starter is None:
             self.say("net.unavailable", "warn")
             return

@@ -92,6 +92,8 @@ class LocalMatch:
 
     @property
     def round_no(self) -> int:
+        """The current round's number, 1-based (``/again`` starts the next one; who
+        starts it follows ``start_rule``)."""
         return self.series.round_number
 
     @property

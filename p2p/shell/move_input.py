@@ -24,14 +24,16 @@ and U still name a piece (they clash with no English letter)."""
 
 @dataclass(frozen=True)
 class Resolved:
-    """Play ``move`` (canonical text or what the engine parses)."""
+    """Play ``move``."""
 
     move: str
+    """Canonical text, or what the engine parses (``Game.push`` says whether it is legal)."""
 
 
 @dataclass(frozen=True)
 class Select:
-    """Select the piece on ``square`` (four-player chess, typed instead of clicked)."""
+    """Select the piece on ``square`` (four-player chess, typed instead of clicked): the
+    next square typed or clicked is its target."""
 
     square: str
     piece: int

@@ -1,7 +1,7 @@
 """Putting the shell together: settings, first messages, the online connection.
 
-``build_and_run`` is what ``p2p shell`` calls inside ``asyncio.run``; tests build a
-``ShellApp`` the same way through ``make_shell``.
+``p2p shell`` builds the shell with ``make_shell`` and runs it with ``run_shell`` inside
+``asyncio.run``; tests build their ``ShellApp`` through ``make_shell`` too.
 """
 
 from __future__ import annotations
@@ -45,21 +45,9 @@ def make_shell(
     return shell
 
 
-async def build_and_run(
-    *,
-    settings: Settings,
-    config_dir: Path | None,
-    lang: str,
-    broker: str | None,
-    color: bool = True,
-    corrupt_settings: str | None = None,
-    broker_from_cli: bool = False,
-) -> int:
-    """Build the shell, connect in the background when a broker is given, run to the end."""
-    shell = make_shell(
-        settings=settings, config_dir=config_dir, lang=lang, broker=broker,
-        color=color, corrupt_settings=corrupt_settings,
-    )
+async def run_shell(shell: ShellApp, broker: str | None) -> int:
+    """Run a shell made by ``make_shell`` to the end, connecting to ``broker`` in the
+    background (``None``: local play, ``/connect`` and ``/local`` connect on demand)."""
     startup = None
     if broker is not None:
         from p2p.shell.connect import attach

@@ -17,9 +17,11 @@ MAX_LINES = 500
 
 @dataclass(frozen=True)
 class LogLine:
-    """One line of the chat pane: time, sender (empty for notices), text and kind."""
+    """One line of the chat pane: time, sender (empty for notices), text and kind (which
+    picks its colour)."""
 
     clock: str
+    """Time of day, ``HH:MM`` (the local clock unless the caller gave its own)."""
     sender: str
     text: str
     kind: LineKind = "info"
