@@ -42,7 +42,7 @@ async def listed(h: HeadlessShell, command: str, title: str) -> list[str]:
     """Type ``command`` (``/rounds``) and return the lines it listed after ``title``."""
     before = len(lines(h))
     await h.type_line(command)
-    await h.wait_for(lambda: any(title in x for x in lines(h)[before:]), 5)
+    await h.wait_for(lambda: any(title in x for x in lines(h)[before:]), 15)
     new = lines(h)[before:]
     start = next(i for i, x in enumerate(new) if title in x)
     texts = [x[6:] for x in new[start + 1:]]  # without the "HH:MM " stamp
@@ -108,13 +108,13 @@ def test_three_slow_rounds_and_a_live_one_listed_resumed_and_told(tmp_path: Path
                 assert sum(x.startswith("▶") for x in shown) == 1
                 carol_no = number(shown, "carol")
                 await h.type_line(f"/rounds {carol_no}")
-                await h.wait_for(lambda: online.round.id == slow_carol.id, 5)
+                await h.wait_for(lambda: online.round.id == slow_carol.id, 15)
                 await said(h, f"Round {carol_no}: Connect Four with carol · carol to move.")
                 await h.type_line("/round 99")
                 await said(h, "No round 99: /rounds lists your rounds.")
                 bob_no = number(shown, "bob")
                 await h.type_line(f"/rounds {bob_no}")
-                await h.wait_for(lambda: online.round.id == slow_bob.id and online.round.is_my_turn, 5)
+                await h.wait_for(lambda: online.round.id == slow_bob.id and online.round.is_my_turn, 15)
                 await h.type_line("4")  # our move in bob's round; then away again
                 await slow_bob.wait_turn(10)
             await slow_bob.play("3")
