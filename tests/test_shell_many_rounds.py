@@ -86,6 +86,8 @@ def test_three_slow_rounds_and_a_live_one_listed_resumed_and_told(tmp_path: Path
                 await slow_carol.wait_turn(10)
                 slow_dave = await accept(h, dave, slow=True, start=0)  # dave to move
                 assert me.busy and len(me.rounds) == 4  # busy: in the live round only
+                # our side has its start too (the admin's wait_started says only the admin has)
+                await h.wait_for(lambda: all(r.game is not None for r in me.rounds.values()), 15)
                 shown = await listed(h, "/rounds", "Your rounds")
                 assert len(shown) == 4, shown
                 assert any("Connect Four with eve · eve to move · 14:" in x and x.endswith("· live")

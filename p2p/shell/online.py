@@ -68,6 +68,9 @@ class OnlineSession:
         self.replay_ply: int | None = None
         """While replaying the finished round: how many moves are shown."""
         self.seen_starts: set[str] = set()
+        """Rounds whose start was said (its line, the sidecar) and counted (``count_start``)."""
+        self.counted: set[str] = set()
+        """Rounds counted in their group's round number and score (``count_start``)."""
         self.starter_said: set[str] = set()
         """Rounds whose "X starts" line was shown (once, before the first human move)."""
         self.takeback_for: tuple[str, str] | None = None
@@ -194,6 +197,8 @@ class OnlineSession:
     def status_text(self) -> str:
         rnd = self.round
         game = rnd.game
+        if game is not None and rnd.id not in self.seen_starts:
+            self.count_start(rnd)  # its play shows before its start notification arrived
         if self.replay_ply is not None:
             text = self.t.t("status.replay", ply=self.replay_ply, total=len(game.history()))
         elif rnd.is_over or game.is_over():
@@ -282,6 +287,17 @@ class OnlineSession:
             return None
         return self.t.t("status.forming", code=f"{rnd.code[:3]} {rnd.code[3:]}", game=self.t.game(rnd.game_name),
                         open=rnd.seats.count("open"))
+
+    def count_start(self, rnd: Any) -> None:
+        """Count a round that has started in its group's round number, once: when its
+        start arrives, or earlier if the screen already shows its play (the notifications
+        lag behind the live chain the status line reads)."""
+        if rnd.id in self.counted:
+            return
+        self.counted.add(rnd.id)
+        self.enter_group(rnd)
+        self.round_no += 1
+        self.refresh_standing()
 
     def enter_group(self, rnd: Any) -> None:
         """Count rounds and wins per group of members: a score line (and round number) kept

@@ -426,9 +426,7 @@ class OnlineNotes(SessionPart):
         st = rnd.chain_state
         if note.kind == "start" and rnd.id not in self.s.seen_starts:
             self.s.seen_starts.add(rnd.id)
-            self.s.enter_group(rnd)
-            self.s.round_no += 1
-            self.s.refresh_standing()
+            self.s.count_start(rnd)
             self.s.files.save_sidecar(rnd)  # now with every member's name
             self.ctl.match = None
             self.state.add(t.t("net.round_started", code=rnd.id[:8], game=t.game(rnd.game_name)), "round")

@@ -186,6 +186,7 @@ class RoundFiles(SessionPart):
             self.ctl.say("round.resume_failed", "warn", code=state.round_id[:8], reason=err)
             return None
         self.s.seen_starts.add(rnd.id)
+        self.s.counted.add(rnd.id)  # its count comes from the sidecar below
         self.s.starter_said.add(rnd.id)
         self.s.rounds.show(rnd)  # its group's round number and score, for the lines below
         self.s.round_no = max(self.s.round_no, _count(side.get("round_no")), 1)
