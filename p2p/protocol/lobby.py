@@ -470,7 +470,7 @@ class Lobby:
                 return "presence on another peer's topic"
             if event.pk == self.me.public_key:
                 return None  # another session of ours: ``sessions`` judges it
-            local = self._presence_local(event, now, retained=False)
+            local = self._presence_local(event, now, 0)
             if local > now + MAX_SKEW_MS:
                 return "presence from the future"
             known = self.peers.get(event.pk)
@@ -513,32 +513,23 @@ class Lobby:
         its age is ``ttl - expiry``; without it a retained presence says nothing about
         its signer's clock and is judged by our estimate of it.
         """
-        self._age = 0
+        age: int | None = 0
+        """How long ago (ms) the event was published: 0 live, ``None`` when unknown (a
+        retained one, on a broker that does not say)."""
         if retained:
             ttl = event.body.get("ttl") if event.kind == "presence" else None
-            age = ttl - expiry if isinstance(ttl, int) and expiry is not None else -1
-            self._age = age * 1000 if 0 <= age <= PRESENCE_TTL_S else None
+            left = ttl - expiry if isinstance(ttl, int) and expiry is not None else -1
+            age = left * 1000 if 0 <= left <= PRESENCE_TTL_S else None
         try:
             if event.kind == "genesis":
                 return self._on_invitation(event, now, sealed_with)
-            return self._receive(event, now, topic)
+            return self._receive(event, now, topic, age)
         except Exception as err:  # noqa: BLE001 - a bug must not let a stranger crash a peer
             return [dropped(event, f"internal error: {type(err).__name__}: {err}")]
-        finally:
-            self._age = 0
-
-    _age: int | None = 0
-    """How long ago (ms) the event ``receive`` handles was published: 0 live, ``None``
-    when unknown (retained, on a broker that does not say)."""
-
-    @property
-    def _retained(self) -> bool:
-        """The event ``receive`` handles is of unknown age (a retained one, no expiry)."""
-        return self._age is None
 
     # -- clocks ------------------------------------------------------------------------
 
-    def _presence_local(self, event: Event, now: int, retained: bool) -> int:
+    def _presence_local(self, event: Event, now: int, age: int | None) -> int:
         """A presence's ``ts`` on our clock, in its signer's frame (docs/protocol.md, Time).
 
         A live presence was signed a moment ago: its own ``ts - now`` is its signer's
@@ -546,9 +537,9 @@ class Lobby:
         a clock that was just corrected is seen at once).  A retained one may be old: it
         is judged by the offset estimated from the signer's live presences (or ours).
         """
-        if retained:
+        if age is None:
             return self.clocks.local(event.pk, event.ts)
-        offset = max(-TOLERANCE_MS, min(TOLERANCE_MS, event.ts - (now - (self._age or 0))))
+        offset = max(-TOLERANCE_MS, min(TOLERANCE_MS, event.ts - (now - age)))
         return event.ts - offset
 
     def local_time(self, pk: bytes, ts: int) -> int:
@@ -560,9 +551,9 @@ class Lobby:
         """Our time ``now`` on ``pk``'s clock, as round rules judge it (``local_time``)."""
         return now - self.local_time(pk, 0)
 
-    def _clock_notices(self, event: Event, now: int) -> list[Effect]:
+    def _clock_notices(self, event: Event, now: int, age: int) -> list[Effect]:
         """Record a live presence's clock sample; say once if its signer is far off."""
-        self.clocks.observe(event.pk, event.ts, now - (self._age or 0))
+        self.clocks.observe(event.pk, event.ts, now - age)
         if not self.clocks.notable(event.pk):
             return []
         offset = self.clocks.offset(event.pk) or 0
@@ -577,12 +568,12 @@ class Lobby:
         params = {"nick": name, "amount": amount, "unit": unit, "ahead": offset > 0}
         return Notice(text, code, params)
 
-    def _too_far(self, event: Event, now: int) -> list[Effect]:
+    def _too_far(self, event: Event, now: int, age: int | None) -> list[Effect]:
         """A live presence refused as too far off: say so once, after a second one agrees
         (one replayed presence says nothing about its signer's clock)."""
-        if self._retained or self.clocks.told(event.pk):
+        if age is None or self.clocks.told(event.pk):
             return []
-        offset = event.ts - (now - (self._age or 0))
+        offset = event.ts - (now - age)
         seen = self._far.pop(event.pk, None)
         self._far[event.pk] = (event.ts, now)
         while len(self._far) > MAX_FAR:
@@ -592,15 +583,18 @@ class Lobby:
         self.clocks.tell(event.pk)
         return [self._clock_notice(label(event.body["nick"], event.pk), offset, "clock_far")]
 
-    def _receive(self, event: Event, now: int, topic: str | None) -> list[Effect]:
+    def _receive(
+        self, event: Event, now: int, topic: str | None, age: int | None = 0
+    ) -> list[Effect]:
         if event.pk == self.me.public_key and event.kind in (
             "presence",
             "hello",
             "chat",
         ):
             return []  # our own echo
+        if event.kind == "presence":
+            return self._on_presence(event, now, topic, age)
         handler = {
-            "presence": self._on_presence,
             "hello": self._on_hello,
             "chat": self._on_chat,
             "cancel": self._on_cancel,
@@ -609,13 +603,15 @@ class Lobby:
             return [dropped(event, f"{event.kind} does not belong in the lobby")]
         return handler(event, now, topic)
 
-    def _on_presence(self, event: Event, now: int, topic: str | None) -> list[Effect]:
+    def _on_presence(
+        self, event: Event, now: int, topic: str | None, age: int | None
+    ) -> list[Effect]:
         if topic is not None and self.topics.parse_presence(topic) != peer_id(event.pk):
             return [dropped(event, "presence on another peer's topic")]
         body = event.body
-        local = self._presence_local(event, now, self._retained)
+        local = self._presence_local(event, now, age)
         if local > now + MAX_SKEW_MS:
-            return [dropped(event, "presence from the future"), *self._too_far(event, now)]
+            return [dropped(event, "presence from the future"), *self._too_far(event, now, age)]
         known = self.peers.get(event.pk)
         if body["status"] == "offline":
             # a Will is signed at connect time: session, not ts, binds it
@@ -638,11 +634,11 @@ class Lobby:
                     self._evidence.popitem(last=False)
             return [Notice(f"{known.label} left", "peer_left", {"nick": known.label})]
         if local + body["ttl"] * 1000 < now - MAX_SKEW_MS:
-            return [dropped(event, "expired presence"), *self._too_far(event, now)]
+            return [dropped(event, "expired presence"), *self._too_far(event, now, age)]
         if known is not None and event.ts <= known.ts:
             return [dropped(event, "older than the presence we hold")]
         self._evidence.pop(event.pk, None)  # a sign of life revokes its offline presence
-        clock = [] if self._retained else self._clock_notices(event, now)
+        clock = [] if age is None else self._clock_notices(event, now, age)
         if known is None:
             if not self._make_room(event.pk, now):
                 return [dropped(event, "lobby full")]
