@@ -376,7 +376,7 @@ class RoundLink:
         nobody's silence counts (only the closing acks are still asked for).
         """
         machine = self.machine
-        self.store.refresh()  # cheap when nothing changed
+        self.store.refresh_if_due()  # a store not yet published (e.g. just resumed)
         if self.is_over:
             if deciding and machine.asks_for_acks(now):  # an ack missing
                 await self.run_effects(await self.step(functools.partial(machine.tick, now)))

@@ -58,6 +58,7 @@ class StoreLink:
         """The acks our log holds (``Peer.resume``): our store carries them on."""
         for ack in acks:
             self._log_acks[ack.pk] = ack
+        self._written = None  # what the store should hold changed: publish on the next tick
 
     def _acks(self) -> list[Event]:
         """The acks of our final head we hold, one per member (the machine's first)."""
@@ -101,6 +102,13 @@ class StoreLink:
         self._payload = link.sealed(plaintext, "store")
         # on a broker with message expiry the store vanishes by itself two turns later
         host.publish_raw(route.topic, self._payload, route.qos, True, 2 * (self.turn_s or 0))
+
+    def refresh_if_due(self) -> None:
+        """The timer's check: publish only a store never published or asked for again
+        (a change of the round publishes at once, ``refresh``), so an idle round costs
+        no encoding per tick."""
+        if self._written is None:
+            self.refresh()
 
     def republish(self) -> None:
         """After a (re)connect: the broker may have lost our store (restart without
