@@ -46,14 +46,22 @@ def status(h: HeadlessShell) -> str:
     return h.controller.status_text()
 
 
+async def invited_and_accepted(alice: Peer, h: HeadlessShell, start: int = 0) -> peer_mod.Round:
+    """``alice`` (who sees the shell's peer) invites it to Connect Four; the shell types
+    /accept; alice's ``Round`` once play has started on her side."""
+    my_id = h.controller.online.peer.peer_id
+    await h.wait_for(lambda: alice.find_peer(my_id[:8]) is not None, 10)
+    ra = await alice.invite([my_id[:8]], "connect4", start=start)
+    await said(h, "invites you to Connect Four")
+    await h.type_line("/accept")
+    await ra.wait_started(20)
+    return ra
+
+
 async def accepted_from(alice: Peer, h: HeadlessShell) -> peer_mod.Round:
     """The shell accepts ``alice``'s Connect Four invitation; alice plays 1, our turn."""
     await h.wait_screen("Connected to", 10)
-    my_id = h.controller.online.peer.peer_id
-    await h.wait_for(lambda: alice.find_peer(my_id[:8]) is not None, 10)
-    ra = await alice.invite([my_id[:8]], "connect4", start=0)
-    await said(h, "invites you to Connect Four")
-    await h.type_line("/accept")
+    ra = await invited_and_accepted(alice, h)
     await ra.wait_turn(20)
     await ra.play("1")
     await h.wait_for(lambda: "To move: Yellow (you)" in status(h), 20)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_shell_life_online import online_shell, run, said, status
+from test_shell_life_online import invited_and_accepted, online_shell, run, said, status
 
 from p2p.shell.ledger import Ledger, summarize
 
@@ -27,10 +27,7 @@ def test_a_shell_restarted_between_rounds_counts_like_the_others(tmp_path: Path,
             async with online_shell(shell_dir, broker_url) as h:
                 await h.wait_for(lambda: h.controller.online is not None and h.controller.online.connected(), 10)
                 my_id = h.controller.online.peer.peer_id
-                await h.wait_for(lambda: alice.find_peer(my_id[:8]) is not None, 10)
-                r1 = await alice.invite([my_id[:8]], "connect4", start=0)
-                await said(h, "invites you to Connect Four")
-                await h.type_line("/accept")
+                r1 = await invited_and_accepted(alice, h)
                 await r1.wait_turn(20)
                 await r1.resign()
                 await h.wait_for(lambda: "Round 1 · over" in status(h), 20)

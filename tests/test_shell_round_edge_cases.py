@@ -7,7 +7,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from test_shell_life_online import run, said, status
+from test_shell_life_online import accepted_from, invited_and_accepted, run, said, status
 
 from p2p.shell.connect import attach, attach_hooks_only
 from p2p.shell.testing import HeadlessShell
@@ -34,10 +34,7 @@ def test_a_restarted_shell_keeps_the_round_number_and_the_score(tmp_path: Path, 
             ) as h:
                 await h.wait_screen("Connected to", 10)
                 my_id = h.controller.online.peer.peer_id
-                await h.wait_for(lambda: alice.find_peer(my_id[:8]) is not None, 10)
-                r1 = await alice.invite([my_id[:8]], "connect4", start=0)
-                await said(h, "invites you to Connect Four")
-                await h.type_line("/accept")
+                r1 = await invited_and_accepted(alice, h)
                 await r1.wait_turn(20)
                 await r1.resign()
                 await h.wait_for(lambda: "Round 1 · over" in status(h), 20)
@@ -207,15 +204,8 @@ def test_the_player_who_left_counts_the_others_win_like_they_do(tmp_path: Path, 
         async with Peer(broker_url, nick="alice") as alice, HeadlessShell(
             config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url), rows=30, columns=100,
         ) as h:
-            await h.wait_screen("Connected to", 10)
+            r1 = await accepted_from(alice, h)
             my_id = h.controller.online.peer.peer_id
-            await h.wait_for(lambda: alice.find_peer(my_id[:8]) is not None, 10)
-            r1 = await alice.invite([my_id[:8]], "connect4", start=0)
-            await said(h, "invites you to Connect Four")
-            await h.type_line("/accept")
-            await r1.wait_turn(20)
-            await r1.play("1")
-            await h.wait_for(lambda: "To move: Yellow (you)" in status(h), 20)
             h.send("7")
             await r1.wait_turn(20)
             await h.type_line("/leave")
