@@ -35,9 +35,10 @@ def test_everyday_drops_stay_in_the_log(tmp_path: Path, broker_url: str, reason:
             session = h.controller.online
             before = list(h.controller.state.text_lines())
             with caplog.at_level(logging.INFO, logger="p2p.shell"):
-                session.notes.handle(peer_mod.Rejected(f"dropped move from {bob.public_key.hex()[:8]}: {reason}",
-                                                 None, reason, "move", bob.public_key.hex()[:8]))
-            await asyncio.sleep(0.05)
+                # through the peer, which tells routine drops from warnings (p2p.peer.checks)
+                session.peer.warn(f"dropped move from {bob.public_key.hex()[:8]}: {reason}",
+                                  None, reason, "move", bob.public_key.hex()[:8])
+                await asyncio.sleep(0.3)
             assert h.controller.state.text_lines() == before
             assert any(reason in r.getMessage() for r in caplog.records)
 
@@ -71,8 +72,8 @@ def test_the_routine_patterns_match_what_the_protocol_says() -> None:
     otherwise become a warning again)."""
     import inspect
 
+    from p2p.peer.checks import is_routine
     from p2p.protocol import round_conflicts, round_machine, round_side
-    from p2p.shell.online_notes import is_routine
 
     source = "".join(inspect.getsource(m) for m in (round_conflicts, round_machine, round_side))
     for text in ("sync request too soon", "is already taken", "was forfeited (this event is late)",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
@@ -127,6 +128,26 @@ _BENIGN = frozenset(
 )
 """Drop reasons that honest traffic (or a stranger's noise we drop unread) produces:
 logged at debug level and counted, not reported."""
+
+ROUTINE_DROPS = re.compile(
+    r"sync request too soon|sync request by a non-member|our own sync request"
+    r"|position \d+ is already taken|position \d+ was forfeited|position \d+ is settled"
+    r"|the forfeit at \d+ is final|the forfeited seat's own event|answers an event a forfeit replaced"
+    r"|built on another branch|the round has ended here"
+    r"|genesis of a round we already know|the invitation has expired|expired presence"
+    r"|older than this inviter's open invitation|invitation while busy|invitation list full"
+    r"|lobby full|hello budget|lobby chat budget|chat rate limit"
+)
+"""Drop reasons that honest peers cause in everyday play: a resumed or reconnected peer
+asking to sync too soon, a move and a forfeit crossing, a copy arriving after the end,
+full budgets.  They go to the log file only; a warning on screen is kept for what may be
+an attack or a real fault (a bad signature, an illegal move, a forfeit by a key that may
+not forfeit it ...)."""
+
+
+def is_routine(reason: str) -> bool:
+    """Whether a drop ``reason`` (``Rejected.reason``) is everyday traffic, not a warning."""
+    return bool(ROUTINE_DROPS.match(reason or ""))
 
 
 def _inbox_problem(event: Event, rounds: Mapping[str, object]) -> str:

@@ -29,7 +29,7 @@ from p2p.net.face import Broker, Service
 from p2p.net.inbound import InboundQueues
 from p2p.net.transport import ConnectionState
 from p2p.peer import opening
-from p2p.peer.checks import _BENIGN, _WarnBudget
+from p2p.peer.checks import _BENIGN, _WarnBudget, is_routine
 from p2p.peer.config import (
     MAX_MEMBER_NICKS,
     PRESENCE_TTL_S,
@@ -349,6 +349,10 @@ class Peer(Service):
         self.stats.count_drop(reason)
         if reason in _BENIGN:
             log.debug("%s", text)  # QoS 1 redelivery, a retained copy again: normal
+            return
+        if is_routine(reason):  # everyday traffic: told, but not worth a warning
+            log.info("%s", text)
+            self.notify(Rejected(text, round_id, reason, kind, sender, routine=True))
             return
         if not self._warn_budget.take():
             log.debug("%s", text)  # a flood: counted, not shouted

@@ -93,6 +93,9 @@ class Rejected(Notification):
     kind: str = ""
     sender: str = ""
     """Short fingerprint of the signer, ``"?"`` or empty when unknown."""
+    routine: bool = False
+    """Everyday traffic of honest peers (``p2p.peer.checks.is_routine``): worth the log,
+    not a warning on screen."""
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -31,27 +30,6 @@ PRESENCE_LINES_EVERY_MS = 5_000
 def _options_text(options: dict[str, Any]) -> str:
     """Game options as ``key=value`` words (``first`` is decided by the round)."""
     return " ".join(f"{k}={v}" for k, v in sorted(options.items()) if k != "first") or "-"
-
-
-ROUTINE_DROPS = re.compile(
-    r"sync request too soon|sync request by a non-member|our own sync request"
-    r"|position \d+ is already taken|position \d+ was forfeited|position \d+ is settled"
-    r"|the forfeit at \d+ is final|the forfeited seat's own event|answers an event a forfeit replaced"
-    r"|built on another branch|the round has ended here|event of another round"
-    r"|genesis of a round we already know|the invitation has expired|expired presence"
-    r"|older than this inviter's open invitation|invitation while busy|invitation list full"
-    r"|lobby full|hello budget|lobby chat budget|chat rate limit"
-)
-"""Drop reasons that honest peers cause in everyday play: a resumed or reconnected peer
-asking to sync too soon, a move and a forfeit crossing, a copy arriving after the end,
-full budgets.  They go to the log file only; a warning on screen is kept for what may be
-an attack or a real fault (a bad signature, an illegal move, a forfeit by a key that may
-not forfeit it ...)."""
-
-
-def is_routine(reason: str) -> bool:
-    """Whether a drop ``reason`` (``Rejected.reason``) is everyday traffic, not a warning."""
-    return bool(ROUTINE_DROPS.match(reason or ""))
 
 
 class OnlineNotes(SessionPart):
@@ -151,7 +129,7 @@ class OnlineNotes(SessionPart):
         elif isinstance(note, p.RoundNotice):
             self.notice(note)
         elif isinstance(note, p.Rejected):
-            if is_routine(note.reason):
+            if note.routine:
                 log.info("dropped (routine): %s", note.text)  # the log file only
                 return
             log.warning("rejected: %s", note.text)
