@@ -119,8 +119,10 @@ class OnlineSession:
         """Round number and scores of the shown round's group, from the signed logs and
         its live chain: the same on every member's screen (also after a restart)."""
         rnd = self.round
-        if self.ledger is None or rnd is None or rnd.game is None:
+        if self.ledger is None or rnd is None or rnd.phase.value == "forming":
             return
+        if rnd.game is None and rnd.phase.value == "cancelled":
+            return  # called off before play: not one of the group's rounds
         from p2p.shell.ledger import summarize
 
         try:
