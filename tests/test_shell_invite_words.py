@@ -44,3 +44,30 @@ def test_a_refused_option_says_why_in_both_languages(tmp_path: Path, broker_url:
                 assert h.controller.online.round is None and not carol.invitations
 
     run(scenario())
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_inviting_yourself_says_it_is_you_not_nobody(tmp_path: Path, broker_url: str, lang: str) -> None:
+    """Issue 26.5: "Nobody called tester in the lobby" while the lobby lists tester as you."""
+    expected = {"en": " is you", "de": " bist du selbst"}[lang]
+
+    async def scenario() -> None:
+        async with Peer(broker_url, nick="carol") as carol, online_shell(tmp_path, broker_url, lang=lang) as h:
+            await h.wait_for(lambda: h.controller.online is not None and h.controller.online.connected(), 10)
+            await seen_in_lobby(h, "carol")
+            my_id = h.controller.online.peer.peer_id
+            for command in ("/invite tester connect4", f"/invite carol {my_id[:8]} cube",
+                            "/private connect4 TESTER"):
+                before = len(h.controller.state.lines)
+                await h.type_line(command)
+                await h.wait_for(lambda before=before: new_lines(h, before), 5)
+                said = new_lines(h, before)
+                assert any(expected in x for x in said), (command, said)
+                assert not any("Nobody" in x or "Niemand" in x for x in said), said
+                assert h.controller.online.round is None and not carol.invitations
+            # naming ourselves as the starter is "me"
+            await h.type_line("/invite carol connect4 start=tester")
+            await h.wait_for(lambda: carol.invitations, 10)
+            assert carol.invitations[-1].genesis.body["start"] == 0
+
+    run(scenario())

@@ -400,6 +400,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Mehrere in der Lobby heißen {nick} ({ids}); nenne einen mit dem Anfang seines Fingerabdrucks, z. B. {example}.",
         "Several in the lobby are called {nick} ({ids}); name one by the start of its fingerprint, e.g. {example}.",
     ),
+    "net.invite_self": (
+        "{nick} bist du selbst: lade jemand anderen aus der Lobby ein (allein: /play).",
+        "{nick} is you: invite someone else from the lobby (to play alone: /play).",
+    ),
     "net.unknown_nick": ("Niemand namens {nick} in der Lobby.", "Nobody called {nick} in the lobby."),
     "draw.title": ("Auslosung (Festlegung · Aufdeckung):", "Draw (commitment · reveal):"),
     "draw.entry": ("Festlegung {commit} · Aufdeckung {reveal}", "commitment {commit} · reveal {reveal}"),
