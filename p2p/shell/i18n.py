@@ -489,6 +489,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "net.drawing": ("Alle Plätze besetzt; wer beginnt, wird ausgelost.", "All seats taken; drawing the starting player."),
     "net.expired": ("Die Einladung ist abgelaufen.", "The invitation expired."),
     "notice.cancelled.declined": ("{nick} hat abgelehnt; die Runde ist abgesagt.", "{nick} declined; the round is called off."),
+    "notice.cancelled.busy": (
+        "{nick} spielt gerade eine andere Runde (sein Programm hat die Einladung von selbst abgelehnt); die Runde ist abgesagt.",
+        "{nick} is playing another round (their client declined by itself); the round is called off.",
+    ),
     "notice.cancelled.left": ("{nick} ist vor dem Start gegangen; die Runde ist abgesagt.", "{nick} left before the start; the round is called off."),
     "notice.cancelled.expired": ("Nicht alle haben rechtzeitig angenommen; die Runde ist abgesagt.", "Not everyone accepted in time; the round is called off."),
     "notice.cancelled.no_commit": (
