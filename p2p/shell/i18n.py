@@ -224,6 +224,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "msg.unknown_command": ("Unbekannter Befehl: {name} (/help)", "Unknown command: {name} (/help)"),
     "msg.usage": ("Aufruf: {usage}", "Usage: {usage}"),
     "msg.no_game": ("Es läuft kein Spiel.", "No game is running."),
+    "msg.no_game_move": (
+        "Es läuft kein Spiel – {move} wurde weder gezogen noch in den Chat geschickt (/play, /invite).",
+        "No game is running – {move} was neither played nor sent as chat (/play, /invite).",
+    ),
     "msg.not_your_turn": ("Du bist nicht am Zug.", "It is not your turn."),
     "msg.computer_thinking": ("Der Computer denkt noch nach.", "The computer is still thinking."),
     "msg.too_fast": ("Zu schnell – Eingabe kurz gesperrt.", "Too fast – input briefly locked."),

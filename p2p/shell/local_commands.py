@@ -122,12 +122,18 @@ class LocalPlay:
         ctl = self.ctl
         match = ctl.match
         if match is None:
-            ctl.say("msg.no_game", "warn")
+            ctl.say("msg.no_game_move", "warn", move=text)
             return
         if match.replay_ply is not None:
             match.stop_replay()
         if match.game.is_over():
             ctl.say("msg.game_over", "warn")
+            return
+        from p2p.shell.move_input import off_board
+
+        off = off_board(match.game, text)
+        if off is not None:  # the board before the turn, as online
+            ctl.say(off.key, "warn", **off.fields)
             return
         if self.thinking or match.computer_to_move():
             ctl.say("msg.computer_thinking", "warn")
