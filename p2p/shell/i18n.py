@@ -253,6 +253,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "msg.nothing_to_undo": ("Nichts zurückzunehmen.", "Nothing to take back."),
     "msg.undo_decided": ("Die Runde ist entschieden; kein Zurücknehmen mehr. /again", "The round is decided; no more take-backs. /again"),
     "msg.replay_needs_end": ("Wiedergabe erst nach dem Ende der Runde.", "Replay only after the round has ended."),
+    "msg.replay_no_moves": ("Die Runde endete ohne einen Zug: es gibt nichts wiederzugeben.", "The round ended without a move: there is nothing to replay."),
     "msg.replay_help": ("Wiedergabe: /replay next · prev · start · end · stop", "Replay: /replay next · prev · start · end · stop"),
     "msg.replay_stopped": ("Wiedergabe beendet.", "Replay finished."),
     "msg.analysis_unavailable": ("Analyse gibt es nur für beendete Runden Vier in einer Reihe.", "Analysis exists only for finished Connect Four rounds."),
