@@ -109,6 +109,7 @@ async def connect(
             urls, nick=shell.settings.nick, identity=identity, connect_timeout=timeout,
             log_dir=(shell.options.config_dir / "rounds") if shell.options.config_dir is not None else None,
             friends=friends, namespace=shell.settings.namespace or "public",
+            runs_dir=(shell.options.config_dir / "runs") if shell.options.config_dir is not None else None,
             **(peer_options or {}),
         )
         refused = await start_unless_refused(peer, urls)
