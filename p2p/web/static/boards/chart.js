@@ -8,9 +8,9 @@
 
 import { html, svg, t } from "./common.js";
 
-const COL = 12;
-const H = 120;
-const MID = 62;
+const W = 600;
+const H = 170;
+const MID = 85;
 const LEFT = 4;
 
 export function drawChart(element, rows, opts = {}) {
@@ -19,16 +19,17 @@ export function drawChart(element, rows, opts = {}) {
   const root = html("figure", "chart-box", element);
   const caption = html("figcaption", "chart-caption", root);
   caption.textContent = t(lang, "chart");
-  const width = LEFT + Math.max(rows.length, 10) * COL + 4;
+  const width = W;
+  const COL = (W - LEFT - 4) / Math.max(rows.length, 24);
   const chart = svg("svg", {
     class: "chart", viewBox: `0 0 ${width} ${H}`, role: "group", "aria-label": t(lang, "chart"),
   }, root);
-  const scale = (MID - 14) / 100;
+  const scale = (MID - 18) / 100;
   svg("line", { x1: LEFT, y1: MID, x2: width - 2, y2: MID, class: "axis" }, chart);
   for (const y of [MID - 50 * scale, MID + 50 * scale]) {
     svg("line", { x1: LEFT, y1: y, x2: width - 2, y2: y, class: "axis", "stroke-dasharray": "2 3" }, chart);
   }
-  const up = svg("text", { x: LEFT + 2, y: 9, class: "label" }, chart);
+  const up = svg("text", { x: LEFT + 2, y: 12, class: "label" }, chart);
   up.textContent = `▲ ${t(lang, "chart_up", t(lang, seats[0]))}`;
   const down = svg("text", { x: LEFT + 2, y: H - 3, class: "label" }, chart);
   down.textContent = `▼ ${t(lang, "chart_up", t(lang, seats[1]))}`;
@@ -37,7 +38,7 @@ export function drawChart(element, rows, opts = {}) {
   rows.forEach((row, i) => {
     const x = LEFT + i * COL;
     const col = svg("g", { class: "ply-col", tabindex: 0, role: "button", "data-ply": row.ply }, chart);
-    svg("rect", { x, y: 12, width: COL, height: H - 24, class: "bg" }, col);
+    svg("rect", { x, y: 16, width: COL, height: H - 32, class: "bg" }, col);
     const value = row.value;
     let kind = "unknown";
     if (value !== null && value !== undefined) {
@@ -45,16 +46,16 @@ export function drawChart(element, rows, opts = {}) {
       const h = Math.max(1.5, Math.abs(value) * scale);
       const y = value >= 0 ? MID - h : MID;
       svg("rect", {
-        x: x + 2, y, width: COL - 4, height: h,
+        x: x + COL * 0.15, y, width: COL * 0.7, height: h,
         class: `bar ${value >= 0 ? "pos" : "neg"} ${kind}`,
       }, col);
       trend.push(`${x + COL / 2},${MID - value * scale}`);
     } else {
-      svg("rect", { x: x + 2, y: MID - 1, width: COL - 4, height: 2, class: "bar unknown" }, col);
+      svg("rect", { x: x + COL * 0.15, y: MID - 1, width: COL * 0.7, height: 2, class: "bar unknown" }, col);
     }
     const notes = (row.mistake ? "?" : "") + (row.decisive ? "!" : "");
     if (notes) {
-      const note = svg("text", { x: x + COL / 2, y: value < 0 ? 20 : H - 14, class: "note" }, col);
+      const note = svg("text", { x: x + COL / 2, y: value < 0 ? 28 : H - 20, class: "note" }, col);
       note.textContent = notes;
     }
     const words = [t(lang, "ply", row.ply) + `: ${row.move}`];

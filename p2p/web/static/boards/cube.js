@@ -34,8 +34,8 @@ export function mount(element, api) {
   const lock = new InputLock(250);
   let state = null;
   let opts = withDefaults({});
-  let yaw = -0.6;
-  let pitch = 0.5;
+  let yaw = -0.45;
+  let pitch = 0.45;
   let hover = -1;
   let drag = null;
 
@@ -49,14 +49,14 @@ export function mount(element, api) {
 
   function geometry() {
     const size = canvas.clientWidth || 320;
-    const scale = size / 6.4;
+    const scale = size / 7.6;
     const cy = Math.cos(yaw), sy = Math.sin(yaw), cp = Math.cos(pitch), sp = Math.sin(pitch);
     return {
       size, scale,
       project(x, y, z) { // x: file, y: row, z: level, all 0..3
-        const X = x - 1.5, Y = z - 1.5, Z = y - 1.5;
+        const X = x - 1.5, Y = z - 1.0, Z = y - 1.5; // the plate below level 1 is in view too
         const x1 = X * cy - Z * sy, z1 = X * sy + Z * cy;
-        const y2 = Y * cp - z1 * sp, z2 = Y * sp + z1 * cp;
+        const y2 = Y * cp + z1 * sp, z2 = z1 * cp - Y * sp; // tilted: the top leans back
         const f = 1 / (1 + z2 * 0.07);
         return { x: size / 2 + x1 * scale * f, y: size / 2 - y2 * scale * f, depth: z2, f };
       },
@@ -130,6 +130,19 @@ export function mount(element, api) {
       ctx.strokeStyle = colour(line.seat);
       ctx.lineWidth = line.last ? 5 : 4;
       ctx.beginPath(); ctx.moveTo(a.x, a.y); ctx.lineTo(b.x, b.y); ctx.stroke();
+    }
+    // Files and rows beside the base plate, on top with a light halo.
+    ctx.font = `600 ${Math.round(geo.scale * 0.3)}px system-ui, sans-serif`;
+    ctx.textAlign = "center";
+    ctx.textBaseline = "middle";
+    ctx.lineWidth = 4;
+    ctx.strokeStyle = "rgba(255, 255, 255, .85)";
+    ctx.fillStyle = "#223";
+    for (let i = 0; i < N; i++) {
+      for (const [text, p] of [["abcd"[i], geo.project(i, -1.1, -0.6)], [String(i + 1), geo.project(-1.1, i, -0.6)]]) {
+        ctx.strokeText(text, p.x, p.y);
+        ctx.fillText(text, p.x, p.y);
+      }
     }
   }
 
