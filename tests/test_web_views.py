@@ -204,3 +204,20 @@ def test_common_state_lists_the_keys_every_board_relies_on() -> None:
         state = web_view_for(name).state(create_game(name))
         assert set(common_state(create_game(name))) <= set(state)
         assert state["game"] == name and state["ply"] == 0 and state["last"] is None
+
+
+def test_a_registered_game_without_web_code_is_playable_on_the_plain_board() -> None:
+    import toy_game
+
+    from p2p.games import register_game, unregister_game
+
+    register_game(toy_game.SPEC)
+    try:
+        view = web_view_for("ttt")
+        assert view is PLAIN and view.script == "boards/plain.js"
+        game = _played("ttt", ["5"])
+        state = view.state(game)
+        assert state["legal"] == game.legal_moves() and state["text"] == game.render()
+        assert [s["ply"] for s in view.all_states(game)] == [0, 1]
+    finally:
+        unregister_game("ttt")
