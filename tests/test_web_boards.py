@@ -224,6 +224,7 @@ def test_connect4_pop_out_pops_your_own_bottom_disc_on_the_larger_board(open_boa
     assert board.page.locator(".c4-svg").get_attribute("viewBox") == "0 0 800 700"
     enabled = board.page.locator("button.c4-pop:not([disabled])")
     assert sorted(enabled.evaluate_all("els => els.map(e => e.dataset.move)")) == ["p4", "p5", "p6"]
+    assert board.count(".disc.poppable") == 3  # Red's own bottom discs are marked
     board.page.locator("button[data-move='p5']").click()
     assert board.played() == ["p5"]
     assert board.page.evaluate("document.documentElement.scrollWidth") <= 360
