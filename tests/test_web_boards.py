@@ -191,19 +191,29 @@ RED, YELLOW, BLUE, GREEN = (0xD5, 0x5E, 0x00), (0xF0, 0xE4, 0x42), (0x00, 0x72, 
 def test_connect4_a_tap_drops_in_that_column_and_a_double_tap_plays_once(open_board: Any) -> None:
     board = open_board("connect4")
     board.show(_state(_game("connect4", "4455")), [0, 1])  # hot-seat: both seats here
-    column = board.page.locator("[data-move='3']")
-    column.click()
-    column.click()  # the second tap of a double tap: within the lock, for nobody
+    board.page.locator("[data-move='3']").click()
     assert board.played() == ["3"]
-    board.show(_state(_game("connect4", "44553")), [0, 1])
-    assert board.page.evaluate("document.querySelector('.disc.last').getAnimations().length") == 1  # it falls
-    board.page.locator("[data-move='6']").click()  # at once after the new position: still locked
-    assert board.played() == ["3"]
+    board.wait_unlocked()
+    # A double tap: two clicks in one go (dispatched together, so the machine's load
+    # cannot stretch them beyond the 0.25 s lock): the second plays for nobody.
+    board.page.evaluate("""() => { const c = document.querySelector("[data-move='6']");
+                                   c.dispatchEvent(new MouseEvent('click', {bubbles: true}));
+                                   c.dispatchEvent(new MouseEvent('click', {bubbles: true})); }""")
+    assert board.played() == ["3", "6"]
+    # The next position arrives and a tap comes at once: still locked, it plays nothing.
+    falling = board.page.evaluate(
+        """([s, o]) => { harness.update(s, o);
+                         document.querySelector("[data-move='2']")
+                           .dispatchEvent(new MouseEvent('click', {bubbles: true}));
+                         return document.querySelector('.disc.last').getAnimations().length; }""",
+        [_state(_game("connect4", "44553")), {"mySeats": [0, 1], "interactive": True, "lang": "en"}])
+    assert board.played() == ["3", "6"]
+    assert falling == 1  # and the new disc falls into place
     board.wait_unlocked()
     board.page.locator("[data-move='1']").focus()
     board.page.keyboard.press("ArrowRight")
     board.page.keyboard.press("Enter")
-    assert board.played() == ["3", "2"]
+    assert board.played() == ["3", "6", "2"]
 
 
 def test_connect4_only_the_seat_to_move_may_play_here(open_board: Any) -> None:
