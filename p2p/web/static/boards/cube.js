@@ -63,9 +63,13 @@ export function mount(element, api) {
     };
   }
 
-  function colour(seat) {
+  const colours = new Map();
+  function colour(seat) { // the seats' colours from the style sheet, read once
     const name = String(state.seats[seat] || "grey").toLowerCase();
-    return getComputedStyle(root).getPropertyValue(`--seat-${name}`).trim() || "#999";
+    if (!colours.has(name)) {
+      colours.set(name, getComputedStyle(root).getPropertyValue(`--seat-${name}`).trim() || "#999");
+    }
+    return colours.get(name);
   }
 
   function draw() {
