@@ -681,7 +681,10 @@ class Transport(Broker):
                 will_props,
             )
         connect_props = None
-        if self._v5:
+        # A first v5 CONNECT carries no properties (their defaults are what we want):
+        # some 3.1.1-only brokers (amqtt) misread one with properties and never answer,
+        # but refuse a plain one at once.
+        if self._v5 and not self._probing_v5:
             connect_props = _properties(PacketTypes.CONNECT)
             connect_props.SessionExpiryInterval = 0
             # Let the broker drop absurd packets for us; the app-level cap is smaller.
