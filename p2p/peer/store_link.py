@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from p2p.net.inbound import Lane, Verdict
+from p2p.peer.notifications import RoundNotice
 from p2p.protocol import events as ev
 from p2p.protocol import round_store, sealing
 from p2p.protocol.events import Event, EventError
@@ -26,6 +27,13 @@ if TYPE_CHECKING:
     from p2p.peer.round_link import RoundLink
 
 log = logging.getLogger("p2p.peer")
+
+NO_RETAINED = (
+    "This broker keeps no retained messages: this slow round goes on only while its "
+    "players are online together (nothing is lost; a broker that keeps them lets you "
+    "take turns at different times)."
+)
+"""The notice (code ``broker_no_retained``) of a slow round on such a broker."""
 
 
 class StoreLink:
@@ -45,6 +53,7 @@ class StoreLink:
         """Closing acks read from our log when we resumed (the machine starts without)."""
         self.all_acked: set[str] = set()
         """Peer ids whose store showed every human seat's ack of our final head."""
+        self._told_no_retained = False
 
     @property
     def enabled(self) -> bool:
@@ -107,6 +116,17 @@ class StoreLink:
         self._payload = link.sealed(plaintext, "store")
         # on a broker with message expiry the store vanishes by itself two turns later
         host.publish_raw(route.topic, self._payload, route.qos, True, 2 * (self.turn_s or 0))
+
+    def check_broker(self) -> None:
+        """Tell the user once if the broker keeps no retained messages: then the store
+        cannot carry this slow round between visits (the timer asks, every tick)."""
+        link = self._link
+        if not self.enabled or self._told_no_retained or link.is_over:
+            return
+        if link.host.retained_to() == "none":
+            self._told_no_retained = True
+            log.warning("round %s: %s", link.id[:8], NO_RETAINED)
+            link.host.notify(RoundNotice(link.handle, NO_RETAINED, "broker_no_retained"))
 
     def refresh_if_due(self) -> None:
         """The timer's check: publish only a store never published or asked for again

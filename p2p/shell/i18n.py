@@ -80,6 +80,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Deine andere Sitzung ist weg: Dieses Fenster spielt jetzt für dich.",
         "Your other session has gone: this window plays for you now.",
     ),
+    "notice.broker_no_retained": (
+        "Dieser Broker speichert keine Nachrichten (retained): Diese langsame Runde geht nur weiter, solange ihr gleichzeitig online seid (nichts geht verloren; mit einem Broker, der sie speichert, könnt ihr zu verschiedenen Zeiten ziehen).",
+        "This broker keeps no retained messages: this slow round goes on only while its players are online together (nothing is lost; a broker that keeps them lets you take turns at different times).",
+    ),
     "notice.took_over": (
         "Du spielst jetzt in diesem Fenster; deine andere Sitzung schaut zu.",
         "You play in this window now; your other session watches.",
