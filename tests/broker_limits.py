@@ -35,7 +35,6 @@ from test_integration_slow_rounds import DAY_S, _session
 from p2p.net import known
 from p2p.net.broker import LocalBroker
 from p2p.peer import Peer, RoundNotice
-from p2p.peer.store_link import NO_RETAINED
 from p2p.protocol.identity import Identity
 from p2p.protocol.replay import replay_log
 from p2p.protocol.round import Phase
