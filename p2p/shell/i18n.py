@@ -172,6 +172,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "reason.busy": ("du bist schon in einer Runde: erst /leave", "you are already in a round: /leave first"),
     "reason.bad_turn_limit": ("ein Zeitlimit pro Zug ist 1 min bis 30 Tage", "a turn limit is 1 min to 30 days"),
     "reason.code_unknown": ("keine offene Runde mit diesem Code", "no open round behind that code"),
+    "reason.broker_no_retained": ("dieser Broker speichert keine Nachrichten (retained): Beitreten mit Code geht hier nicht (lass dich mit Namen einladen)", "this broker keeps no retained messages: joining by code does not work here (ask to be invited by name)"),
     "reason.code_closed": ("die Runde hat schon begonnen", "the round has already started"),
     "reason.no_invitation": ("keine offene Einladung (abgelaufen oder zurückgezogen)", "no open invitation (expired or withdrawn)"),
     "reason.invitation_expired": ("die Einladung ist abgelaufen", "the invitation has expired"),
