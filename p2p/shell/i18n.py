@@ -80,6 +80,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Deine andere Sitzung ist weg: Dieses Fenster spielt jetzt für dich.",
         "Your other session has gone: this window plays for you now.",
     ),
+    "notice.broker_no_retained": (
+        "Dieser Broker speichert keine Nachrichten (retained): Diese langsame Runde geht nur weiter, solange ihr gleichzeitig online seid (nichts geht verloren; mit einem Broker, der sie speichert, könnt ihr zu verschiedenen Zeiten ziehen).",
+        "This broker keeps no retained messages: this slow round goes on only while its players are online together (nothing is lost; a broker that keeps them lets you take turns at different times).",
+    ),
     "notice.took_over": (
         "Du spielst jetzt in diesem Fenster; deine andere Sitzung schaut zu.",
         "You play in this window now; your other session watches.",
@@ -169,6 +173,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "reason.busy": ("du bist schon in einer Runde: erst /leave", "you are already in a round: /leave first"),
     "reason.bad_turn_limit": ("ein Zeitlimit pro Zug ist 1 min bis 30 Tage", "a turn limit is 1 min to 30 days"),
     "reason.code_unknown": ("keine offene Runde mit diesem Code", "no open round behind that code"),
+    "reason.broker_no_retained": ("dieser Broker speichert keine Nachrichten (retained): Beitreten mit Code geht hier nicht (lass dich mit Namen einladen)", "this broker keeps no retained messages: joining by code does not work here (ask to be invited by name)"),
     "reason.code_closed": ("die Runde hat schon begonnen", "the round has already started"),
     "reason.no_invitation": ("keine offene Einladung (abgelaufen oder zurückgezogen)", "no open invitation (expired or withdrawn)"),
     "reason.invitation_expired": ("die Einladung ist abgelaufen", "the invitation has expired"),

@@ -314,7 +314,7 @@ class OnlineNotes(SessionPart):
         elif code == "other_session":
             way = "plays" if params.get("acting") else "watches"
             self.state.add(t.t(f"notice.other_session.{way}"), "warn")
-        elif code in ("other_session_took_over", "other_session_gone", "took_over"):
+        elif code in ("other_session_took_over", "other_session_gone", "took_over", "broker_no_retained"):
             self.state.add(t.t(f"notice.{code}"), "warn")
         elif code == "draw_left_out":
             seats = params.get("seats") or []
