@@ -360,7 +360,7 @@ class WebSession:
     async def a_invite(self, msg: dict[str, Any]) -> None:
         self._need_peer()
         game, options, others, computers, start, turn = self._plan(msg)
-        if not others:
+        if not others and not computers:
             raise Refused("err.nobody")
         rnd = await self.peer.invite(others, game, options, computers=computers, start=start,
                                      turn_limit=turn)

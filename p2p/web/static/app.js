@@ -458,6 +458,7 @@ function renderStage() {
     if (scoreText) result.append(h('div', {}, `${t('ui.score')}: ${scoreText}`));
   }
   $('board').dataset.winning = String((shownState.winning || []).length);
+  $('board').dataset.legal = opts.interactive ? (shownState.legal || []).join(' ') : '';
   $('board').dataset.game = shownState.game;
   $('move-form').hidden = !opts.interactive;
   mountBoard(script, key).then((entry) => {
