@@ -85,7 +85,12 @@ class StoreLink:
         """Publish our store again if what it should hold changed (or was asked for)."""
         link = self._link
         host = link.host
-        if not self.enabled or self._cleared or host.closed or not host.connected:
+        if not self.enabled:
+            return
+        host.follow_stores(
+            link.key, [peer_id(s.pk) for s in link.machine.state.seats if s.pk is not None]
+        )
+        if self._cleared or host.closed or not host.connected:
             return
         acks = self._acks()
         route = host.topics.round_store(link.key, peer_id(link.machine.me.public_key))

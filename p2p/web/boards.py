@@ -1,10 +1,11 @@
 """A position as the page draws it: the game's web view from the registry, or the fallback.
 
-Each game may name a view module in its registry entry (``GameSpec.web``, e.g.
-``p2p.web.views.connect4``) whose ``VIEW`` has ``script`` (a module under
-``static/boards/`` exporting ``mount(element, api)``) and ``state(game)`` (a JSON-safe
-dict of the position).  A game without one is drawn by ``fallback.js``: the engine's text
-picture and its legal moves as buttons, so every registered game can be played.
+Each game's ``WebView`` (``p2p.web.web_view``, named by ``GameSpec.web``) has ``script``
+(an ES module under ``static/`` exporting ``mount(element, api)``) and ``state(game)`` (a
+JSON-safe dict of the position).  The page adds the engine's own facts (``base_state``:
+the text picture, legal moves, winning cells ...) under the view's dict, and draws with
+``boards/fallback.js`` (the text picture and the legal moves as buttons) when a view's
+script cannot be loaded, so every registered game can always be played.
 
 >>> from p2p.games import create_game
 >>> g = create_game("connect4")
@@ -25,21 +26,18 @@ from typing import Any
 from p2p.games import Game, create_game, spec
 
 log = logging.getLogger("p2p.web")
-FALLBACK_SCRIPT = "fallback.js"
+FALLBACK_SCRIPT = "boards/fallback.js"
+"""The page's own board when a view's script fails to load (path under ``static/``)."""
 
 
 def web_view(game_name: str) -> Any:
-    """The game's ``VIEW`` from ``GameSpec.web`` (``None``: none, or it fails to load)."""
+    """The game's ``WebView`` (``p2p.web.web_view``; ``None`` when it fails to load)."""
     try:
-        path = getattr(spec(game_name), "web", "")
-    except KeyError:
-        return None
-    if not path:
-        return None
-    try:
-        return getattr(importlib.import_module(path.partition(":")[0]), "VIEW", None)
+        from p2p.web.web_view import web_view_for
+
+        return web_view_for(game_name)
     except Exception:  # noqa: BLE001 - a broken view must not take the page down: fallback
-        log.exception("cannot load the web view %s", path)
+        log.exception("cannot load the web view of %s", game_name)
         return None
 
 
@@ -76,16 +74,22 @@ def board(game: Game) -> dict[str, Any]:
     except Exception:  # noqa: BLE001 - one broken position must not end the page
         log.exception("web view state failed for %s", game.name)
         return {"script": FALLBACK_SCRIPT, "state": base_state(game)}
-    return {"script": str(view.script), "state": state}
+    return {"script": str(view.script), "state": state, "style": str(getattr(view, "style", ""))}
 
 
 def replay_states(game: Game) -> list[dict[str, Any]]:
-    """The state after each ply of ``game``'s history (the start first), replayed on a copy."""
+    """The state after each ply of ``game``'s history (the start first), replayed on a copy
+    (a view's own ``states`` when it has one), for looking only (no legal moves)."""
+    view = web_view(game.name)
+    if view is not None and getattr(view, "states", None) is not None:
+        return [{**base_state(game), **s, "legal": []} for s in view.all_states(game)]
     shown = create_game(game.name, game.options())
     states = [board(shown)["state"]]
     for entry in game.history():
         shown.apply(entry)
         states.append(board(shown)["state"])
+    for state in states:
+        state["legal"] = []
     return states
 
 

@@ -149,7 +149,8 @@ function receive(msg) {
       render();
       break;
     case 'replay':
-      app.replay = { key: msg.round, states: msg.states, ply: msg.states.length - 1 };
+      app.replay = { key: msg.round, states: msg.states, ply: Math.min(msg.states.length - 1, app.pendingPly ?? Infinity) };
+      app.pendingPly = null;
       render();
       break;
     case 'analysis':
@@ -335,12 +336,12 @@ async function mountBoard(script, key) {
     t,
   };
   try {
-    const mod = await import(`/static/boards/${script}`);
+    const mod = await import(`/static/${script}`);
     if (app.board !== entry) return entry;
     entry.handle = mod.mount(el, api);
   } catch (err) {
     console.error(err);
-    if (script !== 'fallback.js') return mountBoard('fallback.js', key);
+    if (script !== 'boards/fallback.js') return mountBoard('boards/fallback.js', key);
   }
   return entry;
 }
@@ -461,6 +462,7 @@ function renderStage() {
   $('board').dataset.legal = opts.interactive ? (shownState.legal || []).join(' ') : '';
   $('board').dataset.game = shownState.game;
   $('move-form').hidden = !opts.interactive;
+  addStyle(shown === 'local' ? app.snap.local.board.style : shown.board.style);
   mountBoard(script, key).then((entry) => {
     if (entry.handle && app.board === entry) {
       try { entry.handle.update(shownState, opts); } catch (err) { console.error(err); }
@@ -469,16 +471,27 @@ function renderStage() {
   trackMoves(shown, state);
 }
 
+// A board's style sheet (the view's ``style``), added once.
+function addStyle(path) {
+  if (!path || document.querySelector(`link[data-board-style="${path}"]`)) return;
+  document.head.append(h('link', { rel: 'stylesheet', href: `/static/${path}`, dataset: { boardStyle: path } }));
+}
+
+// The solver's evaluation of a finished Connect Four round (boards/chart.js); a click on a
+// move steps the replay there.
 function showAnalysis(data) {
   const el = $('chart');
   el.hidden = false;
   el.replaceChildren();
+  const shown = shownRound();
+  const seats = shown && shown !== 'local' && shown.board ? shown.board.state.seats : undefined;
   import('/static/boards/chart.js').then((mod) => {
-    const handle = mod.mount ? mod.mount(el, { t, lang: () => app.lang }) : null;
-    if (handle && handle.update) handle.update(data, { lang: app.lang });
-    else if (mod.render) mod.render(el, data, { lang: app.lang });
+    mod.drawChart(el, data, {
+      lang: app.lang, seats,
+      onPick: (ply) => { if (shown && shown !== 'local') { app.pendingPly = ply; send('replay', { round: shown.id }); } },
+    });
   }).catch(() => {
-    el.append(h('pre', {}, JSON.stringify(data, null, 1)));
+    el.append(h('p', {}, data.map((row) => `${row.ply}: ${row.score ?? '?'}`).join(' · ')));
   });
 }
 
