@@ -19,11 +19,10 @@ script cannot be loaded, so every registered game can always be played.
 
 from __future__ import annotations
 
-import importlib
 import logging
 from typing import Any
 
-from p2p.games import Game, create_game, spec
+from p2p.games import Game, create_game
 
 log = logging.getLogger("p2p.web")
 FALLBACK_SCRIPT = "boards/fallback.js"
