@@ -159,3 +159,44 @@ def test_a_page_of_another_origin_in_the_same_browser_cannot_drive_it(broker_url
                 listener.cancel()
 
     run(body(), 90)
+
+
+def test_lan_link_works_once_and_says_what_it_exposes(tmp_path: Path) -> None:
+    """``--lan``: the terminal says what is exposed, shows a QR code and a one-time link;
+    the link lets one browser in, then it is spent."""
+    import os
+    import re
+    import signal
+    import sys
+
+    async def body() -> None:
+        env = dict(os.environ, P2P_CONFIG_DIR=str(tmp_path))
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "p2p", "web", "--lan", "--local", "--no-open",
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env)
+        try:
+            out = ""
+            while True:
+                line = (await asyncio.wait_for(proc.stdout.readline(), 20)).decode()  # type: ignore[union-attr]
+                assert line, out
+                out += line
+                if "One-time link" in out and len(out.split("One-time link", 1)[1].splitlines()) > 8:
+                    break
+            assert "drives your p2p key" in out and "ONCE" in out and "not encrypted" in out
+            link = re.search(r"One-time link: (http://(\S+?)/\?t=\S+)", out)
+            assert link is not None, out
+            assert "█" in out or "▀" in out or "▄" in out, "a QR code in the terminal"
+            url, host = link.group(1), link.group(2)
+            async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as http:
+                first = await http.get(url, allow_redirects=False, headers={"Host": host})
+                assert first.status == 303 and "HttpOnly" in first.headers["Set-Cookie"]
+                cookie = first.headers["Set-Cookie"].split(";", 1)[0]
+                again = await http.get(url, allow_redirects=False, headers={"Host": host})
+                assert again.status == 403 and "used already" in await again.text()
+                page = await http.get(f"http://{host}/", headers={"Host": host, "Cookie": cookie})
+                assert page.status == 200
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            await asyncio.wait_for(proc.wait(), 15)
+
+    run(body(), 60)

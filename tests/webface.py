@@ -121,7 +121,7 @@ async def status(page: Any) -> dict[str, str]:
         my_turn: document.getElementById('status').dataset.myTurn || '',
         moves: document.getElementById('moves').textContent,
         score: document.getElementById('score').textContent,
-        result: document.getElementById('result').hidden ? '' : document.getElementById('result').textContent,
+        result: document.getElementById('status').dataset.result || '',
         legal: document.getElementById('board').dataset.legal || '',
         winning: document.getElementById('board').dataset.winning || '0',
     })"""))
@@ -135,8 +135,13 @@ async def play_when_my_turn(page: Any, choose: Any = None) -> bool:
         return False
     legal = st["legal"].split()
     move = choose(legal) if choose else legal[0]
-    await page.fill("#move-input", move)
-    await page.press("#move-input", "Enter")
+    try:
+        await page.fill("#move-input", move, timeout=2000)
+        await page.press("#move-input", "Enter", timeout=2000)
+    except Exception:  # noqa: BLE001 - the turn passed meanwhile (a newer snapshot hid the field)
+        return False
+    # One move per turn: wait until the page shows it (or the turn is gone).
+    await wait_status(page, lambda s: s["moves"] != st["moves"] or s["my_turn"] != "yes", 10, "the move shown")
     return True
 
 

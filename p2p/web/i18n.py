@@ -93,6 +93,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "ui.resign": ("Aufgeben", "Resign"),
     "ui.leave": ("Verlassen", "Leave"),
     "ui.cancel": ("Absagen", "Call off"),
+    "ui.start_now": ("Jetzt starten (mit den Beigetretenen)", "Start now (with those who joined)"),
     "ui.again": ("Noch eine Runde", "Another round"),
     "ui.replay": ("Nachspielen", "Replay"),
     "ui.replay.pos": ("Zug {ply} von {total}", "move {ply} of {total}"),
@@ -202,6 +203,9 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "err.no_analysis": ("Für dieses Spiel gibt es keine Auswertung.", "No evaluation for this game."),
     "err.no_local": ("Kein Spiel hier am Gerät.", "No game on this device."),
     "err.seats": ("Dieses Spiel braucht {need} Plätze.", "This game needs {need} seats."),
+    "err.start_now": ("Nur wer eine private Runde eröffnet hat, startet sie vorzeitig.",
+                      "Only the host of a private round can start it early."),
+    "err.start_nobody": ("Noch ist niemand mit dem Code beigetreten.", "Nobody has entered the code yet."),
     "err.key": ("Schlüsseldatei beschädigt: {reason}", "Key file damaged: {reason}"),
     # -- reasons of the engines and the peer (codes; English text otherwise) -----------------
     "reason.not_your_turn": ("du bist nicht am Zug", "it is not your turn"),

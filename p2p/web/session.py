@@ -132,7 +132,7 @@ class WebSession:
             "accept": self.a_accept, "decline": self.a_decline, "play": self.a_play,
             "takeback": self.a_takeback, "accept_takeback": self.a_accept_takeback,
             "resign": self.a_resign, "leave": self.a_leave, "cancel": self.a_cancel,
-            "again": self.a_again, "replay": self.a_replay, "analysis": self.a_analysis,
+            "again": self.a_again, "start_now": self.a_start_now, "replay": self.a_replay, "analysis": self.a_analysis,
             "takeover": self.a_takeover,
             "local_start": self.a_local_start, "local_play": self.a_local_play,
             "local_undo": self.a_local_undo, "local_again": self.a_local_again,
@@ -445,6 +445,33 @@ class WebSession:
             raise Refused("err.busy")
         new = await self.peer.another_round(rnd)
         self.line("round", "msg.again", game=new.game_name, round=new.id)
+
+    async def a_start_now(self, msg: dict[str, Any]) -> None:
+        """The host of a private round plays now with whoever entered the code so far: the
+        waiting round is called off and they get a direct invitation to the same game with
+        as many seats as are filled (a game with a fixed number of seats fills up with
+        computer players at the lowest level), as the shell's ``/start now``."""
+        from p2p.ai import levels
+
+        rnd = self._round(msg)
+        st = rnd.chain_state
+        if rnd.code is None or not rnd.is_admin or rnd.phase.value != "forming":
+            raise Refused("err.start_now")
+        joined = [e for (kind, _), e in rnd.machine.side.items() if kind == "join"]
+        if not joined:
+            raise Refused("err.start_nobody")
+        invited = [s.pk for s in st.seats if s.pk is not None and s.pk != self.peer.public_key]
+        others = invited + [e.pk for e in joined if e.pk not in invited]
+        computers = [s.level for s in st.seats if s.is_computer]
+        options = {k: v for k, v in st.options.items() if k not in ("first", "players")}
+        if "players" not in create_game(rnd.game_name).options():  # a fixed number of seats
+            seats = create_game(rnd.game_name, options).players
+            computers += [levels(rnd.game_name)[0]] * max(0, seats - 1 - len(others) - len(computers))
+        await rnd.cancel("started with the players who joined")
+        new = await self.peer.invite(others, rnd.game_name, options, computers=computers,
+                                     start=0 if st.start_seat == 0 else None)
+        self.line("round", "msg.invited", game=new.game_name, round=new.id,
+                  nicks=", ".join(self._nick(pk) for pk in others))
 
     async def a_replay(self, msg: dict[str, Any]) -> None:
         rnd = self._round(msg)

@@ -402,6 +402,7 @@ function renderStage() {
     if (!r.board) {
       statusText = t('ui.status.forming') + (r.code ? ' · ' + t('ui.status.code', { code: `${r.code.slice(0, 3)} ${r.code.slice(3)}` }) : '');
       if (r.admin && !r.over) controls.append(h('button', { type: 'button', id: 'btn-cancel', on: { click: () => send('cancel', { round: r.id }) } }, t('ui.cancel')));
+      if (r.admin && r.code && !r.over) controls.append(h('button', { type: 'button', id: 'btn-start-now', on: { click: () => { app.pinned = null; send('start_now', { round: r.id }); } } }, t('ui.start_now')));
       controls.append(h('button', { type: 'button', id: 'btn-leave', on: { click: () => send('leave', { round: r.id }) } }, t('ui.leave')));
       status.textContent = statusText;
       status.dataset.over = r.over ? 'yes' : ''; status.dataset.roundNo = '';
@@ -453,9 +454,10 @@ function renderStage() {
   $('moves').textContent = state.history.join(' ');
   $('moves').dataset.count = String(state.history.length);
   $('score').textContent = scoreText ? `${t('ui.score')}: ${scoreText}` : '';
+  const resultLine = over ? resultText(state, shown === 'local' ? state.winners : shown.winners, label) : '';
+  status.dataset.result = resultLine;
   if (over) {
-    result.hidden = false;
-    result.append(h('strong', {}, resultText(state, shown === 'local' ? state.winners : shown.winners, label)));
+    result.append(h('strong', {}, resultLine));
     if (scoreText) result.append(h('div', {}, `${t('ui.score')}: ${scoreText}`));
   }
   $('board').dataset.winning = String((shownState.winning || []).length);
@@ -467,6 +469,8 @@ function renderStage() {
     if (entry.handle && app.board === entry) {
       try { entry.handle.update(shownState, opts); } catch (err) { console.error(err); }
     }
+    // the games' own boards draw their result card; the plain board gets ours
+    result.hidden = !(over && result.childElementCount && entry.script === 'boards/fallback.js');
   });
   trackMoves(shown, state);
 }
