@@ -734,7 +734,8 @@ class WebSession:
                         self.line("warn", "msg.rejected", reason=note.text[:200])
                     elif isinstance(note, ConnectionChanged):
                         self.connection = {"lost": "lost", "closed": "offline"}.get(note.state, "connected")
-                        self.line("warn" if note.state == "lost" else "info", f"net.{note.state}")
+                        key = {"connected": "net.connected_again"}.get(note.state, f"net.{note.state}")
+                        self.line("warn" if note.state == "lost" else "info", key)
                     elif isinstance(note, PresenceChanged):
                         pass  # the snapshot shows the lobby
                 except Exception:  # noqa: BLE001 - one odd notification must not stop the pump
