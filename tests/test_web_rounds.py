@@ -1,7 +1,7 @@
 """What the shell can do, done in the page: two ``p2p web`` processes in Chromium.
 
-A private round by code, round chat, a take-back asked and allowed, the round to its end,
-another round (the score runs on), a resignation, the language switched, and the "your
+A private round by code, round chat, a take-back asked and allowed, the round to its end
+and the solver's chart of it, another round (the score runs on), a resignation, the language switched, and the "your
 turn" notification with the tab in the background, then "moved while you were away".
 """
 
@@ -89,6 +89,9 @@ def test_private_round_takeback_again_resign_and_notifications(broker_url: str, 
                 st = await wait_status(page, lambda s: s["over"] == "yes", 20, "the end")
                 assert "Red" in st["result"] and "wins" in st["result"]
                 assert st["round_no"] == "1" and "alice 1" in st["score"] and "bob 0" in st["score"]
+            # the solver's evaluation of the finished round, under the board
+            await alice.click("#btn-analysis")
+            await alice.wait_for_selector("#chart:not([hidden]) > *", timeout=30_000)
             # another round, bob starts; bob's tab is in the background when his turn comes
             await bob.evaluate("window.__hidden = true; document.dispatchEvent(new Event('visibilitychange'))")
             await alice.click("#btn-again")
@@ -123,3 +126,40 @@ def test_private_round_takeback_again_resign_and_notifications(broker_url: str, 
             assert "bob 0" in st["score"]
 
     run(body(), 180)
+
+
+def test_a_restarted_page_process_resumes_the_round_and_says_who_moved(broker_url: str, tmp_path: Path) -> None:
+    """``p2p web`` stopped mid-round and started again with the same config dir takes the
+    round up from its log; the other player's move made meanwhile is on the board and the
+    page says it was made while we were away."""
+    require_browser()
+    from conftest import eventually
+
+    from p2p.peer import Peer
+
+    async def body() -> None:
+        common = ("--broker", broker_url, "--namespace", "web-resume", "--lang", "en", "--nick", "anna")
+        async with Peer(broker_url, nick="bob", namespace="web-resume") as bob, chromium() as browser:
+            async with web_process(tmp_path / "anna", *common) as web:
+                page = await open_page(browser, web)
+                await page.wait_for_selector('#lobby li[data-nick="bob"] input', timeout=20_000)
+                await page.check('#lobby li[data-nick="bob"] input')
+                await page.select_option("#new-game", "connect4")
+                await page.select_option("#new-start", "me")
+                await page.click("#btn-invite")
+                await eventually(lambda: bool(bob.invitations), 20, "bob's invitation")
+                rnd = await bob.invitations[-1].accept()
+                await _play(page, "4")
+                await rnd.wait_turn(20)
+                await page.close()
+            await rnd.play("5")  # made while anna's process is down
+            async with web_process(tmp_path / "anna", *common) as web:
+                page = await open_page(browser, web)
+                st = await wait_status(page, lambda s: s["moves"] == "4 5" and s["my_turn"] == "yes", 30,
+                                       "the resumed round")
+                assert st["round_no"] == "1"
+                await page.wait_for_selector("#log li:has-text('while you were away')", timeout=20_000)
+                await _play(page, "4")
+                await eventually(lambda: rnd.game.history() == ["4", "5", "4"], 20, "bob to see the move")
+
+    run(body(), 120)
