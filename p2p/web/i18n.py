@@ -68,6 +68,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "ui.private": ("Private Runde (Code)", "Private round (code)"),
     "ui.open_seats": ("Freie Plätze für den Code", "Seats for the code"),
     "ui.join": ("Beitreten", "Join"),
+    "ui.join_title": ("Mit Code beitreten", "Join by code"),
     "ui.code": ("Code", "Code"),
     "ui.game": ("Spiel", "Game"),
     "ui.players": ("Spieler", "Players"),

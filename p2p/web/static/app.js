@@ -171,7 +171,7 @@ function staticTexts() {
   document.title = app.baseTitle = t('ui.title');
   set('rounds-title', 'ui.rounds'); set('invitations-title', 'ui.invitations');
   set('lobby-title', 'ui.lobby'); set('friends-title', 'ui.friends');
-  set('new-title', 'ui.new_round'); set('join-title', 'ui.private');
+  set('new-title', 'ui.new_round'); set('join-title', 'ui.join_title');
   set('settings-title', 'ui.settings'); set('log-title', 'ui.log');
   set('move-label', 'ui.move_input'); set('move-send', 'ui.play');
   set('join-send', 'ui.join'); set('chat-send', 'ui.send');
