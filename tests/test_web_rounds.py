@@ -163,3 +163,31 @@ def test_a_restarted_page_process_resumes_the_round_and_says_who_moved(broker_ur
                 await eventually(lambda: rnd.game.history() == ["4", "5", "4"], 20, "bob to see the move")
 
     run(body(), 120)
+
+
+def test_local_broker_with_a_computer_player_from_the_page(tmp_path: Path) -> None:
+    """No internet: the page's /local starts a Mosquitto on this machine with a computer
+    player in its lobby; inviting it plays a Connect Four round against it."""
+    require_browser()
+
+    async def body() -> None:
+        async with web_process(tmp_path / "anna", "--local", "--lang", "en", "--nick", "anna") as web, \
+                chromium() as browser:
+            page = await open_page(browser, web)
+            assert await page.get_attribute("#conn", "data-state") == "offline"
+            await page.click("#settings-box summary")
+            await page.click("#settings-form button:has-text('Local with computer')")
+            await page.wait_for_selector("#conn[data-state=connected]", timeout=30_000)
+            await page.wait_for_selector('#lobby li[data-nick="computer"] input', timeout=20_000)
+            await page.check('#lobby li[data-nick="computer"] input')
+            await page.select_option("#new-game", "connect4")
+            await page.select_option("#new-start", "me")
+            await page.click("#btn-invite")
+            for _ in range(3):
+                await wait_status(page, lambda s: s["my_turn"] == "yes", 30, "our turn")
+                assert await play_when_my_turn(page)
+            st = await wait_status(page, lambda s: len(s["moves"].split()) >= 5, 30, "the computer's answers")
+            assert "computer" in await page.text_content("#rounds")
+            assert st["round_no"] == "1"
+
+    run(body(), 120)
