@@ -218,8 +218,8 @@ async def disconnect(shell: ShellApp) -> None:
 
 async def start_local(shell: ShellApp) -> None:
     """A Mosquitto on loopback, a computer player in its lobby, and us connected to it."""
+    from p2p.bot import run_bot
     from p2p.net.broker import LocalBroker
-    from p2p.shell.bot import run_bot
 
     ctl = shell.controller
     t = shell.t
