@@ -10,7 +10,7 @@ honest members agree, that timely moves stand, that final results stay final, th
 gains nothing.  No broker, no asyncio, no wall clock: a failing seed replays exactly
 (``python -m p2p.sim --family F --seed N -v``).
 
->>> result = simulate("honest", 1)
+>>> result = simulate("honest", 0)
 >>> result.violations
 []
 """

@@ -56,6 +56,7 @@ class Adversary:
         self.struck = False
         self.equivocate_next = False
         self.mid_game = self.rng.random() < 0.35
+        self._looked_at = ""
 
     # -- what the world asks -----------------------------------------------------------------
 
@@ -120,18 +121,32 @@ class Adversary:
                   f" strikes at its clock {strike}")
 
     def before_own_move(self) -> None:
-        """Three seats: the turn after ours is the victim's, the one after it ours again?"""
-        machine = self.member.machine
-        if ("silent_loser" in self.attacks and len(self.w.members) == 3 and not self.armed
-                and self.plot is None and machine is not None and self.rng.random() < 0.35):
-            self.armed = True
-            third = next(m for m in self.w.members
-                         if m is not self.member and m.index != self._victim_seat())
-            self.note(f"arms the silent loser; member {third.index} goes away")
-            self.w.begin_fault(third, "away")
-            self.w.sc_away.append((third, self.w.t + 600_000))
+        """Its machine is about to move: perhaps it signs a second move beside it."""
         if "equivocate" in self.attacks and self.rng.random() < 0.2:
             self.equivocate_next = True
+
+    def _arm(self) -> None:
+        """Three seats: the victim's turn begins (the seat before ours in move order),
+        the third member has just moved; with some chance, attack this turn, and the
+        third member goes away (10 min), as in the report."""
+        machine = self.member.machine
+        if (len(self.w.members) != 3 or self.armed or self.plot is not None
+                or machine is None):
+            return
+        st = machine.state
+        if st.phase is not Phase.PLAY or st.game is None:
+            return
+        if st.game.to_move() != self._victim_seat() or st.head.id == self._looked_at:
+            return
+        self._looked_at = st.head.id
+        if self.rng.random() >= 0.35:
+            return
+        self.armed = True
+        third = next(m for m in self.w.members
+                     if m is not self.member and m.index != self._victim_seat())
+        self.note(f"arms the silent loser; member {third.index} goes away")
+        self.w.begin_fault(third, "away")
+        self.w.sc_away.append((third, self.w.t + 600_000))
 
     def _victim_seat(self) -> int:
         """The seat that moves just before ours (3 seats: 0 -> 1 -> 2 -> 0)."""
@@ -144,6 +159,8 @@ class Adversary:
         m = self.member
         if m.machine is None or not m.connected:
             return
+        if "silent_loser" in self.attacks:
+            self._arm()
         if self.plot is not None and not self.struck:
             self._strike()
         if self.equivocate_next:

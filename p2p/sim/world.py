@@ -40,7 +40,9 @@ RESYNC_AFTER_MS = 2_000
 HEARTBEAT_MS = 20_000
 """The lobby's presence heartbeat: a clock sample of every connected member."""
 OFFLINE_AFTER_MS = 20_000
-"""A member cut off this long shows offline in the others' lobbies (its Will)."""
+"""A member cut off this long shows offline in the others' lobbies (the broker sends its
+Will); the round timers count it offline only after the grace period on top
+(``p2p.peer.config.offline_grace_ms``, as ``round_link.offline_members``)."""
 MAX_T = 3_600_000
 """No schedule runs longer than an hour of true time."""
 FINAL_ENDS = (Phase.OVER, Phase.CANCELLED)
@@ -74,7 +76,7 @@ class Member:
     last_sync: int = -10**9
     proof: tuple[Event, Event] | None = None
     replaced_own: list[Event] = field(default_factory=list)
-    """Our own chain events a ``Rewound`` took out of our chain."""
+    """Our own chain events a forfeit took out of our chain (``Rewound``)."""
     notes: list[str] = field(default_factory=list)
 
     def clock(self, t: int) -> int:
@@ -140,6 +142,8 @@ class World:
         self.turn_s = SLOW_TURN_S if scenario.slow else None
         self.outages: list[tuple[int, int, int | None]] = []
         """(member, start, end) of every time a member was cut off, away or down."""
+        offline_ms = scenario.limit if scenario.slow else LIVE.offline_ms
+        self._grace = offline_ms + offline_ms // 3
         self.sc_away: list[tuple[Member, int]] = []
         """Faults the adversary starts (a member away until a true time)."""
 
@@ -300,7 +304,7 @@ class World:
         return frozenset(
             m.pk for m in self.members
             if m is not me and m.down_since is not None
-            and self.t - m.down_since >= OFFLINE_AFTER_MS
+            and self.t - m.down_since >= OFFLINE_AFTER_MS + self._grace
         )
 
     def _step(self, m: Member) -> None:
@@ -409,7 +413,10 @@ class World:
         assert machine is not None
         self.note(f"member {m.index}: REWOUND {len(effect.replaced)} from #{effect.seq}"
                   f" ({', '.join(e.kind for e in effect.replaced)})")
-        m.replaced_own += [e for e in effect.replaced if e.pk == m.pk]
+        st = machine.state
+        if len(st.chain) > effect.seq and st.chain[effect.seq].kind == "forfeit":
+            # a forfeit took the place (not an end by an equivocation proof)
+            m.replaced_own += [e for e in effect.replaced if e.pk == m.pk]
         chain = machine.log()[: effect.seq]
         proof = m.proof
         if proof is not None and machine.ended_by_proof and proof[0].seq == effect.seq:
