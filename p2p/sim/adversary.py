@@ -57,6 +57,8 @@ class Adversary:
         self.equivocate_next = False
         self.mid_game = self.rng.random() < 0.35
         self._looked_at = ""
+        self.later: list[tuple[int, Event]] = []
+        """(true time, forged event) to name as its head or ack then."""
 
     # -- what the world asks -----------------------------------------------------------------
 
@@ -70,7 +72,7 @@ class Adversary:
 
     def quiet(self) -> bool:
         """Nothing planned any more (the world may end the schedule)."""
-        return self.plot is None or self.struck
+        return (self.plot is None or self.struck) and not self.later
 
     def note(self, text: str) -> None:
         self.w.note(f"adversary {self.member.index}: {text}")
@@ -165,6 +167,12 @@ class Adversary:
             self._strike()
         if self.equivocate_next:
             self._equivocate()
+        for due in [x for x in self.later if x[0] <= self.w.t]:
+            self.later.remove(due)
+            if self.rng.random() < 0.7:
+                self._name_head(due[1])
+            else:
+                self._ack(due[1])
         if self.rng.random() >= RATE:
             return
         choice = self.rng.choice(sorted(self.attacks))
@@ -284,6 +292,12 @@ class Adversary:
         self.forged.append(forfeit)
         self.note(f"forfeits seat {target[0]} at #{seq} dated prev+{(ts - prev.ts) // 1000}s")
         self._send(forfeit)
+        if self.rng.random() < 0.6:  # and names it as its head (again) later, or acks it
+            for _ in range(self.rng.randint(1, 3)):
+                after = self.rng.randint(0, 60_000)
+                self.later.append((self.w.t + after, forfeit))
+            if "silence" in self.attacks:  # and vouches for nothing meanwhile
+                self.silent_until = max(self.silent_until, self.w.t + 60_000)
 
     def _equivocate(self) -> None:
         """Its machine just moved (or is about to): sign a second move for that position."""

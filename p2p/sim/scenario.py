@@ -101,7 +101,11 @@ class Scenario:
         if adversary is not None:
             menu = ("silence", "forfeit", "name_head", "ack", "equivocate", "selective",
                     "withhold_acks", "silent_loser")
-            attacks = tuple(a for a in menu if rng.random() < 0.45) or (rng.choice(menu),)
+            # the scripted silent loser in a quarter of them: the rest must find holes by
+            # their random forfeits, head namings, acks, silences and selective sends
+            attacks = tuple(a for a in menu if rng.random() < (0.25 if a == "silent_loser"
+                                                                else 0.45))
+            attacks = attacks or (rng.choice(menu),)
         return cls(
             family, seed, seats, game, options, rng.random() < 0.3, offsets,
             tuple(sorted(faults, key=lambda f: f.start)), adversary, attacks,
