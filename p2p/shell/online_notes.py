@@ -418,7 +418,8 @@ class OnlineNotes(SessionPart):
             self.s.count_start(rnd)
             self.s.files.save_sidecar(rnd)  # now with every member's name
             self.ctl.match = None
-            self.state.add(t.t("net.round_started", code=rnd.id[:8], game=t.game(rnd.game_name)), "round")
+            self.state.add(t.t("net.round_started", round=self.s.round_no, code=rnd.id[:8],
+                               game=t.game(rnd.game_name)), "round")
         elif note.kind == "draw":
             # commitments and reveals are shown in the board pane (draw_lines), not as hex in the chat
             self.state.add(t.t("net.seed", seed=st.seed.hex()[:8] if st.seed else "-"), "round")
