@@ -259,7 +259,7 @@ class Controller:
         ranking, not a list of winners (all at 0 points "won" together)."""
         scores = game.scores()
         gone = set(out or ()) | set(getattr(game, "eliminated", lambda: ())())
-        order = sorted(range(len(scores)), key=lambda s: (-scores[s], s))
+        order = sorted(range(len(scores)), key=lambda s: (-scores[s], s in gone, s))  # at equal points: in before out
         parts = []
         for seat in order:
             rank = 1 + sum(1 for other in scores if other > scores[seat])

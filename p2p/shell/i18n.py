@@ -482,6 +482,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "net.seed": ("Zufallswert der Runde (aus allen Aufdeckungen): {seed}", "Round seed (from all reveals): {seed}"),
     "net.round_over": ("Runde {round} vorbei: {result}. /again für eine neue Runde.", "Round {round} over: {result}. /again for another round."),
+    "net.round_over_ranking_why": (
+        "Runde {round} vorbei ({why}): {result}. /again für eine neue Runde.",
+        "Round {round} over ({why}): {result}. /again for another round.",
+    ),
     "net.round_over_why": ("Runde {round} vorbei: {result} ({why}). /again für eine neue Runde.", "Round {round} over: {result} ({why}). /again for another round."),
     "net.round_over_corrected": (
         "Berichtigt: Runde {round} endet anders als gemeldet: {result}.",

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from p2p.games import Game
 from p2p.protocol.chat import TokenBucket
+from p2p.shell.game_view import view_for
 from p2p.shell.i18n import CATALOGUE
 from p2p.shell.session_part import SessionPart
 
@@ -504,8 +505,9 @@ class OnlineNotes(SessionPart):
             reason = "left"  # the protocol puts a leave out like a resignation; say which it was
         why_key = f"end.{reason}"
         if why_key in CATALOGUE:
-            self.state.add(self.t.t("net.round_over_why", round=self.s.round_no, result=result,
-                                    why=self.t.t(why_key)), "round")
+            # a ranking ends in the seats' list: the reason goes before it, not beside the last seat
+            key = "net.round_over_ranking_why" if view_for(rnd.game_name).ranking else "net.round_over_why"
+            self.state.add(self.t.t(key, round=self.s.round_no, result=result, why=self.t.t(why_key)), "round")
         else:
             self.state.add(self.t.t("net.round_over", round=self.s.round_no, result=result), "round")
 
