@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 COMMANDS: dict[str, str] = {
     "shell": "Open the chat-and-play shell (the default)",
+    "web": "Open the browser face: the same peer, a board you can see",
     "demo": "Run a complete online round between scripted peers on a local broker",
     "position": "Apply moves from the start and print the position",
     "solve": "Exact Connect Four scores (Pascal Pons' convention)",
