@@ -191,3 +191,29 @@ def test_local_broker_with_a_computer_player_from_the_page(tmp_path: Path) -> No
             assert st["round_no"] == "1"
 
     run(body(), 120)
+
+
+def test_a_lost_broker_is_shown_and_the_page_comes_back(private_mosquitto, tmp_path: Path) -> None:
+    """The broker goes away: the page says the connection is lost and that it reconnects;
+    once the broker is back it says connected again. When the process itself goes away,
+    the page says that it is reconnecting (to the process)."""
+    require_browser()
+    from faults import kill_broker
+
+    async def body() -> None:
+        async with web_process(tmp_path / "anna", "--broker", private_mosquitto.url, "--nick", "anna",
+                               "--lang", "en") as web, chromium() as browser:
+            page = await open_page(browser, web)
+            await page.wait_for_selector("#conn[data-state=connected]", timeout=20_000)
+            await asyncio.to_thread(kill_broker, private_mosquitto)
+            await page.wait_for_selector("#conn[data-state=lost]", timeout=30_000)
+            assert "reconnecting" in await page.text_content("#conn")
+            await asyncio.to_thread(private_mosquitto.restart)
+            await page.wait_for_selector("#conn[data-state=connected]", timeout=60_000)
+            # the page's own connection: the process goes away, the page says it reconnects
+            web.proc.terminate()
+            await web.proc.wait()
+            await page.wait_for_selector("#banner:not([hidden])", timeout=20_000)
+            assert "reconnecting" in await page.text_content("#banner")
+
+    run(body(), 120)
