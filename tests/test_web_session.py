@@ -66,6 +66,10 @@ def test_local_play_against_the_computer_undo_again_and_replay() -> None:
         snap = session.snapshot()["local"]
         assert snap["board"]["state"]["history"][0] == "4" and len(snap["board"]["state"]["history"]) == 2
         assert snap["human_turn"]
+        seen.clear()
+        await session.handle({"a": "local_hint"})
+        hints = [m for m in seen if m.get("key") == "msg.hint"]
+        assert hints and session.local.game.is_legal(str(hints[0]["params"]["move"]))
         await session.handle({"a": "local_undo"})  # our move and the computer's answer
         assert session.local.game.history() == []
         await asyncio.sleep(0.3)

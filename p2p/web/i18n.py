@@ -88,6 +88,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "ui.local.close": ("Schließen", "Close"),
     "ui.local.title": ("Hier: {game}", "Here: {game}"),
     "ui.undo": ("Zurücknehmen", "Take back"),
+    "ui.hint": ("Tipp", "Hint"),
     "ui.takeback": ("Zug zurücknehmen (fragen)", "Ask to take back"),
     "ui.accept_takeback": ("Rücknahme erlauben", "Allow the take-back"),
     "ui.takeback_asked": ("{seat} möchte den letzten Zug zurücknehmen.", "{seat} asks to take back the last move."),
@@ -141,6 +142,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "level.stark": ("stark", "strong"),
     "level.meister": ("Meister", "master"),
     # -- lines from the server -------------------------------------------------------------
+    "msg.hint": ("Tipp: {move}", "Hint: {move}"),
     "msg.nick_set": ("Du heißt jetzt {nick}.", "You are now called {nick}."),
     "msg.broker_set": ("Broker gespeichert: {broker} (gilt beim nächsten Verbinden).",
                        "Brokers saved: {broker} (used on the next connect)."),

@@ -137,7 +137,7 @@ class WebSession:
             "local_start": self.a_local_start, "local_play": self.a_local_play,
             "local_undo": self.a_local_undo, "local_again": self.a_local_again,
             "local_resign": self.a_local_resign, "local_close": self.a_local_close,
-            "local_replay": self.a_local_replay,
+            "local_replay": self.a_local_replay, "local_hint": self.a_local_hint,
         }
 
     # -- talking to pages --------------------------------------------------------------------
@@ -541,6 +541,17 @@ class WebSession:
         local = self._need_local()
         states = await asyncio.to_thread(boards.replay_states, local.game.copy())
         self.emit({"t": "replay", "round": "local", "states": states})
+
+    async def a_local_hint(self, msg: dict[str, Any]) -> None:
+        """The strongest level's move for the person to move (local play only, as in the
+        shell: a hint in an online round would be a computer playing for a person)."""
+        from p2p.ai import hint
+
+        local = self._need_local()
+        if local.game.is_over() or not local.human_to_move():
+            raise Refused("err.over" if local.game.is_over() else "err.not_your_turn")
+        move = await asyncio.to_thread(hint, local.game.copy())
+        self.line("info", "msg.hint", move=move)
 
     def _need_local(self) -> LocalPlay:
         if self.local is None:

@@ -388,6 +388,7 @@ function renderStage() {
     scoreText = l.score.map((s, i) => `${label(i)} ${s}`).join(' · ');
     controls.append(
       h('button', { type: 'button', id: 'btn-undo', on: { click: () => send('local_undo') } }, t('ui.undo')),
+      h('button', { type: 'button', id: 'btn-hint', on: { click: () => send('local_hint') } }, t('ui.hint')),
       h('button', { type: 'button', id: 'btn-resign', on: { click: () => send('local_resign') } }, t('ui.resign')),
       h('button', { type: 'button', id: 'btn-again', on: { click: () => { app.replay = null; send('local_again'); } } }, t('ui.again')),
       h('button', { type: 'button', id: 'btn-replay', on: { click: () => send('local_replay') } }, t('ui.replay')),
