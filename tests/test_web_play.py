@@ -134,6 +134,9 @@ def test_connect4_in_the_browser_ends_with_the_winning_line(tmp_path: Path) -> N
             assert "Red wins" in st["result"]
             assert st["winning"] == "4"
             await board_shot(page, "connect4", tmp_path)
+            await page.click("#btn-analysis")  # the solver's review of the round, as a chart
+            await page.wait_for_selector("#chart:not([hidden]) > *", timeout=30_000)
+            assert "null" not in await page.text_content("#controls")
             # A double tap within the lock plays once: a fresh round, two quick moves.
             await page.click("#btn-again")
             await wait_status(page, lambda s: s["over"] == "" and s["moves"] == "", 10, "the next round")

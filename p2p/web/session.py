@@ -138,6 +138,7 @@ class WebSession:
             "local_undo": self.a_local_undo, "local_again": self.a_local_again,
             "local_resign": self.a_local_resign, "local_close": self.a_local_close,
             "local_replay": self.a_local_replay, "local_hint": self.a_local_hint,
+            "local_analysis": self.a_local_analysis,
         }
 
     # -- talking to pages --------------------------------------------------------------------
@@ -541,6 +542,15 @@ class WebSession:
         local = self._need_local()
         states = await asyncio.to_thread(boards.replay_states, local.game.copy())
         self.emit({"t": "replay", "round": "local", "states": states})
+
+    async def a_local_analysis(self, msg: dict[str, Any]) -> None:
+        local = self._need_local()
+        if not local.game.is_over():
+            raise Refused("err.still_running")
+        data = await asyncio.to_thread(boards.analysis, local.game.copy())
+        if data is None:
+            raise Refused("err.no_analysis")
+        self.emit({"t": "analysis", "round": "local", "data": data})
 
     async def a_local_hint(self, msg: dict[str, Any]) -> None:
         """The strongest level's move for the person to move (local play only, as in the

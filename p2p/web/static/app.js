@@ -355,6 +355,8 @@ function playMove(move) {
 
 function renderStage() {
   const shown = shownRound();
+  const chartKey = shown === 'local' ? 'local' : shown ? shown.id : '';
+  if (app.chartKey !== chartKey) { app.chartKey = chartKey; $('chart').hidden = true; $('chart').replaceChildren(); }
   const status = $('status');
   const controls = $('controls');
   const result = $('result');
@@ -386,13 +388,15 @@ function renderStage() {
     else if (!l.human_turn) statusText = t('ui.status.thinking', { seat: label(state.to_move) });
     else statusText = t('ui.status.other', { seat: label(state.to_move) });
     scoreText = l.score.map((s, i) => `${label(i)} ${s}`).join(' · ');
-    controls.append(
+    controls.append(...[
       h('button', { type: 'button', id: 'btn-undo', on: { click: () => send('local_undo') } }, t('ui.undo')),
       h('button', { type: 'button', id: 'btn-hint', on: { click: () => send('local_hint') } }, t('ui.hint')),
       h('button', { type: 'button', id: 'btn-resign', on: { click: () => send('local_resign') } }, t('ui.resign')),
       h('button', { type: 'button', id: 'btn-again', on: { click: () => { app.replay = null; send('local_again'); } } }, t('ui.again')),
       h('button', { type: 'button', id: 'btn-replay', on: { click: () => send('local_replay') } }, t('ui.replay')),
-      h('button', { type: 'button', id: 'btn-close', on: { click: () => { app.pinned = null; app.replay = null; send('local_close'); } } }, t('ui.local.close')));
+      over && l.board.analysis ? h('button', { type: 'button', id: 'btn-analysis', on: { click: () => send('local_analysis') } }, t('ui.analysis')) : null,
+      h('button', { type: 'button', id: 'btn-close', on: { click: () => { app.pinned = null; app.replay = null; send('local_close'); } } }, t('ui.local.close')),
+    ].filter(Boolean));
   } else {
     const r = shown;
     key = r.id;
@@ -435,7 +439,7 @@ function renderStage() {
     if (over) {
       if (r.admin) controls.append(h('button', { type: 'button', id: 'btn-again', on: { click: () => { app.pinned = null; app.replay = null; send('again', { round: r.id }); } } }, t('ui.again')));
       controls.append(h('button', { type: 'button', id: 'btn-replay', on: { click: () => send('replay', { round: r.id }) } }, t('ui.replay')));
-      if (r.game === 'connect4') controls.append(h('button', { type: 'button', id: 'btn-analysis', on: { click: () => send('analysis', { round: r.id }) } }, t('ui.analysis')));
+      if (r.board.analysis) controls.append(h('button', { type: 'button', id: 'btn-analysis', on: { click: () => send('analysis', { round: r.id }) } }, t('ui.analysis')));
     }
   }
   // the replay of a finished round, or the live position
@@ -493,7 +497,11 @@ function showAnalysis(data) {
   import('/static/boards/chart.js').then((mod) => {
     mod.drawChart(el, data, {
       lang: app.lang, seats,
-      onPick: (ply) => { if (shown && shown !== 'local') { app.pendingPly = ply; send('replay', { round: shown.id }); } },
+      onPick: (ply) => {
+        app.pendingPly = ply;
+        if (shown === 'local') send('local_replay');
+        else if (shown) send('replay', { round: shown.id });
+      },
     });
   }).catch(() => {
     el.append(h('p', {}, data.map((row) => `${row.ply}: ${row.score ?? '?'}`).join(' · ')));
