@@ -210,3 +210,30 @@ def test_phone_sized_hot_seat(tmp_path: Path) -> None:
             await board_shot(page, "phone", tmp_path)
 
     run(body(), 90)
+
+
+def test_three_players_of_the_cube_here_with_two_computers(tmp_path: Path) -> None:
+    """Play here: the players field makes three seats; one person against two computers."""
+    require_browser()
+
+    async def body() -> None:
+        async with web_process(tmp_path / "anna", "--local", "--lang", "en") as web, chromium() as browser:
+            page = await open_page(browser, web)
+            await page.select_option("#new-game", "cube")
+            await page.fill("#opt-players", "3")
+            await page.wait_for_selector("#local-seat2")
+            await page.select_option("#local-seat1", "neuling")
+            await page.select_option("#local-seat2", "neuling")
+            await page.click("#btn-local")
+            await _play_here(page, 2)
+            st = await wait_status(page, lambda s: len(s["moves"].split()) >= 6, 20, "the computers' moves")
+            assert "Blue (computer (beginner))" in st["score"]
+
+    run(body(), 90)
+
+
+async def _play_here(page, moves: int) -> None:
+    for _ in range(moves):
+        await wait_status(page, lambda s: s["my_turn"] == "yes", 20, "our turn")
+        await asyncio.sleep(0.3)  # the 0.25 s input lock after the computers' quick answers
+        assert await play_when_my_turn(page)

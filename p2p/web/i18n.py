@@ -131,6 +131,13 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "ui.log": ("Meldungen", "Messages"),
     "ui.menu": ("Menü", "Menu"),
     "ui.board": ("Brett", "Board"),
+    "opt.width": ("Breite (Spalten)", "Width (columns)"),
+    "opt.height": ("Höhe (Reihen)", "Height (rows)"),
+    "opt.popout": ("Pop Out (eigenen Stein unten herausziehen)", "Pop Out (pull your own disc out at the bottom)"),
+    "opt.players": ("Spieler", "Players"),
+    "opt.move_limit": ("Zuglimit (0: keins)", "Move limit (0: none)"),
+    "opt.show_legal": ("Mögliche Züge zeigen", "Show legal moves"),
+    "opt.rotate_start": ("Beginner wechselt jede Runde", "The starter rotates each round"),
     # -- seats and levels -------------------------------------------------------------------
     "seat.Red": ("Rot", "Red"),
     "seat.Yellow": ("Gelb", "Yellow"),

@@ -278,6 +278,7 @@ function renderLobby() {
     list.append(li);
   }
   for (const pk of [...app.chosen]) if (!snap.lobby.some((p) => p.pk === pk)) app.chosen.delete(pk);
+  buildStarter();
   if (!snap.lobby.length) list.append(h('li', { class: 'muted' }, t('ui.lobby.empty')));
 }
 
@@ -364,6 +365,7 @@ function renderStage() {
   result.replaceChildren();
   result.hidden = true;
   $('takeback-note').hidden = true;
+  $('moves-box').hidden = !shown;
   if (!shown) {
     status.textContent = t('ui.welcome');
     status.dataset.over = ''; status.dataset.roundNo = '';
@@ -589,12 +591,12 @@ function buildNewForm() {
     app.games.map((g) => h('option', { value: g.name, selected: g.name === game }, g.title[app.lang === 'de' ? 0 : 1])))));
   for (const [key, value] of Object.entries(info.options)) {
     if (key === 'first') continue;
-    const labelKey = { width: 'ui.size', players: 'ui.players', popout: 'ui.popout' }[key];
-    const text = labelKey ? `${t(labelKey)} (${key})` : key;
+    const text = app.texts['opt.' + key] ? t('opt.' + key) : key;
     if (typeof value === 'boolean') {
       fields.push(h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'opt-' + key, id: 'opt-' + key, checked: value }), ' ', text));
     } else {
-      fields.push(h('label', {}, text, h('input', { type: 'number', name: 'opt-' + key, id: 'opt-' + key, value: String(value), min: 0, max: 99 })));
+      const onInput = key === 'players' ? { input: () => buildSeats() } : undefined;
+      fields.push(h('label', {}, text, h('input', { type: 'number', name: 'opt-' + key, id: 'opt-' + key, value: String(value), min: 0, max: 99, on: onInput })));
     }
   }
   fields.push(h('label', {}, t('ui.computers'), h('input', { type: 'number', name: 'computers', id: 'new-computers', value: '0', min: 0, max: 3 })));
@@ -606,17 +608,31 @@ function buildNewForm() {
   fields.push(h('div', { class: 'row' },
     h('button', { type: 'button', id: 'btn-invite', on: { click: () => newRound('invite') } }, t('ui.invite')),
     h('button', { type: 'button', id: 'btn-private', on: { click: () => newRound('private') } }, t('ui.private'))));
-  const seats = h('fieldset', { id: 'local-seats' }, h('legend', {}, t('ui.local')));
-  const count = info.players;
-  for (let i = 0; i < count; i++) {
-    seats.append(h('label', {}, t('ui.local.seat', { n: i + 1 }), h('select', { name: 'seat' + i, id: 'local-seat' + i },
-      h('option', { value: '' }, t('ui.local.person')),
-      info.levels.map((lv) => h('option', { value: lv }, t('ui.computer', { level: levelName(lv) }))))));
-  }
-  seats.append(h('button', { type: 'button', id: 'btn-local', on: { click: () => localStart() } }, t('ui.local.start')));
+  const seats = h('fieldset', { id: 'local-seats' });
   fields.push(seats);
   form.replaceChildren(...fields);
+  buildSeats();
   buildStarter();
+}
+
+// The seats of a game here on this device: a person or a computer level each (as many as
+// the players field says, for a game that has one).
+function buildSeats() {
+  const info = gameInfo(app.formGame);
+  const field = $('opt-players');
+  const wanted = field ? Number.parseInt(field.value, 10) : NaN;
+  const count = Number.isInteger(wanted) && wanted > 0 && wanted <= 8 ? wanted : info.players;
+  const seats = $('local-seats');
+  const kept = [...seats.querySelectorAll('select')].map((el) => el.value);
+  seats.replaceChildren(h('legend', {}, t('ui.local')));
+  for (let i = 0; i < count; i++) {
+    const select = h('select', { name: 'seat' + i, id: 'local-seat' + i },
+      h('option', { value: '' }, t('ui.local.person')),
+      info.levels.map((lv) => h('option', { value: lv }, t('ui.computer', { level: levelName(lv) }))));
+    if (kept[i] !== undefined) select.value = kept[i];
+    seats.append(h('label', {}, t('ui.local.seat', { n: i + 1 }), select));
+  }
+  seats.append(h('button', { type: 'button', id: 'btn-local', on: { click: () => localStart() } }, t('ui.local.start')));
 }
 
 function buildStarter() {
@@ -658,14 +674,8 @@ function newRound(kind) {
 }
 
 function localStart() {
-  const info = gameInfo(app.formGame);
   const options = formOptions();
-  const players = options.players || info.players;
-  const seats = [];
-  for (let i = 0; i < players; i++) {
-    const el = $('local-seat' + i);
-    seats.push(el && el.value ? el.value : null);
-  }
+  const seats = [...$('local-seats').querySelectorAll('select')].map((el) => el.value || null);
   app.pinned = 'local'; app.replay = null;
   send('local_start', { game: app.formGame, options, seats });
 }
@@ -728,6 +738,13 @@ function wire() {
     if (changed) { renderRounds(); }
   }, 1000);
 }
+
+// Browsers ask for the notification permission only after a user gesture: the first
+// click on the page asks, when notifications are on in the settings.
+document.addEventListener('click', () => {
+  if (app.snap && app.snap.settings.notifications && 'Notification' in window
+      && Notification.permission === 'default') Notification.requestPermission().catch(() => {});
+}, { once: true });
 
 wire();
 connect();
