@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "solve": "Exact Connect Four scores (Pascal Pons' convention)",
     "perft": "Count legal move sequences (four-player chess and the others)",
     "replay": "Verify and replay a saved round log",
+    "doctor": "Check a broker: MQTT version, retained messages, round trip, what works there",
 }
 
 
