@@ -124,10 +124,10 @@ def test_connect4_in_the_browser_ends_with_the_winning_line(tmp_path: Path) -> N
             page = await open_page(browser, web)
             await page.select_option("#new-game", "connect4")
             await page.click("#btn-local")
-            for move in "1212121":
+            for move in "1212121":  # by keyboard on the board: a column focused, Enter
                 await wait_status(page, lambda s: s["my_turn"] == "yes", 10, "a person to move")
-                await page.fill("#move-input", move)
-                await page.press("#move-input", "Enter")
+                await page.focus(f'#board [data-move="{move}"]')
+                await page.keyboard.press("Enter")
                 await asyncio.sleep(0.3)  # the 0.25 s input lock against a double tap
             st = await wait_status(page, lambda s: s["over"] == "yes", 10, "the end")
             assert st["moves"] == "1 2 1 2 1 2 1"
@@ -187,7 +187,7 @@ def test_chess4_with_computer_seats_runs_in_the_browser(broker_url: str, tmp_pat
 
 def test_phone_sized_hot_seat(tmp_path: Path) -> None:
     """Two people at one phone: a 390x844 touch screen, nothing wider than the screen,
-    the board above the fold, moves by tapping the board's buttons or the move field."""
+    the board above the fold, moves by tapping the board's columns."""
     require_browser()
 
     async def body() -> None:
@@ -196,10 +196,9 @@ def test_phone_sized_hot_seat(tmp_path: Path) -> None:
                                    is_mobile=True, device_scale_factor=2)
             await page.select_option("#new-game", "connect4")
             await page.tap("#btn-local")
-            for move in "4455":
+            for move in "4455":  # tapping the board's columns, passing the phone
                 await wait_status(page, lambda s: s["my_turn"] == "yes", 10, "a person to move")
-                await page.fill("#move-input", move)
-                await page.press("#move-input", "Enter")
+                await page.tap(f'#board [data-move="{move}"]')
                 await asyncio.sleep(0.3)
             st = await wait_status(page, lambda s: len(s["moves"].split()) == 4, 10, "four moves")
             assert "Am Zug: Rot" in st["status"]
