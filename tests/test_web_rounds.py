@@ -217,3 +217,36 @@ def test_a_lost_broker_is_shown_and_the_page_comes_back(private_mosquitto, tmp_p
             assert "reconnecting" in await page.text_content("#banner")
 
     run(body(), 120)
+
+
+def test_lobby_friends_impostors_and_clocks(broker_url: str, tmp_path: Path) -> None:
+    """The lobby as the shell's /who shows it: fingerprints, a friend marked (and kept in
+    the config dir), someone else using the friend's name flagged, a clock far off said."""
+    require_browser()
+    from p2p.peer import Peer, now_ms
+
+    ns = "web-lobby"
+
+    async def body() -> None:
+        async with web_process(tmp_path / "anna", "--broker", broker_url, "--namespace", ns, "--nick", "anna",
+                               "--lang", "en") as web, \
+                Peer(broker_url, nick="bob", namespace=ns, clock=lambda: now_ms() + 600_000) as bob, \
+                chromium() as browser:
+            page = await open_page(browser, web)
+            entry = page.locator('#lobby li[data-nick="bob"]')
+            await entry.wait_for(timeout=20_000)
+            fp = bob.peer_id[:4]
+            text = await entry.text_content()
+            assert fp in text.replace(" ", "")
+            await page.wait_for_selector('#lobby li[data-nick="bob"]:has-text("clock 10 min ahead")', timeout=20_000)
+            await entry.locator("button").click()  # ★ friend
+            await page.click("#friends-box summary")
+            await page.wait_for_selector('#friends li:has-text("bob")', timeout=10_000)
+            from p2p import friends as friends_mod
+
+            saved = friends_mod.load(web.config_dir / friends_mod.FILE_NAME)
+            assert saved.is_friend(bob.public_key)
+            async with Peer(broker_url, nick="bob", namespace=ns):
+                await page.wait_for_selector('#lobby .warn:has-text("not your friend bob")', timeout=20_000)
+
+    run(body(), 90)

@@ -30,6 +30,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "ui.unfriend": ("vergessen", "forget"),
     "ui.impostor": ("Vorsicht: nicht dein Freund {friend}", "careful: not your friend {friend}"),
     "ui.friends": ("Freunde", "Friends"),
+    "ui.clock_ahead": ("Uhr {amount} {unit} vor", "clock {amount} {unit} ahead"),
+    "ui.clock_behind": ("Uhr {amount} {unit} nach", "clock {amount} {unit} behind"),
     "ui.online": ("online", "online"),
     "ui.invitations": ("Einladungen", "Invitations"),
     "ui.invitation": ("{from} lädt dich ein: {game}", "{from} invites you: {game}"),

@@ -818,11 +818,18 @@ class WebSession:
         out["me"] = {"nick": peer.nick, "fp": _fp(peer.public_key), "pk": peer.public_key.hex(),
                      "busy": peer.busy, "acting": peer.acting,
                      "brokers": [[url, ok] for url, ok in peer.brokers()]}
+        from p2p.protocol.clocks import SHOWN_MS, about
+
         lobby = []
         for info in peer.online():
             impostor = friends.impostor_of(info.nick, info.pk)
+            offset = peer.lobby.clocks.offset(info.pk) or 0
+            clock = None
+            if abs(offset) >= SHOWN_MS:  # a clock far off: said, as the shell's /who does
+                amount, unit = about(offset)
+                clock = {"amount": amount, "unit": unit, "ahead": offset > 0}
             lobby.append({"nick": info.nick, "fp": _fp(info.pk), "pk": info.pk.hex(), "busy": info.busy,
-                          "friend": friends.is_friend(info.pk),
+                          "friend": friends.is_friend(info.pk), "clock": clock,
                           "impostor": (friends.nick_of(impostor) or "?") if impostor is not None else ""})
         out["lobby"] = lobby
         online = {info.pk for info in peer.online()}

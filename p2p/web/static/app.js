@@ -271,7 +271,8 @@ function renderLobby() {
     const box = h('input', { type: 'checkbox', checked: app.chosen.has(p.pk), 'aria-label': p.nick, dataset: { pk: p.pk },
       on: { change: (ev) => { if (ev.target.checked) app.chosen.add(p.pk); else app.chosen.delete(p.pk); buildStarter(); } } });
     const label = h('label', {}, box, ' ', p.friend ? '★ ' : '', p.nick, ' ', h('span', { class: 'fp' }, `[${p.fp}]`),
-      ' · ', p.busy ? t('ui.busy') : t('ui.free'));
+      ' · ', p.busy ? t('ui.busy') : t('ui.free'),
+      p.clock ? ' · ' + t(p.clock.ahead ? 'ui.clock_ahead' : 'ui.clock_behind', p.clock) : '');
     const li = h('li', { dataset: { nick: p.nick } }, label);
     if (p.impostor) li.append(h('div', { class: 'warn' }, '⚠ ' + t('ui.impostor', { friend: p.impostor })));
     if (!p.friend) li.append(h('button', { type: 'button', class: 'small', on: { click: () => send('friend', { who: p.pk }) } }, t('ui.befriend')));
