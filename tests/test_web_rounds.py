@@ -250,3 +250,52 @@ def test_lobby_friends_impostors_and_clocks(broker_url: str, tmp_path: Path) -> 
                 await page.wait_for_selector('#lobby .warn:has-text("not your friend bob")', timeout=20_000)
 
     run(body(), 90)
+
+
+def test_a_slow_round_and_a_live_round_listed_with_whose_turn_and_time_left(broker_url: str, tmp_path: Path) -> None:
+    """Invitations with every option from the form: a slow Connect Four round (a day per
+    move, 8x7, Pop Out) and a live cube round beside it; the list of held rounds says for
+    each whose turn it is, how long is left and whether it is slow or live."""
+    require_browser()
+    from conftest import eventually
+
+    from p2p.peer import Peer
+
+    ns = "web-many"
+
+    async def body() -> None:
+        async with web_process(tmp_path / "anna", "--broker", broker_url, "--namespace", ns, "--nick", "anna",
+                               "--lang", "en") as web, \
+                Peer(broker_url, nick="bob", namespace=ns) as bob, chromium() as browser:
+            page = await open_page(browser, web)
+            await page.wait_for_selector('#lobby li[data-nick="bob"] input', timeout=20_000)
+            await page.check('#lobby li[data-nick="bob"] input')
+            await page.select_option("#new-game", "connect4")
+            await page.fill("#opt-width", "8")
+            await page.fill("#opt-height", "7")
+            await page.check("#opt-popout")
+            await page.fill("#new-turn", "1d")
+            await page.select_option("#new-start", "me")
+            await page.click("#btn-invite")
+            await eventually(lambda: bool(bob.invitations), 20, "the slow invitation")
+            slow = bob.invitations[-1]
+            assert slow.turn_limit == 86_400 and slow.options["width"] == 8 and slow.options["popout"] is True
+            await slow.accept()
+            await page.wait_for_selector("#rounds li[data-turn=me]", timeout=20_000)
+            await page.select_option("#new-game", "cube")
+            await page.fill("#new-turn", "")
+            await page.select_option("#new-start", bob.public_key.hex())  # bob starts the live one
+            await page.click("#btn-invite")
+            await eventually(lambda: len(bob.invitations) == 1 and bob.invitations[0].game == "cube", 20,
+                             "the live invitation")
+            await bob.invitations[0].accept()
+            rows = page.locator("#rounds li")
+            await page.wait_for_selector("#rounds li:has-text('3D Connect Four')", timeout=20_000)
+            await page.wait_for_selector("#rounds li:has-text('bob to move')", timeout=20_000)
+            texts = await rows.all_text_contents()
+            c4 = next(t for t in texts if "Connect Four" in t and "3D" not in t)
+            cube = next(t for t in texts if "3D Connect Four" in t)
+            assert "your turn" in c4 and "slow (1 d per move)" in c4 and "left" in c4, c4
+            assert "bob to move" in cube and "live" in cube and "left" in cube, cube
+
+    run(body(), 90)

@@ -92,6 +92,14 @@ function resultText(state, winners, label) {
   return t('ui.result.wins', { seats: winners.map(label).join(', ') });
 }
 
+// A slow round's limit per move in the largest unit that divides it: 1 d, 2 h, 30 min.
+function formatLimit(secs) {
+  for (const [size, unit] of [[86400, 'd'], [3600, 'h'], [60, 'min']]) {
+    if (secs % size === 0) return `${secs / size} ${unit}`;
+  }
+  return `${secs} s`;
+}
+
 function formatTime(secs, slow) {
   if (secs === null || secs === undefined) return '';
   if (!slow) return `${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, '0')}`;
@@ -221,8 +229,9 @@ function turnText(r) {
   if (r.over) return t('ui.turn.over');
   if (!r.board || r.phase !== 'play') return t('ui.turn.forming');
   if (r.my_turn) return t('ui.turn.you');
-  const seat = r.board.state.to_move;
-  return t('ui.turn.other', { nick: seat === null ? '?' : seatLabel(r, seat) });
+  const seat = r.seats[r.board.state.to_move];
+  if (!seat) return '?';
+  return t('ui.turn.other', { nick: seat.computer ? t('ui.computer', { level: levelName(seat.computer) }) : seat.nick || '?' });
 }
 
 function renderRounds() {
@@ -234,7 +243,7 @@ function renderRounds() {
     const others = r.seats.filter((s) => !s.me).map((s) => (s.computer ? t('ui.computer', { level: levelName(s.computer) }) : s.nick || t('ui.open'))).join(', ');
     const bits = [`${n + 1}. ${gameTitle(r.game)}`, others, turnText(r)];
     if (r.time_left !== null && !r.over) bits.push(t('ui.time_left', { time: formatTime(r.time_left, r.slow) }));
-    bits.push(r.slow ? t('ui.slow', { limit: formatTime(r.turn, true) }) : t('ui.live'));
+    bits.push(r.slow ? t('ui.slow', { limit: formatLimit(r.turn) }) : t('ui.live'));
     const li = h('li', { class: (r === shown ? 'shown ' : '') + (r.my_turn ? 'mine' : ''), dataset: { round: r.id, turn: r.my_turn ? 'me' : '' } },
       h('button', { type: 'button', class: 'link', on: { click: () => { app.pinned = r.id; app.replay = null; render(); $('stage').focus(); } } }, bits.join(' · ')));
     list.append(li);
@@ -255,7 +264,7 @@ function renderInvitations() {
     const opts = Object.entries(inv.options).filter(([k]) => k !== 'first').map(([k, v]) => `${k}=${v}`).join(' ');
     list.append(h('li', { dataset: { invitation: inv.id } },
       h('div', {}, t('ui.invitation', { from: inv.from, game: gameTitle(inv.game) })),
-      h('div', { class: 'muted' }, [opts, inv.turn ? t('ui.slow', { limit: formatTime(inv.turn, true) }) : t('ui.live')].filter(Boolean).join(' · ')),
+      h('div', { class: 'muted' }, [opts, inv.turn ? t('ui.slow', { limit: formatLimit(inv.turn) }) : t('ui.live')].filter(Boolean).join(' · ')),
       h('button', { type: 'button', class: 'accept', on: { click: () => { app.pinned = null; send('accept', { id: inv.id }); } } }, t('ui.accept')),
       h('button', { type: 'button', class: 'decline', on: { click: () => send('decline', { id: inv.id }) } }, t('ui.decline'))));
   }
