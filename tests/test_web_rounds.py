@@ -221,8 +221,11 @@ def test_a_lost_broker_is_shown_and_the_page_comes_back(private_mosquitto, tmp_p
 
 def test_lobby_friends_impostors_and_clocks(broker_url: str, tmp_path: Path) -> None:
     """The lobby as the shell's /who shows it: fingerprints, a friend marked (and kept in
-    the config dir), someone else using the friend's name flagged, a clock far off said."""
+    the config dir), someone else using the friend's name flagged, a clock far off said;
+    then another namespace chosen in the settings: a lobby of its own."""
     require_browser()
+    from conftest import eventually
+
     from p2p.peer import Peer, now_ms
 
     ns = "web-lobby"
@@ -248,6 +251,14 @@ def test_lobby_friends_impostors_and_clocks(broker_url: str, tmp_path: Path) -> 
             assert saved.is_friend(bob.public_key)
             async with Peer(broker_url, nick="bob", namespace=ns):
                 await page.wait_for_selector('#lobby .warn:has-text("not your friend bob")', timeout=20_000)
+            # another namespace from the settings: a lobby of its own (saved, reconnected at once)
+            assert bob.find_peer("anna") is not None
+            await page.click("#settings-box summary")
+            await page.fill('#settings-form input[name="namespace"]', ns + "-other")
+            await page.click('#settings-form button[type="submit"]')
+            await eventually(lambda: bob.find_peer("anna") is None, 30, "anna to leave bob's lobby")
+            await page.wait_for_selector("#conn[data-state=connected]", timeout=20_000)
+            await page.wait_for_selector("#lobby li.muted", timeout=10_000)  # nobody else there
 
     run(body(), 90)
 
