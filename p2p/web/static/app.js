@@ -205,6 +205,9 @@ function render() {
   $('me').textContent = snap.me ? `${snap.me.nick} [${snap.me.fp}]` : snap.settings.nick;
   renderRounds(); renderInvitations(); renderLobby(); renderFriends(); renderSettings();
   renderChatTargets(); renderStage();
+  if (!document.hidden) {  // what was seen: the base of "moved while you were away"
+    for (const r of snap.rounds) if (r.board) app.seenMoves.set(r.id, r.board.state.history.length);
+  }
 }
 
 function shownRound() {
@@ -489,7 +492,6 @@ function renderStage() {
     // the games' own boards draw their result card; the plain board gets ours
     result.hidden = !(over && result.childElementCount && entry.script === 'boards/fallback.js');
   });
-  trackMoves(shown, state);
 }
 
 // A board's style sheet (the view's ``style``), added once.
@@ -531,12 +533,6 @@ function yourTurn(msg) {
     try { new Notification(title, { body, tag: 'p2p-' + msg.round }); } catch { /* falls back to the title */ }
   }
   document.title = '● ' + title;
-}
-
-function trackMoves(shown, state) {
-  if (document.hidden) return;
-  const key = shown === 'local' ? 'local' : shown.id;
-  app.seenMoves.set(key, state.history.length);
 }
 
 document.addEventListener('visibilitychange', () => {
