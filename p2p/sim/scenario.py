@@ -26,6 +26,14 @@ constants, 10 s ahead, 30 s race and settle, 40 s held final, are the protocol's
 SLOW_TURN_S = 90
 """A simulated slow round's ``turn`` (seconds, in the genesis: a chain rule, §6.7)."""
 
+RACE_WINDOW_MS = 30_000
+"""The race window of issue 23's invariants: a move that reached the others this soon
+after it was signed "reached them in time" (the protocol's ``RACE_MS`` of today).  Fixed
+here, like ``AHEAD_MS``, so the invariants do not move with the rules they check."""
+AHEAD_MS = 10_000
+"""How far ahead of a receiver's clock an event may be dated (the protocol's
+``MAX_AHEAD_MS``): the allowance the invariants leave a "timely" move."""
+
 FAMILIES = ("honest", "mixed", "silent_loser")
 """``honest``: faults only, every member honest; ``mixed``: faults plus one adversary
 that picks its attacks at random; ``silent_loser``: the attack of issue 23 (the loser
