@@ -54,6 +54,7 @@ from p2p.protocol.effects import (
     Effect,
     Notice,
     Publish,
+    Rewound,
     dropped,
 )
 from p2p.protocol.events import Event, EventError
@@ -176,18 +177,17 @@ class RoundMachine:
         self._resumed_head: str | None = None
         """The head we took up from a log: our clock never saw it arrive, so it does not
         delay a forfeit of it (a restarted, forfeited player sees the forfeit at once)."""
-        self._beaten: dict[str, Event] = {}
-        """Late moves our forfeit beat (the last ``MAX_REWIND``): if the next seat's
-        event built on one arrives, the turn was answered and our forfeit yields."""
-        self._refused: dict[str, Event] = {}
-        """Forfeits of our own pending event that we refused while no other member had
-        shown it holds our event (the last ``MAX_REWIND``): if a third member's event
-        built on one arrives, the others hold the forfeit and we yield to it."""
+        self._pairs: dict[int, tuple[Event, Event]] = {}
+        """Per contested position (the last ``MAX_REWIND``): a forfeit and the forfeited
+        seat's own event there, both kept as evidence and settled again by the table
+        whenever a new sign arrives (``round_conflicts.rejudge``)."""
+        self._signs: dict[bytes, list[Event]] = {}
+        """Per member (bounded by the seats), its newest ``MAX_SIGNS`` sync requests and
+        chain events off our chain: signs of the head it holds (holding proofs, §8)."""
+        self._told_disputes: set[int] = set()
+        """Positions whose dispute we have told (one notice each)."""
         self._vouched = SeenIds(limit=MAX_VOUCHED)
-        """Ids of our own chain events another member showed it holds (``_refused``)."""
-        self._named_head: dict[bytes, Event] = {}
-        """Per member (bounded by the seats): its newest sync request, which names its
-        head (a sign that it holds a forfeit as final, ``_held_final``)."""
+        """Ids of our own chain events another member showed it holds."""
         self._snapshots: dict[int, RoundState] = {}
         """The state before each of the last ``MAX_REWIND`` chain positions."""
         self._clock_wait: dict[str, Event] = {}
@@ -357,6 +357,18 @@ class RoundMachine:
         """The verified chain (what a log file and a sync answer hold)."""
         return list(self.state.chain)
 
+    def conflict_evidence(self) -> list[Event]:
+        """Signed events beside the chain that a log keeps as evidence (docs §9): at
+        each contested position of the last ``MAX_REWIND`` the claim we did not keep
+        (a forfeit or the forfeited seat's own event), and the acks and sync requests
+        that decided it by the table of §8.  ``p2p replay`` weighs them the same way."""
+        return round_conflicts.evidence(self)
+
+    def disputes(self, now: int = 0) -> list[tuple[int, Event, Event]]:
+        """``(position, kept, other)`` for each position disputed here: we keep one
+        claim while the table or another member keeps the other (docs §8, R3)."""
+        return round_conflicts.disputes(self)
+
     # -- incoming ------------------------------------------------------------------------
 
     def receive_bytes(self, payload: bytes, now: int) -> list[Effect]:
@@ -423,11 +435,10 @@ class RoundMachine:
             signs: list[Effect] = []
             if event.pk != self.me.public_key and event.prev is not None:
                 self._vouched.add(event.prev)  # it names its head: it holds that event
-                self._named_head[event.pk] = event
-                if self._refused:
-                    signs = round_conflicts.retry_refused(self, now)
-                    if any(isinstance(e, Applied) for e in signs):
-                        signs += self._react(now)
+                round_conflicts.add_sign(self, event)
+                signs = round_conflicts.rejudge(self, now)
+                if any(isinstance(e, Applied) for e in signs):
+                    signs += self._react(now)
             return signs + round_side.answer_sync(self, event, now)
         if event.seq is not None and self._local_end:
             return [dropped(event, f"the round has ended here ({self.state.end_reason})")]
@@ -436,7 +447,11 @@ class RoundMachine:
         if event.seq is not None:
             effects += self._receive_chain(event, now)
         else:
+            if event.kind == "ack" and self.state.is_member(event.pk):
+                round_conflicts.add_sign(self, event)  # also an ack of another end
             effects += round_side.receive_side(self, event, now)
+        if self._pairs and not any(isinstance(e, Rewound) for e in effects):
+            effects += round_conflicts.rejudge(self, now)
         self._remember(event, effects)
         if any(isinstance(e, Applied) for e in effects) or self._accepted_side:
             effects += self._react(now)
@@ -560,15 +575,24 @@ class RoundMachine:
                     found = True
 
     def _park(self, event: Event, now: int | None = None) -> list[Effect]:
-        if self._refused and now is not None and round_conflicts.descends_from_refused(self, event):
-            if event.id not in self.pending:  # a member's sign on a forfeit we refused
-                if len(self.pending) >= MAX_PENDING:
+        if event.prev in self._orphans and self._pairs and now is not None:
+            # built on a claim we did not keep: a member's sign of the head it holds,
+            # which the table weighs (§8); it may make us switch to that claim
+            if refusal(self.state, event.pk, event.kind, event.seq, known=False):
+                return [dropped(event, "answers an event a forfeit replaced")]
+            round_conflicts.add_sign(self, event)
+            self.pending[event.id] = event  # a sign while it waits (signs(): pending)
+            effects = round_conflicts.rejudge(self, now)
+            if any(isinstance(e, Rewound) for e in effects):
+                self._orphans.discard(event.id)
+                self.seen.discard(event.id)
+                if len(self.pending) > MAX_PENDING:
                     self.pending.pop(next(iter(self.pending)))
-                self.pending[event.id] = event
-            return round_conflicts.retry_refused(self, now)
-        beaten = self._beaten.get(event.prev or "")
-        if beaten is not None and now is not None and event.seq == (beaten.seq or 0) + 1:
-            return round_conflicts.answered(self, beaten, event, now)
+                return effects
+            self.pending.pop(event.id, None)
+            self._orphans.add(event.id)
+            self.seen.add(event.id)
+            return effects + [dropped(event, "answers an event a forfeit replaced")]
         if event.prev in self._orphans:
             self._orphans.add(event.id)
             self.seen.add(event.id)
@@ -628,8 +652,7 @@ class RoundMachine:
         self.offline = frozenset(offline)
         self.evidence = dict(evidence or {})
         effects: list[Effect] = round_conflicts.retry_clock_waits(self, now)
-        if self._refused:
-            effects += round_conflicts.retry_refused(self, now)
+        effects += round_conflicts.rejudge(self, now)
         was, self._was_acting = self._was_acting, self.acting
         if any(isinstance(e, Applied) for e in effects) or (self._was_acting and not was):
             effects += self._react(now)  # (acting again: what is due is ours to do)
@@ -769,6 +792,9 @@ class RoundMachine:
         pk = self.state.seats[seat].pk
         head = self.state.head
         since = max(self._observed_at.get(head.id, head.ts), head.ts)
+        start = round_conflicts.turn_start(self, len(self.state.chain))
+        if start is not None:  # R5: a rival beat a forfeit at the head
+            since = max(since, start)
         held = self.evidence.get(pk)  # type: ignore[arg-type]
         limit = self.timeouts.offline_ms
         if (
@@ -1156,6 +1182,7 @@ class RoundMachine:
         )
         # not into ``seen``: sync requests must not flush the memory of chain events
         self._sync_floor[self.me.public_key] = (event.ts, event.id)
+        round_conflicts.add_sign(self, event)  # our own sign of the head we hold
         return [Publish(self.topics.round_sync(self.key), event)]
 
     def receive_all(self, items: Iterable[Event], now: int) -> list[Effect]:
