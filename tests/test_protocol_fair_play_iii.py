@@ -172,3 +172,66 @@ def test_three_seats_reach_one_verdict_whatever_reaches_the_third_member_first(
     assert third.state.head.id == victim.state.head.id
     assert third.state.chain[move.seq].id == move.id
     assert third.state.phase is Phase.PLAY and third.state.forfeited == []
+    # both honest members name the forfeiter's claim as disputed, and replay of each
+    # one's log (chain and evidence) gives that member's live verdict
+    for m in (victim, third):
+        assert [d[0] for d in m.disputes()] == [move.seq]
+        lines = [e.raw for e in m.log()] + [e.raw for e in m.conflict_evidence()]
+        result = replay_log(lines, LIMITS)
+        assert result.state.state_hash() == m.state.state_hash()
+        assert [c.seq for c in result.contested()] == [move.seq]
+
+
+def test_a_third_member_cannot_fake_the_forfeits_finality_against_a_move_in_time() -> None:
+    """Three seats, the third member hostile: seat 1 moves at the last second, its move
+    reaches the admin just after the admin's forfeit, within the race window, so the
+    admin takes the move.  The third member then signs a "holding proof" of the forfeit
+    (two sync requests on it, 30 s apart by their dates).  The admin holds the move
+    itself: it says so with a signed sign of its own, so the proof decides nothing and
+    the move stays (the table's "held" row needs that nobody but the mover holds it)."""
+    machines = _open(3, "cube", {"players": 3}, None)
+    admin, mover, third = machines
+    now = 1
+    while mover.state.owner() != mover.me.public_key or mover.state.ply < 3:
+        now += 1_000
+        m = next(x for x in machines if x.state.owner() == x.me.public_key)
+        i = machines.index(m)
+        _publish(machines, i, m.move(m.state.game.legal_moves()[0], now), now)
+    prev = mover.state.head
+    limit = LIMITS.silent_ms
+    late_second = prev.ts + limit - 1_000
+    effects = mover.move(mover.state.game.legal_moves()[0], late_second)
+    (move,) = [e.event for e in effects if isinstance(e, Publish) and e.event.kind == "move"]
+    third.receive(move, late_second)
+    now = prev.ts + limit
+    seen = []
+    for _ in range(3):  # the move is on its way to the admin; the admin's clock runs out
+        out = admin.tick(now)
+        seen += out
+        forfeits = [e.event for e in out if isinstance(e, Publish) and e.event.kind == "forfeit"]
+        if forfeits:
+            break
+        now += 1_000
+    (forfeit,) = forfeits
+    now += 3_000
+    seen += admin.receive(move, now)  # within the race window: the timely move wins
+    assert admin.state.chain[move.seq].id == move.id
+    fake = [
+        events.make(PEOPLE[2], "sync_request", forfeit.ts + k * 30_000,
+                    {"from_seq": forfeit.seq + 1}, round=ROUND, prev=forfeit.id)
+        for k in (0, 1)
+    ]
+    now = forfeit.ts + 21_000  # as soon as the later one is no more than 10 s ahead
+    for sign in fake:
+        seen += admin.receive(sign, now)
+        seen += mover.receive(sign, now)
+    mover.receive(forfeit, now)
+    for _ in range(60):  # a minute of head exchange between the two honest members
+        now += 1_000
+        queue = [(0, e.event) for e in admin.tick(now) if isinstance(e, Publish)]
+        queue += [(1, e.event) for e in mover.tick(now) if isinstance(e, Publish)]
+        _deliver(machines, queue, now, away=frozenset({2}))
+    for m in (admin, mover):
+        assert m.state.chain[move.seq].id == move.id
+        assert 1 not in m.state.forfeited  # (the away third member may be, later)
+    assert admin.state.head.id == mover.state.head.id

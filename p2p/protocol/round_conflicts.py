@@ -42,6 +42,7 @@ from p2p.protocol.conflicts import (
     Judgement,
     branch_ids,
     disputed,
+    holder,
     holding_proof,
     judge,
     on_branch,
@@ -161,28 +162,35 @@ def state_before(m: RoundMachine, seq: int) -> RoundState | None:
     return kept
 
 
-def add_sign(m: RoundMachine, event: Event) -> None:
+def add_sign(m: RoundMachine, event: Event) -> bool:
     """Keep ``event`` (a member's sync request, ack, or chain event off our chain) as a
-    sign of the head it holds: the newest ``MAX_SIGNS`` per member."""
+    sign of the head it holds: the newest ``MAX_SIGNS`` per member.  True if new.
+
+    A sign is what its signer held when it signed, whenever it reaches us (a replay of
+    it tells the truth too), so it is kept before any freshness check."""
     kept = m._signs.setdefault(event.pk, [])
     if any(e.id == event.id for e in kept):
-        return
+        return False
     kept.append(event)
+    kept.sort(key=lambda e: (e.ts, e.id))
     if len(kept) > MAX_SIGNS:
-        del kept[0]
+        del kept[1]  # the earliest stays: with the newest it shows how long it held
+    return True
 
 
 def signs(m: RoundMachine) -> list[Event]:
     """Every signed event we hold that names a head: our chain, parked chain events,
     acks and the kept signs (``add_sign``)."""
-    out = list(m.state.chain[1:]) + list(m.pending.values())
+    chain = m.state.chain
+    out = list(chain[max(1, len(chain) - MAX_REWIND - 1) :]) + list(m.pending.values())
     out += [e for (kind, _), e in m.side.items() if kind == "ack"]
     for kept in m._signs.values():
         out += kept
     seen: set[str] = set()
     unique = []
+    latest = m._clock + MAX_AHEAD_MS  # a sign dated ahead of our clock waits for it
     for e in out:
-        if e.id not in seen:
+        if e.id not in seen and e.ts <= latest:
             seen.add(e.id)
             unique.append(e)
     return unique
@@ -225,6 +233,7 @@ def status(
     if (
         j.rule == "timely"
         and forfeit.pk == m.me.public_key
+        and holder(held, rb, {rival.pk, forfeit.pk}) is None  # no third member holds it
         and self_held(held, forfeit, fb) is not None
     ):
         keep = forfeit  # R3: final for us, the forfeiter, only: disputed here
@@ -302,6 +311,18 @@ def rejudge(m: RoundMachine, now: int) -> list[Effect]:
         found = status(m, seq, forfeit, rival)
         if found is None or found[0].id == chain[seq].id:
             continue
+        effects: list[Effect] = []
+        if (
+            found[1].rule == "held"
+            and chain[seq].id == rival.id
+            and rival.pk != m.me.public_key
+            and m.my_seat is not None
+            and m.acting
+        ):  # we hold the rival ourselves: say so with a signed sign, then weigh again
+            effects = m.request_sync(now, catch_up=False)
+            found = status(m, seq, forfeit, rival)
+            if found is None or found[0].id == chain[seq].id:
+                return effects + dispute_notices(m)
         keep = found[0]
         base = state_before(m, seq)
         assert base is not None
@@ -313,7 +334,7 @@ def rejudge(m: RoundMachine, now: int) -> list[Effect]:
         m._orphans.discard(keep.id)
         m.seen.discard(keep.id)
         m.pending.pop(keep.id, None)
-        return replace(m, seq, base, trial, keep, now) + dispute_notices(m)
+        return effects + replace(m, seq, base, trial, keep, now) + dispute_notices(m)
     return dispute_notices(m)
 
 
@@ -394,6 +415,17 @@ def contest(m: RoundMachine, event: Event, now: int) -> list[Effect]:
     remember_pair(m, seq, forfeit, rival)
     found = status(m, seq, forfeit, rival)
     assert found is not None  # state_before(seq) is there
+    signed: list[Effect] = []
+    if (
+        found[1].rule == "held"
+        and there is rival
+        and rival.pk != m.me.public_key
+        and m.my_seat is not None
+        and m.acting
+    ):  # we hold the rival ourselves: say so with a signed sign, then weigh again
+        signed = m.request_sync(now, catch_up=False)
+        found = status(m, seq, forfeit, rival)
+        assert found is not None
     keep, j, _ = found
     if keep.id == there.id:
         m._orphan([event.id])  # it lost: it and whatever was built on it (kept as evidence)
@@ -421,8 +453,8 @@ def contest(m: RoundMachine, event: Event, now: int) -> list[Effect]:
             text = f"position {seq} was forfeited (this event is late)"
         else:
             text = f"the forfeit at {seq} is final here; position {seq} is disputed"
-        return [dropped(event, text)] + dispute_notices(m)
-    return replace(m, seq, base, trial, event, now) + dispute_notices(m)
+        return signed + [dropped(event, text)] + dispute_notices(m)
+    return signed + replace(m, seq, base, trial, event, now) + dispute_notices(m)
 
 
 def _ends(base: RoundState, rival: Event) -> bool:

@@ -184,6 +184,9 @@ class RoundMachine:
         self._signs: dict[bytes, list[Event]] = {}
         """Per member (bounded by the seats), its newest ``MAX_SIGNS`` sync requests and
         chain events off our chain: signs of the head it holds (holding proofs, §8)."""
+        self._clock = now
+        """The latest ``now`` we were called with: signs dated further ahead of it than
+        ``MAX_AHEAD_MS`` do not count yet (``round_conflicts.signs``)."""
         self._told_disputes: set[int] = set()
         """Positions whose dispute we have told (one notice each)."""
         self._vouched = SeenIds(limit=MAX_VOUCHED)
@@ -381,6 +384,7 @@ class RoundMachine:
 
     def receive(self, event: Event, now: int) -> list[Effect]:
         """Handle one incoming, already parsed event; never raises."""
+        self._clock = max(self._clock, now)
         try:
             return self._receive(event, now)
         except Exception as err:  # noqa: BLE001 - a bug must not let a stranger crash a peer
@@ -421,24 +425,30 @@ class RoundMachine:
         return None
 
     def _receive(self, event: Event, now: int) -> list[Effect]:
+        signs: list[Effect] = []
         if event.kind == "sync_request":
             refused = refusal(self.state, event.pk, event.kind)
             if refused:
                 return [dropped(event, refused)]  # no memory for strangers
+            if (
+                event.pk != self.me.public_key
+                and event.prev is not None
+                and event.round == self.state.round_id
+                and round_conflicts.add_sign(self, event)  # a sign, even if old (§8)
+                and self._pairs
+            ):
+                signs = round_conflicts.rejudge(self, now)
+                if any(isinstance(e, Applied) for e in signs):
+                    signs += self._react(now)
         why = self.replayed(event, now)
         if why:
-            return [dropped(event, why)]
+            return signs + [dropped(event, why)]
         if event.kind == "chat":
             return round_side.receive_chat(self, event, now)
         if event.kind == "sync_request":
             self._sync_floor[event.pk] = (event.ts, event.id)  # members only: bounded
-            signs: list[Effect] = []
             if event.pk != self.me.public_key and event.prev is not None:
                 self._vouched.add(event.prev)  # it names its head: it holds that event
-                round_conflicts.add_sign(self, event)
-                signs = round_conflicts.rejudge(self, now)
-                if any(isinstance(e, Applied) for e in signs):
-                    signs += self._react(now)
             return signs + round_side.answer_sync(self, event, now)
         if event.seq is not None and self._local_end:
             return [dropped(event, f"the round has ended here ({self.state.end_reason})")]
@@ -649,6 +659,7 @@ class RoundMachine:
         the seat as ``offline`` with it; silence alone never shortens a turn.
         """
         st = self.state
+        self._clock = max(self._clock, now)
         self.offline = frozenset(offline)
         self.evidence = dict(evidence or {})
         effects: list[Effect] = round_conflicts.retry_clock_waits(self, now)
