@@ -235,3 +235,35 @@ def test_a_third_member_cannot_fake_the_forfeits_finality_against_a_move_in_time
         assert m.state.chain[move.seq].id == move.id
         assert 1 not in m.state.forfeited  # (the away third member may be, later)
     assert admin.state.head.id == mover.state.head.id
+
+
+def test_a_back_dated_revival_does_not_make_the_next_seat_late_at_once() -> None:
+    """T6: the guest (the admin's successor) really was late; the admin forfeits it; the
+    guest comes back within seconds with a move dated back to just after ``prev`` (it wins
+    by the signed timestamps, T3) and at once forfeits the admin, dated ``limit`` after
+    that back-dated move.  The admin's turn counts from the forfeit the move beat."""
+    machines = _open(2, "connect4", {}, None)
+    admin, guest = machines
+    now = 1
+    for column in ("4", "1", "4"):
+        now += 1_000
+        m = next(x for x in machines if x.state.owner() == x.me.public_key)
+        _publish(machines, machines.index(m), m.move(column, now), now)
+    prev = admin.state.head  # the guest's turn
+    limit = LIMITS.silent_ms
+    now = prev.ts + limit
+    (forfeit,) = [e.event for e in admin.tick(now) if isinstance(e, Publish)
+                  and e.event.kind == "forfeit"]
+    trial = guest.state.game.copy()
+    trial.push("2")
+    body = {"ply": guest.state.ply, "move": "2", "state": trial.state_hash()}
+    revival = events.make(PEOPLE[1], "move", prev.ts + 1, body, round=ROUND,
+                          seq=forfeit.seq, prev=prev.id)
+    now += 2_000
+    admin.receive(revival, now)  # within seconds: the back-dated move wins (T3)
+    assert admin.state.chain[revival.seq].id == revival.id
+    early = events.make(PEOPLE[1], "forfeit", revival.ts + limit, {"seat": 0, "reason": "silent"},
+                        round=ROUND, seq=revival.seq + 1, prev=revival.id)
+    (why,) = [e.reason for e in admin.receive(early, now) if type(e).__name__ == "Dropped"]
+    assert why.startswith(f"forfeit {early.ts - forfeit.ts} ms after the forfeit a timely move beat")
+    assert admin.state.head.id == revival.id and admin.state.phase is Phase.PLAY
