@@ -61,3 +61,28 @@ def test_a_v1_log_with_a_v3_event_mixed_in_is_refused() -> None:
     )
     with pytest.raises(LogError, match="v3 event in a v1 round"):
         replay_log([log[0], intruder.raw, *log[2:]])
+
+
+V2 = Path(__file__).parent / "data" / "v2"
+
+
+def test_a_recorded_v2_log_replays_by_the_rules_of_v2() -> None:
+    """Recorded by the version-2 code (tests/data/v2): it still replays, and says which
+    rule set judged it; ``p2p replay`` prints that line."""
+    result = replay_log((V2 / "v2_connect4.log").read_bytes().split(b"\n"))
+    assert result.state.genesis.v == 2 and result.rules == "rules v2"
+    assert result.verdict == "agreed" and result.state.winners() == (1,)
+
+
+def test_a_v2_log_keeps_the_v2_rule_for_a_forfeit_beside_a_winning_move() -> None:
+    """What made a v2 log valid stays what it was: a forfeit beside the forfeited seat's
+    game-ending move is refused under rules v2 (rules v3 weighs it as a dispute)."""
+    with pytest.raises(LogError, match="a forfeit the rules forbid: seat 1's own move there ends the game"):
+        replay_log((V2 / "v2_forfeit_beside_the_win.log").read_bytes().split(b"\n"))
+
+
+def test_replay_names_the_rule_set_it_judged_by(capsys: pytest.CaptureFixture[str]) -> None:
+    from p2p.cli import main as cli
+
+    assert cli(["replay", str(V2 / "v2_connect4.log")]) == 0
+    assert "judged by rules v2" in capsys.readouterr().out
