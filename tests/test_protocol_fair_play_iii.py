@@ -132,6 +132,13 @@ def test_a_silent_loser_cannot_take_a_timely_move_in_two_seats(
     assert [c.seq for c in result.contested()] == [move.seq]
     if ending:
         assert result.state.winners() == (v,) and result.verdict == "disputed"
+    # restarted from that log, the victim weighs the same evidence: still disputed
+    resumed = RoundMachine.from_log(
+        PEOPLE[v], result.chain, b"\7" * 32, now=now, timeouts=LIMITS,
+        evidence=result.evidence(),
+    )
+    assert [d[0] for d in resumed.disputes()] == [move.seq]
+    assert resumed.state.state_hash() == victim.state.state_hash()
     # the loser's own log with the victim's move beside it is disputed, never agreed
     forged = [e.raw for e in victim.log()[: move.seq]] + [forfeit.raw, sync.raw, move.raw]
     assert replay_log(forged, LIMITS).verdict in ("disputed", "prefix")

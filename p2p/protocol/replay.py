@@ -63,6 +63,15 @@ class Replay:
     conflicts: list[Conflict] = field(default_factory=list)
     """Positions where the log holds a forfeit and the forfeited seat's own event,
     judged by the table of docs/protocol.md §8 (``p2p.protocol.conflicts.judge``)."""
+    signs: list[Event] = field(default_factory=list)
+    """The log's sync requests (signs of the head their signers held, §8.1)."""
+
+    def evidence(self) -> list[Event]:
+        """The evidence lines beside the chain (the claim the chain does not keep at each
+        conflict, and the sync requests): what ``RoundMachine.from_log`` takes up again."""
+        kept = {e.id for e in self.chain}
+        out = [e for c in self.conflicts for e in (c.forfeit, c.rival) if e.id not in kept]
+        return out + list(self.signs)
 
     @property
     def rules(self) -> str:
@@ -280,7 +289,7 @@ def replay_log(
         raise LogError(f"chain {err}") from None
     if proof is not None:
         _end_by_proof(state, proof)
-    result = Replay(state, chain, ignored, proof=proof, conflicts=conflicts)
+    result = Replay(state, chain, ignored, proof=proof, conflicts=conflicts, signs=signs)
     _sort_acks(result, acks)
     return result
 

@@ -284,13 +284,17 @@ class RoundMachine:
         now: int = 0,
         timeouts: TurnTimeouts | None = None,
         proof: tuple[Event, Event] | None = None,
+        evidence: Sequence[Event] = (),
     ) -> RoundMachine:
         """Resume a round from its chain (a saved log or a sync answer), fully verified.
 
         Raises ``p2p.protocol.round.ChainError`` naming the first bad event.  The draw
         nonce only matters if the draw is still open; pass the one used before.
         ``proof``: the equivocation proof the log ends with (``Replay.proof``): the round
-        ended by it and is resumed as over, never as a running round.
+        ended by it and is resumed as over, never as a running round.  ``evidence``:
+        the log's evidence lines (``Replay.evidence()``): the claims beside the chain at
+        contested positions and the signs that decided them (docs/protocol.md §8.1 T8),
+        taken up again so the resumed member weighs what it weighed before.
         """
         # one replay; the states before the last MAX_REWIND positions are kept for
         # conflicts to come (so a conflict never replays the chain)
@@ -323,7 +327,30 @@ class RoundMachine:
         machine._applied_at[state.head.id] = now
         machine._observed_at[state.head.id] = now
         machine._resumed_head = state.head.id
+        machine._take_up_evidence(evidence)
         return machine
+
+    def _take_up_evidence(self, evidence: Sequence[Event]) -> None:
+        """Contested positions and signs from a log (``from_log``), bounded as live."""
+        chain = self.state.chain
+        for event in evidence:
+            if event.round != self.state.round_id or not self.state.is_member(event.pk):
+                continue
+            if event.seq is None:
+                if event.kind in ("ack", "sync_request") and event.prev is not None:
+                    round_conflicts.add_sign(self, event)
+                continue
+            seq = event.seq
+            if not 0 < seq < len(chain) or chain[seq].id == event.id:
+                continue
+            there = chain[seq]
+            if event.prev != there.prev or "forfeit" not in (event.kind, there.kind):
+                continue
+            if event.kind == there.kind:
+                continue
+            forfeit, rival = (event, there) if event.kind == "forfeit" else (there, event)
+            round_conflicts.remember_pair(self, seq, forfeit, rival)
+            self._orphan([event.id])
 
     # -- queries -------------------------------------------------------------------------
 
