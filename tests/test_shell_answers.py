@@ -153,7 +153,10 @@ def test_quit_in_a_running_round_asks_first_and_says_how_long_to_come_back(tmp_p
                              and h.controller.online.round.game is not None, 20)
             await h.type_line("/quit")
             line = await said(h, "Die Runde läuft noch.")
-            secs = h.controller.online.peer.turn_timeouts.offline_ms // 1000  # the offline turn timeout
+            from p2p.peer.config import offline_grace_ms
+
+            # the others forfeit us after the offline limit plus a third (issue 26.3)
+            secs = offline_grace_ms(h.controller.online.peer.turn_timeouts.offline_ms) // 1000
             assert f" {secs} s" in line and "/quit" in line, line
             assert h.exit_code is None and h.app.is_running
             await h.type_line("/quit")

@@ -46,6 +46,10 @@ RACE_MS = SETTLE_MS
 it (our clock), unless the table decides otherwise (a move late by its signature)."""
 MAX_AHEAD_MS = 10_000
 """A chain event dated further than this ahead of our clock waits for the clock."""
+HELD_FINAL_MS = HOLD_MS + MAX_AHEAD_MS
+"""Rules v2's "another member holds the forfeit as final" delay (40 s after the forfeit's
+date).  Rules v3 do not use it: kept because the simulator's adversary (``p2p.sim``)
+forges exactly that v2 attack, to show the v3 table refuses it."""
 MAX_CLOCK_WAITS = 256
 """Chain events waiting for our clock (dated ahead, or a forfeit too soon); oldest dropped."""
 MAX_PENDING = 256

@@ -35,7 +35,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from p2p.protocol import canonical
@@ -221,7 +221,9 @@ KINDS: dict[str, Kind] = {
         # started (its signer's clock) and its takeover counter
         optional={"since": _int(0, MAX_TS), "lead": _int(0, 1_000_000)},
     ),
-    "hello": Kind("lobby", {"nick": _nick, "ns": _ns}),
+    # ``all``: "everyone present, answer": a newcomer whose broker hands retained
+    # presences to no wildcard filter asks (docs/protocol.md §5)
+    "hello": Kind("lobby", {"nick": _nick, "ns": _ns}, optional={"all": _bool}),
     "chat": Kind("any", {"text": _line(MAX_CHAT)}, lobby_body={"ns": _ns}),
     # round chain
     "genesis": Kind(
@@ -265,6 +267,17 @@ KINDS: dict[str, Kind] = {
     "ack": Kind("side", {"state": _hex(32)}),  # prev = the final chain event
     "takeback": Kind("side", {"ply": _int(0, 100_000)}),  # prev: the move to take back
     "sync_request": Kind("side", {"from_seq": _int(0, 100_000)}),
+}
+
+SINCE = "since"
+"""Every round event (chain or side) may name ``since``: the signer's session, as its
+presences name it (when that session started, its clock).  An ``offline`` forfeit's
+evidence must be a Will of the session of the seat's newest event in the chain
+(``p2p.protocol.round.evidence_error``, docs/protocol.md §6.6)."""
+KINDS = {
+    kind: replace(spec, optional={**spec.optional, SINCE: _int(0, MAX_TS)})
+    if spec.shape in ("chain", "side") else spec
+    for kind, spec in KINDS.items()
 }
 
 CHAIN_KINDS = frozenset(k for k, spec in KINDS.items() if spec.shape == "chain")

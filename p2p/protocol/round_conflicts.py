@@ -168,7 +168,7 @@ def add_sign(m: RoundMachine, event: Event) -> bool:
 
     A sign is what its signer held when it signed, whenever it reaches us (a replay of
     it tells the truth too), so it is kept before any freshness check."""
-    kept = m._signs.setdefault(event.pk, [])
+    kept = m._signs.setdefault((event.pk, event.seq is not None), [])  # chain events apart
     if any(e.id == event.id for e in kept):
         return False
     kept.append(event)

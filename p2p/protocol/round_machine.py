@@ -68,6 +68,7 @@ from p2p.protocol.round import (
     RoundError,
     RoundState,
     TurnTimeouts,
+    evidence_error,
     seats_text,
     verify_chain,
 )
@@ -181,9 +182,10 @@ class RoundMachine:
         """Per contested position (the last ``MAX_REWIND``): a forfeit and the forfeited
         seat's own event there, both kept as evidence and settled again by the table
         whenever a new sign arrives (``round_conflicts.rejudge``)."""
-        self._signs: dict[bytes, list[Event]] = {}
+        self._signs: dict[tuple[bytes, bool], list[Event]] = {}
         """Per member (bounded by the seats), its newest ``MAX_SIGNS`` sync requests and
-        chain events off our chain: signs of the head it holds (holding proofs, §8)."""
+        acks, and apart from them its chain events off our chain: signs of the head it
+        holds (§8.1); a member's flood of one kind never evicts the other."""
         self._clock = now
         """The latest ``now`` we were called with: signs dated further ahead of it than
         ``MAX_AHEAD_MS`` do not count yet (``round_conflicts.signs``)."""
@@ -515,6 +517,8 @@ class RoundMachine:
         assert seq is not None
         if seq < len(chain) and chain[seq].id == event.id:
             return [dropped(event, "duplicate")]
+        if event.prev in self._orphans and self._pairs:
+            return self._park(event, now)  # built on a claim we did not keep: a sign (§8.1)
         why = refusal(st, event.pk, event.kind, seq)
         if why and seq <= len(chain):
             return [dropped(event, why)]
@@ -847,7 +851,7 @@ class RoundMachine:
         if (
             held is not None
             and now - held[1] >= limit  # it stood the whole grace period here
-            and held[0].ts <= self._chain_ts(now)
+            and evidence_error(self.state, seat, held[0], self._chain_ts(now)) is None
             and now - since >= limit
         ):
             return {"seat": seat, "reason": "offline", "evidence": held[0].value()}
@@ -891,7 +895,7 @@ class RoundMachine:
             self.me,
             kind,
             self._chain_ts(now),
-            body,
+            self._signed_body(body),
             round=self.state.round_id,
             seq=(head.seq or 0) + 1,
             prev=head.id,
@@ -909,6 +913,12 @@ class RoundMachine:
                         Publish(self.topics.inbox(peer_id(seat.pk)), event)
                     )
         return published + effects
+
+    def _signed_body(self, body: dict[str, Any]) -> dict[str, Any]:
+        """``body`` naming our session (``since``, as our presences name it), so that
+        only a Will of this session is evidence against our seat (§6.6)."""
+        since = getattr(self.sessions, "since", 0)
+        return {**body, events.SINCE: since} if since else body
 
     def _chain_ts(self, now: int) -> int:
         """The ``ts`` of our next chain event: what our clock says now.
@@ -929,7 +939,7 @@ class RoundMachine:
             return []
         prev = self.state.head.id if prev is None else prev
         event = events.make(
-            self.me, kind, now, body, round=self.state.round_id, prev=prev
+            self.me, kind, now, self._signed_body(body), round=self.state.round_id, prev=prev
         )
         self.seen.add(event.id)
         self.side.setdefault((kind, self.me.public_key), event)

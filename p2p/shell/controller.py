@@ -95,7 +95,9 @@ class Controller:
         A move-shaped line is never chat: it is played or refused with one line.
         """
         game = self.current_game()
-        return game is not None and move_input.looks_like_move(game.name, text)
+        if game is None:  # a lone number with no game on the board: a move typed too soon,
+            return text.strip().isdigit() and len(text.strip()) <= 2  # never lobby chat
+        return move_input.looks_like_move(game.name, text)
 
     def show_legal(self) -> bool:
         """Whether the house rule "show legal moves" is on for the game shown."""
@@ -335,7 +337,7 @@ class Controller:
         if self.online is not None and self.online.holds_running_seat() \
                 and (self._quit_asked is None or now - self._quit_asked > self.QUIT_CONFIRM_S):
             self._quit_asked = now
-            secs = self.online.peer.turn_timeouts.offline_ms // 1000
+            secs = self.online.offline_grace_s()
             self.say("msg.quit_confirm", "warn", secs=secs)
             return
         self.quit()
