@@ -537,6 +537,24 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Der rechtzeitige Zug von {nick} kam nach einer Zeitüberschreitung an und gilt.",
         "{nick}'s move, made in time, arrived after a turn timeout and counts.",
     ),
+    "notice.disputed.forfeit": (
+        "Umstritten (Stelle {seq}): {by} hat {nick} wegen Zeitüberschreitung ausgeschlossen, doch der "
+        "Zug von {nick} dort war rechtzeitig signiert. Hier gilt der Ausschluss; 'p2p replay' nennt beide.",
+        "Disputed (position {seq}): {by} put {nick} out on time, but {nick}'s move there was signed "
+        "in time. This client keeps the forfeit; 'p2p replay' names both claims.",
+    ),
+    "notice.disputed.move": (
+        "Umstritten (Stelle {seq}): {by} hat {nick} wegen Zeitüberschreitung ausgeschlossen, doch der "
+        "Zug von {nick} dort war rechtzeitig signiert. Hier gilt der Zug; 'p2p replay' nennt beide.",
+        "Disputed (position {seq}): {by} put {nick} out on time, but {nick}'s move there was signed "
+        "in time. This client keeps the move; 'p2p replay' names both claims.",
+    ),
+    "notice.other_version": (
+        "{nick} nutzt Protokoll v{theirs}, dieser Client v{ours}: gemeinsam spielen geht erst, "
+        "wenn einer von euch aktualisiert.",
+        "{nick} runs protocol v{theirs}, this client v{ours}: you can play together once one of "
+        "you updates.",
+    ),
     "notice.cancelled.start_now": (
         "Der Gastgeber hat mit den Anwesenden begonnen; eine direkte Einladung folgt.",
         "The host started with who was there; a direct invitation follows.",
