@@ -343,6 +343,9 @@ class Peer(Service):
     def follow_stores(self, key: str, owners: Iterable[str]) -> None:
         self.edge.follow_stores(key, owners)
 
+    def retained_to(self) -> str | None:
+        return self.edge.transport.retained_to()
+
     def publish_raw(
         self, topic: str, payload: bytes, qos: int, retain: bool, expiry: int | None = None
     ) -> None:

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from p2p.net.inbound import Lane, Verdict
+from p2p.peer.notifications import RoundNotice
 from p2p.protocol import events as ev
 from p2p.protocol import round_store, sealing
 from p2p.protocol.events import Event, EventError
@@ -28,6 +29,13 @@ if TYPE_CHECKING:
     from p2p.peer.round_link import RoundLink
 
 log = logging.getLogger("p2p.peer")
+
+NO_RETAINED = (
+    "This broker keeps no retained messages: this slow round goes on only while its "
+    "players are online together (nothing is lost; a broker that keeps them lets you "
+    "take turns at different times)."
+)
+"""The notice (code ``broker_no_retained``) of a slow round on such a broker."""
 
 
 class StoreLink:
@@ -49,6 +57,7 @@ class StoreLink:
         """Closing acks read from our log when we resumed (the machine starts without)."""
         self.all_acked: set[str] = set()
         """Peer ids whose store showed every human seat's ack of our final head."""
+        self._told_no_retained = False
 
     @property
     def enabled(self) -> bool:
@@ -140,6 +149,17 @@ class StoreLink:
         log.info("round %s: our retained store was overwritten; published again",
                  self._link.id[:8])
         self._publish(latest)
+
+    def check_broker(self) -> None:
+        """Tell the user once if the broker keeps no retained messages: then the store
+        cannot carry this slow round between visits (the timer asks, every tick)."""
+        link = self._link
+        if not self.enabled or self._told_no_retained or link.is_over:
+            return
+        if link.host.retained_to() == "none":
+            self._told_no_retained = True
+            log.warning("round %s: %s", link.id[:8], NO_RETAINED)
+            link.host.notify(RoundNotice(link.handle, NO_RETAINED, "broker_no_retained"))
 
     def refresh_if_due(self) -> None:
         """The timer's check: publish only a store never published or asked for again

@@ -4,7 +4,7 @@
 on the first connection to a broker that is not on this machine it says plainly what is
 sent and who can see it, then connects a ``Peer`` in the background.  If the broker
 cannot be reached it says so in one line and offers ``/local``: a Mosquitto on loopback
-(``p2p.net.broker``) with a computer player (``p2p.shell.bot``) in its lobby.
+(``p2p.net.broker``) with a computer player (``p2p.bot``) in its lobby.
 """
 
 from __future__ import annotations
@@ -131,6 +131,10 @@ async def connect(
     shell.state.connection = ""
     shell.state.online = True
     ctl.say("net.connected", broker=broker, nick=peer.nick, fp=fingerprint(peer.public_key))
+    from p2p.peer.broker_report import one_line  # what this broker allows (p2p doctor)
+
+    transport = peer.transport
+    shell.state.add(one_line(transport.protocol_version, transport.retained_to(), t.lang), "info")
     shell.on_exit.append(peer.close)
     ctl.spawn(session.pump())
     ctl.spawn(ctl.guard(session.resume_unfinished()))  # a round left running by a restart
@@ -214,8 +218,8 @@ async def disconnect(shell: ShellApp) -> None:
 
 async def start_local(shell: ShellApp) -> None:
     """A Mosquitto on loopback, a computer player in its lobby, and us connected to it."""
+    from p2p.bot import run_bot
     from p2p.net.broker import LocalBroker
-    from p2p.shell.bot import run_bot
 
     ctl = shell.controller
     t = shell.t

@@ -17,7 +17,7 @@ import os
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
-from p2p.games import Game, canonical_name, game_names
+from p2p.games import Game, canonical_name, game_names, spec
 from p2p.games.base import MoveError, OptionError
 from p2p.games.match import MatchError
 from p2p.shell import commands as cmds
@@ -122,12 +122,18 @@ class LocalPlay:
         ctl = self.ctl
         match = ctl.match
         if match is None:
-            ctl.say("msg.no_game", "warn")
+            ctl.say("msg.no_game_move", "warn", move=text)
             return
         if match.replay_ply is not None:
             match.stop_replay()
         if match.game.is_over():
             ctl.say("msg.game_over", "warn")
+            return
+        from p2p.shell.move_input import off_board
+
+        off = off_board(match.game, text)
+        if off is not None:  # the board before the turn, as online
+            ctl.say(off.key, "warn", **off.fields)
             return
         if self.thinking or match.computer_to_move():
             ctl.say("msg.computer_thinking", "warn")
@@ -216,8 +222,9 @@ class LocalPlay:
         match = self.ctl.match
         if match is None:
             return
+        analyzable = _analyzer(match.game_name) is not None  # /analyze only where it works
         self.ctl.say(
-            "msg.round_over", "round", round=match.round_no,
+            "msg.round_over.analyze" if analyzable else "msg.round_over", "round", round=match.round_no,
             result=self.ctl.result_text(match.game), score=self.ctl.score_text(match),
         )
         self._record_stats(match)
@@ -377,20 +384,29 @@ class LocalPlay:
         self.ctl.selected = None
 
     def _finished(self) -> tuple[Any, Game] | None:
-        """The finished round to replay or analyse and what holds its replay cursor."""
-        if self.ctl.online is not None and self.ctl.online.game() is not None:
-            game = self.ctl.online.game()
-            return (self.ctl.online, game) if game.is_over() else None
+        """The finished round to replay or analyse and what holds its replay cursor (an
+        online round is over when its chain says so: a leave in the cube, a forfeit)."""
+        online = self.ctl.online
+        if online is not None and online.game() is not None:
+            game = online.game()
+            return (online, game) if game.is_over() or online.round.is_over else None
         if self.ctl.match is not None and self.ctl.match.game.is_over():
             return self.ctl.match, self.ctl.match.game
         return None
 
     def cmd_replay(self, args: list[str]) -> None:
+        from p2p.games.base import RESIGN_PREFIX
+
         finished = self._finished()
-        if finished is None:
-            self.ctl.say("msg.replay_needs_end", "warn")
+        online = self.ctl.online
+        if finished is None:  # (an online round over before its game began: nothing to show)
+            over = online is not None and online.round is not None and online.round.is_over
+            self.ctl.say("msg.replay_no_moves" if over else "msg.replay_needs_end", "warn")
             return
         holder, game = finished
+        if not any(not m.startswith(RESIGN_PREFIX) for m in game.history()):
+            self.ctl.say("msg.replay_no_moves", "warn")
+            return
         step = args[0].lower() if args else "next"
         if step == "stop":
             holder.replay_ply = None
@@ -442,6 +458,9 @@ class LocalPlay:
         game = self.ctl.current_game()
         if game is None or game.is_over():
             self.ctl.say("msg.no_game" if game is None else "msg.game_over", "warn")
+            return
+        if not spec(game.name).ai:  # hints come from the game's computer player
+            self.ctl.say("msg.hint_unavailable", "warn")
             return
         self.ctl.spawn(self._hint(game.copy()))
 

@@ -86,11 +86,11 @@ class OnlineSession:
         """Seconds a member who is online again may take to resume the round before we say so."""
         self.away: set[bytes] = set()
         """Members of the shown round whose going offline we announced (for "is back")."""
-        from p2p.shell.ledger import Ledger
+        from p2p.ledger import Ledger
 
         log_dir = getattr(peer, "log_dir", None) if peer is not None else None
         self.ledger: Ledger | None = Ledger(log_dir) if log_dir is not None else None
-        """Round numbers and scores from the signed round logs (``p2p.shell.ledger``);
+        """Round numbers and scores from the signed round logs (``p2p.ledger``);
         without a log directory they are counted as seen."""
         self.commands = OnlineCommands(self)
         self.notes = OnlineNotes(self)
@@ -123,7 +123,7 @@ class OnlineSession:
             return
         if rnd.game is None and rnd.phase.value == "cancelled":
             return  # called off before play: not one of the group's rounds
-        from p2p.shell.ledger import summarize
+        from p2p.ledger import summarize
 
         try:
             self.round_no, self.wins = self.ledger.standing(summarize(rnd.chain_state))
@@ -197,6 +197,11 @@ class OnlineSession:
         return f"{name} ({self.member_nick(seat, with_fingerprint=False)})"
 
     def status_text(self) -> str:
+        return " · ".join(part for part in self.status_parts() if part)
+
+    def status_parts(self) -> tuple[str, str]:
+        """The status line as (round and turn or result, score): the score is kept whole
+        when the line must be shortened (``p2p.shell.wrap.fit_status``)."""
         rnd = self.round
         game = rnd.game
         if game is not None and rnd.id not in self.seen_starts:
@@ -216,7 +221,7 @@ class OnlineSession:
                 key, params = away
                 text += " · " + self.t.t(key, **params)
         score = self.score_text()
-        return f"{text} · {self.t.t('status.score', score=score)}" if score else text
+        return text, self.t.t("status.score", score=score) if score else ""
 
     def result_text(self) -> str:
         """The result of the shown round as its chain says (winners by seat label)."""

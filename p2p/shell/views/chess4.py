@@ -17,7 +17,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from p2p.games import Game
 from p2p.games.chess4.board import DQUEEN, KING, NEUTRAL, PAWN, maybe_square, on_board, sq_of
-from p2p.shell.boards import DIM, EMPTY_STYLE, SEAT_STYLES, BoardView, _click, _frag
+from p2p.shell.boards import DIM, EMPTY_STYLE, SEAT_STYLES, BoardView, click, frag
 from p2p.shell.game_view import GameView, Note
 from p2p.shell.i18n import Translator
 from p2p.shell.move_input import ENGLISH_LETTERS, GERMAN_LETTERS, Outcome, Refused, Resolved, Select
@@ -29,10 +29,12 @@ _LETTERS = "KQRBNPDSLTU"
 """English and German piece letters (p2p.shell.i18n "piece.letters")."""
 SHAPE = re.compile(
     rf"^(?:[{_LETTERS}]?[a-nA-N]\d{{1,2}}(?:\s*[-x:]?\s*[{_LETTERS}]?[a-nA-N]\d{{1,2}})?(?:=[A-Z])?[+#]*"
+    rf"|[{_LETTERS}]?[a-zA-Z]\d{{1,2}}\s*[-x:]\s*[{_LETTERS}]?[a-zA-Z]\d{{1,2}}(?:=[A-Z])?[+#]*"
     r"|[O0]-[O0](?:-[O0])?[+#]*)$"
 )
 """A move: from-to with optional piece letters, capture and promotion, a lone square
-(``Nj3``, ``j3``), or castling."""
+(``Nj3``, ``j3``), or castling.  From-to with a dash is a move also with files off the
+board (``x9-y3``, ``o5-o6``): refused as "no square", never sent as chat."""
 _SHORT = re.compile(rf"^(?P<piece>[{_LETTERS}])?(?P<square>[a-nA-N]\d{{1,2}})[+#]*$")
 
 RULES: tuple[str, str] = (
@@ -86,13 +88,13 @@ def render(game: Game, view: BoardView, t: Translator) -> StyleAndTextTuples:
                 targets.add(squares[1])
     out: StyleAndTextTuples = []
     for rank in range(13, -1, -1):
-        out.append(_frag("", f"{rank + 1:>2} "))
+        out.append(frag("", f"{rank + 1:>2} "))
         for file in range(14):
             label = f"{FILES[file]}{rank + 1}"
             if not on_board(file, rank):
-                out.append(_frag("", "   "))
+                out.append(frag("", "   "))
                 continue
-            handler = _click(view, label)
+            handler = click(view, label)
             p = board[sq_of(file, rank)]
             style = ""
             if p:
@@ -102,7 +104,7 @@ def render(game: Game, view: BoardView, t: Translator) -> StyleAndTextTuples:
                 if view.color:
                     style = DIM if grey else SEAT_STYLES.get(names[owner], "bold")
                 if p & 7 == KING and owner in checked:  # a king in check: "+" and red
-                    out.append(_frag("fg:ansiwhite bg:ansired bold" if view.color else "", "+" + text, handler))
+                    out.append(frag("fg:ansiwhite bg:ansired bold" if view.color else "", "+" + text, handler))
                     continue
             else:
                 text = " *" if label in targets else " ·"
@@ -111,9 +113,9 @@ def render(game: Game, view: BoardView, t: Translator) -> StyleAndTextTuples:
                 style += " reverse"
             elif not view.color and p and (label in targets or label == view.selected):
                 text = text.upper()
-            out.append(_frag(style, " " + text, handler))
-        out.append(_frag("", "\n"))
-    out.append(_frag("", "   " + "".join(f"  {f}" for f in FILES) + "\n"))
+            out.append(frag(style, " " + text, handler))
+        out.append(frag("", "\n"))
+    out.append(frag("", "   " + "".join(f"  {f}" for f in FILES) + "\n"))
     points = " · ".join(f"{t.seat(n)} {p}" for n, p in zip(names, game.scores()))
     _wrapped(out, t.t("board.points", points=points), "")
     if checked:
@@ -192,7 +194,7 @@ def resolve(game: Game, raw: str, selected: str | None, letters: str) -> Outcome
 
 def off_board(game: Game, text: str) -> Refused | None:
     """A square that is not on the cross board ("no square a1"), whoever is to move."""
-    squares = re.findall(r"[a-nA-N]\d{1,2}", text.strip())
+    squares = re.findall(r"[a-zA-Z]\d{1,2}", text.strip())  # a piece letter is followed by a file, not a digit
     return next((Refused("move.no_square", {"square": s.lower()})
                  for s in squares if maybe_square(s.lower()) is None), None)
 
@@ -253,4 +255,5 @@ def _seats(mask: int) -> list[int]:
 VIEW = GameView(
     rules=RULES, render=render, width=width, shape=SHAPE, resolve=resolve, off_board=off_board,
     notes=notes, click_selects=True, ranking=True, fill_with_computers=True,
+    move_help=("h2-h4", "h2-h4"),
 )
