@@ -59,6 +59,9 @@ class Replay:
     proof: tuple[Event, Event] | None = None
     """Two signed events of one author for one position: the round ended by the
     equivocation rule there (``RoundState.end_for_equivocation``)."""
+    evidence: list[Event] = field(default_factory=list)
+    """The forfeited seats' own events the log holds beside a forfeit that replaced them
+    (by position): evidence, not part of the chain (``RoundMachine.evidence_events``)."""
 
     @property
     def ended(self) -> bool:
@@ -217,15 +220,14 @@ def replay_log(
             )
         chain = chain[:seq]
         rivals = {k: v for k, v in rivals.items() if k < seq}
-    for seq in sorted(rivals):
-        _settle(chain, seq, rivals[seq], timeouts)
+    evidence = [_settle(chain, seq, rivals[seq], timeouts) for seq in sorted(rivals)]
     try:
         state = verify_chain(chain, timeouts)
     except ChainError as err:
         raise LogError(f"chain {err}") from None
     if proof is not None:
         _end_by_proof(state, proof)
-    result = Replay(state, chain, ignored, proof=proof)
+    result = Replay(state, chain, ignored, proof=proof, evidence=evidence)
     _sort_acks(result, acks)
     return result
 
@@ -254,12 +256,13 @@ def _end_by_proof(state: RoundState, proof: tuple[Event, Event]) -> None:
 
 def _settle(
     chain: list[Event], seq: int, other: Event, timeouts: TurnTimeouts = DEFAULT_TIMEOUTS
-) -> None:
+) -> Event:
     """A forfeit and the forfeited seat's own event at ``seq``: keep the forfeit if the
     rules let it replace that event (``p2p.protocol.conflicts.rival_wins``: a game-ending
     or timely event is never replaced); else the log holds a forfeit the rules forbid and
     is refused (``LogError``), wherever the log goes on from.  A late event the forfeit
-    replaced may stay in the log as long as nothing builds on it."""
+    replaced may stay in the log as long as nothing builds on it; it is returned (the
+    evidence beside the chain)."""
     from p2p.protocol.conflicts import rival_wins
 
     pair = [chain[seq], other]
@@ -312,6 +315,7 @@ def _settle(
             "too late), yet the log goes on from that event"
         )
     chain[seq] = keep
+    return rival
 
 
 def _sort_acks(result: Replay, acks: list[Event]) -> None:

@@ -233,6 +233,8 @@ def contest(m: RoundMachine, event: Event, now: int) -> list[Effect]:
         ends = seq == len(st.chain) - 1 and st.phase is Phase.OVER
     prev = st.chain[seq - 1]
     keeps = rival_wins(rival, forfeit, prev, ends, m.timeouts)
+    if not keeps:  # the shared rule gives the position to the forfeit: the log keeps
+        m.note_rival(rival, forfeit)  # the rival beside it (if the forfeit stays)
     if event is forfeit and not keeps and moved_in_time_here(m, rival, prev, forfeit):
         keeps = True  # we saw the seat answer within the limit: a backdated head
     if event is forfeit and own and there.id not in m._vouched:
@@ -454,6 +456,7 @@ def equivocation(m: RoundMachine, first: Event, second: Event, now: int) -> list
     before = m.state.phase
     m.state = base
     m._verdict = True
+    m._proof = (first, second)
     m._snapshots.clear()
     m._orphan([e.id for e in replaced] + [second.id])
     effects += [Rewound(seq, tuple(replaced))]

@@ -59,6 +59,7 @@ from p2p.protocol.effects import (
 from p2p.protocol.events import Event, EventError
 from p2p.protocol.freshness import ReplayGuard
 from p2p.protocol.identity import Identity, peer_id, sanitize_nickname
+from p2p.protocol.replay import MAX_CONFLICTS
 from p2p.protocol.round import (
     DEFAULT_TIMEOUTS,
     PRE_PLAY,
@@ -102,6 +103,9 @@ FORMING_GRACE_MS = 30_000
 """A round still forming this long after its ``expires`` ends for every member."""
 START_DEADLINE_MS = 120_000
 """A round not in play this long after its ``expires`` ends for every member."""
+MAX_EVIDENCE = MAX_CONFLICTS
+"""Positions at which the log keeps a replaced rival event beside the chain (replay's
+``MAX_CONFLICTS``)."""
 MAX_ORPHANS = 4096
 """Ids of replaced chain events (and events built on them) remembered; oldest forgotten."""
 
@@ -194,6 +198,12 @@ class RoundMachine:
         """Chain events our clock does not allow yet (dated ahead, forfeit too soon)."""
         self._verdict = False
         """The round ended by the equivocation rule (a later proof changes nothing)."""
+        self._proof: tuple[Event, Event] | None = None
+        """The equivocation proof the round ended by (``_verdict``): its log ends with it."""
+        self._rivals: dict[int, tuple[Event, str]] = {}
+        """Per chain position (the last ``MAX_EVIDENCE``): a forfeited seat's own event that
+        the rule of ``conflicts.rival_wins`` gave to the forfeit, and that forfeit's id
+        (``evidence_events``)."""
         self._catch_up_until = now
         """Until then we catch up after our own sync request: no observation times."""
         self._last_head_sent = now
@@ -281,13 +291,18 @@ class RoundMachine:
         now: int = 0,
         timeouts: TurnTimeouts | None = None,
         proof: tuple[Event, Event] | None = None,
+        acks: Iterable[Event] = (),
+        evidence: Iterable[Event] = (),
     ) -> RoundMachine:
         """Resume a round from its chain (a saved log or a sync answer), fully verified.
 
         Raises ``p2p.protocol.round.ChainError`` naming the first bad event.  The draw
         nonce only matters if the draw is still open; pass the one used before.
         ``proof``: the equivocation proof the log ends with (``Replay.proof``): the round
-        ended by it and is resumed as over, never as a running round.
+        ended by it and is resumed as over, never as a running round.  ``acks`` and
+        ``evidence``: the closing acks of the final head and the replaced rival events the
+        log holds (``Replay.acks``, ``Replay.evidence``, both already checked by replay):
+        the machine holds them again, so the log it is written from keeps them.
         """
         # one replay; the states before the last MAX_REWIND positions are kept for
         # conflicts to come (so a conflict never replays the chain)
@@ -308,6 +323,7 @@ class RoundMachine:
             if state.phase not in (Phase.OVER, Phase.CANCELLED):
                 state.end_for_equivocation(seat, len(chain))
             machine._verdict = True
+            machine._proof = proof
             machine._snapshots.clear()
             machine.seen.update(e.id for e in proof)
         for event in chain:
@@ -320,6 +336,14 @@ class RoundMachine:
         machine._applied_at[state.head.id] = now
         machine._observed_at[state.head.id] = now
         machine._resumed_head = state.head.id
+        for ack in acks:
+            if ack.prev == state.head.id and state.seat_of(ack.pk) is not None:
+                machine.side[("ack", ack.pk)] = ack
+                machine.seen.add(ack.id)
+        for rival in evidence:
+            seq = rival.seq
+            if seq is not None and 0 < seq < len(state.chain) and state.chain[seq].kind == "forfeit":
+                machine.note_rival(rival, state.chain[seq])
         return machine
 
     # -- queries -------------------------------------------------------------------------
@@ -338,6 +362,12 @@ class RoundMachine:
         return self._verdict
 
     @property
+    def ended_here(self) -> bool:
+        """The round ended here by a local rule (expired, abandoned): no chain event
+        says so, so its log shows the prefix it is (``_end_here``)."""
+        return self._local_end
+
+    @property
     def is_admin(self) -> bool:
         return self.state.admin == self.me.public_key
 
@@ -354,8 +384,61 @@ class RoundMachine:
         return round_side.agreed(self)
 
     def log(self) -> list[Event]:
-        """The verified chain (what a log file and a sync answer hold)."""
+        """The verified chain (what a sync answer holds; the log file holds more,
+        ``log_events``)."""
         return list(self.state.chain)
+
+    def evidence_events(self) -> list[Event]:
+        """Events beside the chain that the log keeps as evidence, by position: at each
+        position where our chain holds a forfeit, the forfeited seat's own event that the
+        rule of ``conflicts.rival_wins`` gave to that forfeit (a late move the forfeit
+        replaced, or that arrived after it).  ``p2p replay`` accepts them there (§9).
+
+        Only the event at the contested position is kept, never what its own signer
+        built on it (replay could place no such event), and only where the forfeit won
+        by the rule every member and replay share; a forfeit that lost, or one kept
+        against that rule (finality by the others' signs), is left out: replay would
+        refuse the log (the ``rules`` rework weighs those).  At most ``MAX_EVIDENCE``.
+        """
+        chain = self.state.chain
+        found = []
+        for seq in sorted(self._rivals):
+            rival, forfeit_id = self._rivals[seq]
+            if seq < len(chain) and chain[seq].id == forfeit_id and rival.prev == chain[seq].prev:
+                found.append(rival)
+        return found
+
+    def note_rival(self, rival: Event, forfeit: Event) -> None:
+        """Keep ``rival`` as evidence beside ``forfeit`` (``evidence_events``; the
+        conflict rules call it when ``rival_wins`` gives the position to the forfeit)."""
+        seq = forfeit.seq
+        if seq is None or rival.seq != seq or rival.id == forfeit.id:
+            return
+        self._rivals.pop(seq, None)
+        self._rivals[seq] = (rival, forfeit.id)
+        while len(self._rivals) > MAX_EVIDENCE:
+            self._rivals.pop(min(self._rivals))
+
+    def log_events(self) -> list[Event]:
+        """What our round log holds, in this order: the chain, the equivocation proof the
+        round ended by (if so), the evidence beside the chain (``evidence_events``), and
+        once the round is over the closing acks of its final head and state hash, by
+        seat.  A pure function of the machine: the driver writes exactly this after
+        every step, so the file replays (``p2p.protocol.replay``) to our head, phase and
+        result -- except a local end (expired, abandoned: no chain event), which the log
+        shows as the prefix it is.
+        """
+        found = list(self.state.chain)
+        if self._verdict and self._proof is not None:
+            found += self._proof
+        found += self.evidence_events()
+        st = self.state
+        if st.phase in (Phase.OVER, Phase.CANCELLED) and not self._local_end:
+            digest = st.state_hash()
+            for _, ack in sorted(self.acks().items()):
+                if ack.prev == st.head.id and ack.body["state"] == digest:
+                    found.append(ack)
+        return found
 
     # -- incoming ------------------------------------------------------------------------
 

@@ -1,0 +1,217 @@
+"""The round log on disk follows the machine (issue 29): after every step the file a
+``RoundLink`` writes replays (``p2p.protocol.replay``) to the head, phase and result the
+machine holds -- after forfeits, rewinds, equivocation proofs and closing acks -- and it
+keeps a replaced event beside the chain as evidence.
+
+Pure machines on a ``Loopback``, each driven through a real ``RoundLink`` that writes a
+real file (``tests/round_files.py``); the check runs after every delivery.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from round_files import LinkedMachine, replayed_verdict
+from test_protocol_forfeit import SILENT, evidence_of
+from test_protocol_round import PEOPLE, ROUND, human, nonce
+
+from p2p.peer.files import write_atomic
+from p2p.protocol.effects import Publish, Rewound
+from p2p.protocol.events import Event
+from p2p.protocol.loopback import Loopback
+from p2p.protocol.replay import replay_log
+from p2p.protocol.round import Phase
+from p2p.protocol.round_machine import RoundMachine
+
+
+class Checked(Loopback):
+    """A ``Loopback`` that checks every member's log file against its machine after
+    every delivery (``replayed_verdict``)."""
+
+    def run(self, max_deliveries: int = 100_000) -> int:
+        count = 0
+        while self.queue:
+            count += self._one()
+        return count
+
+    def _one(self) -> int:
+        source, publish = self.queue.pop(self.pick(len(self.queue)))
+        for name, machine in list(self.machines.items()):
+            if name == source or (self.drop and self.drop(source, name, publish.event)):
+                continue
+            self.now += 1
+            self.post(name, machine.receive(publish.event, self.now))
+            assert isinstance(machine, LinkedMachine)
+            problem = replayed_verdict(machine.log_path, machine.machine)
+            assert problem is None, problem
+        return 1
+
+
+@pytest.fixture()
+def loop() -> Iterator[asyncio.AbstractEventLoop]:
+    loop = asyncio.new_event_loop()
+    yield loop
+    loop.close()
+
+
+def two_seats(tmp: Path, loop: asyncio.AbstractEventLoop, cut: dict) -> tuple[Checked, LinkedMachine, LinkedMachine]:
+    """Alice (admin, seat 0) and bob (seat 1) play Connect Four; bob to move after four
+    moves.  ``cut["to"]``: names whose incoming deliveries are lost (an outage)."""
+    net = Checked(drop=lambda src, dst, event: dst in cut.get("to", ()))
+    admin_m, effects = RoundMachine.open(
+        PEOPLE[0], 0, ROUND, "connect4", {}, [human(0), human(1)], 1, nonce(0)
+    )
+    alice = LinkedMachine(admin_m, tmp / "alice", loop, effects)
+    net.add("p0", alice, effects)
+    bob_m = RoundMachine(PEOPLE[1], admin_m.state.genesis, nonce(1))
+    bob = LinkedMachine(bob_m, tmp / "bob", loop)
+    net.add("p1", bob, bob.step(lambda: bob_m.accept(1)))
+    net.run()
+    for column in "1212":
+        lm, name = (alice, "p0") if alice.machine.state.owner() == PEOPLE[0].public_key else (bob, "p1")
+        net.now += 1000
+        net.post(name, lm.step(lambda lm=lm, c=column: lm.machine.move(c, net.now)))
+        net.run()
+    assert bob.machine.state.owner() == PEOPLE[1].public_key
+    return net, alice, bob
+
+
+def lines(lm: LinkedMachine) -> list[Event]:
+    from p2p.protocol import events
+
+    return [events.parse(x) for x in lm.log_path.read_bytes().split(b"\n") if x]
+
+
+def test_a_forfeit_that_replaced_a_late_move_is_on_disk_with_the_move_beside_it(
+    tmp_path: Path, loop: asyncio.AbstractEventLoop
+) -> None:
+    """Bob's late move is his head when alice's forfeit arrives: the forfeit replaces it
+    (a rewind).  Bob's file holds the forfeit and, beside the chain, the move it
+    replaced; it replays to bob's end (over, alice the winner, both acks: agreed).
+    On the old writer the replaced move was lost from the file."""
+    cut: dict = {}
+    net, alice, bob = two_seats(tmp_path, loop, cut)
+    cut["to"] = ("p0",)  # alice's link is down: she hears nothing
+    head = bob.machine.state.head
+    late = bob.step(lambda: bob.machine.move("3", head.ts + SILENT + 5_000))
+    net.post("p1", late)
+    net.run()  # alice never sees it
+    forfeit = alice.step(lambda: alice.machine.tick(head.ts + SILENT + 6_000))
+    cut["to"] = ()
+    net.now = head.ts + SILENT + 6_000
+    net.post("p0", forfeit)
+    net.run()
+    assert any(isinstance(e, Rewound) for _, e in net.seen if _ == "p1")
+    (move,) = [e.event for e in late if isinstance(e, Publish) and e.event.kind == "move"]
+    for lm in (alice, bob):
+        st = lm.machine.state
+        assert st.phase is Phase.OVER and st.end_reason == "forfeit" and st.winners() == (0,)
+        result = replay_log(lm.log_path.read_bytes().split(b"\n"))
+        assert result.verdict == "agreed" and result.state.head.id == st.head.id
+    assert move.id in {e.id for e in lines(bob)}  # the replaced move, kept as evidence
+    assert [e.id for e in bob.machine.evidence_events()] == [move.id]
+    assert [e.id for e in replay_log(bob.log_path.read_bytes().split(b"\n")).evidence] == [move.id]
+    # the late move also reaches alice after her forfeit: her log keeps it too
+    net.post("p1", late)
+    for effect in late:
+        if isinstance(effect, Publish):
+            alice.receive(effect.event, net.now + 10)
+    assert move.id in {e.id for e in lines(alice)}
+    assert replayed_verdict(alice.log_path, alice.machine) is None
+
+
+def test_a_timely_move_that_beats_a_forfeit_leaves_no_forfeit_in_the_file(
+    tmp_path: Path, loop: asyncio.AbstractEventLoop
+) -> None:
+    """Alice forfeits bob on his Will while his move, signed in time, is on its way:
+    the move replaces her forfeit; her file holds the chain she plays on (no forfeit,
+    no stale ack of the end she left), in play."""
+    cut: dict = {}
+    net, alice, bob = two_seats(tmp_path, loop, cut)
+    cut["to"] = ("p0",)  # alice's link is down: she hears nothing
+    head = alice.machine.state.head
+    timely = bob.step(lambda: bob.machine.move("3", head.ts + 5_000))
+    gone = frozenset({PEOPLE[1].public_key})
+    offline = alice.machine.timeouts.offline_ms
+    forfeit = alice.step(lambda: alice.machine.tick(head.ts + offline, gone, evidence_of(1, head.ts)))
+    assert alice.machine.state.phase is Phase.OVER
+    assert replayed_verdict(alice.log_path, alice.machine) is None  # the end, on disk
+    cut["to"] = ()
+    net.now = head.ts + offline
+    net.post("p1", timely)
+    net.post("p0", forfeit)
+    net.run()
+    st = alice.machine.state
+    assert st.phase is Phase.PLAY and st.head.kind == "move"
+    assert "forfeit" not in {e.kind for e in lines(alice)} and "ack" not in {e.kind for e in lines(alice)}
+
+
+def test_an_equivocation_proof_is_written_with_the_end_it_caused(
+    tmp_path: Path, loop: asyncio.AbstractEventLoop
+) -> None:
+    from p2p.protocol import events
+
+    net, alice, bob = two_seats(tmp_path, loop, {})
+    st = bob.machine.state
+    made = []
+    for column in ("3", "4"):
+        trial = st.game.copy()  # type: ignore[union-attr]
+        trial.push(column)
+        body = {"ply": st.ply, "move": column, "state": trial.state_hash()}
+        made.append(events.make(PEOPLE[1], "move", st.head.ts + 1_000, body,
+                                round=ROUND, seq=st.head.seq + 1, prev=st.head.id))  # type: ignore[operator]
+    for event in made:
+        alice.receive(event, event.ts + 10)
+    assert alice.machine.ended_by_proof
+    result = replay_log(alice.log_path.read_bytes().split(b"\n"))
+    assert result.proof is not None and {e.id for e in result.proof} == {e.id for e in made}
+    assert replayed_verdict(alice.log_path, alice.machine) is None
+
+
+def test_a_resumed_round_keeps_its_evidence_and_acks_in_the_file(
+    tmp_path: Path, loop: asyncio.AbstractEventLoop
+) -> None:
+    """From the log after a restart: the machine holds the acks and the evidence the log
+    held, so the file it writes again is the same file."""
+    cut: dict = {}
+    net, alice, bob = two_seats(tmp_path, loop, cut)
+    cut["to"] = ("p0",)  # alice's link is down: she hears nothing
+    head = bob.machine.state.head
+    net.post("p1", bob.step(lambda: bob.machine.move("3", head.ts + SILENT + 5_000)))
+    net.run()
+    forfeit = alice.step(lambda: alice.machine.tick(head.ts + SILENT + 6_000))
+    cut["to"] = ()
+    net.post("p0", forfeit)
+    net.run()
+    before = bob.log_path.read_bytes()
+    result = replay_log(before.split(b"\n"))
+    assert result.evidence and result.verdict == "agreed"
+    again = RoundMachine.from_log(PEOPLE[1], result.chain, nonce(1), now=net.now,
+                                  proof=result.proof, acks=result.acks.values(),
+                                  evidence=result.evidence)
+    assert [e.raw for e in again.log_events()] == [x for x in before.split(b"\n") if x]
+    resumed = LinkedMachine(again, tmp_path / "bob", loop)
+    assert resumed.log_path.read_bytes() == before
+
+
+def test_a_rewrite_that_fails_leaves_the_old_file_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "round-x.log"
+    path.write_bytes(b"old line 1\nold line 2\n")
+
+    def crash(*args: object) -> None:
+        raise OSError("disk gone")
+
+    monkeypatch.setattr(os, "replace", crash)
+    with pytest.raises(OSError):
+        write_atomic(path, b"new\n")
+    assert path.read_bytes() == b"old line 1\nold line 2\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["round-x.log"]
+    monkeypatch.undo()
+    write_atomic(path, b"new\n")
+    assert path.read_bytes() == b"new\n"
