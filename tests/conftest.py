@@ -136,6 +136,26 @@ async def autoplay(
         await rnd.play(choose(rnd.game))
 
 
+def assert_log_matches(*rounds: Any, same_end: bool = True) -> None:
+    """Each member's round log on disk (``Round.log_path``) replays to that member's live
+    verdict -- its head, phase and winners (a local end: the prefix it is); with
+    ``same_end``, every member whose round ended by its chain holds one result (head,
+    winners, state hash).  Issue 29: call it at the end of every live and fault test."""
+    from round_files import replayed_verdict
+
+    for r in rounds:
+        assert r.log_path is not None, f"{r}: no log file"
+        problem = replayed_verdict(r.log_path, r.machine)
+        assert problem is None, problem
+    if same_end:
+        ends = {
+            (r.chain_state.head.id, r.winners, r.state_hash)
+            for r in rounds
+            if r.is_over and not r.machine.ended_here
+        }
+        assert len(ends) <= 1, f"members hold different ends: {ends}"
+
+
 def first_legal(game: Any) -> str:
     return game.legal_moves()[0]
 
