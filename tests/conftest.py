@@ -70,14 +70,19 @@ class Peers(Protocol):
 @pytest.fixture()
 def peers(broker_url: str) -> Peers:
     """Started peers on the session broker, one per nickname (``options`` go to every
-    ``Peer``), that see each other in the lobby; closed in reverse order on leaving."""
+    ``Peer``), that see each other in the lobby; closed in reverse order on leaving.
+    ``log_root``: each peer writes its round logs to ``log_root / nick``."""
     from p2p.peer import Peer
 
     @contextlib.asynccontextmanager
     async def started(*nicks: str, **options: Any) -> AsyncIterator[list[Any]]:
+        root = options.pop("log_root", None)
         async with contextlib.AsyncExitStack() as stack:
             met = [
-                await stack.enter_async_context(Peer(broker_url, nick=nick, **options))
+                await stack.enter_async_context(Peer(
+                    broker_url, nick=nick, **options,
+                    **({"log_dir": root / nick} if root is not None else {}),
+                ))
                 for nick in nicks
             ]
             await meet(*met)

@@ -38,7 +38,7 @@ class StoreLink:
         self._link = link
         body = link.machine.state.genesis.body
         self.turn_s: int | None = body.get("turn")
-        """The round's turn limit in seconds; ``None``: a live round keeps no store."""
+        """The round's turn limit in seconds; ``None``: a live round (a store only for its end)."""
         self._written: bytes | None = None
         """The plaintext we last published (``None``: publish on the next refresh)."""
         self._payload: bytes | None = None
