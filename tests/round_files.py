@@ -41,6 +41,9 @@ class _Host:
     def publish_raw(self, topic: str, payload: bytes, qos: int, retain: bool, expiry: int | None = None) -> None:
         pass
 
+    def follow_stores(self, key: str, owners: Any) -> None:
+        pass
+
     def notify(self, note: Any) -> None:
         pass
 

@@ -10,9 +10,13 @@ import os
 import shutil
 from pathlib import Path
 
+import aiomqtt
+import pytest
 from conftest import eventually, first_legal, invitation, meet, run
 
 from p2p.peer import ActionError, Equivocated, Peer, RoundNotice
+from p2p.protocol import events as ev
+from p2p.protocol import lobby as lobby_rules
 from p2p.protocol.identity import Identity
 from p2p.protocol.round import Phase, TurnTimeouts, verify_chain
 
@@ -111,5 +115,86 @@ def test_two_sessions_of_one_key_take_turns_without_equivocation(
                 task.cancel()
             for peer in (first, second, bob):
                 await peer.close()
+
+    run(body(), 90)
+
+
+def test_live_a_stranger_replaying_a_crashed_runs_presences_never_makes_the_restarted_client_watch(
+    mosquitto, broker_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 23 item 4: anna's client crashes (the broker publishes its Will, retained)
+    and she starts it again.  A stranger who recorded the old run's signed online
+    presences replays them on her presence topic, one per heartbeat, each newer than the
+    last.  The restarted client read the Will on subscribing, so the old session is over:
+    it never watches, accepts bob's invitation and moves (before: every action refused
+    with ``other_session`` for up to 5 minutes)."""
+    monkeypatch.setattr(lobby_rules, "HEARTBEAT_MS", 300)  # heartbeats to record, fast
+
+    async def body() -> None:
+        key = Identity.from_seed(os.urandom(32))
+        old = Peer(broker_url, nick="anna", identity=key, turn_timeouts=SHORT)
+        async with (
+            Peer(broker_url, nick="bob", turn_timeouts=SHORT) as bob,
+            aiomqtt.Client("127.0.0.1", mosquitto.port, identifier="stranger") as stranger,
+        ):
+            topic = bob.topics.presence(old.peer_id).topic
+            await stranger.subscribe(topic, qos=1)
+            await old.start()
+            session = old.lobby.session
+            recorded: list[ev.Event] = []
+            will: ev.Event | None = None
+            async with asyncio.timeout(20):
+                async for message in stranger.messages:
+                    if not message.payload:
+                        continue
+                    event = ev.parse(bytes(message.payload))
+                    if event.body["status"] == "online":
+                        recorded.append(event)
+                        if len(recorded) == 8:
+                            old.transport.interrupt(hold=600)  # the crash
+                    elif recorded and event.body["session"] == session:
+                        will = event  # the broker published its Will
+                        break
+            await old.close()
+            assert will is not None and len({e.ts for e in recorded}) >= 8
+            new = Peer(broker_url, nick="anna", identity=key, turn_timeouts=SHORT)
+            told: list = []
+            await new.start()
+            tasks = [_collect(new, told)]
+            replayed = 0
+            acting_all_along = True
+
+            async def replay() -> None:
+                nonlocal replayed
+                for event in recorded:  # oldest first: each newer than the last
+                    await stranger.publish(topic, event.raw, qos=1)
+                    replayed += 1
+                    await asyncio.sleep(0.3)
+
+            async def watch() -> None:
+                nonlocal acting_all_along
+                while True:
+                    acting_all_along = acting_all_along and new.acting
+                    await asyncio.sleep(0.02)
+
+            try:
+                await meet(new, bob)
+                tasks += [asyncio.create_task(replay()), asyncio.create_task(watch())]
+                await eventually(lambda: replayed >= 3, 10, "the first replays")
+                rnd_bob = await bob.invite([new.peer_id], "connect4", start=1)
+                rnd_new = await (await invitation(new, rnd_bob.id)).accept()
+                await rnd_new.wait_started(20)
+                assert await rnd_new.wait_turn(20)
+                await rnd_new.play(first_legal(rnd_new.game))
+                await eventually(lambda: rnd_bob.is_my_turn, 10, "anna's move to reach bob")
+                await eventually(lambda: replayed == len(recorded), 10, "every replay")
+                await asyncio.sleep(0.5)
+                assert acting_all_along and new.acting
+                assert "other_session" not in _codes(told), _codes(told)
+                assert not new.lobby.sessions.others
+            finally:
+                for task in tasks:
+                    task.cancel()
+                await new.close()
 
     run(body(), 90)

@@ -217,3 +217,67 @@ def test_a_key_alone_acts_while_its_link_is_down() -> None:
     assert not lobby.sessions.acting  # settling: the others' presences come first
     lobby.tick(8_000 + SETTLE_MS)
     assert lobby.sessions.acting
+
+
+def _run(n: int, since: int, beats: int) -> tuple[Lobby, Publish, list[Publish]]:
+    """A session of ``ME`` started at ``since``: its Will and its online presences, one
+    per heartbeat (what a stranger on ``#`` records from its presence topic)."""
+    lobby = Lobby(ME, "anna", bytes([n]) * 16)
+    will = Publish(lobby.will_route(), lobby.will(since, session=bytes([n]) * 16))
+    beats_out = [p for p in lobby.connect(since) if isinstance(p, Publish)]
+    for i in range(1, beats):
+        beats_out += [p for p in lobby.tick(since + 20_000 * i) if isinstance(p, Publish)]
+    return lobby, will, beats_out
+
+
+def test_a_restarted_client_never_watches_because_of_its_crashed_runs_will_and_replays() -> None:
+    """Issue 23 item 4: the broker holds the crashed run's Will; the new run reads it on
+    subscribing and so ends that session: a stranger replaying the old run's online
+    presences one per heartbeat (each newer than the last) never makes it watch."""
+    _, will, beats = _run(1, 1_000, 12)  # ran for 4 minutes, then crashed
+    start = 1_000 + 20_000 * 12
+    new, _ = session(ME, 2, start)
+    assert own(new, will, start + 1, retained=True) == []
+    for i, beat in enumerate(beats):
+        now = start + 2 + 20_000 * i
+        own(new, beat, now)
+        new.tick(now)
+        assert new.sessions.acting and not new.sessions.others, i
+
+
+def test_our_own_earlier_runs_are_never_another_session_even_without_their_will() -> None:
+    """The Will never reached us (a stranger emptied the topic, or the broker has not
+    noticed the old connection yet): the runs the driver remembers are ours."""
+    _, _, beats = _run(1, 1_000, 3)
+    new, _ = session(ME, 2, 50_000)
+    new.sessions.earlier_runs([1_000])
+    for beat in beats:
+        assert own(new, beat, 50_001, retained=True) == []
+        assert new.sessions.acting
+
+
+def test_another_sessions_replayed_presences_make_us_watch_only_while_they_are_fresh() -> None:
+    """Another session of our key (not one of our runs) went away and its Will never
+    reached us; a stranger replays its presences.  We watch only while the newest one's
+    signed ts is within FRESH_MS of our clock: the stall ends FRESH_MS after the newest
+    presence that session signed, however the stranger orders its replays."""
+    from p2p.protocol.sessions import FRESH_MS
+
+    _, _, beats = _run(1, 1_000, 11)  # newest presence signed at 201_000
+    newest = beats[-1].event.ts
+    start = newest + 9_000
+    new, _ = session(ME, 2, start)
+    # replayed oldest first, one per heartbeat (4 min old each time): never fresh
+    for i, beat in enumerate(beats[:-1]):
+        own(new, beat, start + 20_000 * i)
+        assert new.sessions.acting, i
+    # the newest one at once: we watch, but only until it is FRESH_MS old
+    new2, _ = session(ME, 3, start)
+    own(new2, beats[-1], start + 1)
+    assert not new2.sessions.acting
+    for beat in beats:  # older ones, replayed again, extend nothing
+        own(new2, beat, newest + FRESH_MS)
+    new2.tick(newest + FRESH_MS)
+    assert not new2.sessions.acting
+    told = new2.tick(newest + FRESH_MS + 1)
+    assert "other_session_gone" in codes(told) and new2.sessions.acting

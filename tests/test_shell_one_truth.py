@@ -4,6 +4,7 @@ the same "Round N · Score ..." as the group's chains say."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -77,5 +78,61 @@ def test_a_corrected_end_corrects_the_result_line(tmp_path: Path, broker_url: st
             assert "Red (alice) wins" in line, line
             session.notes.handle(peer_mod.RoundOver(rnd, (0,), "turn timeout"))  # the same again: no new line
             assert sum("Corrected" in x for x in h.controller.state.text_lines()) == 1
+
+    run(scenario())
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_a_restarted_shell_counts_a_drawn_starter_round_from_its_start(tmp_path: Path, broker_url: str,
+                                                                        lang: str) -> None:
+    """Issue 26.1: after a restart the shell invites with the starter drawn; while the draw
+    runs the game is not yet known, and the standing was left at "Round 1 · Score alice 0 ·
+    tester 0" for the whole round (corrected only by its end). The logs say round 2, 0:1,
+    from the moment play begins."""
+    shell_dir, alice_dir = tmp_path / "shell", tmp_path / "alice"
+    shell_dir.mkdir()
+    words = {"en": ("Round", "Score", "Round 2 over"), "de": ("Runde", "Stand", "Runde 2 vorbei")}[lang]
+
+    async def scenario() -> None:
+        async with Peer(broker_url, nick="alice", log_dir=alice_dir) as alice:
+            async with online_shell(shell_dir, broker_url, lang=lang) as h:
+                await h.wait_for(lambda: h.controller.online is not None and h.controller.online.connected(), 10)
+                my_id = h.controller.online.peer.peer_id
+                await h.wait_for(lambda: alice.find_peer(my_id[:8]) is not None, 10)
+                r1 = await alice.invite([my_id[:8]], "connect4", start=0)
+                await h.wait_for(lambda: h.controller.online.commands.pending() is not None, 10)
+                await h.type_line("/accept")
+                await r1.wait_started(20)
+                await r1.wait_turn(20)
+                await r1.resign()
+                await h.wait_for(lambda: f"{words[0]} 1 · " in status(h) and h.controller.online.round.is_over, 20)
+                assert f"{words[1]} alice 0 · tester 1" in status(h)
+            async with online_shell(shell_dir, broker_url, lang=lang) as h:
+                await h.wait_for(lambda: h.controller.online is not None and h.controller.online.connected(), 10)
+                await h.wait_for(lambda: alice.find_peer(my_id[:8]) is not None, 10)
+                await h.wait_for(lambda: any(e.nick == "alice" for e in h.controller.state.lobby), 10)
+                await h.type_line("/invite alice connect4")  # the starter is drawn (the default)
+                for _ in range(400):
+                    if alice.invitations:
+                        break
+                    await asyncio.sleep(0.025)
+                ra = await alice.invitations[-1].accept()
+                session = h.controller.online
+                await h.wait_for(lambda: session.round is not None and session.round.game is not None, 20)
+                await ra.wait_started(20)
+                number, wins = Ledger(alice_dir).standing(summarize(ra.chain_state))
+                assert number == 2 and wins[alice.public_key] == 0
+                assert wins[session.peer.public_key] == 1
+                await h.wait_for(lambda: status(h).startswith(f"{words[0]} 2 · "), 5)
+                assert f"{words[1]} tester 1 · alice 0" in status(h), status(h)
+                if not session.round.is_my_turn:
+                    await ra.wait_turn(20)
+                    await ra.play(ra.game.legal_moves()[0])
+                await h.wait_for(lambda: session.round.is_my_turn, 20)
+                assert status(h).startswith(f"{words[0]} 2 · "), status(h)  # still right one move on
+                assert f"{words[1]} tester 1 · alice 0" in status(h), status(h)
+                await ra.resign()
+                await said(h, words[2])
+                await h.wait_for(lambda: f"{words[1]} tester 2 · alice 0" in status(h), 10)
 
     run(scenario())

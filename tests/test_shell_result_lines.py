@@ -76,3 +76,36 @@ def test_your_own_forfeit_after_a_restart_is_in_the_second_person(tmp_path: Path
                 assert not any("tester did not move" in x for x in texts), texts
 
     run(scenario())
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_a_fair_forfeit_learned_after_a_restart_raises_no_warning(tmp_path: Path, broker_url: str,
+                                                                 lang: str) -> None:
+    """Issue 26.2: forfeited on our turn while the shell was away, we read on restart "You
+    did not move for 3 s (went offline) and are out" and then "Warning: by our clock the
+    turn timeout of tester came after 0 s": our clock took the resumed head as just seen
+    and accused a fair winner. Our clock never saw that head arrive: no warning."""
+    from p2p.protocol.round import TurnTimeouts
+
+    # long enough that a forfeit arriving just after our resume is "too soon" by the
+    # notice's clock grace (5 s), were the resumed head taken as seen live
+    fast = TurnTimeouts(silent_ms=600_000, offline_ms=8_000)
+    options = {"turn_timeouts": fast}
+    out, over, warning = {"en": ("and are out", "Round 1 over", "Warning"),
+                          "de": ("und bist raus", "Runde 1 vorbei", "Warnung")}[lang]
+
+    async def scenario() -> None:
+        async with Peer(broker_url, nick="alice", turn_timeouts=fast) as alice:
+            async with online_shell(tmp_path, broker_url, peer_options=options) as h:
+                ra = await accepted_from(alice, h)
+            await ra.wait_over(30)
+            assert ra.winners == (0,)
+            async with online_shell(tmp_path, broker_url, lang=lang, peer_options=options) as h:
+                await said(h, out, 20)
+                await said(h, over, 10)
+                await h.wait_for(lambda: h.controller.online.round.is_over, 10)
+                texts = h.controller.state.text_lines()
+                assert not any(warning in x for x in texts), "\n".join(texts)
+                assert not any("clock" in x or "Uhr" in x for x in texts), "\n".join(texts)
+
+    run(scenario())

@@ -1,10 +1,11 @@
 """One registry entry per game: everything that differs per game is found from it.
 
 A ``GameSpec`` names, as import paths, the module of each layer that knows the game:
-the rules engine (``p2p.games``), the computer player (``p2p.ai``) and the shell's view
-(``p2p.shell``).  Each layer resolves its own path lazily (``importlib``), so this pure
-module never imports ``ai`` or ``shell``: the layering of ``docs/architecture.md`` holds,
-and adding a game is one new module per layer plus one ``register_game`` line.  See
+the rules engine (``p2p.games``), the computer player (``p2p.ai``), the shell's view
+(``p2p.shell``) and the browser's board (``p2p.web``).  Each layer resolves its own path
+lazily (``importlib``), so this pure module never imports ``ai``, ``shell`` or ``web``:
+the layering of ``docs/architecture.md`` holds, and adding a game is one new module per
+layer plus one ``register_game`` line.  See
 ``docs/adding-a-game.md``.
 
 >>> spec("connect4").title
@@ -51,6 +52,9 @@ class GameSpec:
     optionally ``hint(game)`` and ``HINT_LEVEL`` (``p2p/ai/__init__.py``)."""
     view: str = ""
     """The shell's view module, whose ``VIEW`` is a ``p2p.shell.game_view.GameView``."""
+    web: str = ""
+    """The browser face's board module, whose ``VIEW`` is a ``p2p.web.web_view.WebView``
+    (empty: the plain text picture with a button per legal move)."""
     aliases: tuple[str, ...] = ()
     """Other words the shell accepts for the name (``/play 4``, ``/play schach``)."""
     demo: Demo = field(default_factory=Demo)
@@ -115,17 +119,20 @@ def resolve(path: str) -> object:
 
 register_game(GameSpec(
     "connect4", "p2p.games.connect4:Connect4", ("Vier in einer Reihe", "Connect Four"),
-    ai="p2p.ai.connect4_ai", view="p2p.shell.views.connect4", aliases=("4", "c4", "vier"),
+    ai="p2p.ai.connect4_ai", view="p2p.shell.views.connect4",
+    web="p2p.web.views.connect4", aliases=("4", "c4", "vier"),
     solver="p2p.ai.connect4_solver",
 ))
 register_game(GameSpec(
     "cube", "p2p.games.cube:Cube", ("Viergewinnt 3D", "3D Connect Four"),
-    ai="p2p.ai.cube_ai", view="p2p.shell.views.cube", aliases=("3d",),
+    ai="p2p.ai.cube_ai", view="p2p.shell.views.cube",
+    web="p2p.web.views.cube", aliases=("3d",),
     demo=Demo({"players": 3}, humans=3),
 ))
 register_game(GameSpec(
     "chess4", "p2p.games.chess4:Chess4", ("Schach zu viert", "Four-player chess"),
-    ai="p2p.ai.chess4_ai", view="p2p.shell.views.chess4", aliases=("chess", "schach"),
+    ai="p2p.ai.chess4_ai", view="p2p.shell.views.chess4",
+    web="p2p.web.views.chess4", aliases=("chess", "schach"),
     demo=Demo(humans=2, computers=2, level="einfach"),
     perft="p2p.games.chess4:perft", divide="p2p.games.chess4:divide",
     notation="fen4", from_notation="p2p.games.chess4:Chess4.from_fen4",

@@ -96,6 +96,12 @@ class Broker(Service, Protocol):
         """Every broker's URL and whether it is connected now, in the order given."""
         ...
 
+    def retained_to(self) -> str | None:
+        """To whom the broker hands retained messages: ``"wildcard"``, ``"exact"`` or
+        ``"none"`` (``p2p.net.known.RETAINED``), ``None`` while unknown.  Inside an
+        ``on_connected`` hook: the broker that connected; else the weakest of them."""
+        ...
+
     def is_reconnect(self) -> bool:
         """True inside an ``on_connected`` hook for a connection that was up before
         (then the peer catches up on its rounds); false for the first connect."""

@@ -119,6 +119,18 @@ class MultiTransport(Broker):
         versions = {t.protocol_version for t in self.transports}
         return versions.pop() if len(versions) == 1 else "mixed"
 
+    def retained_to(self) -> str | None:
+        """The announcing broker's retained delivery inside its hook; else the weakest
+        known one (``none`` < ``exact`` < ``wildcard``)."""
+        broker = self.announcing()
+        if broker is not None:
+            return broker.retained_to()
+        found = [t.retained_to() for t in self.transports]
+        for how in ("none", "exact", "wildcard"):
+            if how in found:
+                return how
+        return None
+
     def is_reconnect(self) -> bool:
         """True inside the ``on_connected`` hook of a broker that had been up before."""
         broker = self.announcing()

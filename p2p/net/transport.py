@@ -56,6 +56,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
+from p2p.net import known
 from p2p.net.face import Broker, tell_state
 from p2p.net.inbound import Inbound, InboundQueues, Lane, LaneLimits
 
@@ -97,8 +98,11 @@ def split_brokers(text: str | Sequence[str]) -> list[str]:
 HANDSHAKE_TIMEOUT_S = 4.0
 """How long a first MQTT v5 connect waits for its CONNACK before 3.1.1 is tried."""
 
-_SPEAKS_311: set[str] = set()
-"""Brokers (URLs) this process found speaking 3.1.1 only: later transports skip the probe."""
+PROBE_TIMEOUT_S = 1.0
+"""The longest the retained-delivery probe of a first connect takes (``_probe_retained``)."""
+
+CLOSED_BEFORE_CONNACK = "connection closed before CONNACK"
+"""The handshake failure when a broker closes the socket instead of answering."""
 
 MAX_PAYLOAD = 8192 + 512
 """Receive cap in bytes: bigger payloads are dropped before any parsing (an event of at
@@ -311,7 +315,13 @@ class Transport(Broker):
         self._keepalive = keepalive
         self._min_backoff = min_backoff
         self._max_backoff = max_backoff
-        self._v5 = protocol == "5" and str(self.address) not in _SPEAKS_311
+        learned = known.facts(str(self.address))
+        self._v5 = protocol == "5" and learned.get("protocol") != "3.1.1"
+        self.retained_delivery: str | None = learned.get("retained")
+        """To whom the broker hands retained messages (``p2p.net.known.RETAINED``),
+        ``None`` until probed (once per broker: ``_probe_retained``)."""
+        self._connack_retain: int | None = None
+        self._probe: dict[str, asyncio.Future[None]] = {}
         self._probing_v5 = self._v5  # v5 not confirmed by a broker yet
         self._v5_fallback = False  # on 3.1.1 because a v5 connect went unanswered
         self._subscriptions: dict[str, tuple[int, bool, bool]] = {}
@@ -360,6 +370,10 @@ class Transport(Broker):
     def brokers(self) -> list[tuple[str, bool]]:
         """This broker's URL and whether it is connected now (``Broker``'s face)."""
         return [(str(self.address), self.connected)]
+
+    def retained_to(self) -> str | None:
+        """To whom this broker hands retained messages (probed on the first connect)."""
+        return self.retained_delivery
 
     def is_reconnect(self) -> bool:
         """True while the connection that is (or was last) up is not the first one."""
@@ -539,7 +553,8 @@ class Transport(Broker):
                     item.topic,
                     item.payload,
                     qos=item.qos,
-                    retain=item.retain,
+                    # a broker without retained messages may cut a client that sends one
+                    retain=item.retain and self.retained_delivery != "none",
                     properties=properties,
                 )
             except aiomqtt.MqttError as err:
@@ -583,6 +598,10 @@ class Transport(Broker):
         elif not isinstance(payload, (bytes, bytearray)):
             payload = b"" if payload is None else str(payload).encode()
         topic = message.topic.value
+        if topic in self._probe:
+            if payload and not self._probe[topic].done():
+                self._probe[topic].set_result(None)
+            return
         if len(payload) > self.max_payload:
             self.stats["dropped"] += 1
             log.warning(
@@ -620,7 +639,11 @@ class Transport(Broker):
                 will_props = _properties(PacketTypes.WILLMESSAGE)
                 will_props.MessageExpiryInterval = will.expiry
             aio_will = aiomqtt.Will(
-                will.topic, will.payload, will.qos, will.retain, will_props
+                will.topic,
+                will.payload,
+                will.qos,
+                will.retain and self.retained_delivery != "none",
+                will_props,
             )
         connect_props = None
         if self._v5:
@@ -631,7 +654,7 @@ class Transport(Broker):
         tls_context = None
         if address.tls:
             tls_context = self._tls_context or ssl.create_default_context()
-        return aiomqtt.Client(
+        client = aiomqtt.Client(
             address.host,
             address.port,
             username=address.username,
@@ -659,6 +682,88 @@ class Transport(Broker):
             logger=logging.getLogger("p2p.net.mqtt"),
             socket_options=[NODELAY] if not address.websockets else (),
         )
+        self._watch_handshake(client)
+        return client
+
+    def _watch_handshake(self, client: aiomqtt.Client) -> None:
+        """End the wait for a CONNACK as soon as the broker closes the socket.
+
+        aiomqtt ignores a disconnect before the CONNACK and waits out its timeout (a
+        3.1.1-only broker such as RabbitMQ 3.x closes a v5 connect that way): here the
+        close fails the handshake at once with ``CLOSED_BEFORE_CONNACK``.  The CONNACK's
+        v5 properties are kept (``RetainAvailable`` says whether retained messages work).
+        """
+        paho = client._client
+        on_disconnect = paho.on_disconnect
+        on_connect = paho.on_connect
+
+        def disconnected(*args: Any) -> None:
+            waiting = client._connected
+            if not waiting.done():
+                waiting.set_exception(aiomqtt.MqttError(CLOSED_BEFORE_CONNACK))
+            if on_disconnect is not None:
+                on_disconnect(*args)
+
+        def connected(*args: Any) -> None:
+            properties = args[4] if len(args) > 4 else None
+            self._connack_retain = getattr(properties, "RetainAvailable", None)
+            if on_connect is not None:
+                on_connect(*args)
+
+        paho.on_disconnect = disconnected
+        paho.on_connect = connected
+
+    async def _probe_retained(self, client: aiomqtt.Client) -> None:
+        """Find out once per broker to whom it hands retained messages.
+
+        Two retained messages on topics of our own client id, one read through a wildcard
+        filter and one through an exact subscription, then both deleted: ``wildcard``
+        (both arrive, MQTT as written), ``exact`` (only the exact one: RabbitMQ 3.x) or
+        ``none`` (neither, or the broker says so in its v5 CONNACK).  Costs a few round
+        trips on the first connect to a broker, and one second at most; the answer is
+        kept (``p2p.net.known``).  The peer asks present peers to answer when retained
+        presences cannot reach a newcomer's wildcard filter (``docs/brokers.md``).
+        """
+        if self._connack_retain == 0:
+            self._learned_retained("none")
+            return
+        root = f"p2p/probe/{client.identifier}"
+        exact, under = f"{root}/e", f"{root}/w/r"
+        loop = asyncio.get_running_loop()
+        self._probe = {exact: loop.create_future(), under: loop.create_future()}
+        result = None
+        try:
+            async with asyncio.timeout(PROBE_TIMEOUT_S):
+                await asyncio.gather(
+                    client.publish(exact, b"p", qos=1, retain=True),
+                    client.publish(under, b"p", qos=1, retain=True),
+                )
+                await client.subscribe(f"{root}/w/+", qos=1)
+                await client.subscribe(exact, qos=1)
+                await self._probe[exact]
+                # the broker answers in order: a wildcard delivery comes before this
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(self._probe[under]), 0.1)
+                result = "wildcard" if self._probe[under].done() else "exact"
+        except TimeoutError:
+            result = "wildcard" if self._probe[under].done() else "none"
+        except aiomqtt.MqttError:
+            # a broker without retained messages may cut a client that sends one
+            self._learned_retained("none")
+            raise
+        finally:
+            self._probe = {}
+        with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
+            async with asyncio.timeout(PROBE_TIMEOUT_S):
+                await client.unsubscribe([f"{root}/w/+", exact])
+                for topic in (exact, under):  # delete them: nothing of ours stays
+                    await client.publish(topic, b"", qos=1, retain=True)
+        self._learned_retained(result)
+
+    def _learned_retained(self, how: str) -> None:
+        self.retained_delivery = how
+        known.note(str(self.address), retained=how)
+        log.info("broker %s hands retained messages to: %s", self.address, how)
 
     def _set_state(self, state: ConnectionState, detail: str) -> None:
         self.state = state
@@ -686,6 +791,8 @@ class Transport(Broker):
                             client, topic, qos, retained, no_local
                         )
                     was_up = True
+                    if self.retained_delivery is None:
+                        await self._probe_retained(client)
                     backoff = self._min_backoff
                     self._set_state(
                         ConnectionState.RECONNECTED
@@ -695,8 +802,7 @@ class Transport(Broker):
                     )
                     self._ever_connected = True
                     self._probing_v5 = False
-                    if not self._v5:
-                        _SPEAKS_311.add(str(self.address))
+                    known.note(str(self.address), protocol=self.protocol_version)
                     self._up.set()
                     if self._on_connected is not None:
                         try:
@@ -709,6 +815,11 @@ class Transport(Broker):
                         self._deliver(message)
             except MqttConnectError as err:
                 detail = str(err)
+                if err.rc == 154 and self.retained_delivery != "none":
+                    # "retain not supported": a broker without retained messages refuses
+                    # our retained Will; connect again without retaining anything
+                    self._learned_retained("none")
+                    continue
                 if self._v5 and err.rc in (1, 132):  # unsupported protocol version
                     log.info("broker refused MQTT v5; using 3.1.1")
                     self._v5 = False
@@ -716,10 +827,13 @@ class Transport(Broker):
                     continue
             except aiomqtt.MqttError as err:
                 detail = str(err)
-                if not was_up and self._probing_v5 and "timed out" in detail:
-                    # No CONNACK at all to a v5 CONNECT: try 3.1.1 at once, and go back
-                    # to v5 if that fails too (the broker may just have been slow).
-                    log.info("no answer to an MQTT v5 connect; trying 3.1.1")
+                if not was_up and self._probing_v5 and (
+                    "timed out" in detail or detail == CLOSED_BEFORE_CONNACK
+                ):
+                    # No CONNACK at all to a v5 CONNECT (closed, or no answer): try 3.1.1
+                    # at once, and go back to v5 if that fails too (the broker may just
+                    # have been slow, or restarting).
+                    log.info("no CONNACK to an MQTT v5 connect (%s); trying 3.1.1", detail)
                     self._v5 = False
                     self._probing_v5 = False
                     self._v5_fallback = True

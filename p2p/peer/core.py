@@ -20,7 +20,7 @@ import logging
 import os
 import ssl
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -333,6 +333,9 @@ class Peer(Service):
             return
         self.edge.publish(route.topic, payload, route.qos, route.retain, expiry)
 
+    def follow_stores(self, key: str, owners: Iterable[str]) -> None:
+        self.edge.follow_stores(key, owners)
+
     def publish_raw(
         self, topic: str, payload: bytes, qos: int, retain: bool, expiry: int | None = None
     ) -> None:
@@ -419,6 +422,11 @@ class Peer(Service):
         """After every (re)connect: announce our presence (the retained presences say who is
         online; nobody has to answer), and after a reconnect catch up on our rounds."""
         await self.lobby_link.run(self.lobby.connect(self.now_ms()))
+        if self.edge.transport.retained_to() in ("exact", "none"):
+            # this broker hands our wildcard filter no retained presence (RabbitMQ):
+            # ask the peers present to answer, and answer such a newcomer ourselves
+            self.lobby.answers_everyone = True
+            await self.lobby_link.run(self.lobby.hello(self.now_ms(), everyone=True))
         for link in self.links:
             link.store.republish()  # a slow round's store: the broker may have lost it
         if self.edge.transport.is_reconnect():

@@ -14,7 +14,7 @@ import asyncio
 import logging
 import os
 import ssl
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from p2p.friends import Friends
@@ -92,6 +92,9 @@ class Edge:
         self._peer_id = identity.peer_id
         self._seed = identity.seed()  # opens what is sealed to us (sealing)
         self.inbox_seen = SeenIds(limit=1024)
+        self._stores: dict[str, set[str]] = {}
+        """Per round key: the members' store topics we subscribed to exactly."""
+        self._pending: set[asyncio.Task[None]] = set()
         """Ids of inbox events we took: their replays are dropped at the edge."""
         self.inbound = InboundQueues(self.classify, on_drop=self.edge_drop)
         """Inbound lanes and budgets (``p2p.net.inbound``): our rounds first."""
@@ -126,13 +129,34 @@ class Edge:
     async def subscribe_round(self, key: str) -> None:
         for topic, qos in self.topics.round_subscriptions(key):
             # only a private round's genesis is retained (for code joiners)
-            await self.transport.subscribe(  # a slow round's stores are retained too
-                topic, qos, retained=topic.endswith(("/genesis", "/+")), no_local=True
+            await self.transport.subscribe(
+                topic, qos, retained=topic.endswith("/genesis"), no_local=True
             )
 
     async def unsubscribe_round(self, key: str) -> None:
         for topic, _ in self.topics.round_subscriptions(key):
             await self.transport.unsubscribe(topic)
+        for topic in self._stores.pop(key, set()):
+            await self.transport.unsubscribe(topic)
+
+    def follow_stores(self, key: str, owners: Iterable[str]) -> None:
+        """Subscribe exactly to each member's retained store of a slow round (§9.1).
+
+        Exact topics, not ``store/+``: some brokers (RabbitMQ) hand retained messages
+        only to a subscription naming the topic exactly, never to a wildcard filter.
+        Called after every change of the round; only new members cost a subscription.
+        """
+        known = self._stores.setdefault(key, set())
+        for owner in owners:
+            route = self.topics.round_store(key, owner)
+            if route.topic in known:
+                continue
+            known.add(route.topic)
+            task = asyncio.get_running_loop().create_task(
+                self.transport.subscribe(route.topic, route.qos, retained=True, no_local=False)
+            )
+            self._pending.add(task)
+            task.add_done_callback(self._pending.discard)
 
     async def receive_loop(self) -> None:
         async for message in self.transport.messages():

@@ -18,7 +18,7 @@ import functools
 import logging
 import os
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -86,6 +86,9 @@ class RoundHost(Protocol):
 
     @property
     def connected(self) -> bool: ...
+
+    def follow_stores(self, key: str, owners: Iterable[str]) -> None:
+        """Subscribe exactly to these members' retained stores (``Edge.follow_stores``)."""
 
     def notify(self, note: Notification) -> None: ...
 

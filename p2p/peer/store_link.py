@@ -109,6 +109,11 @@ class StoreLink:
         """Publish our store again if what it should hold changed (or was asked for)."""
         link = self._link
         host = link.host
+        # every round follows the members' stores: a slow round's, and a live round's
+        # ending that a member left for us when we were cut off (§9.1)
+        host.follow_stores(
+            link.key, [peer_id(s.pk) for s in link.machine.state.seats if s.pk is not None]
+        )
         if self._cleared or host.closed or not host.connected:
             return
         if not self.keeps_store:
@@ -144,10 +149,13 @@ class StoreLink:
         """The timer's check: publish only a store never published or asked for again
         (a change of the round publishes at once, ``refresh``), so an idle round costs
         no encoding per tick."""
-        if self._written is None or (
-            self.turn_s is None and not self._cleared and not self.live_ending
-        ):
-            self.refresh()
+        if self._cleared:
+            return
+        if self._written is None:
+            if self.keeps_store:
+                self.refresh()
+        elif self.turn_s is None and not self.live_ending:
+            self.refresh()  # a live ending past its time: cleared
 
     def republish(self) -> None:
         """After a (re)connect: the broker may have lost our store (restart without

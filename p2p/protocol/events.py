@@ -220,7 +220,9 @@ KINDS: dict[str, Kind] = {
         # started (its signer's clock) and its takeover counter
         optional={"since": _int(0, MAX_TS), "lead": _int(0, 1_000_000)},
     ),
-    "hello": Kind("lobby", {"nick": _nick, "ns": _ns}),
+    # ``all``: "everyone present, answer": a newcomer whose broker hands retained
+    # presences to no wildcard filter asks (docs/protocol.md §5)
+    "hello": Kind("lobby", {"nick": _nick, "ns": _ns}, optional={"all": _bool}),
     "chat": Kind("any", {"text": _line(MAX_CHAT)}, lobby_body={"ns": _ns}),
     # round chain
     "genesis": Kind(

@@ -127,6 +127,9 @@ ANSWER_BACKOFF_MS = 1_000
 """Longest random delay before we re-publish a presence that is missing on the broker."""
 REPAIR_BUDGET = (3, 10_000)
 """Re-publications of our presence outside the heartbeat (burst, ms per one)."""
+ASK_BUDGET = (3, 10_000)
+"""Answers to ``hello``s that ask everyone present (``all``), whoever sent them (burst,
+ms per one): a stranger's flood of them costs each peer at most one presence per 10 s."""
 DECLINE_BUDGET = (4, 5_000)
 """Automatic declines while busy for invitations from strangers (burst, ms per one)."""
 MAX_CHANGES = 8_192
@@ -214,6 +217,13 @@ class Lobby:
         self._chat_budget = {r: TokenBucket(*b) for r, b in CHAT_BUDGETS.items()}
         self._hello_budget = TokenBucket(*HELLO_BUDGET)
         self._repair_budget = TokenBucket(*REPAIR_BUDGET)
+        self._ask_budget = TokenBucket(*ASK_BUDGET)
+        self.answers_everyone = False
+        """Answer a ``hello`` that asks everyone (``all``): set by the peer while one of
+        its brokers hands retained messages to no wildcard filter (RabbitMQ), so a
+        newcomer there cannot read our retained presence through ``presence/+``."""
+        self._asked_at: int | None = None
+        """When an ``all`` hello we mean to answer arrived (our clock), else None."""
         self._decline_budget = TokenBucket(*DECLINE_BUDGET)
         self._chat_seen = ReplayGuard(REPLAY_WINDOW_MS, MAX_SEEN)
         self._hello_seen = ReplayGuard(REPLAY_WINDOW_MS, MAX_SEEN)
@@ -302,9 +312,13 @@ class Lobby:
             return effects  # not connected yet: the presence on connecting says it
         return [*effects, self._announce("online", now)]
 
-    def hello(self, now: int) -> list[Effect]:
-        """Ask the peers whose retained presence is missing to publish it again."""
-        body = {"nick": self.nick, "ns": self.topics.root}
+    def hello(self, now: int, everyone: bool = False) -> list[Effect]:
+        """Ask the peers whose retained presence is missing to publish it again;
+        ``everyone``: ask every present peer (a newcomer on a broker that hands retained
+        presences to no wildcard filter, §5)."""
+        body: dict[str, object] = {"nick": self.nick, "ns": self.topics.root}
+        if everyone:
+            body["all"] = True
         return [Publish(self.topics.hello(), events.make(self.me, "hello", now, body))]
 
     def disconnect(self, now: int) -> list[Effect]:
@@ -333,7 +347,14 @@ class Lobby:
         another answer was echoed back), and limited by ``REPAIR_BUDGET``.
         """
         self._answer_pending = False
-        if self._echoed or self._last_presence is None:
+        asked, self._asked_at = self._asked_at, None
+        if self._last_presence is None:
+            return []
+        if asked is not None:  # an ``all`` hello: answered unless a presence went out since
+            if self._last_presence < asked and self._ask_budget.take(now):
+                return [self._announce("online", now)]
+            return []  # (a deletion meanwhile: the heartbeat repairs it)
+        if self._echoed:
             return []
         if not self._repair_budget.take(now):
             return []  # the next heartbeat repairs it
@@ -725,6 +746,10 @@ class Lobby:
         if not self._hello_budget.take(now):
             return [dropped(event, "hello budget")]
         self._hello_seen.add(event.id, self.clocks.local(event.pk, event.ts), now)
+        if event.body.get("all") and self.answers_everyone and event.pk != self.me.public_key:
+            if self._asked_at is None:
+                self._asked_at = now
+            return self._answer_later()
         if self._echoed:
             return []  # the broker holds our latest presence: the newcomer has it
         return self._answer_later()

@@ -37,6 +37,10 @@ def forfeit_notices(m: RoundMachine, event: Event, now: int) -> list[Effect]:
             {"seat": seat, "reason": reason, "waited": waited, "by": event.pk.hex()[:8]},
         )
     ]
+    if event.id not in m._observed_at:
+        # learnt after the fact (a restart, a catch-up): our clock and lobby saw neither
+        # the head nor the forfeit arrive, so they say nothing about either
+        return notices
     pk = st.seats[seat].pk
     if reason == "offline" and pk != m.me.public_key and pk not in m.offline:
         notices.append(
@@ -46,7 +50,9 @@ def forfeit_notices(m: RoundMachine, event: Event, now: int) -> list[Effect]:
                 {"seat": seat},
             )
         )
-    seen_at = m._observed_at.get(prev.id)
+    # the head we took up from a log is marked "seen" at our resume (so we do not forfeit
+    # its next seat at once), but our clock never saw it arrive: it tells nothing here
+    seen_at = None if prev.id == m._resumed_head else m._observed_at.get(prev.id)
     limit = m.timeouts.limit(reason)
     if seen_at is not None and now - seen_at < limit - CLOCK_GRACE_MS:
         notices.append(

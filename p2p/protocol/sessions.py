@@ -16,8 +16,14 @@ same rule from what each publishes in its presence on the key's own presence top
   announces it: the older session steps back as soon as it sees that presence, and we
   act ``SETTLE_MS`` later (an event it signed just before is then on its way to us);
 * a session whose other sessions all went offline (their Last Will or goodbye) or
-  silent (``SILENCE_MS`` by our clock while we listen) takes the lead itself, so the
-  old one, back from an outage, watches;
+  silent (``SILENCE_MS`` by our clock while we listen), or whose newest presence is no
+  longer *fresh* (its signed ``ts`` more than ``FRESH_MS`` from our clock), takes the lead
+  itself, so the old one, back from an outage, watches;
+* any offline presence of our key ends the session it names, whether we held that
+  session or not (a restarted client reads its crashed run's Will on subscribing: the
+  old run's presences replayed later are no other session); our own earlier runs
+  (``earlier_runs``, their ``since``: the driver may remember them across restarts) and
+  our own earlier connections are never another session;
 * once we have seen another session of our key, we sign nothing while our own link
   is down, nor for ``SETTLE_MS`` after it is back (the others' presences arrive first).
 
@@ -28,6 +34,7 @@ The state is pure and driven by ``p2p.protocol.lobby.Lobby`` (``observe``, ``tic
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from p2p.protocol.effects import Effect, Notice
@@ -38,9 +45,15 @@ SILENCE_MS = 65_000
 """Another session of ours not heard (live) for this long is gone (the lobby's rule)."""
 SETTLE_MS = 2_000
 """After a takeover, or after our link is back, we wait this long before we sign."""
-MAX_SKEW_MS = 300_000
-"""Presences of our key stamped further than this from our clock are not taken as
-another session: a stranger replaying an old one cannot make us watch for long."""
+FRESH_MS = 65_000
+"""A presence of our key counts as another session only while its signed ``ts`` is
+within this of our clock (either way), and we watch only while the acting session's
+newest presence is that fresh: a stranger replaying an old session's presences makes us
+watch at most until ``FRESH_MS`` after the newest one that session signed (docs/protocol.md
+§5).  The price: two sessions of one key on machines whose clocks differ by more than
+about ``FRESH_MS - 20 s`` (one heartbeat) do not see each other."""
+MAX_RUNS = 64
+"""Our own earlier runs (their ``since``) we remember at most."""
 MAX_SESSIONS = 8
 """Other sessions of our key we track at most (the oldest heard is forgotten)."""
 MAX_ENDED = 64
@@ -81,6 +94,8 @@ class Sessions:
         self._ended: OrderedDict[str, None] = OrderedDict()
         self._mine: OrderedDict[str, None] = OrderedDict()
         """Our own earlier connections' session nonces (their retained presence is ours)."""
+        self._runs: OrderedDict[int, None] = OrderedDict()
+        """Our own earlier runs of this key (their ``since``): never another session."""
         self._ever = False
         self._top_lead = 0
         """The highest ``lead`` another session of ours has shown."""
@@ -115,6 +130,17 @@ class Sessions:
                 self._mine.popitem(last=False)
             self.session = session
 
+    def earlier_runs(self, sinces: Iterable[int]) -> None:
+        """Our own earlier runs of this key (the ``since`` of each, as the driver
+        remembers them, e.g. next to the key): their presences are ours, never another
+        session, even when their Will never reached us."""
+        for since in sinces:
+            if since != self.since:
+                self._runs[since] = None
+                self._runs.move_to_end(since)
+        while len(self._runs) > MAX_RUNS:
+            self._runs.popitem(last=False)
+
     def observe(self, event: Event, now: int, retained: bool) -> list[Effect]:
         """A presence of our own key on our presence topic, not published by this
         connection: another session of ours (or one of our earlier connections)."""
@@ -125,17 +151,19 @@ class Sessions:
         if session == self.session or session in self._mine:
             return []  # an earlier connection of this very session
         since = body.get("since", event.ts)
+        if since in self._runs:
+            return []  # an earlier run of ours (before a restart)
         key = str(since)
         if body["status"] == "offline":
+            self._end(session)  # over, whether we held it or not (a crashed run's Will)
             other = self.others.get(key)
             if other is None or other.session != session:
                 return []
             outranked = other.rank > self.rank
             del self.others[key]
-            self._end(session)
             return self._update(now, gone=True, outranked=outranked)
-        if session in self._ended or abs(event.ts - now) > MAX_SKEW_MS:
-            return []  # a replay of a session that left, or a stale one
+        if session in self._ended or abs(event.ts - now) > FRESH_MS:
+            return []  # a replay of a session that left, or not fresh
         other = self.others.get(key)
         lead = body.get("lead", 0)
         if other is not None and (
@@ -172,11 +200,14 @@ class Sessions:
                 self._hold_until = max(self._hold_until, now + SETTLE_MS)
         gone = outranked = False
         if listening:
+            settled = now >= self._hold_until  # (back from deafness: presences first)
             for key, other in list(self.others.items()):
-                if now - other.last_heard >= SILENCE_MS:
+                silent = now - other.last_heard >= SILENCE_MS
+                if silent or settled and now - other.ts > FRESH_MS:
                     outranked = outranked or other.rank > self.rank
                     del self.others[key]
-                    self._end(other.session)
+                    if silent:  # (merely stale: a fresh presence of it counts again)
+                        self._end(other.session)
                     gone = True
         return effects + self._update(now, gone=gone, outranked=outranked)
 

@@ -180,10 +180,6 @@ class Topics:
         """A slow round's retained store of one member (docs/protocol.md §9.1)."""
         return Route(f"{self.root}/round/{key}/store/{peer_id}", 1, retain=True)
 
-    def round_store_filter(self, key: str) -> str:
-        """Subscription filter for every member's store of round ``key``."""
-        return f"{self.root}/round/{key}/store/+"
-
     def lobby_subscriptions(self, my_peer_id: str) -> list[tuple[str, int]]:
         """(filter, QoS) pairs a peer subscribes to while online."""
         return [
@@ -200,8 +196,7 @@ class Topics:
             (self.round_events(key).topic, 1),
             (self.round_sync(key).topic, 1),
             (self.round_chat(key).topic, 0),
-            (self.round_store_filter(key), 1),  # a slow round's stores (retained)
-        ]
+        ]  # a slow round's stores: one exact subscription per member (``Edge.follow_stores``)
 
     def parse(self, topic: str) -> Place | None:
         """Where ``topic`` points in this namespace, ``None`` for a foreign topic.

@@ -335,7 +335,7 @@ class Controller:
         if self.online is not None and self.online.holds_running_seat() \
                 and (self._quit_asked is None or now - self._quit_asked > self.QUIT_CONFIRM_S):
             self._quit_asked = now
-            secs = self.online.peer.turn_timeouts.offline_ms // 1000
+            secs = self.online.offline_grace_s()
             self.say("msg.quit_confirm", "warn", secs=secs)
             return
         self.quit()

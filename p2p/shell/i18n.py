@@ -160,6 +160,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "chess.why.check": ("Schach gegen mehrere Könige", "check on several kings"),
     "chess.why.stalemate": ("Patt", "stalemate"),
     "reason.unknown": ("das geht gerade nicht (Details in shell.log)", "not possible now (details in shell.log)"),
+    "reason.untranslated": ("das geht gerade nicht: {detail}", "{detail}"),
     "reason.see_log": ("Grund in shell.log", "reason in shell.log"),
     "reason.refused": ("Verbindung abgelehnt", "connection refused"),
     "reason.no_host": ("Rechnername unbekannt", "unknown host name"),
@@ -430,6 +431,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Warning: {who} signed two different events for the same place.",
     ),
     "net.error": ("Fehler: {reason}", "Error: {reason}"),
+    "net.invite_options_bad": ("Keine Einladung gesendet – {game}: {reason}.", "No invitation sent – {game}: {reason}."),
     "net.autostart": (
         "Die Runde beginnt von selbst, sobald alle angenommen haben (Phase {phase}; Plätze: {seats}; offen: {waiting}).",
         "The round starts by itself once everyone has accepted (phase {phase}; seats: {seats}; open: {waiting}).",
@@ -848,7 +850,9 @@ class Translator:
         params = dict(getattr(err, "params", {}) or {})
         key = f"reason.{code}"
         if not code or key not in CATALOGUE:
-            return str(err) if self.lang == "en" else self.t("reason.unknown")
+            # no German text for this reason: say the English one rather than hide it
+            detail = str(err)
+            return self.t("reason.untranslated", detail=detail) if detail else self.t("reason.unknown")
         if isinstance(params.get("piece"), int):
             params["piece"] = self.t(f"piece.{params['piece']}")
         for name in ("owner", "turn", "seat"):

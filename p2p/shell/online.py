@@ -119,8 +119,10 @@ class OnlineSession:
         """Round number and scores of the shown round's group, from the signed logs and
         its live chain: the same on every member's screen (also after a restart)."""
         rnd = self.round
-        if self.ledger is None or rnd is None or rnd.game is None:
+        if self.ledger is None or rnd is None or rnd.phase.value == "forming":
             return
+        if rnd.game is None and rnd.phase.value == "cancelled":
+            return  # called off before play: not one of the group's rounds
         from p2p.shell.ledger import summarize
 
         try:
@@ -273,11 +275,31 @@ class OnlineSession:
         return next((s.nick for s in seats if s.pk == pk and s.nick), "")
 
     def seconds_left(self, rnd: Any, silent: bool = False) -> int:
-        """Seconds until the seat to move may be forfeited (offline or silent; from the
-        head), by the round's own limits (a slow round's come from its genesis, §6.7)."""
+        """Seconds until the seat to move may be forfeited, by the round's own limits (a
+        slow round's come from its genesis, §6.7): silent, the limit from the head;
+        offline, also the grace the forfeiter gives the goodbye it holds (the limit plus a
+        third from when it arrived, ``p2p.peer.config.offline_grace_ms``; our lobby's
+        arrival time stands for the forfeiter's)."""
+        from p2p.peer.config import offline_grace_ms
+
         timeouts = rnd.machine.timeouts
+        now = self.peer.now_ms()
         limit = timeouts.silent_ms if silent else timeouts.offline_ms
-        return max(0, (limit - (self.peer.now_ms() - rnd.chain_state.head.ts)) // 1000)
+        left = limit - (now - rnd.chain_state.head.ts)
+        if not silent:
+            pk = rnd.chain_state.owner()
+            held = self.peer.lobby.offline_evidence(pk) if pk is not None else None
+            if held is None:  # no signed goodbye: only the silent timeout can end the turn
+                return self.seconds_left(rnd, silent=True)
+            left = max(left, offline_grace_ms(limit) - (now - held[1]))
+        return max(0, left // 1000)
+
+    def offline_grace_s(self) -> int:
+        """Seconds a member who went offline has to come back before the others sign its
+        forfeit (the offline limit plus a third)."""
+        from p2p.peer.config import offline_grace_ms
+
+        return offline_grace_ms(self.peer.turn_timeouts.offline_ms) // 1000
 
 
     def forming_text(self) -> str | None:

@@ -132,7 +132,10 @@ class OnlineCommands(SessionPart):
         with these options needs; if not, one line saying how to fill or shrink it."""
         try:
             probe = create_game(game_name, options)
-        except (OptionError, ValueError, TypeError):
+        except OptionError as err:  # said here, in the user's language (issue 26.4)
+            self.ctl.say("net.invite_options_bad", "warn", game=self.t.game(game_name), reason=self.t.reason(err))
+            return False
+        except (ValueError, TypeError):
             return True  # the round itself refuses the options, with its own reason
         if "players" in probe.options() and "players" not in options:
             return True  # the number of players follows the seats

@@ -1,0 +1,1 @@
+"""Each game's board in the browser: ``VIEW = WebView(...)``, named by ``GameSpec.web``."""
