@@ -31,6 +31,8 @@ class _Host:
         self.closed = False
         self.connected = True
         self.now = 0
+        self.raw: list[tuple[str, bytes, bool, int | None]] = []
+        """What the link published as it is (retained stores and their clearing)."""
 
     def now_ms(self) -> int:
         return self.now
@@ -39,7 +41,7 @@ class _Host:
         pass  # the Loopback carries the machine's Publish effects
 
     def publish_raw(self, topic: str, payload: bytes, qos: int, retain: bool, expiry: int | None = None) -> None:
-        pass
+        self.raw.append((topic, payload, retain, expiry))
 
     def follow_stores(self, key: str, owners: Any) -> None:
         pass

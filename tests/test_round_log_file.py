@@ -20,6 +20,7 @@ from test_protocol_forfeit import SILENT, evidence_of
 from test_protocol_round import PEOPLE, ROUND, human, nonce
 
 from p2p.peer.files import write_atomic
+from p2p.protocol import events
 from p2p.protocol.effects import Publish, Rewound
 from p2p.protocol.events import Event
 from p2p.protocol.loopback import Loopback
@@ -81,8 +82,6 @@ def two_seats(tmp: Path, loop: asyncio.AbstractEventLoop, cut: dict) -> tuple[Ch
 
 
 def lines(lm: LinkedMachine) -> list[Event]:
-    from p2p.protocol import events
-
     return [events.parse(x) for x in lm.log_path.read_bytes().split(b"\n") if x]
 
 
@@ -153,8 +152,6 @@ def test_a_timely_move_that_beats_a_forfeit_leaves_no_forfeit_in_the_file(
 def test_an_equivocation_proof_is_written_with_the_end_it_caused(
     tmp_path: Path, loop: asyncio.AbstractEventLoop
 ) -> None:
-    from p2p.protocol import events
-
     net, alice, bob = two_seats(tmp_path, loop, {})
     st = bob.machine.state
     made = []
@@ -215,3 +212,57 @@ def test_a_rewrite_that_fails_leaves_the_old_file_whole(
     monkeypatch.undo()
     write_atomic(path, b"new\n")
     assert path.read_bytes() == b"new\n"
+
+
+def test_a_live_ending_is_left_on_the_broker_until_its_time_is_over(
+    tmp_path: Path, loop: asyncio.AbstractEventLoop
+) -> None:
+    """Issue 29.2, the link's side: once a live round ended by its chain, each member
+    publishes its ending (retained, sealed, with the acks), and empties it when the
+    time members ask for acks is over; nothing while the round runs."""
+    from p2p.protocol import round_store, sealing
+    from p2p.protocol.round_machine import ACK_ASK_MS
+
+    net, alice, bob = two_seats(tmp_path, loop, {})
+    assert alice.host.raw == []  # a running live round leaves nothing on the broker
+    head = bob.machine.state.head
+    alice.host.now = head.ts + SILENT
+    net.post("p0", alice.step(lambda: alice.machine.tick(head.ts + SILENT)))
+    net.run()
+    assert alice.machine.state.phase is Phase.OVER and bob.machine.state.phase is Phase.OVER
+    topic, payload, retain, expiry = alice.host.raw[-1]
+    assert topic.endswith("/store/" + PEOPLE[0].peer_id) and retain and payload
+    assert expiry == ACK_ASK_MS // 1000
+    plain = sealing.open_round(alice.link.sealing_key, "store", payload)
+    held = [events.parse(x) for x in round_store.decode(plain)]
+    chain = [e for e in held if e.seq is not None]  # what bob may lack, up to the end
+    assert chain[-1].kind == "forfeit" and chain[-1].id == alice.machine.state.head.id
+    assert {e.pk for e in held if e.kind == "ack"} == {PEOPLE[0].public_key, PEOPLE[1].public_key}
+    alice.host.now = alice.machine.phase_since + ACK_ASK_MS
+    alice.link.store.refresh_if_due()
+    assert alice.host.raw[-1][1:3] == (b"", True)  # emptied: the broker forgets it
+
+
+def test_a_member_that_ended_a_round_still_answers_sync_requests(
+    tmp_path: Path, loop: asyncio.AbstractEventLoop
+) -> None:
+    """Issue 29.2: after the end a member answers a member that asks from an earlier
+    head with the chain from there and its acks, and one that holds the end with acks."""
+    cut: dict = {}
+    net, alice, bob = two_seats(tmp_path, loop, cut)
+    cut["to"] = ("p1",)  # bob hears nothing of the end
+    head = bob.machine.state.head
+    net.post("p0", alice.step(lambda: alice.machine.tick(head.ts + SILENT)))
+    net.run()
+    assert alice.machine.state.phase is Phase.OVER and bob.machine.state.phase is Phase.PLAY
+    now = head.ts + SILENT + 60_000
+    ask = bob.machine.request_sync(now)
+    (request,) = [e.event for e in ask if isinstance(e, Publish)]
+    answer = alice.receive(request, now)
+    sent = [e.event for e in answer if isinstance(e, Publish)]
+    assert [e.kind for e in sent if e.seq is not None] == ["forfeit"]
+    assert {e.kind for e in sent if e.seq is None} >= {"ack"}
+    for event in sent:
+        bob.receive(event, now + 1)
+    assert bob.machine.state.head.id == alice.machine.state.head.id
+    assert replayed_verdict(bob.log_path, bob.machine) is None
