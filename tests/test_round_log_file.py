@@ -124,7 +124,7 @@ def test_a_forfeit_that_replaced_a_late_move_is_on_disk_with_the_move_beside_it(
 
 
 def test_a_timely_move_that_beats_a_forfeit_leaves_no_forfeit_in_the_file(
-    tmp_path: Path, loop: asyncio.AbstractEventLoop
+    tmp_path: Path, loop: asyncio.AbstractEventLoop, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Alice forfeits bob on his Will while his move, signed in time, is on its way:
     the move replaces her forfeit; her file holds the chain she plays on (no forfeit,
@@ -147,6 +147,8 @@ def test_a_timely_move_that_beats_a_forfeit_leaves_no_forfeit_in_the_file(
     st = alice.machine.state
     assert st.phase is Phase.PLAY and st.head.kind == "move"
     assert "forfeit" not in {e.kind for e in lines(alice)} and "ack" not in {e.kind for e in lines(alice)}
+    # the log line says what replaced what (it said "a forfeit replaced" here too)
+    assert "were replaced (now: move)" in caplog.text and "a forfeit replaced" not in caplog.text
 
 
 def test_an_equivocation_proof_is_written_with_the_end_it_caused(

@@ -144,6 +144,7 @@ class RoundLink:
         self.log_path: Path | None = None
         self._written: list[bytes] | None = None
         """The lines the log file holds as we last wrote it (``None``: rewrite it whole)."""
+        self._mark: tuple[object, ...] = ()
         if log_dir is not None:
             self.log_path = log_dir / f"round-{machine.state.round_id}.log"
         self.handle = Round(self)
@@ -216,7 +217,17 @@ class RoundLink:
         """
         if self.log_path is None:
             return
-        lines = [e.raw for e in self.machine.log_events()]
+        machine = self.machine
+        st = machine.state
+        mark = (  # what the file depends on: most steps (chat, a dropped event) change none
+            id(st), len(st.chain), st.head.id, st.phase, machine.ended_by_proof,
+            tuple(e.id for e in machine.evidence_events()),
+            tuple(e.id for (kind, _), e in machine.side.items() if kind == "ack"),
+        )
+        if mark == self._mark and self._written is not None:
+            return
+        self._mark = mark
+        lines = [e.raw for e in machine.log_events()]
         old = self._written
         if lines == old:
             return
