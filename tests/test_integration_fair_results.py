@@ -339,7 +339,7 @@ def test_live_a_forfeited_player_killed_and_restarted_cannot_undo_the_forfeit(
                 assert verdicts[0] == verdicts[1] == ("agreed", (0,), ra.state_hash)
                 assert_log_matches(ra, rb)  # issue 29: each log = its live verdict
                 # bob's move the forfeit beat is kept beside the chain as evidence
-                assert mine.id in {e.id for e in rb.machine.evidence_events()}
+                assert mine.id in {e.id for e in rb.machine.conflict_evidence()}
             finally:
                 await bob.close()
 

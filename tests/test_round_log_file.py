@@ -112,8 +112,8 @@ def test_a_forfeit_that_replaced_a_late_move_is_on_disk_with_the_move_beside_it(
         result = replay_log(lm.log_path.read_bytes().split(b"\n"))
         assert result.verdict == "agreed" and result.state.head.id == st.head.id
     assert move.id in {e.id for e in lines(bob)}  # the replaced move, kept as evidence
-    assert [e.id for e in bob.machine.evidence_events()] == [move.id]
-    assert [e.id for e in replay_log(bob.log_path.read_bytes().split(b"\n")).evidence] == [move.id]
+    assert [e.id for e in bob.machine.conflict_evidence()] == [move.id]
+    assert [e.id for e in replay_log(bob.log_path.read_bytes().split(b"\n")).evidence()] == [move.id]
     # the late move also reaches alice after her forfeit: her log keeps it too
     net.post("p1", late)
     for effect in late:
@@ -188,10 +188,10 @@ def test_a_resumed_round_keeps_its_evidence_and_acks_in_the_file(
     net.run()
     before = bob.log_path.read_bytes()
     result = replay_log(before.split(b"\n"))
-    assert result.evidence and result.verdict == "agreed"
+    assert result.evidence() and result.verdict == "agreed"
     again = RoundMachine.from_log(PEOPLE[1], result.chain, nonce(1), now=net.now,
                                   proof=result.proof, acks=result.acks.values(),
-                                  evidence=result.evidence)
+                                  evidence=result.evidence())
     assert [e.raw for e in again.log_events()] == [x for x in before.split(b"\n") if x]
     resumed = LinkedMachine(again, tmp_path / "bob", loop)
     assert resumed.log_path.read_bytes() == before

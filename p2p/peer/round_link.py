@@ -221,7 +221,7 @@ class RoundLink:
         st = machine.state
         mark = (  # what the file depends on: most steps (chat, a dropped event) change none
             id(st), len(st.chain), st.head.id, st.phase, machine.ended_by_proof,
-            tuple(e.id for e in machine.evidence_events()),
+            tuple(e.id for e in machine.conflict_evidence()),
             tuple(e.id for (kind, _), e in machine.side.items() if kind == "ack"),
         )
         if mark == self._mark and self._written is not None:

@@ -59,13 +59,18 @@ class Replay:
     proof: tuple[Event, Event] | None = None
     """Two signed events of one author for one position: the round ended by the
     equivocation rule there (``RoundState.end_for_equivocation``)."""
-    evidence: list[Event] = field(default_factory=list)
+    replaced: list[Event] = field(default_factory=list)
     """The forfeited seats' own events the log holds beside a forfeit that replaced them
-    (by position): evidence, not part of the chain (``RoundMachine.evidence_events``)."""
+    (by position): evidence, not part of the chain (``RoundMachine.conflict_evidence``)."""
 
     @property
     def ended(self) -> bool:
         return self.state.phase in (Phase.OVER, Phase.CANCELLED)
+
+    def evidence(self) -> list[Event]:
+        """The evidence lines beside the chain (``replaced``): what
+        ``RoundMachine.from_log`` takes up again."""
+        return list(self.replaced)
 
     def missing_acks(self) -> list[int]:
         """Human seats whose ack of the final head the log does not hold."""
@@ -227,7 +232,7 @@ def replay_log(
         raise LogError(f"chain {err}") from None
     if proof is not None:
         _end_by_proof(state, proof)
-    result = Replay(state, chain, ignored, proof=proof, evidence=evidence)
+    result = Replay(state, chain, ignored, proof=proof, replaced=evidence)
     _sort_acks(result, acks)
     return result
 

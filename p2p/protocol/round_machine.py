@@ -203,7 +203,7 @@ class RoundMachine:
         self._rivals: dict[int, tuple[Event, str]] = {}
         """Per chain position (the last ``MAX_EVIDENCE``): a forfeited seat's own event that
         the rule of ``conflicts.rival_wins`` gave to the forfeit, and that forfeit's id
-        (``evidence_events``)."""
+        (``conflict_evidence``)."""
         self._catch_up_until = now
         """Until then we catch up after our own sync request: no observation times."""
         self._last_head_sent = now
@@ -301,7 +301,7 @@ class RoundMachine:
         ``proof``: the equivocation proof the log ends with (``Replay.proof``): the round
         ended by it and is resumed as over, never as a running round.  ``acks`` and
         ``evidence``: the closing acks of the final head and the replaced rival events the
-        log holds (``Replay.acks``, ``Replay.evidence``, both already checked by replay):
+        log holds (``Replay.acks``, ``Replay.evidence()``, both already checked by replay):
         the machine holds them again, so the log it is written from keeps them.
         """
         # one replay; the states before the last MAX_REWIND positions are kept for
@@ -388,7 +388,7 @@ class RoundMachine:
         ``log_events``)."""
         return list(self.state.chain)
 
-    def evidence_events(self) -> list[Event]:
+    def conflict_evidence(self) -> list[Event]:
         """Events beside the chain that the log keeps as evidence, by position: at each
         position where our chain holds a forfeit, the forfeited seat's own event that the
         rule of ``conflicts.rival_wins`` gave to that forfeit (a late move the forfeit
@@ -409,7 +409,7 @@ class RoundMachine:
         return found
 
     def note_rival(self, rival: Event, forfeit: Event) -> None:
-        """Keep ``rival`` as evidence beside ``forfeit`` (``evidence_events``; the
+        """Keep ``rival`` as evidence beside ``forfeit`` (``conflict_evidence``; the
         conflict rules call it when ``rival_wins`` gives the position to the forfeit)."""
         seq = forfeit.seq
         if seq is None or rival.seq != seq or rival.id == forfeit.id:
@@ -421,7 +421,7 @@ class RoundMachine:
 
     def log_events(self) -> list[Event]:
         """What our round log holds, in this order: the chain, the equivocation proof the
-        round ended by (if so), the evidence beside the chain (``evidence_events``), and
+        round ended by (if so), the evidence beside the chain (``conflict_evidence``), and
         once the round is over the closing acks of its final head and state hash, by
         seat.  A pure function of the machine: the driver writes exactly this after
         every step, so the file replays (``p2p.protocol.replay``) to our head, phase and
@@ -431,7 +431,7 @@ class RoundMachine:
         found = list(self.state.chain)
         if self._verdict and self._proof is not None:
             found += self._proof
-        found += self.evidence_events()
+        found += self.conflict_evidence()
         st = self.state
         if st.phase in (Phase.OVER, Phase.CANCELLED) and not self._local_end:
             digest = st.state_hash()
