@@ -268,3 +268,62 @@ def test_a_member_that_ended_a_round_still_answers_sync_requests(
         bob.receive(event, now + 1)
     assert bob.machine.state.head.id == alice.machine.state.head.id
     assert replayed_verdict(bob.log_path, bob.machine) is None
+
+
+def _ending_of(lm: LinkedMachine) -> bytes:
+    """The plaintext of the ending ``lm``'s link left on the broker (its last store)."""
+    from p2p.protocol import sealing
+
+    topic, payload, retain, _ = next(x for x in reversed(lm.host.raw) if "/store/" in x[0])
+    assert retain and payload
+    return sealing.open_round(lm.link.sealing_key, "store", payload)
+
+
+def test_a_cut_off_guest_learns_the_end_from_the_ending_alone(
+    tmp_path: Path, loop: asyncio.AbstractEventLoop
+) -> None:
+    """Issue 29.2 at the link level: bob is cut off on his turn, alice forfeits him and
+    is gone; the only thing bob ever receives is her ending (read through his own
+    ``StoreLink``, as from the broker).  He ends with her result, and his log replays
+    "complete and agreed"."""
+    cut: dict = {}
+    net, alice, bob = two_seats(tmp_path, loop, cut)
+    cut["to"] = ("p1",)
+    head = alice.machine.state.head
+    alice.host.now = head.ts + SILENT
+    net.post("p0", alice.step(lambda: alice.machine.tick(head.ts + SILENT)))
+    net.run()
+    assert alice.machine.state.phase is Phase.OVER and bob.machine.state.phase is Phase.PLAY
+    bob.host.now = head.ts + SILENT + 120_000
+    loop.run_until_complete(bob.link.store.receive(PEOPLE[0].peer_id, _ending_of(alice)))
+    assert bob.machine.state.head.id == alice.machine.state.head.id
+    assert bob.machine.state.winners() == (0,)
+    assert replay_log(bob.log_path.read_bytes().split(b"\n")).verdict == "agreed"
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "rules v2: the forfeited seat refuses a forfeit of its own late move that nobody else "
+    "holds once it applied it RACE_MS ago (round_conflicts.contest), and waits for a sign "
+    "the gone admin never sends; the rules branch (issue 23) decides it by the shared "
+    "table -- remove this marker when it is merged"))
+def test_a_guest_that_moved_late_during_its_cut_learns_the_forfeit_from_the_ending(
+    tmp_path: Path, loop: asyncio.AbstractEventLoop
+) -> None:
+    """The fault run of issue 29: the guest moved during its cut, past the limit (its
+    move is signed after the forfeit); the admin forfeited it and quit.  From the ending
+    alone the guest must reach the admin's end."""
+    cut: dict = {}
+    net, alice, bob = two_seats(tmp_path, loop, cut)
+    cut["to"] = ("p0", "p1")
+    head = alice.machine.state.head
+    offline = alice.machine.timeouts.offline_ms
+    bob.host.now = head.ts + offline + 20_000
+    bob.step(lambda: bob.machine.move("3", head.ts + offline + 20_000))  # never arrives
+    gone = frozenset({PEOPLE[1].public_key})
+    alice.host.now = head.ts + offline + 1_000
+    alice.step(lambda: alice.machine.tick(head.ts + offline + 1_000, gone, evidence_of(1, head.ts)))
+    assert alice.machine.state.phase is Phase.OVER
+    bob.host.now = head.ts + offline + 65_000
+    loop.run_until_complete(bob.link.store.receive(PEOPLE[0].peer_id, _ending_of(alice)))
+    assert bob.machine.state.head.id == alice.machine.state.head.id
+    assert replayed_verdict(bob.log_path, bob.machine) is None
