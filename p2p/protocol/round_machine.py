@@ -10,8 +10,9 @@ How to drive it (``p2p.peer`` does exactly this):
   second or so, and call the user actions (``accept``, ``decline``, ``join``, ``move``,
   ``resign``, ``leave``, ``chat``, ``cancel``, ``request_sync``);
 * every call returns a list of effects (``p2p.protocol.effects``): publish what it says,
-  append ``Applied`` events to the round log, log ``Dropped``/``Equivocation``, show
-  ``ChatLine``/``Notice``.  User actions raise ``ActionError`` (one line) on bad input.
+  log ``Dropped``/``Equivocation``, show ``ChatLine``/``Notice``; after every call make
+  the round log hold ``log_events()`` (a pure function of the machine).  User actions
+  raise ``ActionError`` (one line) on bad input.
 
 ``now`` is the caller's clock in integer milliseconds; it drives local timers
 (invitation expiry, commit and reveal timeouts, turn timeouts, chat and sync rate limits)
