@@ -46,6 +46,9 @@ class _Host:
     def follow_stores(self, key: str, owners: Any) -> None:
         pass
 
+    def retained_to(self) -> str | None:
+        return None  # not known (as before a broker says)
+
     def notify(self, note: Any) -> None:
         pass
 

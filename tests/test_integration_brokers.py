@@ -58,14 +58,23 @@ def _verdicts(*logs: Path) -> list[object]:
     return [r.verdict for r in results]
 
 
-async def _newcomer_sees_everyone(url: str) -> float:
+async def _newcomer_sees_everyone(url: str) -> tuple[float, str, str | None]:
     async with Peer(url, nick="alice") as alice, Peer(url, nick="bob") as bob:
         await meet(alice, bob)
         carol = Peer(url, nick="carol")
         async with carol:
             up = time.monotonic()  # start() returned: carol's connection is up
             await eventually(lambda: len(carol.online()) == 2, 10, "carol to see both")
-            return time.monotonic() - up
+            took = time.monotonic() - up
+            return took, carol.transport.protocol_version, carol.transport.retained_to()
+
+
+EXPECTED = {
+    "mosquitto": ("5", "wildcard"),
+    "aedes": ("3.1.1", "wildcard"),
+    "rabbitmq": ("3.1.1", "exact"),
+}
+"""What the transport finds out about each broker (``p2p.net.known``)."""
 
 
 async def _live_round(url: str, tmp: Path) -> list[object]:
@@ -107,11 +116,16 @@ async def _slow_round(url: str, tmp: Path) -> tuple[list[object], list[tuple[str
 
 
 @pytest.mark.slow
-def test_live_every_feature_on_each_broker(any_broker: str, tmp_path: Path) -> None:
+def test_live_every_feature_on_each_broker(
+    any_broker: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     known.forget()  # probe this broker as a first-time user would
+    kind = request.node.callspec.params["any_broker"]
 
     async def body() -> None:
-        seen_in = await _newcomer_sees_everyone(any_broker)
+        seen_in, version, retained = await _newcomer_sees_everyone(any_broker)
+        print(f"{kind}: MQTT {version}, retained to {retained}, newcomer saw all in {seen_in:.3f} s")
+        assert (version, retained) == EXPECTED[kind]
         assert seen_in <= 2.0, f"the newcomer saw everyone only after {seen_in:.2f} s"
         assert await _live_round(any_broker, tmp_path) == ["agreed", "agreed"]
         verdicts, history = await _slow_round(any_broker, tmp_path)

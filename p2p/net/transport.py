@@ -98,6 +98,13 @@ def split_brokers(text: str | Sequence[str]) -> list[str]:
 HANDSHAKE_TIMEOUT_S = 4.0
 """How long a first MQTT v5 connect waits for its CONNACK before 3.1.1 is tried."""
 
+PUBLISH_BURST = 10
+PUBLISH_RATE_PER_S = 9.0
+"""The most we publish per broker connection on our own: bursts of ``PUBLISH_BURST``,
+then ``PUBLISH_RATE_PER_S`` per second (a token bucket; ``Transport(publish_rate=...)``).
+Hosted brokers cut clients over about 10 publishes a second; a round's busiest moment
+(its end: acks, store, closing events) stays well within the burst (docs/brokers.md)."""
+
 PROBE_TIMEOUT_S = 1.0
 """The longest the retained-delivery probe of a first connect takes (``_probe_retained``)."""
 
@@ -233,6 +240,26 @@ class WillMessage:
     expiry: int | None = None  # seconds (MQTT v5 message expiry)
 
 
+class _Pacer:
+    """A token bucket on the monotonic clock: ``wait()`` returns when a publish may go."""
+
+    def __init__(self, burst: int, per_s: float) -> None:
+        self.burst = burst
+        self.per_s = per_s
+        self.tokens = float(burst)
+        self.stamp = time.monotonic()
+
+    async def wait(self) -> None:
+        while True:
+            now = time.monotonic()
+            self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.per_s)
+            self.stamp = now
+            if self.tokens >= 1:
+                self.tokens -= 1
+                return
+            await asyncio.sleep((1 - self.tokens) / self.per_s)
+
+
 @dataclass
 class _Outgoing:
     topic: str
@@ -306,8 +333,14 @@ class Transport(Broker):
         protocol: str = "5",
         tls_context: ssl.SSLContext | None = None,
         inbound: InboundQueues | None = None,
+        publish_rate: tuple[int, float] = (PUBLISH_BURST, PUBLISH_RATE_PER_S),
     ) -> None:
         self.address = parse_broker_url(url)
+        self._pacer = _Pacer(*publish_rate)
+        self.max_qos = 2
+        """The highest QoS the broker takes (its v5 CONNACK may say less): publishes and
+        subscriptions above it are sent at it instead (a broker may cut a client that
+        exceeds it)."""
         self._tls_context = tls_context
         self._on_connected = on_connected
         self._will = will
@@ -487,6 +520,7 @@ class Transport(Broker):
         retained: bool,
         no_local: bool,
     ) -> None:
+        qos = min(qos, self.max_qos)
         if self._v5:
             options = SubscribeOptions(
                 qos=qos, noLocal=no_local, retainHandling=0 if retained else 2
@@ -548,11 +582,12 @@ class Transport(Broker):
             if self._v5 and item.expiry is not None:
                 properties = _properties(PacketTypes.PUBLISH)
                 properties.MessageExpiryInterval = item.expiry
+            await self._pacer.wait()
             try:
                 await client.publish(
                     item.topic,
                     item.payload,
-                    qos=item.qos,
+                    qos=min(item.qos, self.max_qos),
                     # a broker without retained messages may cut a client that sends one
                     retain=item.retain and self.retained_delivery != "none",
                     properties=properties,
@@ -646,7 +681,10 @@ class Transport(Broker):
                 will_props,
             )
         connect_props = None
-        if self._v5:
+        # A first v5 CONNECT carries no properties (their defaults are what we want):
+        # some 3.1.1-only brokers (amqtt) misread one with properties and never answer,
+        # but refuse a plain one at once.
+        if self._v5 and not self._probing_v5:
             connect_props = _properties(PacketTypes.CONNECT)
             connect_props.SessionExpiryInterval = 0
             # Let the broker drop absurd packets for us; the app-level cap is smaller.
@@ -707,6 +745,7 @@ class Transport(Broker):
         def connected(*args: Any) -> None:
             properties = args[4] if len(args) > 4 else None
             self._connack_retain = getattr(properties, "RetainAvailable", None)
+            self.max_qos = getattr(properties, "MaximumQoS", 2)
             if on_connect is not None:
                 on_connect(*args)
 
@@ -733,13 +772,13 @@ class Transport(Broker):
         self._probe = {exact: loop.create_future(), under: loop.create_future()}
         result = None
         try:
+            qos = min(1, self.max_qos)
             async with asyncio.timeout(PROBE_TIMEOUT_S):
-                await asyncio.gather(
-                    client.publish(exact, b"p", qos=1, retain=True),
-                    client.publish(under, b"p", qos=1, retain=True),
-                )
-                await client.subscribe(f"{root}/w/+", qos=1)
-                await client.subscribe(exact, qos=1)
+                for topic in (exact, under):
+                    await self._pacer.wait()
+                    await client.publish(topic, b"p", qos=qos, retain=True)
+                await client.subscribe(f"{root}/w/+", qos=qos)
+                await client.subscribe(exact, qos=qos)
                 await self._probe[exact]
                 # the broker answers in order: a wildcard delivery comes before this
                 with contextlib.suppress(TimeoutError):
@@ -757,7 +796,8 @@ class Transport(Broker):
             async with asyncio.timeout(PROBE_TIMEOUT_S):
                 await client.unsubscribe([f"{root}/w/+", exact])
                 for topic in (exact, under):  # delete them: nothing of ours stays
-                    await client.publish(topic, b"", qos=1, retain=True)
+                    await self._pacer.wait()
+                    await client.publish(topic, b"", qos=min(1, self.max_qos), retain=True)
         self._learned_retained(result)
 
     def _learned_retained(self, how: str) -> None:

@@ -157,6 +157,11 @@ async def join(peer: Peer, code: str, timeout: float = 10.0) -> Round:
         try:
             genesis = await asyncio.wait_for(asyncio.shield(waiting), timeout)
         except TimeoutError:
+            if peer.retained_to() == "none":  # the genesis waits retained for joiners
+                raise ActionError(
+                    "this broker keeps no retained messages: joining by code does not work "
+                    "here (ask to be invited by name)", "broker_no_retained",
+                ) from None
             raise ActionError(f"no open round behind code {code}", "code_unknown") from None
     finally:
         peer.links.joining.pop(key, None)

@@ -90,6 +90,9 @@ class RoundHost(Protocol):
     def follow_stores(self, key: str, owners: Iterable[str]) -> None:
         """Subscribe exactly to these members' retained stores (``Edge.follow_stores``)."""
 
+    def retained_to(self) -> str | None:
+        """To whom our broker hands retained messages (``Broker.retained_to``)."""
+
     def notify(self, note: Notification) -> None: ...
 
     def warn(
@@ -286,6 +289,20 @@ class RoundLink:
         effects = await self.step(lambda: self.machine.receive(event, host.now_ms()))
         await self.run_effects(effects, source=channel)
 
+    def _contradicted(self, notice: Notice, source: str) -> bool:
+        """A "we saw it online" about a forfeit that our own lobby contradicts: the machine
+        judges by members offline for the whole grace on our last tick, the forfeiter by
+        its own clock, so a fair forfeit that lands just before our grace runs out (or
+        reaches us in a sync answer, after the fact) is no sign of a lie."""
+        if notice.code != "forfeit_seen_online":
+            return False
+        if source == "sync":
+            return True
+        seat = notice.params.get("seat")
+        seats = self.machine.state.seats
+        pk = seats[seat].pk if isinstance(seat, int) and 0 <= seat < len(seats) else None
+        return pk is not None and self._host.lobby.is_offline(pk)
+
     async def run_effects(self, effects: list[Effect], source: str = "") -> None:
         """Carry out what the machine asked for, in order."""
         host = self._host
@@ -315,6 +332,8 @@ class RoundLink:
                 host.notify(ChatMessage(effect.sender, nick, effect.text, effect.round, effect.ts))
             elif isinstance(effect, Notice):
                 log.info("%s", effect.text)
+                if self._contradicted(effect, source):
+                    continue
                 host.notify(RoundNotice(self.handle, effect.text, effect.code, effect.params))
                 noticed = True  # e.g. a take-back request: ``wait_until`` may be waiting
             elif isinstance(effect, Rewound):
@@ -402,6 +421,7 @@ class RoundLink:
         """
         machine = self.machine
         self.store.refresh_if_due()  # a store not yet published (e.g. just resumed)
+        self.store.check_broker()
         if self.is_over:
             if deciding and machine.asks_for_acks(now):  # an ack missing
                 await self.run_effects(await self.step(functools.partial(machine.tick, now)))

@@ -35,7 +35,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from p2p.protocol import canonical
@@ -266,6 +266,17 @@ KINDS: dict[str, Kind] = {
     "ack": Kind("side", {"state": _hex(32)}),  # prev = the final chain event
     "takeback": Kind("side", {"ply": _int(0, 100_000)}),  # prev: the move to take back
     "sync_request": Kind("side", {"from_seq": _int(0, 100_000)}),
+}
+
+SINCE = "since"
+"""Every round event (chain or side) may name ``since``: the signer's session, as its
+presences name it (when that session started, its clock).  An ``offline`` forfeit's
+evidence must be a Will of the session of the seat's newest event in the chain
+(``p2p.protocol.round.evidence_error``, docs/protocol.md §6.6)."""
+KINDS = {
+    kind: replace(spec, optional={**spec.optional, SINCE: _int(0, MAX_TS)})
+    if spec.shape in ("chain", "side") else spec
+    for kind, spec in KINDS.items()
 }
 
 CHAIN_KINDS = frozenset(k for k, spec in KINDS.items() if spec.shape == "chain")

@@ -69,6 +69,7 @@ from p2p.protocol.round import (
     RoundError,
     RoundState,
     TurnTimeouts,
+    evidence_error,
     seats_text,
     verify_chain,
 )
@@ -858,7 +859,7 @@ class RoundMachine:
         if (
             held is not None
             and now - held[1] >= limit  # it stood the whole grace period here
-            and held[0].ts <= self._chain_ts(now)
+            and evidence_error(self.state, seat, held[0], self._chain_ts(now)) is None
             and now - since >= limit
         ):
             return {"seat": seat, "reason": "offline", "evidence": held[0].value()}
@@ -902,7 +903,7 @@ class RoundMachine:
             self.me,
             kind,
             self._chain_ts(now),
-            body,
+            self._signed_body(body),
             round=self.state.round_id,
             seq=(head.seq or 0) + 1,
             prev=head.id,
@@ -920,6 +921,12 @@ class RoundMachine:
                         Publish(self.topics.inbox(peer_id(seat.pk)), event)
                     )
         return published + effects
+
+    def _signed_body(self, body: dict[str, Any]) -> dict[str, Any]:
+        """``body`` naming our session (``since``, as our presences name it), so that
+        only a Will of this session is evidence against our seat (§6.6)."""
+        since = getattr(self.sessions, "since", 0)
+        return {**body, events.SINCE: since} if since else body
 
     def _chain_ts(self, now: int) -> int:
         """The ``ts`` of our next chain event: what our clock says now.
@@ -940,7 +947,7 @@ class RoundMachine:
             return []
         prev = self.state.head.id if prev is None else prev
         event = events.make(
-            self.me, kind, now, body, round=self.state.round_id, prev=prev
+            self.me, kind, now, self._signed_body(body), round=self.state.round_id, prev=prev
         )
         self.seen.add(event.id)
         self.side.setdefault((kind, self.me.public_key), event)

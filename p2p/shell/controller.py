@@ -95,7 +95,9 @@ class Controller:
         A move-shaped line is never chat: it is played or refused with one line.
         """
         game = self.current_game()
-        return game is not None and move_input.looks_like_move(game.name, text)
+        if game is None:  # a lone number with no game on the board: a move typed too soon,
+            return text.strip().isdigit() and len(text.strip()) <= 2  # never lobby chat
+        return move_input.looks_like_move(game.name, text)
 
     def show_legal(self) -> bool:
         """Whether the house rule "show legal moves" is on for the game shown."""

@@ -80,6 +80,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Deine andere Sitzung ist weg: Dieses Fenster spielt jetzt für dich.",
         "Your other session has gone: this window plays for you now.",
     ),
+    "notice.broker_no_retained": (
+        "Dieser Broker speichert keine Nachrichten (retained): Diese langsame Runde geht nur weiter, solange ihr gleichzeitig online seid (nichts geht verloren; mit einem Broker, der sie speichert, könnt ihr zu verschiedenen Zeiten ziehen).",
+        "This broker keeps no retained messages: this slow round goes on only while its players are online together (nothing is lost; a broker that keeps them lets you take turns at different times).",
+    ),
     "notice.took_over": (
         "Du spielst jetzt in diesem Fenster; deine andere Sitzung schaut zu.",
         "You play in this window now; your other session watches.",
@@ -169,6 +173,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "reason.busy": ("du bist schon in einer Runde: erst /leave", "you are already in a round: /leave first"),
     "reason.bad_turn_limit": ("ein Zeitlimit pro Zug ist 1 min bis 30 Tage", "a turn limit is 1 min to 30 days"),
     "reason.code_unknown": ("keine offene Runde mit diesem Code", "no open round behind that code"),
+    "reason.broker_no_retained": ("dieser Broker speichert keine Nachrichten (retained): Beitreten mit Code geht hier nicht (lass dich mit Namen einladen)", "this broker keeps no retained messages: joining by code does not work here (ask to be invited by name)"),
     "reason.code_closed": ("die Runde hat schon begonnen", "the round has already started"),
     "reason.no_invitation": ("keine offene Einladung (abgelaufen oder zurückgezogen)", "no open invitation (expired or withdrawn)"),
     "reason.invitation_expired": ("die Einladung ist abgelaufen", "the invitation has expired"),
@@ -224,6 +229,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "msg.unknown_command": ("Unbekannter Befehl: {name} (/help)", "Unknown command: {name} (/help)"),
     "msg.usage": ("Aufruf: {usage}", "Usage: {usage}"),
     "msg.no_game": ("Es läuft kein Spiel.", "No game is running."),
+    "msg.no_game_move": (
+        "Es läuft kein Spiel – {move} wurde weder gezogen noch in den Chat geschickt (/play, /invite).",
+        "No game is running – {move} was neither played nor sent as chat (/play, /invite).",
+    ),
     "msg.not_your_turn": ("Du bist nicht am Zug.", "It is not your turn."),
     "msg.computer_thinking": ("Der Computer denkt noch nach.", "The computer is still thinking."),
     "msg.too_fast": ("Zu schnell – Eingabe kurz gesperrt.", "Too fast – input briefly locked."),
@@ -249,6 +258,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "msg.nothing_to_undo": ("Nichts zurückzunehmen.", "Nothing to take back."),
     "msg.undo_decided": ("Die Runde ist entschieden; kein Zurücknehmen mehr. /again", "The round is decided; no more take-backs. /again"),
     "msg.replay_needs_end": ("Wiedergabe erst nach dem Ende der Runde.", "Replay only after the round has ended."),
+    "msg.replay_no_moves": ("Die Runde endete ohne einen Zug: es gibt nichts wiederzugeben.", "The round ended without a move: there is nothing to replay."),
     "msg.replay_help": ("Wiedergabe: /replay next · prev · start · end · stop", "Replay: /replay next · prev · start · end · stop"),
     "msg.replay_stopped": ("Wiedergabe beendet.", "Replay finished."),
     "msg.analysis_unavailable": ("Analyse gibt es nur für beendete Runden Vier in einer Reihe.", "Analysis exists only for finished Connect Four rounds."),
@@ -400,6 +410,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Mehrere in der Lobby heißen {nick} ({ids}); nenne einen mit dem Anfang seines Fingerabdrucks, z. B. {example}.",
         "Several in the lobby are called {nick} ({ids}); name one by the start of its fingerprint, e.g. {example}.",
     ),
+    "net.invite_self": (
+        "{nick} bist du selbst: lade jemand anderen aus der Lobby ein (allein: /play).",
+        "{nick} is you: invite someone else from the lobby (to play alone: /play).",
+    ),
     "net.unknown_nick": ("Niemand namens {nick} in der Lobby.", "Nobody called {nick} in the lobby."),
     "draw.title": ("Auslosung (Festlegung · Aufdeckung):", "Draw (commitment · reveal):"),
     "draw.entry": ("Festlegung {commit} · Aufdeckung {reveal}", "commitment {commit} · reveal {reveal}"),
@@ -485,6 +499,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "net.drawing": ("Alle Plätze besetzt; wer beginnt, wird ausgelost.", "All seats taken; drawing the starting player."),
     "net.expired": ("Die Einladung ist abgelaufen.", "The invitation expired."),
     "notice.cancelled.declined": ("{nick} hat abgelehnt; die Runde ist abgesagt.", "{nick} declined; the round is called off."),
+    "notice.cancelled.busy": (
+        "{nick} spielt gerade eine andere Runde (sein Programm hat die Einladung von selbst abgelehnt); die Runde ist abgesagt.",
+        "{nick} is playing another round (their client declined by itself); the round is called off.",
+    ),
     "notice.cancelled.left": ("{nick} ist vor dem Start gegangen; die Runde ist abgesagt.", "{nick} left before the start; the round is called off."),
     "notice.cancelled.expired": ("Nicht alle haben rechtzeitig angenommen; die Runde ist abgesagt.", "Not everyone accepted in time; the round is called off."),
     "notice.cancelled.no_commit": (

@@ -122,12 +122,18 @@ class LocalPlay:
         ctl = self.ctl
         match = ctl.match
         if match is None:
-            ctl.say("msg.no_game", "warn")
+            ctl.say("msg.no_game_move", "warn", move=text)
             return
         if match.replay_ply is not None:
             match.stop_replay()
         if match.game.is_over():
             ctl.say("msg.game_over", "warn")
+            return
+        from p2p.shell.move_input import off_board
+
+        off = off_board(match.game, text)
+        if off is not None:  # the board before the turn, as online
+            ctl.say(off.key, "warn", **off.fields)
             return
         if self.thinking or match.computer_to_move():
             ctl.say("msg.computer_thinking", "warn")
@@ -377,20 +383,29 @@ class LocalPlay:
         self.ctl.selected = None
 
     def _finished(self) -> tuple[Any, Game] | None:
-        """The finished round to replay or analyse and what holds its replay cursor."""
-        if self.ctl.online is not None and self.ctl.online.game() is not None:
-            game = self.ctl.online.game()
-            return (self.ctl.online, game) if game.is_over() else None
+        """The finished round to replay or analyse and what holds its replay cursor (an
+        online round is over when its chain says so: a leave in the cube, a forfeit)."""
+        online = self.ctl.online
+        if online is not None and online.game() is not None:
+            game = online.game()
+            return (online, game) if game.is_over() or online.round.is_over else None
         if self.ctl.match is not None and self.ctl.match.game.is_over():
             return self.ctl.match, self.ctl.match.game
         return None
 
     def cmd_replay(self, args: list[str]) -> None:
+        from p2p.games.base import RESIGN_PREFIX
+
         finished = self._finished()
-        if finished is None:
-            self.ctl.say("msg.replay_needs_end", "warn")
+        online = self.ctl.online
+        if finished is None:  # (an online round over before its game began: nothing to show)
+            over = online is not None and online.round is not None and online.round.is_over
+            self.ctl.say("msg.replay_no_moves" if over else "msg.replay_needs_end", "warn")
             return
         holder, game = finished
+        if not any(not m.startswith(RESIGN_PREFIX) for m in game.history()):
+            self.ctl.say("msg.replay_no_moves", "warn")
+            return
         step = args[0].lower() if args else "next"
         if step == "stop":
             holder.replay_ply = None

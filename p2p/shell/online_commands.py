@@ -65,6 +65,15 @@ class OnlineCommands(SessionPart):
             self.ctl.say("net.unknown_nick", "warn", nick=who)
         return None
 
+    def _is_me(self, who: str) -> bool:
+        """Whether ``who`` names us: our nickname, peer id or fingerprint prefix (4+), key."""
+        from p2p.protocol.identity import peer_id
+
+        text = who.strip().lower()
+        pk = self.peer.public_key
+        return bool(text) and (text == str(self.peer.nick).casefold() or text == pk.hex()
+                               or (len(text) >= 4 and peer_id(pk).startswith(text)))
+
     def _seat_plan(self, name: str, args: list[str]) -> SeatPlan | None:
         """Parse ``/invite`` or ``/private`` words into a seat plan; ``None`` after one line."""
         options, words = cmds.parse_options(tuple(args))
@@ -93,6 +102,9 @@ class OnlineCommands(SessionPart):
         open_seats = open_seats if isinstance(open_seats, int) else 0  # checked above
         others: list[bytes] = []
         for nick in nicks:
+            if self._is_me(nick):
+                self.ctl.say("net.invite_self", "warn", nick=nick)
+                return None
             info = self._find_peer(nick)
             if info is None:
                 return None
@@ -115,7 +127,7 @@ class OnlineCommands(SessionPart):
         seat_pks = [self.peer.public_key] + others
         if start_spec.lower() in ("draw", "los", "auslosen"):
             start = None
-        elif start_spec.lower() in ("me", "ich"):
+        elif start_spec.lower() in ("me", "ich") or self._is_me(start_spec):
             start = 0
         else:
             info = self._find_peer(start_spec)

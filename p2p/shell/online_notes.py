@@ -314,7 +314,7 @@ class OnlineNotes(SessionPart):
         elif code == "other_session":
             way = "plays" if params.get("acting") else "watches"
             self.state.add(t.t(f"notice.other_session.{way}"), "warn")
-        elif code in ("other_session_took_over", "other_session_gone", "took_over"):
+        elif code in ("other_session_took_over", "other_session_gone", "took_over", "broker_no_retained"):
             self.state.add(t.t(f"notice.{code}"), "warn")
         elif code == "draw_left_out":
             seats = params.get("seats") or []
@@ -328,9 +328,20 @@ class OnlineNotes(SessionPart):
             text = rnd.chain_state.end_reason.removeprefix("cancelled: ") if rnd is not None else ""
             if text == START_NOW_REASON:  # our own clients' token, said in the reader's language
                 key = "notice.cancelled.start_now"
+            elif key == "notice.cancelled.declined" and self._busy_member(rnd, seat):
+                key = "notice.cancelled.busy"  # his client answered for him: he is in another round
             self.state.add(t.t(key if key in CATALOGUE else f"notice.{code}.other", nick=nick, text=text), "warn")
         else:
             self.state.add(t.t("notice.untranslated", text=note.text), "info")
+
+    def _busy_member(self, rnd: Any, seat: object) -> bool:
+        """Whether the member at ``seat`` is busy in our lobby (playing another live round):
+        its client declines every live invitation by itself (``Notice`` ``auto_declined``)."""
+        if rnd is None or not isinstance(seat, int) or not 0 <= seat < len(rnd.chain_state.seats):
+            return False
+        pk = rnd.chain_state.seats[seat].pk
+        info = self.peer.lobby.peers.get(pk) if pk is not None else None
+        return info is not None and bool(info.busy)
 
     @staticmethod
     def _computer_at_forfeit(rnd: Any, seat: int) -> int | None:

@@ -29,10 +29,12 @@ _LETTERS = "KQRBNPDSLTU"
 """English and German piece letters (p2p.shell.i18n "piece.letters")."""
 SHAPE = re.compile(
     rf"^(?:[{_LETTERS}]?[a-nA-N]\d{{1,2}}(?:\s*[-x:]?\s*[{_LETTERS}]?[a-nA-N]\d{{1,2}})?(?:=[A-Z])?[+#]*"
+    rf"|[{_LETTERS}]?[a-zA-Z]\d{{1,2}}\s*[-x:]\s*[{_LETTERS}]?[a-zA-Z]\d{{1,2}}(?:=[A-Z])?[+#]*"
     r"|[O0]-[O0](?:-[O0])?[+#]*)$"
 )
 """A move: from-to with optional piece letters, capture and promotion, a lone square
-(``Nj3``, ``j3``), or castling."""
+(``Nj3``, ``j3``), or castling.  From-to with a dash is a move also with files off the
+board (``x9-y3``, ``o5-o6``): refused as "no square", never sent as chat."""
 _SHORT = re.compile(rf"^(?P<piece>[{_LETTERS}])?(?P<square>[a-nA-N]\d{{1,2}})[+#]*$")
 
 RULES: tuple[str, str] = (
@@ -192,7 +194,7 @@ def resolve(game: Game, raw: str, selected: str | None, letters: str) -> Outcome
 
 def off_board(game: Game, text: str) -> Refused | None:
     """A square that is not on the cross board ("no square a1"), whoever is to move."""
-    squares = re.findall(r"[a-nA-N]\d{1,2}", text.strip())
+    squares = re.findall(r"[a-zA-Z]\d{1,2}", text.strip())  # a piece letter is followed by a file, not a digit
     return next((Refused("move.no_square", {"square": s.lower()})
                  for s in squares if maybe_square(s.lower()) is None), None)
 
