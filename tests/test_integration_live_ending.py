@@ -4,7 +4,7 @@ Two seats; bob's link is cut on his turn; past the offline grace alice forfeits 
 quits at once -- nobody is online in the round when bob comes back.  Bob learns the end
 from alice's retained ending (docs/protocol.md §9.1), ends with her result, and his log
 replays "complete and agreed" (her ack came with the ending).  The timeouts are scaled as
-in ``tests/test_faults_live.py`` (``offline_ms`` 30 s stands for 3 min; grace 40 s).
+in ``tests/test_faults_live.py`` (``offline_ms`` 12 s stands for 3 min; grace 16 s).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from p2p.peer import Peer
 from p2p.protocol.replay import replay_log
 from p2p.protocol.round import Phase, TurnTimeouts
 
-SCALED = TurnTimeouts(silent_ms=600_000, offline_ms=30_000)
+SCALED = TurnTimeouts(silent_ms=600_000, offline_ms=12_000)
 
 
 @pytest.mark.slow
