@@ -327,3 +327,74 @@ def test_a_guest_that_moved_late_during_its_cut_learns_the_forfeit_from_the_endi
     loop.run_until_complete(bob.link.store.receive(PEOPLE[0].peer_id, _ending_of(alice)))
     assert bob.machine.state.head.id == alice.machine.state.head.id
     assert replayed_verdict(bob.log_path, bob.machine) is None
+
+
+@pytest.mark.parametrize(("seed", "seats"), [(0, 2), (1, 2), (1, 3)])
+def test_the_file_follows_the_machine_through_outages_late_moves_and_forfeits(
+    tmp_path: Path, loop: asyncio.AbstractEventLoop, seed: int, seats: int
+) -> None:
+    """Seeded schedules: random delivery order, members cut off and back (what they
+    signed meanwhile goes out on their return), moves dated late, the forfeiter's timer
+    with the cut members' Wills.  After every round of steps each member's file replays
+    to its machine."""
+    import random
+
+    from test_protocol_forfeit import will_of
+
+    from p2p.protocol.round import TurnTimeouts
+
+    rng = random.Random(seed)
+    timeouts = TurnTimeouts(silent_ms=60_000, offline_ms=20_000)
+    down: set[str] = set()
+    net = Loopback(pick=rng.randrange, drop=lambda src, dst, event: src in down or dst in down)
+    options = {} if seats == 2 else {"players": 3}
+    game = "connect4" if seats == 2 else "cube"
+    admin, effects = RoundMachine.open(
+        PEOPLE[0], 0, ROUND, game, options, [human(i) for i in range(seats)], 0, nonce(0),
+        timeouts=timeouts,
+    )
+    members = [LinkedMachine(admin, tmp_path / "p0", loop, effects)]
+    net.add("p0", members[0], effects)
+    for i in range(1, seats):
+        m = RoundMachine(PEOPLE[i], admin.state.genesis, nonce(i), timeouts=timeouts)
+        members.append(LinkedMachine(m, tmp_path / f"p{i}", loop))
+        net.add(f"p{i}", members[-1], members[-1].step(lambda m=m: m.accept(1)))
+    net.run()
+    held: dict[str, list] = {}
+    ended = False
+    for _ in range(300):
+        net.now += rng.choice([500, 2_000, 8_000, 15_000])
+        for i in range(seats):
+            name = f"p{i}"
+            if rng.random() < 0.05:
+                if name in down:
+                    down.discard(name)
+                    net.post(name, held.pop(name, []))
+                else:
+                    down.add(name)
+        for i, lm in enumerate(members):
+            m, name = lm.machine, f"p{i}"
+            out: list = []
+            if m.state.phase is Phase.PLAY and m.state.owner() == m.me.public_key and rng.random() < 0.5:
+                move = rng.choice(m.state.game.legal_moves())  # type: ignore[union-attr]
+                ts = net.now + rng.choice([0, 0, -5_000])
+                out += lm.step(lambda m=m, move=move, ts=ts: m.move(move, ts))
+            cut = [j for j in range(seats) if f"p{j}" in down and j != i]
+            offline = frozenset(PEOPLE[j].public_key for j in cut)
+            since = max(0, net.now - 30_000)
+            wills = {PEOPLE[j].public_key: (will_of(j, since), since) for j in cut}
+            out += lm.step(lambda m=m, o=offline, w=wills: m.tick(net.now, o, w))
+            if name in down:
+                held.setdefault(name, []).extend(out)
+            else:
+                net.post(name, out)
+        net.run()
+        for lm in members:
+            problem = replayed_verdict(lm.log_path, lm.machine)
+            assert problem is None, problem
+        if not down and all(lm.machine.state.phase in (Phase.OVER, Phase.CANCELLED) for lm in members):
+            ended = True
+            break
+    assert ended
+    for lm in members:
+        assert replayed_verdict(lm.log_path, lm.machine) is None
