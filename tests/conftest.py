@@ -70,14 +70,19 @@ class Peers(Protocol):
 @pytest.fixture()
 def peers(broker_url: str) -> Peers:
     """Started peers on the session broker, one per nickname (``options`` go to every
-    ``Peer``), that see each other in the lobby; closed in reverse order on leaving."""
+    ``Peer``), that see each other in the lobby; closed in reverse order on leaving.
+    ``log_root``: each peer writes its round logs to ``log_root / nick``."""
     from p2p.peer import Peer
 
     @contextlib.asynccontextmanager
     async def started(*nicks: str, **options: Any) -> AsyncIterator[list[Any]]:
+        root = options.pop("log_root", None)
         async with contextlib.AsyncExitStack() as stack:
             met = [
-                await stack.enter_async_context(Peer(broker_url, nick=nick, **options))
+                await stack.enter_async_context(Peer(
+                    broker_url, nick=nick, **options,
+                    **({"log_dir": root / nick} if root is not None else {}),
+                ))
                 for nick in nicks
             ]
             await meet(*met)
@@ -134,6 +139,26 @@ async def autoplay(
     """Play every turn of ``rnd`` with ``choose(game)`` until the round is over."""
     while await rnd.wait_turn(timeout):
         await rnd.play(choose(rnd.game))
+
+
+def assert_log_matches(*rounds: Any, same_end: bool = True) -> None:
+    """Each member's round log on disk (``Round.log_path``) replays to that member's live
+    verdict -- its head, phase and winners (a local end: the prefix it is); with
+    ``same_end``, every member whose round ended by its chain holds one result (head,
+    winners, state hash).  Issue 29: call it at the end of every live and fault test."""
+    from round_files import replayed_verdict
+
+    for r in rounds:
+        assert r.log_path is not None, f"{r}: no log file"
+        problem = replayed_verdict(r.log_path, r.machine)
+        assert problem is None, problem
+    if same_end:
+        ends = {
+            (r.chain_state.head.id, r.winners, r.state_hash)
+            for r in rounds
+            if r.is_over and not r.machine.ended_here
+        }
+        assert len(ends) <= 1, f"members hold different ends: {ends}"
 
 
 def first_legal(game: Any) -> str:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import eventually, first_legal, meet, run, start_round
+from conftest import assert_log_matches, eventually, first_legal, meet, run, start_round
 
 from p2p.peer import ActionError, Peer, Round
 from p2p.peer.config import SETTLE_S
@@ -69,6 +69,7 @@ def assert_same_end(rounds: list[Round]) -> None:
         replayed = replay_log(r.log_path.read_bytes().split(b"\n"), SCALED)
         assert replayed.ended and replayed.state.state_hash() == first.state_hash
         assert replayed.state.winners() == first.chain_state.winners()
+    assert_log_matches(*rounds)  # issue 29: every log = its member's live verdict
 
 
 def forfeits(rnd: Round) -> list[int]:

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import eventually, meet, play_out, run, start_round
+from conftest import assert_log_matches, eventually, meet, play_out, run, start_round
 
 from p2p.peer import Peer, RoundNotice
 from p2p.protocol.replay import replay_log
@@ -99,6 +99,7 @@ def test_a_round_completes_with_one_clock_off(
         assert result.state.state_hash() == r.state_hash
         verdicts.add(result.verdict)
     assert verdicts == {"agreed"}
+    assert_log_matches(*rounds)
     for lines in told:  # within the tolerance nobody is told of a cancel or a wait
         assert not any("cancel" in t or "expired" in t or "waits" in t for t in lines), told
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+from pathlib import Path
 
 import aiomqtt
 import pytest
-from conftest import Peers, eventually, first_legal, meet, run, start_round
+from conftest import Peers, assert_log_matches, eventually, first_legal, meet, run, start_round
 from test_integration_forfeit import SHORT
 from test_integration_hostile import expect_rejected, move_event
 
@@ -112,8 +113,9 @@ def test_live_the_loser_cannot_forfeit_the_seat_that_beat_it(
             for r in rounds:
                 assert r.winners == (winner_seat,) and r.log()[-1].id == win.id
                 assert r.chain_state.end_reason == "game over"
-                lines = r.log_path.read_bytes().split(b"\n")
-                assert replay_log(lines).state.winners() == (winner_seat,)
+                lines = r.log_path.read_bytes().split(b"\n")  # the forged forfeit beside it: judged with the round's timeouts
+                assert replay_log(lines, SHORT).state.winners() == (winner_seat,)
+            assert_log_matches(*rounds)
 
     run(body(), timeout=60)
 
@@ -155,11 +157,11 @@ def test_live_a_move_sent_to_one_members_inbox_does_not_fork_it(
 
 
 def test_live_equivocation_ends_the_round_the_same_way_for_everyone(
-    peers: Peers, mosquitto
+    peers: Peers, mosquitto, tmp_path: Path
 ) -> None:
     async def body() -> None:
         async with (
-            peers("alice", "bob", "carol") as (alice, bob, carol),
+            peers("alice", "bob", "carol", log_root=tmp_path) as (alice, bob, carol),
             aiomqtt.Client("127.0.0.1", mosquitto.port, identifier="bob-evil") as relay,
         ):
             rounds = await three_cube(alice, bob, carol)
@@ -183,6 +185,7 @@ def test_live_equivocation_ends_the_round_the_same_way_for_everyone(
                         assert "equivocation" in note.reason
                         break
             assert not alice.busy and not carol.busy
+            assert_log_matches(*rounds)  # each log holds the proof and that end
 
     run(body(), timeout=60)
 

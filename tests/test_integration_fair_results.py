@@ -14,7 +14,7 @@ from pathlib import Path
 
 import aiomqtt
 import pytest
-from conftest import eventually, meet, run, start_round
+from conftest import assert_log_matches, eventually, meet, run, start_round
 from test_integration_forfeit import SHORT
 from test_integration_hostile import expect_rejected
 
@@ -337,6 +337,9 @@ def test_live_a_forfeited_player_killed_and_restarted_cannot_undo_the_forfeit(
                         (replay.verdict, replay.state.winners(), replay.state.state_hash())
                     )
                 assert verdicts[0] == verdicts[1] == ("agreed", (0,), ra.state_hash)
+                assert_log_matches(ra, rb)  # issue 29: each log = its live verdict
+                # bob's move the forfeit beat is kept beside the chain as evidence
+                assert mine.id in {e.id for e in rb.machine.conflict_evidence()}
             finally:
                 await bob.close()
 

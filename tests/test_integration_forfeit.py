@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
-from conftest import Peers, first_legal, run, start_round
+from conftest import Peers, assert_log_matches, first_legal, run, start_round
 
 from p2p.protocol import events
 from p2p.protocol.round import Phase, TurnTimeouts, verify_chain
@@ -30,10 +31,12 @@ async def play_until_turn_of(rounds: list, seat: int) -> None:
 
 
 def test_a_peer_killed_mid_round_is_forfeited_when_its_last_will_fires(
-    peers: Peers,
+    peers: Peers, tmp_path: Path
 ) -> None:
     async def body() -> None:
-        async with peers("alice", "bob", "carol", turn_timeouts=SHORT) as (alice, bob, carol):
+        async with peers(
+            "alice", "bob", "carol", turn_timeouts=SHORT, log_root=tmp_path
+        ) as (alice, bob, carol):
             rounds = await start_round(
                 alice, [bob, carol], "cube", {"players": 3}, start=0
             )
@@ -68,13 +71,17 @@ def test_a_peer_killed_mid_round_is_forfeited_when_its_last_will_fires(
             assert len({r.winners for r in survivors}) == 1
             # the offline timeout, not the silent one, ended it
             assert took < SHORT.silent_ms / 1000, took
+            assert_log_matches(*survivors)  # each log on disk holds that end
+            assert_log_matches(rounds[2])  # carol's holds what she saw before her death
 
     run(body())
 
 
-def test_the_successor_forfeits_an_admin_killed_on_its_turn(peers: Peers) -> None:
+def test_the_successor_forfeits_an_admin_killed_on_its_turn(
+    peers: Peers, tmp_path: Path
+) -> None:
     async def body() -> None:
-        async with peers("alice", "bob", turn_timeouts=SHORT) as (alice, bob):
+        async with peers("alice", "bob", turn_timeouts=SHORT, log_root=tmp_path) as (alice, bob):
             ra, rb = await start_round(alice, [bob], "connect4", start=1)
             await play_until_turn_of([ra, rb], 0)
             alice.transport.interrupt(hold=600)
@@ -85,5 +92,6 @@ def test_the_successor_forfeits_an_admin_killed_on_its_turn(peers: Peers) -> Non
             last = rb.log()[-1]
             assert last.pk == bob.public_key and last.body["seat"] == 0
             assert verify_chain(rb.log(), SHORT).state_hash() == rb.state_hash
+            assert_log_matches(ra, rb, same_end=False)  # alice died before the end
 
     run(body())

@@ -8,7 +8,7 @@ its own key and put beside the real log, is refused as a forfeit the rules forbi
 
 from __future__ import annotations
 
-from conftest import eventually, meet, play_out, run, start_round
+from conftest import assert_log_matches, eventually, meet, play_out, run, start_round
 
 from p2p.cli import main as cli
 from p2p.peer import Peer
@@ -29,6 +29,7 @@ def test_live_logs_are_agreed_and_a_forged_forfeit_beside_them_is_refused(
             rounds = await start_round(alice, [bob], "connect4")
             await play_out(rounds)
             await eventually(lambda: all(r.agreed for r in rounds), 10, "both acks")
+            assert_log_matches(*rounds)
             return rounds
 
     rounds = run(body())

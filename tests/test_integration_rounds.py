@@ -7,10 +7,12 @@ derived on its own: identical chains, identical final state hashes, the same dra
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 from conftest import (
     Peers,
+    assert_log_matches,
     autoplay,
     computer,
     eventually,
@@ -114,9 +116,9 @@ def test_two_peers_connect4_to_the_end(broker_url: str) -> None:
     run(body())
 
 
-def test_three_peers_cube_to_the_end(peers: Peers) -> None:
+def test_three_peers_cube_to_the_end(peers: Peers, tmp_path: Path) -> None:
     async def body() -> None:
-        async with peers("ann", "ben", "cid") as (ann, ben, cid):
+        async with peers("ann", "ben", "cid", log_root=tmp_path) as (ann, ben, cid):
             rounds = await start_round(ann, [ben, cid], "cube", {"players": 3})
             for r in rounds:
                 assert_draw_verified(r)
@@ -128,6 +130,7 @@ def test_three_peers_cube_to_the_end(peers: Peers) -> None:
             assert (
                 len(rounds[0].game.history()) == 64
             )  # the cube is played until it is full
+            assert_log_matches(*rounds)
 
     run(body())
 
@@ -153,9 +156,9 @@ def test_computer_seat_played_by_the_admin_and_checked_by_the_guest(
     run(body())
 
 
-def test_reconnecting_peer_resyncs(peers: Peers) -> None:
+def test_reconnecting_peer_resyncs(peers: Peers, tmp_path: Path) -> None:
     async def body() -> None:
-        async with peers("steady", "flaky") as (steady, flaky):
+        async with peers("steady", "flaky", log_root=tmp_path) as (steady, flaky):
             rs, rf = await start_round(steady, [flaky], "connect4", start=0)
             notes = rf.events()
             peer_notes = flaky.events()
@@ -188,14 +191,17 @@ def test_reconnecting_peer_resyncs(peers: Peers) -> None:
             await rs.wait_over(10)
             await rf.wait_over(10)
             assert_same_outcome([rs, rf])
+            assert_log_matches(rs, rf)
 
     run(body())
 
 
-def test_broker_restart_mid_round(private_mosquitto: LocalBroker) -> None:
+def test_broker_restart_mid_round(private_mosquitto: LocalBroker, tmp_path: Path) -> None:
     async def body() -> None:
         url = private_mosquitto.url
-        async with Peer(url, nick="one") as one, Peer(url, nick="two") as two:
+        async with Peer(url, nick="one", log_dir=tmp_path / "1") as one, Peer(
+            url, nick="two", log_dir=tmp_path / "2"
+        ) as two:
             await meet(one, two)
             r1, r2 = await start_round(one, [two], "connect4", start=0)
             await r1.play("1")
@@ -210,13 +216,16 @@ def test_broker_restart_mid_round(private_mosquitto: LocalBroker) -> None:
             await r1.wait_over(10)
             await r2.wait_over(10)
             assert_same_outcome([r1, r2])
+            assert_log_matches(r1, r2)
 
     run(body())
 
 
-def test_admin_leaving_mid_round_ends_it_the_same_for_everyone(peers: Peers) -> None:
+def test_admin_leaving_mid_round_ends_it_the_same_for_everyone(
+    peers: Peers, tmp_path: Path
+) -> None:
     async def body() -> None:
-        async with peers("boss", "x", "y") as (boss, x, y):
+        async with peers("boss", "x", "y", log_root=tmp_path) as (boss, x, y):
             rounds = await start_round(boss, [x, y], "cube", {"players": 3}, start=0)
             rb, rx, ry = rounds
             for _ in range(2):  # two full turns
@@ -234,6 +243,7 @@ def test_admin_leaving_mid_round_ends_it_the_same_for_everyone(peers: Peers) -> 
                     "the admin role passed to the next seat"
                 )
                 assert 0 not in r.winners
+            assert_log_matches(rb, rx, ry)
 
     run(body())
 
@@ -435,7 +445,7 @@ def test_restarted_peer_resumes_from_its_log(broker_url: str, tmp_path) -> None:
 
     async def body() -> None:
         me = Identity.from_seed(bytes(range(40, 72)))
-        async with Peer(broker_url, nick="stays") as stays:
+        async with Peer(broker_url, nick="stays", log_dir=tmp_path / "stays") as stays:
             first = Peer(broker_url, nick="restarts", identity=me, log_dir=tmp_path)
             await first.start()
             await meet(stays, first)
@@ -474,5 +484,6 @@ def test_restarted_peer_resumes_from_its_log(broker_url: str, tmp_path) -> None:
                 from p2p.protocol.replay import replay_log
 
                 assert replay_log(lines).state.state_hash() == rs.state_hash
+                assert_log_matches(rs, rr)
 
     run(body())

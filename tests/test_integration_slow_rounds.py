@@ -7,9 +7,10 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
-from conftest import eventually, invitation, meet, run
+from conftest import assert_log_matches, eventually, invitation, meet, run
 from faults import broker_outage
 
 from p2p.peer import Peer
@@ -27,21 +28,27 @@ async def _session(url: str, name: str, identity: Identity, log_dir: Path, log: 
     async with Peer(url, nick=name, identity=identity, log_dir=log_dir) as peer:
         rnd = await peer.resume(log)
         assert peer.find_peer(other.peer_id) is None  # never online together
-        try:
-            mine = await rnd.wait_turn(3.0)
-        except TimeoutError:
-            return "waited"
-        if mine:
-            game = rnd.game
-            assert game is not None
-            await rnd.play(game.legal_moves()[column])
-            return "moved"
-        # over: stay a moment so that the acks in the stores are read and ours goes out
-        try:
-            await rnd.wait_until(lambda r: r.agreed, 3.0)
-        except TimeoutError:
-            pass
-        return "over"
+        what = await _visit(rnd, column)
+        assert_log_matches(rnd)  # issue 29: the log on disk = this visit's verdict
+        return what
+
+
+async def _visit(rnd: Any, column: int) -> str:
+    try:
+        mine = await rnd.wait_turn(3.0)
+    except TimeoutError:
+        return "waited"
+    if mine:
+        game = rnd.game
+        assert game is not None
+        await rnd.play(game.legal_moves()[column])
+        return "moved"
+    # over: stay a moment so that the acks in the stores are read and ours goes out
+    try:
+        await rnd.wait_until(lambda r: r.agreed, 3.0)
+    except TimeoutError:
+        pass
+    return "over"
 
 
 @pytest.mark.slow

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from pathlib import Path
@@ -9,6 +10,29 @@ from pathlib import Path
 MAX_LOG_BYTES = 64 * 1024 * 1024
 """A round log larger than this (``p2p replay``'s limit) is not read to resume it."""
 ROUND_KEY_HEADER = "p2p-round-key-v1"
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Replace ``path`` by ``data`` all at once: a new file beside it, flushed to disk,
+    then renamed over it, so a crash leaves the old file or the new one, never a part."""
+    tmp = path.with_name(path.name + ".new")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    with contextlib.suppress(OSError):  # the rename itself, on disk (POSIX)
+        dirfd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dirfd)
+        finally:
+            os.close(dirfd)
 
 
 def write_round_key(path: Path, key: bytes, topic_key: str) -> None:

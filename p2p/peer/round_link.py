@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Protocol
 
 from p2p.peer import config
+from p2p.peer.files import write_atomic
 from p2p.peer.handles import Round
 from p2p.peer.notifications import (
     ChatMessage,
@@ -139,13 +140,14 @@ class RoundLink:
         self.members = Members()
         self.lock = asyncio.Lock()  # one machine step at a time
         self.clock = _Clock()
-        self.proof: tuple[Event, Event] | None = None
-        """The equivocation proof that ended the round (written to its log)."""
         self.genesis_payload: bytes | None = None  # our retained genesis, as sealed
         self.genesis_cleared = False
         self._told_over: tuple[Phase, str, tuple[int, ...]] | None = None
         self._has_computers = any(seat.is_computer for seat in machine.state.seats)
         self.log_path: Path | None = None
+        self._written: list[bytes] | None = None
+        """The lines the log file holds as we last wrote it (``None``: rewrite it whole)."""
+        self._mark: tuple[object, ...] = ()
         if log_dir is not None:
             self.log_path = log_dir / f"round-{machine.state.round_id}.log"
         self.handle = Round(self)
@@ -197,25 +199,53 @@ class RoundLink:
     # -- the log file --------------------------------------------------------------------
 
     def start_log(self, write_key: Callable[[Path], None]) -> None:
-        """Create the log file (a resumed round keeps its own) and the key file beside it."""
+        """Write the log file (a resumed round's is written again from its machine, which
+        holds all its log held) and the key file beside it."""
         if self.log_path is None:
             return
         try:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
-            if not self.log_path.exists():
-                self.log_path.write_bytes(b"".join(e.raw + b"\n" for e in self.machine.log()))
             write_key(self.log_path.with_suffix(".key"))
         except OSError as err:
             log.warning("cannot write the round log %s: %s", self.log_path, err)
+        self.write_log()
 
-    def _append_log(self, event: Event) -> None:
-        """Append one event to the round's log file (chain events, closing acks)."""
+    def write_log(self) -> None:
+        """Make the log file hold exactly ``machine.log_events()`` (after every step).
+
+        What only grew is appended (and flushed to disk once the round is over); any
+        other change -- a rewind, a forfeit that replaced an event, an equivocation
+        proof, an ack of a new end -- rewrites the file atomically (``write_atomic``),
+        so the file on disk always replays to the machine's head, phase and result.
+        """
         if self.log_path is None:
             return
+        machine = self.machine
+        st = machine.state
+        mark = (  # what the file depends on: most steps (chat, a dropped event) change none
+            id(st), len(st.chain), st.head.id, st.phase, machine.ended_by_proof,
+            tuple(e.id for e in machine.conflict_evidence()),
+            tuple(e.id for (kind, _), e in machine.side.items() if kind == "ack"),
+        )
+        if mark == self._mark and self._written is not None:
+            return
+        self._mark = mark
+        lines = [e.raw for e in machine.log_events()]
+        old = self._written
+        if lines == old:
+            return
         try:
-            with self.log_path.open("ab") as handle:
-                handle.write(event.raw + b"\n")
+            if old is not None and len(lines) > len(old) and lines[: len(old)] == old:
+                with self.log_path.open("ab") as handle:
+                    handle.write(b"".join(line + b"\n" for line in lines[len(old) :]))
+                    if self.is_over:
+                        handle.flush()
+                        os.fsync(handle.fileno())
+            else:
+                write_atomic(self.log_path, b"".join(line + b"\n" for line in lines))
+            self._written = lines
         except OSError as err:
+            self._written = None  # rewritten whole on the next step
             log.warning("cannot write the round log %s: %s", self.log_path, err)
 
     # -- machine steps -------------------------------------------------------------------
@@ -239,8 +269,11 @@ class RoundLink:
         """
         async with self.lock:
             if config.OFFLOAD_COMPUTER_MOVES and self._has_computers:
-                return await asyncio.to_thread(step)
-            return step()
+                effects = await asyncio.to_thread(step)
+            else:
+                effects = step()
+            self.write_log()  # the file follows the machine, step by step
+            return effects
 
     async def receive(self, event: Event, channel: str, retained: bool) -> None:
         """An event that arrived on one of our topics (``Edge.dispatch``)."""
@@ -290,7 +323,6 @@ class RoundLink:
             elif isinstance(effect, Dropped):
                 host.warn(effect.describe(), self.id, effect.reason, effect.kind, effect.sender)
             elif isinstance(effect, Equivocation):
-                self.proof = (effect.first, effect.second)  # the Rewound writes it down
                 log.warning("%s", effect.describe())
                 host.count_drop("equivocation")
                 host.notify(Equivocated(self.handle, effect.first, effect.second))
@@ -309,7 +341,6 @@ class RoundLink:
                 self._on_rewound(effect)
             elif isinstance(effect, Acknowledged):
                 changed = True
-                self._append_log(effect.event)
         await host.after_step()
         if self.is_over:
             changed = True  # a local end (expiry, equivocation) changes no chain
@@ -330,8 +361,6 @@ class RoundLink:
         event = applied.event
         if event.kind == "start":
             self._host.remember_members(self.machine.state)
-        if event.seq:
-            self._append_log(event)
         text = event.kind
         seat = applied.seat
         if event.kind == "move":
@@ -353,23 +382,16 @@ class RoundLink:
             self._host.notify(RoundOver(self.handle, st.winners(), st.end_reason))
 
     def _on_rewound(self, effect: Rewound) -> None:
-        """A forfeit replaced the end of our chain: the log file follows."""
+        """Chain events were replaced (the log file followed in ``step``): say so."""
+        chain = self.machine.state.chain
+        now = chain[effect.seq].kind if effect.seq < len(chain) else "proof of equivocation"
         log.warning(
-            "round %s: a forfeit replaced %d chain events from position %d",
+            "round %s: %d chain event(s) from position %d were replaced (now: %s)",
             self.id[:8],
             len(effect.replaced),
             effect.seq,
+            now,
         )
-        if self.log_path is None:
-            return
-        chain = self.machine.log()[: effect.seq]
-        proof = self.proof
-        if proof is not None and self.machine.ended_by_proof and proof[0].seq == effect.seq:
-            chain += list(proof)  # the round ended by it: p2p replay proves the end
-        try:
-            self.log_path.write_bytes(b"".join(e.raw + b"\n" for e in chain))
-        except OSError as err:
-            log.warning("cannot write the round log %s: %s", self.log_path, err)
 
     def _note_resync(self, applied: int) -> None:
         clock = self.clock

@@ -4,8 +4,10 @@
 with the round key, retained on ``round/<key>/store/<our peer id>`` -- up to date after
 every change and after every (re)connect (a restarted broker may have forgotten it), and
 reads the others' stores: each event in them goes to the round machine like any event
-from the network, so nothing there is taken on trust.  Only slow rounds (a genesis with
-``turn``, §6.7) keep a store; live rounds never publish one and ignore the topic.
+from the network, so nothing there is taken on trust.  Slow rounds (a genesis with
+``turn``, §6.7) keep a store for their whole life; a live round keeps one only for its
+ending (``live_ending``: from its end until every member holds every ack, or
+``ACK_ASK_MS`` later), so a member cut off at the end learns it with nobody else online.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from p2p.protocol import round_store, sealing
 from p2p.protocol.events import Event, EventError
 from p2p.protocol.identity import peer_id
 from p2p.protocol.round import Phase
+from p2p.protocol.round_machine import ACK_ASK_MS
 from p2p.protocol.sealing import SealError
 
 if TYPE_CHECKING:
@@ -45,7 +48,7 @@ class StoreLink:
         self._link = link
         body = link.machine.state.genesis.body
         self.turn_s: int | None = body.get("turn")
-        """The round's turn limit in seconds; ``None``: a live round keeps no store."""
+        """The round's turn limit in seconds; ``None``: a live round (a store only for its end)."""
         self._written: bytes | None = None
         """The plaintext we last published (``None``: publish on the next refresh)."""
         self._repair = round_store.StoreRepair()
@@ -61,7 +64,28 @@ class StoreLink:
 
     @property
     def enabled(self) -> bool:
+        """A slow round: it keeps a store for its whole life (and is never "busy")."""
         return self.turn_s is not None
+
+    @property
+    def live_ending(self) -> bool:
+        """A live round that ended here by its chain (or a proof), less than
+        ``ACK_ASK_MS`` ago, in which we hold a seat: we leave the ending on the broker
+        for a member that was cut off and comes back when nobody else is online
+        (docs/protocol.md §9.1, "The ending of a live round")."""
+        machine = self._link.machine
+        return (
+            self.turn_s is None
+            and machine.state.phase in (Phase.OVER, Phase.CANCELLED)
+            and not machine.ended_here
+            and machine.my_seat is not None
+            and self._link.host.now_ms() - machine.phase_since < ACK_ASK_MS
+        )
+
+    @property
+    def keeps_store(self) -> bool:
+        """We publish a store now: a slow round, or the ending of a live one."""
+        return self.enabled or self.live_ending
 
     def topic(self) -> str:
         host = self._link.host
@@ -98,19 +122,20 @@ class StoreLink:
         """Publish our store again if what it should hold changed (or was asked for)."""
         link = self._link
         host = link.host
-        if not self.enabled:
-            return
+        # every round follows the members' stores: a slow round's, and a live round's
+        # ending that a member left for us when we were cut off (§9.1)
         host.follow_stores(
             link.key, [peer_id(s.pk) for s in link.machine.state.seats if s.pk is not None]
         )
         if self._cleared or host.closed or not host.connected:
             return
+        if not self.keeps_store:
+            if self._written is not None:  # a live ending past its time: nobody needs it
+                self._clear("the ending's time is over")
+            return
         acks = self._acks()
-        route = host.topics.round_store(link.key, peer_id(link.machine.me.public_key))
         if self._done(acks):
-            self._cleared = True
-            host.publish_raw(route.topic, b"", route.qos, True)
-            log.info("round %s: every member holds the end; our store is cleared", link.id[:8])
+            self._clear("every member holds the end")
             return
         plaintext = round_store.encode(round_store.store_events(
             link.machine.state, link.machine.me.public_key, acks))
@@ -124,7 +149,18 @@ class StoreLink:
         route = host.topics.round_store(self._link.key, peer_id(self._link.machine.me.public_key))
         self._repair.published(payload, host.now_ms())
         # on a broker with message expiry the store vanishes by itself two turns later
-        host.publish_raw(route.topic, payload, route.qos, True, 2 * (self.turn_s or 0))
+        # (a live round's ending: once the members stop asking for acks)
+        expiry = 2 * self.turn_s if self.turn_s is not None else ACK_ASK_MS // 1000
+        host.publish_raw(route.topic, payload, route.qos, True, expiry)
+
+    def _clear(self, why: str) -> None:
+        """Publish an empty retained message on our store: the broker forgets it."""
+        link = self._link
+        host = link.host
+        self._cleared = True
+        route = host.topics.round_store(link.key, peer_id(link.machine.me.public_key))
+        host.publish_raw(route.topic, b"", route.qos, True)
+        log.info("round %s: %s; our store is cleared", link.id[:8], why)
 
     def _overwritten(self, payload: bytes) -> None:
         """Something arrived on our own store topic: ours, or an overwrite to repair
@@ -165,8 +201,13 @@ class StoreLink:
         """The timer's check: publish only a store never published or asked for again
         (a change of the round publishes at once, ``refresh``), so an idle round costs
         no encoding per tick."""
+        if self._cleared:
+            return
         if self._written is None:
-            self.refresh()
+            if self.keeps_store:
+                self.refresh()
+        elif self.turn_s is None and not self.live_ending:
+            self.refresh()  # a live ending past its time: cleared
 
     def republish(self) -> None:
         """After a (re)connect: the broker may have lost our store (restart without
@@ -179,8 +220,6 @@ class StoreLink:
     def classify(self, owner: str, payload: bytes) -> Verdict:
         """The edge's cheap checks for a store message (``Edge._classify_round``)."""
         link = self._link
-        if not self.enabled:
-            return Verdict(None, reason="a store of a live round")
         if owner == peer_id(link.machine.me.public_key):
             if not self._cleared:
                 self._overwritten(payload)

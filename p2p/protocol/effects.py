@@ -6,15 +6,18 @@ driver (``p2p.peer``) carries them out in order:
 * ``Publish``: publish ``event.raw`` to ``route.topic`` with ``route.qos``/``route.retain``
   (a held round's payloads are sealed with that round's key; a decline carries the key of
   the invitation it answers in ``sealed_with``);
-* ``Applied``: a chain event became part of the round (append ``event.raw`` to the log);
+* ``Applied``: a chain event became part of the round;
 * ``Dropped``: an incoming event was refused; log ``describe()`` (who, what, why);
 * ``Equivocation``: one sender signed two conflicting events; both are the evidence;
 * ``ChatLine``: show a chat line (already sanitized and rate-limited);
 * ``Notice``: anything else worth telling the user (round started, starter drawn ...);
 * ``Rewound``: chain events from ``seq`` on were replaced by a forfeit that won the race
-  for that position (rewrite the round log from the machine's chain);
+  for that position (or a timely move replaced a forfeit, or a proof cut the chain);
 * ``Acknowledged``: a member's closing acknowledgement (``ack``) of the final head and
-  state hash, ours or another's (append ``event.raw`` to the round log).
+  state hash, ours or another's.
+
+The round log is no effect: the driver writes ``RoundMachine.log_events()`` after every
+step (docs/protocol.md §9), so it always replays to the machine's state.
 """
 
 from __future__ import annotations

@@ -541,6 +541,7 @@ def equivocation(m: RoundMachine, first: Event, second: Event, now: int) -> list
     before = m.state.phase
     m.state = base
     m._verdict = True
+    m._proof = (first, second)  # its log ends with it (RoundMachine.log_events)
     m._snapshots.clear()
     m._orphan([e.id for e in replaced] + [second.id])
     effects += [Rewound(seq, tuple(replaced))]

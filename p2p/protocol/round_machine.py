@@ -10,8 +10,9 @@ How to drive it (``p2p.peer`` does exactly this):
   second or so, and call the user actions (``accept``, ``decline``, ``join``, ``move``,
   ``resign``, ``leave``, ``chat``, ``cancel``, ``request_sync``);
 * every call returns a list of effects (``p2p.protocol.effects``): publish what it says,
-  append ``Applied`` events to the round log, log ``Dropped``/``Equivocation``, show
-  ``ChatLine``/``Notice``.  User actions raise ``ActionError`` (one line) on bad input.
+  log ``Dropped``/``Equivocation``, show ``ChatLine``/``Notice``; after every call make
+  the round log hold ``log_events()`` (a pure function of the machine).  User actions
+  raise ``ActionError`` (one line) on bad input.
 
 ``now`` is the caller's clock in integer milliseconds; it drives local timers
 (invitation expiry, commit and reveal timeouts, turn timeouts, chat and sync rate limits)
@@ -199,6 +200,8 @@ class RoundMachine:
         """Chain events our clock does not allow yet (dated ahead, forfeit too soon)."""
         self._verdict = False
         """The round ended by the equivocation rule (a later proof changes nothing)."""
+        self._proof: tuple[Event, Event] | None = None
+        """The equivocation proof the round ended by (``_verdict``): its log ends with it."""
         self._catch_up_until = now
         """Until then we catch up after our own sync request: no observation times."""
         self._last_head_sent = now
@@ -287,6 +290,7 @@ class RoundMachine:
         timeouts: TurnTimeouts | None = None,
         proof: tuple[Event, Event] | None = None,
         evidence: Sequence[Event] = (),
+        acks: Iterable[Event] = (),
     ) -> RoundMachine:
         """Resume a round from its chain (a saved log or a sync answer), fully verified.
 
@@ -296,7 +300,9 @@ class RoundMachine:
         ended by it and is resumed as over, never as a running round.  ``evidence``:
         the log's evidence lines (``Replay.evidence()``): the claims beside the chain at
         contested positions and the signs that decided them (docs/protocol.md §8.1 T8),
-        taken up again so the resumed member weighs what it weighed before.
+        taken up again so the resumed member weighs what it weighed before.  ``acks``:
+        the log's closing acks of the final head (``Replay.acks``, checked by replay):
+        held again, so the log written from the machine (``log_events``) keeps them.
         """
         # one replay; the states before the last MAX_REWIND positions are kept for
         # conflicts to come (so a conflict never replays the chain)
@@ -317,6 +323,7 @@ class RoundMachine:
             if state.phase not in (Phase.OVER, Phase.CANCELLED):
                 state.end_for_equivocation(seat, len(chain))
             machine._verdict = True
+            machine._proof = proof
             machine._snapshots.clear()
             machine.seen.update(e.id for e in proof)
         for event in chain:
@@ -330,6 +337,10 @@ class RoundMachine:
         machine._observed_at[state.head.id] = now
         machine._resumed_head = state.head.id
         machine._take_up_evidence(evidence)
+        for ack in acks:
+            if ack.prev == state.head.id and state.seat_of(ack.pk) is not None:
+                machine.side[("ack", ack.pk)] = ack
+                machine.seen.add(ack.id)
         return machine
 
     def _take_up_evidence(self, evidence: Sequence[Event]) -> None:
@@ -370,6 +381,12 @@ class RoundMachine:
         return self._verdict
 
     @property
+    def ended_here(self) -> bool:
+        """The round ended here by a local rule (expired, abandoned): no chain event
+        says so, so its log shows the prefix it is (``_end_here``)."""
+        return self._local_end
+
+    @property
     def is_admin(self) -> bool:
         return self.state.admin == self.me.public_key
 
@@ -386,7 +403,8 @@ class RoundMachine:
         return round_side.agreed(self)
 
     def log(self) -> list[Event]:
-        """The verified chain (what a log file and a sync answer hold)."""
+        """The verified chain (what a sync answer holds; the log file holds more,
+        ``log_events``)."""
         return list(self.state.chain)
 
     def conflict_evidence(self) -> list[Event]:
@@ -400,6 +418,27 @@ class RoundMachine:
         """``(position, kept, other)`` for each position disputed here: we keep one
         claim while the table or another member keeps the other (docs §8, R3)."""
         return round_conflicts.disputes(self)
+
+    def log_events(self) -> list[Event]:
+        """What our round log holds, in this order: the chain, the equivocation proof the
+        round ended by (if so), the evidence beside the chain (``conflict_evidence``), and
+        once the round is over the closing acks of its final head and state hash, by
+        seat.  A pure function of the machine: the driver writes exactly this after
+        every step, so the file replays (``p2p.protocol.replay``) to our head, phase and
+        result -- except a local end (expired, abandoned: no chain event), which the log
+        shows as the prefix it is.
+        """
+        found = list(self.state.chain)
+        if self._verdict and self._proof is not None:
+            found += self._proof
+        found += self.conflict_evidence()
+        st = self.state
+        if st.phase in (Phase.OVER, Phase.CANCELLED) and not self._local_end:
+            digest = st.state_hash()
+            for _, ack in sorted(self.acks().items()):
+                if ack.prev == st.head.id and ack.body["state"] == digest:
+                    found.append(ack)
+        return found
 
     # -- incoming ------------------------------------------------------------------------
 
