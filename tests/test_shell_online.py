@@ -148,7 +148,7 @@ def test_unreachable_broker_offers_a_local_broker_with_a_computer_player(tmp_pat
 
 @pytest.mark.parametrize(
     ("invite", "board_text"),
-    [("/invite robo cube start=me", "level 4"), ("/invite robo chess4 start=me move_limit=8", "Points: Red")],
+    [("/invite robo cube start=me", "level 4"), ("/invite robo chess4 start=me move_limit=8", "Points: r=Red")],
 )
 def test_online_rounds_of_the_other_games(tmp_path: Path, broker_url: str, invite: str, board_text: str) -> None:
     from p2p.shell.bot import run_bot

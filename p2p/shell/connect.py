@@ -122,7 +122,7 @@ async def connect(
             except Exception:
                 log.debug("closing the unconnected peer failed", exc_info=True)
         shell.state.connection = t.t("status.offline")
-        ctl.say("net.unreachable", "warn", broker=broker, reason=shorten(net_reason(err, t), 120))
+        ctl.say("net.unreachable", "warn", broker=_and_list(broker.split(), t), reason=shorten(net_reason(err, t), 120))
         ctl.refresh()
         return None
     session = OnlineSession(shell, peer)

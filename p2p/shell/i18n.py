@@ -18,7 +18,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     # -- frame titles and status -----------------------------------------------------
     "pane.lobby": ("Lobby ({count} online)", "Lobby ({count} online)"),
     "pane.lobby.offline": ("Lobby (offline)", "Lobby (offline)"),
-    "pane.lobby.ns": ("Lobby {namespace} ({count} da)", "Lobby {namespace} ({count} online)"),
+    "pane.lobby.ns": ("Lobby {namespace} ({count} online)", "Lobby {namespace} ({count} online)"),
     "pane.chat": ("Chat", "Chat"),
     "pane.board": ("Brett", "Board"),
     "status.idle": ("Kein Spiel · /help für Befehle", "No game · /help for commands"),
@@ -398,6 +398,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "turn.minutes": ("{n} min", "{n} min"),
     "turn.seconds": ("{n} s", "{n} s"),
     "net.invite_details": ("    Optionen: {options} · wer beginnt: {how}", "    options: {options} · starter: {how}"),
+    "net.invite_details.plain": ("    wer beginnt: {how}", "    starter: {how}"),
+    "net.invite_computers": (" · {count:Computerplatz|Computerplätze} ({levels})", " · {count:computer seat|computer seats} ({levels})"),
     "net.accepted": ("{nick} hat angenommen.", "{nick} accepted."),
     "net.declined": ("{nick} hat abgelehnt.", "{nick} declined."),
     "net.no_invite": ("Keine offene Einladung.", "No open invitation."),
