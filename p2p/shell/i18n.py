@@ -372,6 +372,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Broker {broker} nicht erreichbar ({reason}). /local startet einen lokalen Broker mit Computergegner; sonst nur lokales Spiel.",
         "Broker {broker} cannot be reached ({reason}). /local starts a local broker with a computer opponent; otherwise local play only.",
     ),
+    "net.session_broker": (
+        "{brokers} gilt nur für diese Sitzung (/broker speichert Broker); Runden auf diesem Broker nimmt ein Neustart nur mit demselben --broker wieder auf.",
+        "{brokers} is for this session only (/broker saves brokers); a restart resumes rounds on it only when started with the same --broker.",
+    ),
     "net.connected": ("Verbunden mit {broker} als {nick} [{fp}].", "Connected to {broker} as {nick} [{fp}]."),
     "net.disconnected": ("Verbindung verloren – verbinde neu …", "Connection lost – reconnecting …"),
     "net.reconnected": ("Wieder verbunden.", "Reconnected."),
