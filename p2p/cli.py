@@ -16,11 +16,13 @@ from collections.abc import Sequence
 
 COMMANDS: dict[str, str] = {
     "shell": "Open the chat-and-play shell (the default)",
+    "web": "Open the browser face: the same peer, a board you can see",
     "demo": "Run a complete online round between scripted peers on a local broker",
     "position": "Apply moves from the start and print the position",
     "solve": "Exact Connect Four scores (Pascal Pons' convention)",
     "perft": "Count legal move sequences (four-player chess and the others)",
     "replay": "Verify and replay a saved round log",
+    "doctor": "Check a broker: MQTT version, retained messages, round trip, what works there",
 }
 
 

@@ -259,3 +259,189 @@ async def broker_outage(broker: LocalBroker, seconds: float) -> None:
     await asyncio.to_thread(kill_broker, broker)
     await asyncio.sleep(seconds)
     await asyncio.to_thread(broker.restart)
+
+
+# -- an MQTT-aware proxy: limits Mosquitto has no switch for ----------------------------
+
+
+def _split_packet(buf: bytes) -> tuple[bytes, bytes] | None:
+    """The first whole MQTT packet in ``buf`` and the rest, or ``None`` if incomplete."""
+    length, shift = 0, 0
+    for i in range(1, 5):
+        if i >= len(buf):
+            return None
+        length |= (buf[i] & 0x7F) << shift
+        shift += 7
+        if not buf[i] & 0x80:
+            end = i + 1 + length
+            return (buf[:end], buf[end:]) if len(buf) >= end else None
+    raise ValueError("malformed remaining length")
+
+
+def _body_start(packet: bytes) -> int:
+    i = 1
+    while packet[i] & 0x80:
+        i += 1
+    return i + 1
+
+
+def _varint(data: bytes, i: int) -> tuple[int, int]:
+    value, shift = 0, 0
+    while True:
+        value |= (data[i] & 0x7F) << shift
+        shift += 7
+        i += 1
+        if not data[i - 1] & 0x80:
+            return value, i
+
+
+class MqttLimits:
+    """A TCP proxy in front of Mosquitto that reads the client's MQTT packets and plays a
+    hosted broker's limits that Mosquitto has no option for:
+
+    * ``refuse_v5``: a v5 CONNECT is answered by closing the socket (RabbitMQ 3.x);
+    * ``publish_rate=(burst, per_s)``: a token bucket per connection over PUBLISH
+      packets; a client over it is disconnected (``cut_for_rate`` counts them);
+    * ``max_depth``: a PUBLISH or SUBSCRIBE with a topic of more levels is disconnected;
+    * ``reset_every(s)``: every connection is dropped every ``s`` seconds.
+
+    It also measures: ``v5_connects``, ``max_per_second`` (the most PUBLISH packets one
+    connection sent within any second) and ``deepest`` (topic levels seen).
+    """
+
+    def __init__(
+        self,
+        upstream_port: int,
+        *,
+        refuse_v5: bool = False,
+        publish_rate: tuple[int, float] | None = None,
+        max_depth: int | None = None,
+    ) -> None:
+        self.upstream_port = upstream_port
+        self.refuse_v5 = refuse_v5
+        self.publish_rate = publish_rate
+        self.max_depth = max_depth
+        self.port = 0
+        self._server: asyncio.Server | None = None
+        self._writers: set[asyncio.StreamWriter] = set()
+        self.v5_connects = 0
+        self.cut_for_rate = 0
+        self.cut_for_depth = 0
+        self.drops = 0
+        self.max_per_second = 0
+        self.deepest = 0
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://127.0.0.1:{self.port}"
+
+    async def __aenter__(self) -> MqttLimits:
+        self._server = await asyncio.start_server(self._accept, "127.0.0.1", 0)
+        self.port = int(self._server.sockets[0].getsockname()[1])
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._server is not None:
+            self._server.close()
+        for writer in list(self._writers):
+            _abort(writer)
+        if self._server is not None:
+            await self._server.wait_closed()
+
+    def reset(self) -> None:
+        """Drop every open connection (RST)."""
+        for writer in list(self._writers):
+            _abort(writer)
+        self.drops += 1
+
+    async def reset_every(self, seconds: float) -> None:
+        while True:
+            await asyncio.sleep(seconds)
+            self.reset()
+
+    def _topics(self, packet: bytes, v5: bool) -> list[str]:
+        kind = packet[0] >> 4
+        i = _body_start(packet)
+        if kind == 3:  # PUBLISH
+            n = int.from_bytes(packet[i : i + 2], "big")
+            return [packet[i + 2 : i + 2 + n].decode("utf-8", "replace")]
+        if kind == 8:  # SUBSCRIBE
+            i += 2
+            if v5:
+                size, i = _varint(packet, i)
+                i += size
+            found = []
+            while i < len(packet):
+                n = int.from_bytes(packet[i : i + 2], "big")
+                found.append(packet[i + 2 : i + 2 + n].decode("utf-8", "replace"))
+                i += 2 + n + 1
+            return found
+        return []
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.upstream_port)
+        except OSError:
+            _abort(writer)
+            return
+        self._writers.update((writer, up_writer))
+        loop = asyncio.get_running_loop()
+        tokens, stamp = (float(self.publish_rate[0]) if self.publish_rate else 0.0), loop.time()
+        recent: list[float] = []
+        v5 = False
+
+        async def upstream() -> None:
+            nonlocal tokens, stamp, v5
+            buf = b""
+            while True:
+                chunk = await reader.read(65536)
+                if not chunk:
+                    return
+                buf += chunk
+                while (split := _split_packet(buf)) is not None:
+                    packet, buf = split
+                    kind = packet[0] >> 4
+                    if kind == 1:  # CONNECT: name (2 + 4 bytes "MQTT"), then the level
+                        i = _body_start(packet)
+                        v5 = packet[i + 6] == 5
+                        self.v5_connects += v5
+                        if v5 and self.refuse_v5:
+                            return
+                    for topic in self._topics(packet, v5):
+                        depth = topic.count("/") + 1
+                        self.deepest = max(self.deepest, depth)
+                        if self.max_depth is not None and depth > self.max_depth:
+                            self.cut_for_depth += 1
+                            return
+                    if kind == 3:
+                        now = loop.time()
+                        recent.append(now)
+                        while recent and recent[0] <= now - 1.0:
+                            recent.pop(0)
+                        self.max_per_second = max(self.max_per_second, len(recent))
+                        if self.publish_rate is not None:
+                            burst, per_s = self.publish_rate
+                            tokens = min(burst, tokens + (now - stamp) * per_s)
+                            stamp = now
+                            if tokens < 1:
+                                self.cut_for_rate += 1
+                                return
+                            tokens -= 1
+                    up_writer.write(packet)
+                await up_writer.drain()
+
+        async def downstream() -> None:
+            while chunk := await up_reader.read(65536):
+                writer.write(chunk)
+                await writer.drain()
+
+        tasks = [asyncio.create_task(upstream()), asyncio.create_task(downstream())]
+        try:
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            for w in (writer, up_writer):
+                _abort(w)
+                self._writers.discard(w)

@@ -82,8 +82,9 @@ def test_live_the_loser_cannot_forfeit_the_seat_that_beat_it(
                 winner_key,
                 "presence",
                 prev.ts,
-                {"nick": "w", "status": "offline", "busy": False,
-                 "session": "00" * 16, "ttl": 60},
+                {"nick": "w", "status": "offline", "busy": False,  # (of the session
+                 "session": "00" * 16, "ttl": 60,  # that moved: issue 23 item 6)
+                 "since": (alice, bob)[winner_seat].lobby.sessions.since},
             )
             forfeit = ev.make(
                 losing.identity,

@@ -119,20 +119,24 @@ def test_two_sessions_of_one_key_take_turns_without_equivocation(
     run(body(), 90)
 
 
+@pytest.mark.parametrize("will", ["held", "emptied"])
 def test_live_a_stranger_replaying_a_crashed_runs_presences_never_makes_the_restarted_client_watch(
-    mosquitto, broker_url: str, monkeypatch: pytest.MonkeyPatch
+    mosquitto, broker_url: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, will: str
 ) -> None:
     """Issue 23 item 4: anna's client crashes (the broker publishes its Will, retained)
     and she starts it again.  A stranger who recorded the old run's signed online
     presences replays them on her presence topic, one per heartbeat, each newer than the
-    last.  The restarted client read the Will on subscribing, so the old session is over:
-    it never watches, accepts bob's invitation and moves (before: every action refused
-    with ``other_session`` for up to 5 minutes)."""
+    last.  ``held``: the restarted client reads the Will on subscribing, so the old
+    session is over.  ``emptied``: the stranger deleted the retained Will first; the
+    client knows the run as its own from its runs file next to the key
+    (``p2p.peer.runs``).  Either way it never watches, accepts bob's invitation and
+    moves (before: every action refused with ``other_session`` for up to 5 minutes)."""
     monkeypatch.setattr(lobby_rules, "HEARTBEAT_MS", 300)  # heartbeats to record, fast
+    runs = tmp_path / "runs"
 
     async def body() -> None:
         key = Identity.from_seed(os.urandom(32))
-        old = Peer(broker_url, nick="anna", identity=key, turn_timeouts=SHORT)
+        old = Peer(broker_url, nick="anna", identity=key, turn_timeouts=SHORT, runs_dir=runs)
         async with (
             Peer(broker_url, nick="bob", turn_timeouts=SHORT) as bob,
             aiomqtt.Client("127.0.0.1", mosquitto.port, identifier="stranger") as stranger,
@@ -142,7 +146,7 @@ def test_live_a_stranger_replaying_a_crashed_runs_presences_never_makes_the_rest
             await old.start()
             session = old.lobby.session
             recorded: list[ev.Event] = []
-            will: ev.Event | None = None
+            last_will: ev.Event | None = None
             async with asyncio.timeout(20):
                 async for message in stranger.messages:
                     if not message.payload:
@@ -153,11 +157,13 @@ def test_live_a_stranger_replaying_a_crashed_runs_presences_never_makes_the_rest
                         if len(recorded) == 8:
                             old.transport.interrupt(hold=600)  # the crash
                     elif recorded and event.body["session"] == session:
-                        will = event  # the broker published its Will
+                        last_will = event  # the broker published its Will
                         break
             await old.close()
-            assert will is not None and len({e.ts for e in recorded}) >= 8
-            new = Peer(broker_url, nick="anna", identity=key, turn_timeouts=SHORT)
+            assert last_will is not None and len({e.ts for e in recorded}) >= 8
+            if will == "emptied":
+                await stranger.publish(topic, b"", qos=1, retain=True)
+            new = Peer(broker_url, nick="anna", identity=key, turn_timeouts=SHORT, runs_dir=runs)
             told: list = []
             await new.start()
             tasks = [_collect(new, told)]

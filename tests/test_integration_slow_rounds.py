@@ -5,10 +5,11 @@ the members' retained stores on the broker (docs/protocol.md §6.7, §9.1)."""
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 import pytest
-from conftest import invitation, meet, run
+from conftest import eventually, invitation, meet, run
 from faults import broker_outage
 
 from p2p.peer import Peer
@@ -132,6 +133,75 @@ def test_live_a_stranger_overwriting_a_store_only_delays_and_the_owner_repairs_i
             assert bob.stats.dropped.get("not sealed with the round key", 0) >= 1
         assert await _session(broker_url, "alice", ids["alice"], dirs["alice"], logs["alice"], ids["bob"], 0) == "waited"
         assert await _session(broker_url, "bob", ids["bob"], dirs["bob"], logs["bob"], ids["alice"], 1) == "moved"
+
+    run(body(), 60)
+
+
+def test_live_junk_on_a_store_topic_costs_its_owner_at_most_one_repair_per_interval(
+    tmp_path: Path, broker_url: str, mosquitto, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 23 item 5: a stranger writes 300 junk messages onto alice's store topic while
+    she is online.  Before, each one made her re-seal and republish her whole store at
+    once (300 republications); now she repairs it once per interval at most, after a
+    random back-off, and the broker ends up holding her store (bob can open it).  The
+    interval is shortened for the test (1.5 s, back-off up to 0.5 s)."""
+    import aiomqtt
+
+    from p2p.protocol import round_store, sealing
+
+    monkeypatch.setattr(round_store, "REPAIR_INTERVAL_MS", 1_500, raising=False)
+    monkeypatch.setattr(round_store, "REPAIR_BACKOFF_MS", 500, raising=False)
+    ids = {"alice": Identity.from_seed(os.urandom(32)), "bob": Identity.from_seed(os.urandom(32))}
+    dirs = {name: tmp_path / name for name in ids}
+
+    async def body() -> None:
+        async with Peer(broker_url, nick="alice", identity=ids["alice"], log_dir=dirs["alice"]) as alice, \
+                Peer(broker_url, nick="bob", identity=ids["bob"], log_dir=dirs["bob"]) as bob, \
+                aiomqtt.Client("127.0.0.1", mosquitto.port, identifier="mallory") as mallory:
+            await meet(alice, bob)
+            rnd = await alice.invite([bob.peer_id], "connect4", start=0, turn_limit=DAY_S)
+            theirs = await (await invitation(bob, rnd.id)).accept()
+            await rnd.wait_started(10)
+            await rnd.play("1")
+            await theirs.wait_turn(10)
+            topic = alice.topics.round_store(alice.links.by_id[rnd.id].key, alice.peer_id).topic
+            await mallory.subscribe(topic, qos=1)
+            await asyncio.sleep(0.5)  # alice's store as it stands, retained, first
+            junk = [os.urandom(40) + b"junk%d" % i for i in range(300)]
+            loop = asyncio.get_running_loop()
+            ours: list[float] = []  # when a store of alice's came by (not the junk)
+
+            async def count() -> None:
+                async for message in mallory.messages:
+                    if bytes(message.payload) not in junk:
+                        ours.append(loop.time())
+
+            counter = asyncio.create_task(count())
+            try:
+                await eventually(lambda: len(ours) == 1, 5, "alice's retained store")
+                started = loop.time()
+                for payload in junk:  # over 2 s or so
+                    await mallory.publish(topic, payload, qos=0, retain=True)
+                    await asyncio.sleep(0.005)
+                ended = loop.time()
+                await asyncio.sleep(0.3)  # what the junk set off has come by
+                during = len(ours) - 1
+                assert during <= 2 + int((ended - started) / 1.5), f"{during} republications"
+                await eventually(lambda: ours[-1] > ended, 10, "a repair after the junk")
+            finally:
+                counter.cancel()
+            repairs = len(ours) - 1
+            allowed = 1 + int((ours[-1] - started) / 1.5)
+            assert 1 <= repairs <= allowed, (repairs, allowed)
+            assert alice.stats.dropped.get("retained store overwritten", 0) >= 290
+        # the broker holds alice's store (sealed with the round key) at the end
+        async with aiomqtt.Client("127.0.0.1", mosquitto.port, identifier="reader") as reader:
+            await reader.subscribe(topic, qos=1)
+            async with asyncio.timeout(5):
+                async for message in reader.messages:
+                    assert message.retain
+                    sealing.open_round(theirs.sealing_key, "store", bytes(message.payload))
+                    break
 
     run(body(), 60)
 

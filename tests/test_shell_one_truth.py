@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from test_shell_life_online import invited_and_accepted, online_shell, run, said, status
 
-from p2p.shell.ledger import Ledger, summarize
+from p2p.ledger import Ledger, summarize
 
 peer_mod = pytest.importorskip("p2p.peer")
 Peer = peer_mod.Peer

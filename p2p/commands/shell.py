@@ -63,6 +63,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("the shell needs a terminal (try 'p2p demo' for a non-interactive run)")
     directory = config_dir()
     _setup_logging(directory / "shell.log")
+    from p2p.net import known
+
+    known.attach(directory / "brokers.json")  # a broker needing 3.1.1 is tried so at once
     settings, corrupt = settings_mod.load(directory)
     lang = args.lang or settings.lang or detect_language()
     if args.lang:

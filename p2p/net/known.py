@@ -23,7 +23,7 @@ import logging
 import os
 from pathlib import Path
 
-__all__ = ["PROTOCOLS", "RETAINED", "attach", "facts", "forget", "note"]
+__all__ = ["PROTOCOLS", "RETAINED", "attach", "drop", "facts", "forget", "note", "note_all"]
 
 PROTOCOLS = ("5", "3.1.1")
 RETAINED = ("wildcard", "exact", "none")
@@ -80,6 +80,17 @@ def note(url: str, **found: str) -> None:
     _facts[url] = _facts.pop(url)  # newest last; the oldest go first
     while len(_facts) > _MAX_BROKERS:
         del _facts[next(iter(_facts))]
+    note_all()
+
+
+def drop(url: str) -> None:
+    """Forget what is known about one broker (``p2p doctor`` looks again)."""
+    if _facts.pop(url, None) is not None and _path is not None:
+        note_all()
+
+
+def note_all() -> None:
+    """Write every fact to the attached file now."""
     if _path is None:
         return
     try:

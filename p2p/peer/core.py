@@ -47,6 +47,7 @@ from p2p.peer.notifications import (
     Rejected,
 )
 from p2p.peer.round_link import RoundLink, RoundLinks
+from p2p.peer.runs import Runs
 from p2p.protocol.effects import Publish
 from p2p.protocol.identity import Identity, label, sanitize_nickname
 from p2p.protocol.lobby import Lobby, PeerInfo
@@ -97,6 +98,9 @@ class Peer(Service):
     ``clock`` (optional): the wall clock in integer ms this peer signs and judges with
     (``peer.now_ms()``; default ``p2p.peer.config.now_ms``). Tests give each in-process peer
     its own, e.g. shifted by minutes (``tests/faults.py``), without touching a global.
+    ``runs_dir`` (optional; the shell passes the config dir's ``runs/``, next to the key):
+    where this key's runs on this machine are remembered, so that a restarted client
+    never takes its own earlier run for another session of its key (``p2p.peer.runs``).
 
     ``peer.lobby`` is the pure lobby machine (``p2p.protocol.lobby.Lobby``): who is
     online (``peer.lobby.online()``), their fingerprints and busy flags.
@@ -115,6 +119,7 @@ class Peer(Service):
         tls_context: ssl.SSLContext | None = None,
         friends: Friends | None = None,
         clock: Callable[[], int] | None = None,
+        runs_dir: Path | str | None = None,
     ) -> None:
         self.now_ms: Callable[[], int] = clock if clock is not None else now_ms
         """This peer's wall clock in integer ms: every timestamp it signs and every time
@@ -160,6 +165,8 @@ class Peer(Service):
         self._tasks: list[asyncio.Task[None]] = []
         self.stats = PeerStats()
         self._closed = False
+        self._runs = Runs(Path(runs_dir)) if runs_dir is not None else None
+        """Our runs of this key on this machine (``p2p.peer.runs``), if remembered."""
         self._settle_until = 0.0
         """``time.monotonic()`` before which the round timers decide nothing (we just
         came back online and resync first)."""
@@ -336,6 +343,9 @@ class Peer(Service):
     def follow_stores(self, key: str, owners: Iterable[str]) -> None:
         self.edge.follow_stores(key, owners)
 
+    def retained_to(self) -> str | None:
+        return self.edge.transport.retained_to()
+
     def publish_raw(
         self, topic: str, payload: bytes, qos: int, retain: bool, expiry: int | None = None
     ) -> None:
@@ -385,6 +395,10 @@ class Peer(Service):
 
     async def start(self) -> None:
         """Connect, subscribe to the lobby and announce ourselves."""
+        if self._runs is not None and not self.lobby.sessions.since:
+            since = self.now_ms()  # this run began: its presences name it
+            self.lobby.sessions.since = since
+            self.lobby.sessions.earlier_runs(self._runs.begin(since))
         transport = self.edge.transport
         for topic, qos in self.topics.lobby_subscriptions(self.peer_id):
             retained = topic == self.topics.presence_filter()
@@ -411,6 +425,8 @@ class Peer(Service):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         await self.edge.transport.close()
+        if self._runs is not None:
+            self._runs.end()
         for listener in list(self.listeners):
             listener.close()
 

@@ -157,6 +157,11 @@ async def join(peer: Peer, code: str, timeout: float = 10.0) -> Round:
         try:
             genesis = await asyncio.wait_for(asyncio.shield(waiting), timeout)
         except TimeoutError:
+            if peer.retained_to() == "none":  # the genesis waits retained for joiners
+                raise ActionError(
+                    "this broker keeps no retained messages: joining by code does not work "
+                    "here (ask to be invited by name)", "broker_no_retained",
+                ) from None
             raise ActionError(f"no open round behind code {code}", "code_unknown") from None
     finally:
         peer.links.joining.pop(key, None)
@@ -352,6 +357,7 @@ async def resume(peer: Peer, path: Path | str, code: str | None = None) -> Round
         peer.now_ms(),
         peer.turn_timeouts,
         proof=replay.proof,
+        evidence=replay.evidence(),
     )
     key_path = Path(path).with_suffix(".key")
     try:

@@ -89,6 +89,9 @@ class RoundHost(Protocol):
     def follow_stores(self, key: str, owners: Iterable[str]) -> None:
         """Subscribe exactly to these members' retained stores (``Edge.follow_stores``)."""
 
+    def retained_to(self) -> str | None:
+        """To whom our broker hands retained messages (``Broker.retained_to``)."""
+
     def notify(self, note: Notification) -> None: ...
 
     def warn(
@@ -396,6 +399,7 @@ class RoundLink:
         """
         machine = self.machine
         self.store.refresh_if_due()  # a store not yet published (e.g. just resumed)
+        self.store.check_broker()
         if self.is_over:
             if deciding and machine.asks_for_acks(now):  # an ack missing
                 await self.run_effects(await self.step(functools.partial(machine.tick, now)))

@@ -10,11 +10,14 @@ from the network, so nothing there is taken on trust.  Only slow rounds (a genes
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import random
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from p2p.net.inbound import Lane, Verdict
+from p2p.peer.notifications import RoundNotice
 from p2p.protocol import events as ev
 from p2p.protocol import round_store, sealing
 from p2p.protocol.events import Event, EventError
@@ -27,6 +30,13 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("p2p.peer")
 
+NO_RETAINED = (
+    "This broker keeps no retained messages: this slow round goes on only while its "
+    "players are online together (nothing is lost; a broker that keeps them lets you "
+    "take turns at different times)."
+)
+"""The notice (code ``broker_no_retained``) of a slow round on such a broker."""
+
 
 class StoreLink:
     """Our retained store of one slow round, and what we read from the others' stores."""
@@ -38,13 +48,16 @@ class StoreLink:
         """The round's turn limit in seconds; ``None``: a live round keeps no store."""
         self._written: bytes | None = None
         """The plaintext we last published (``None``: publish on the next refresh)."""
-        self._payload: bytes | None = None
-        """Those bytes as sealed and published (to tell our copy from an overwrite)."""
+        self._repair = round_store.StoreRepair()
+        """Our stores as sealed and published, to tell our copy from an overwrite, and
+        when to repair an overwrite (at most once per interval, after a random back-off)."""
+        self._repair_timer: asyncio.TimerHandle | None = None
         self._cleared = False
         self._log_acks: dict[bytes, Event] = {}
         """Closing acks read from our log when we resumed (the machine starts without)."""
         self.all_acked: set[str] = set()
         """Peer ids whose store showed every human seat's ack of our final head."""
+        self._told_no_retained = False
 
     @property
     def enabled(self) -> bool:
@@ -104,9 +117,49 @@ class StoreLink:
         if plaintext == self._written:
             return
         self._written = plaintext
-        self._payload = link.sealed(plaintext, "store")
+        self._publish(link.sealed(plaintext, "store"))
+
+    def _publish(self, payload: bytes) -> None:
+        host = self._link.host
+        route = host.topics.round_store(self._link.key, peer_id(self._link.machine.me.public_key))
+        self._repair.published(payload, host.now_ms())
         # on a broker with message expiry the store vanishes by itself two turns later
-        host.publish_raw(route.topic, self._payload, route.qos, True, 2 * (self.turn_s or 0))
+        host.publish_raw(route.topic, payload, route.qos, True, 2 * (self.turn_s or 0))
+
+    def _overwritten(self, payload: bytes) -> None:
+        """Something arrived on our own store topic: ours, or an overwrite to repair
+        (once per interval at most, after a random back-off: junk costs no more)."""
+        host = self._link.host
+        if not self._repair.ours(payload):
+            host.count_drop("retained store overwritten")
+        wait = self._repair.seen(payload, host.now_ms())
+        if wait is None or self._repair_timer is not None:
+            return
+        delay = (wait[0] + random.uniform(0, wait[1])) / 1000
+        self._repair_timer = asyncio.get_running_loop().call_later(delay, self._repair_due)
+
+    def _repair_due(self) -> None:
+        self._repair_timer = None
+        host = self._link.host
+        latest = self._repair.latest
+        if not self._repair.due(host.now_ms()) or latest is None:
+            return
+        if self._cleared or host.closed or not host.connected:
+            return  # (a reconnect publishes it anyway)
+        log.info("round %s: our retained store was overwritten; published again",
+                 self._link.id[:8])
+        self._publish(latest)
+
+    def check_broker(self) -> None:
+        """Tell the user once if the broker keeps no retained messages: then the store
+        cannot carry this slow round between visits (the timer asks, every tick)."""
+        link = self._link
+        if not self.enabled or self._told_no_retained or link.is_over:
+            return
+        if link.host.retained_to() == "none":
+            self._told_no_retained = True
+            log.warning("round %s: %s", link.id[:8], NO_RETAINED)
+            link.host.notify(RoundNotice(link.handle, NO_RETAINED, "broker_no_retained"))
 
     def refresh_if_due(self) -> None:
         """The timer's check: publish only a store never published or asked for again
@@ -129,10 +182,8 @@ class StoreLink:
         if not self.enabled:
             return Verdict(None, reason="a store of a live round")
         if owner == peer_id(link.machine.me.public_key):
-            if self._payload is not None and payload != self._payload and not self._cleared:
-                link.host.count_drop("retained store overwritten")
-                self._written = None  # ours was deleted or overwritten: repaired at once
-                self.refresh()
+            if not self._cleared:
+                self._overwritten(payload)
             return Verdict(None, reason="our own store")
         members = {peer_id(s.pk) for s in link.machine.state.seats if s.pk is not None}
         if owner not in members:

@@ -35,15 +35,16 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from p2p.protocol import canonical
 from p2p.protocol.identity import Identity, sanitize_nickname, strip_controls, verify
 
-PROTOCOL_VERSION = 2
-"""The version every event we sign carries, and the only one accepted from the network."""
-LEGACY_VERSIONS = (1,)
+PROTOCOL_VERSION = 3
+"""The version every event we sign carries, and the only one accepted from the network
+(v3: the conflict table of docs/protocol.md §8 decides what makes a log valid)."""
+LEGACY_VERSIONS = (2, 1)
 """Older versions ``parse(..., legacy=True)`` still accepts, so that old round logs replay
 (``p2p replay``); a round's events must all carry its genesis's version."""
 ALL_VERSIONS = (PROTOCOL_VERSION, *LEGACY_VERSIONS)
@@ -266,6 +267,17 @@ KINDS: dict[str, Kind] = {
     "ack": Kind("side", {"state": _hex(32)}),  # prev = the final chain event
     "takeback": Kind("side", {"ply": _int(0, 100_000)}),  # prev: the move to take back
     "sync_request": Kind("side", {"from_seq": _int(0, 100_000)}),
+}
+
+SINCE = "since"
+"""Every round event (chain or side) may name ``since``: the signer's session, as its
+presences name it (when that session started, its clock).  An ``offline`` forfeit's
+evidence must be a Will of the session of the seat's newest event in the chain
+(``p2p.protocol.round.evidence_error``, docs/protocol.md §6.6)."""
+KINDS = {
+    kind: replace(spec, optional={**spec.optional, SINCE: _int(0, MAX_TS)})
+    if spec.shape in ("chain", "side") else spec
+    for kind, spec in KINDS.items()
 }
 
 CHAIN_KINDS = frozenset(k for k, spec in KINDS.items() if spec.shape == "chain")

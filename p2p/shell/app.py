@@ -356,7 +356,7 @@ class ShellApp:
         )
         picture = boards.render(game, view, self.t)
         if draw:  # until the first move: the draw that chose the starter
-            picture = [*picture, ("", "\n"), *self._board_lines(draw, max(boards.width(game), 24))]
+            picture = [*picture, ("", "\n"), *self._board_lines(draw, max(boards.width(game), boards.MIN_WIDTH))]
         return picture
 
     def _board_lines(self, lines: list[str], width: int) -> StyleAndTextTuples:
@@ -372,7 +372,7 @@ class ShellApp:
         game = self.controller.current_game()
         if game is None:
             return Dimension(preferred=30, max=34)
-        return Dimension.exact(max(boards.width(game), 24) + 2)
+        return Dimension.exact(max(boards.width(game), boards.MIN_WIDTH) + 2)
 
     def _board_title(self) -> str:
         game = self.controller.current_game()

@@ -4,7 +4,7 @@
 on the first connection to a broker that is not on this machine it says plainly what is
 sent and who can see it, then connects a ``Peer`` in the background.  If the broker
 cannot be reached it says so in one line and offers ``/local``: a Mosquitto on loopback
-(``p2p.net.broker``) with a computer player (``p2p.shell.bot``) in its lobby.
+(``p2p.net.broker``) with a computer player (``p2p.bot``) in its lobby.
 """
 
 from __future__ import annotations
@@ -109,6 +109,7 @@ async def connect(
             urls, nick=shell.settings.nick, identity=identity, connect_timeout=timeout,
             log_dir=(shell.options.config_dir / "rounds") if shell.options.config_dir is not None else None,
             friends=friends, namespace=shell.settings.namespace or "public",
+            runs_dir=(shell.options.config_dir / "runs") if shell.options.config_dir is not None else None,
             **(peer_options or {}),
         )
         refused = await start_unless_refused(peer, urls)
@@ -135,6 +136,10 @@ async def connect(
         ctl.save_settings()
     if not all(is_local(u) for u in urls) and set(urls) != set(broker_list(shell.settings.broker)):
         ctl.say("net.session_broker", brokers=_and_list(urls, t))
+    from p2p.peer.broker_report import one_line  # what this broker allows (p2p doctor)
+
+    transport = peer.transport
+    shell.state.add(one_line(transport.protocol_version, transport.retained_to(), t.lang), "info")
     shell.on_exit.append(peer.close)
     ctl.spawn(session.pump())
     ctl.spawn(ctl.guard(session.resume_unfinished()))  # a round left running by a restart
@@ -218,8 +223,8 @@ async def disconnect(shell: ShellApp) -> None:
 
 async def start_local(shell: ShellApp) -> None:
     """A Mosquitto on loopback, a computer player in its lobby, and us connected to it."""
+    from p2p.bot import run_bot
     from p2p.net.broker import LocalBroker
-    from p2p.shell.bot import run_bot
 
     ctl = shell.controller
     t = shell.t

@@ -165,7 +165,7 @@ class Controller:
         self.state.add(self.t.t(key, **fields), kind)  # type: ignore[arg-type]
 
     def usage(self, name: str) -> None:
-        self.say("msg.usage", "warn", usage=cmds.COMMANDS[name])
+        self.say("msg.usage", "warn", usage=cmds.usage(name))
 
     # -- chat ---------------------------------------------------------------------------------
 

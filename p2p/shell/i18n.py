@@ -80,6 +80,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Deine andere Sitzung ist weg: Dieses Fenster spielt jetzt für dich.",
         "Your other session has gone: this window plays for you now.",
     ),
+    "notice.broker_no_retained": (
+        "Dieser Broker speichert keine Nachrichten (retained): Diese langsame Runde geht nur weiter, solange ihr gleichzeitig online seid (nichts geht verloren; mit einem Broker, der sie speichert, könnt ihr zu verschiedenen Zeiten ziehen).",
+        "This broker keeps no retained messages: this slow round goes on only while its players are online together (nothing is lost; a broker that keeps them lets you take turns at different times).",
+    ),
     "notice.took_over": (
         "Du spielst jetzt in diesem Fenster; deine andere Sitzung schaut zu.",
         "You play in this window now; your other session watches.",
@@ -100,8 +104,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Warning: {nick} ({fp}) uses the name of your friend {friend} but has another key (your friend: {friend_fp}).",
     ),
     "board.none": (
-        "Kein Spiel.\n\nLokal spielen:\n /play connect4\n /play connect4 ai\n /play cube\n /play chess4\n\nOnline:\n /invite NICK SPIEL\n /private SPIEL\n /join CODE",
-        "No game.\n\nPlay locally:\n /play connect4\n /play connect4 ai\n /play cube\n /play chess4\n\nOnline:\n /invite NICK GAME\n /private GAME\n /join CODE",
+        "Kein Spiel.\n\nLokal spielen:\n{plays}\n\nOnline:\n /invite NICK SPIEL\n /private SPIEL\n /join CODE",
+        "No game.\n\nPlay locally:\n{plays}\n\nOnline:\n /invite NICK GAME\n /private GAME\n /join CODE",
     ),
     "board.preview": ("Vorschau {pillar}: Ebene {level}", "Preview {pillar}: level {level}"),
     "board.level": ("Ebene {level}", "level {level}"),
@@ -169,6 +173,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "reason.busy": ("du bist schon in einer Runde: erst /leave", "you are already in a round: /leave first"),
     "reason.bad_turn_limit": ("ein Zeitlimit pro Zug ist 1 min bis 30 Tage", "a turn limit is 1 min to 30 days"),
     "reason.code_unknown": ("keine offene Runde mit diesem Code", "no open round behind that code"),
+    "reason.broker_no_retained": ("dieser Broker speichert keine Nachrichten (retained): Beitreten mit Code geht hier nicht (lass dich mit Namen einladen)", "this broker keeps no retained messages: joining by code does not work here (ask to be invited by name)"),
     "reason.code_closed": ("die Runde hat schon begonnen", "the round has already started"),
     "reason.no_invitation": ("keine offene Einladung (abgelaufen oder zurückgezogen)", "no open invitation (expired or withdrawn)"),
     "reason.invitation_expired": ("die Einladung ist abgelaufen", "the invitation has expired"),
@@ -218,8 +223,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Welcome to p2p. /help lists the commands, /play connect4 starts a game.",
     ),
     "msg.local_mode": (
-        "Ohne Broker: nur lokales Spiel. /play connect4 · /play cube · /play chess4",
-        "No broker: local play only. /play connect4 · /play cube · /play chess4",
+        "Ohne Broker: nur lokales Spiel. {plays_inline}",
+        "No broker: local play only. {plays_inline}",
     ),
     "msg.unknown_command": ("Unbekannter Befehl: {name} (/help)", "Unknown command: {name} (/help)"),
     "msg.usage": ("Aufruf: {usage}", "Usage: {usage}"),
@@ -241,7 +246,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "{game} has no resignation; /again starts a new round.",
     ),
     "msg.game_over": ("Die Runde ist vorbei. /again für eine neue Runde.", "The round is over. /again for another round."),
-    "msg.round_over": ("Runde {round} vorbei: {result}. Stand {score}. /again · /replay · /analyze", "Round {round} over: {result}. Score {score}. /again · /replay · /analyze"),
+    "msg.round_over": ("Runde {round} vorbei: {result}. Stand {score}. /again · /replay", "Round {round} over: {result}. Score {score}. /again · /replay"),
+    "msg.round_over.analyze": ("Runde {round} vorbei: {result}. Stand {score}. /again · /replay · /analyze", "Round {round} over: {result}. Score {score}. /again · /replay · /analyze"),
     "msg.new_round": ("Runde {round}: {game}, es beginnt {seat}.", "Round {round}: {game}, {seat} starts."),
     "msg.unknown_game": ("Unbekanntes Spiel {name} ({known}).", "Unknown game {name} ({known})."),
     "msg.bad_option": ("Ungültige Option: {reason}", "Invalid option: {reason}"),
@@ -286,6 +292,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "„Schätzung“: bevor der Löser rechnen kann, urteilt die stärkste Suche (Meister-Tiefe); sie kann sich irren.",
         "\"estimate\": before the solver can answer, the strongest search (master depth) judges; it can be wrong.",
     ),
+    "msg.hint_unavailable": ("Für dieses Spiel gibt es keine Tipps (kein Computerspieler).", "This game has no hints (no computer player)."),
     "msg.hint_local_only": ("Tipps gibt es nur im lokalen Spiel.", "Hints are for local play only."),
     "msg.hint": ("Tipp: {move}", "Hint: {move}"),
     "msg.rules_none": ("Kein Spiel gewählt: /rules {known}", "No game chosen: /rules {known}"),
@@ -538,6 +545,24 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Der rechtzeitige Zug von {nick} kam nach einer Zeitüberschreitung an und gilt.",
         "{nick}'s move, made in time, arrived after a turn timeout and counts.",
     ),
+    "notice.disputed.forfeit": (
+        "Umstritten (Stelle {seq}): {by} hat {nick} wegen Zeitüberschreitung ausgeschlossen, doch der "
+        "Zug von {nick} dort war rechtzeitig signiert. Hier gilt der Ausschluss; 'p2p replay' nennt beide.",
+        "Disputed (position {seq}): {by} put {nick} out on time, but {nick}'s move there was signed "
+        "in time. This client keeps the forfeit; 'p2p replay' names both claims.",
+    ),
+    "notice.disputed.move": (
+        "Umstritten (Stelle {seq}): {by} hat {nick} wegen Zeitüberschreitung ausgeschlossen, doch der "
+        "Zug von {nick} dort war rechtzeitig signiert. Hier gilt der Zug; 'p2p replay' nennt beide.",
+        "Disputed (position {seq}): {by} put {nick} out on time, but {nick}'s move there was signed "
+        "in time. This client keeps the move; 'p2p replay' names both claims.",
+    ),
+    "notice.other_version": (
+        "{nick} nutzt Protokoll v{theirs}, dieser Client v{ours}: gemeinsam spielen geht erst, "
+        "wenn einer von euch aktualisiert.",
+        "{nick} runs protocol v{theirs}, this client v{ours}: you can play together once one of "
+        "you updates.",
+    ),
     "notice.cancelled.start_now": (
         "Der Gastgeber hat mit den Anwesenden begonnen; eine direkte Einladung folgt.",
         "The host started with who was there; a direct invitation follows.",
@@ -765,8 +790,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
 
 HELP_LINES: tuple[tuple[tuple[str, str], tuple[str, str]], ...] = (
     # ((command column German, English), (meaning German, English))
-    (("/play SPIEL [ai|2p] [STUFE]", "/play GAME [ai|2p] [LEVEL]"), ("lokal spielen (connect4, cube, chess4)", "play locally (connect4, cube, chess4)")),
-    (("1..7 · a1..d4 · h2-h4", "1..7 · a1..d4 · h2-h4"), ("ein Zug (Ziffer allein spielt sofort)", "a move (a lone digit plays at once)")),
+    (("/play SPIEL [ai|2p] [STUFE]", "/play GAME [ai|2p] [LEVEL]"), ("lokal spielen ({games})", "play locally ({games})")),
+    (("{moves}", "{moves}"), ("ein Zug (Ziffer allein spielt sofort)", "a move (a lone digit plays at once)")),
     (("/undo · /again · /resign", "/undo · /again · /resign"), ("zurücknehmen · neue Runde · aufgeben", "take back · another round · resign")),
     (("/replay [next|prev|end] · /analyze · /hint", "/replay [next|prev|end] · /analyze · /hint"), ("Wiedergabe · Analyse · Tipp", "replay · analysis · hint")),
     (("/level [STUFE] · /stats · /rules [SPIEL]", "/level [LEVEL] · /stats · /rules [GAME]"), ("Computerstufe · Statistik · Regeln", "computer level · stats · rules")),
@@ -828,8 +853,14 @@ class Translator:
         """The text for ``key`` in the current language, formatted with ``fields``."""
         pair = CATALOGUE.get(key)
         if pair is None:
-            return key
+            from p2p.shell.game_view import game_text
+
+            pair = game_text(key)
+            if pair is None:
+                return key
         text = pair[0] if self.lang == "de" else pair[1]
+        if "{games" in text or "{plays" in text:
+            fields = {**self._registry_fields(", "), **fields}
         if fields:
             try:
                 return _FORMATTER.format(text, **fields)
@@ -840,7 +871,28 @@ class Translator:
     def seat(self, english_name: str) -> str:
         """A seat name from an engine (English) in the current language."""
         key = f"seat.{english_name}"
-        return self.t(key) if key in CATALOGUE else english_name
+        return self.t(key) if self.has(key) else english_name
+
+    def has(self, key: str) -> bool:
+        """True if ``key`` has a text: in the catalogue or in a registered game's view."""
+        if key in CATALOGUE:
+            return True
+        from p2p.shell.game_view import game_text
+
+        return game_text(key) is not None
+
+    @staticmethod
+    def _registry_fields(sep: str) -> dict[str, str]:
+        """``{games}`` and ``{plays}`` in a text: the registered games, so that a new game
+        appears in the help, the idle board and the usage lines with no edit here."""
+        from p2p.games import game_names
+
+        names = game_names()
+        return {
+            "games": sep.join(names),
+            "plays": "\n".join(f" /play {n}" for n in names),
+            "plays_inline": " · ".join(f"/play {n}" for n in names),
+        }
 
     def game(self, name: str) -> str:
         """The name people use for a game (its registry entry's title)."""
@@ -857,12 +909,18 @@ class Translator:
 
     def help_lines(self) -> list[tuple[str, str]]:
         """The /help text: (command, meaning) per command group."""
-        return [(self.pick(keys), self.pick(text)) for keys, text in HELP_LINES]
+        from p2p.shell.game_view import move_help
+
+        fields = {**self._registry_fields(", "), "moves": self.pick(move_help())}
+        return [
+            (self.pick(keys).format(**fields), self.pick(text).format(**fields))
+            for keys, text in HELP_LINES
+        ]
 
     def level(self, level: str) -> str:
         """A computer level's name in the current language (the id is the wire name)."""
         key = f"level.{level}"
-        return self.t(key) if key in CATALOGUE else level
+        return self.t(key) if self.has(key) else level
 
     def levels(self, levels: Iterable[str]) -> str:
         return ", ".join(self.level(lv) for lv in levels)
@@ -872,7 +930,7 @@ class Translator:
         code = getattr(err, "code", "")
         params = dict(getattr(err, "params", {}) or {})
         key = f"reason.{code}"
-        if not code or key not in CATALOGUE:
+        if not code or not self.has(key):
             # no German text for this reason: say the English one rather than hide it
             detail = str(err)
             return self.t("reason.untranslated", detail=detail) if detail else self.t("reason.unknown")

@@ -86,11 +86,11 @@ class OnlineSession:
         """Seconds a member who is online again may take to resume the round before we say so."""
         self.away: set[bytes] = set()
         """Members of the shown round whose going offline we announced (for "is back")."""
-        from p2p.shell.ledger import Ledger
+        from p2p.ledger import Ledger
 
         log_dir = getattr(peer, "log_dir", None) if peer is not None else None
         self.ledger: Ledger | None = Ledger(log_dir) if log_dir is not None else None
-        """Round numbers and scores from the signed round logs (``p2p.shell.ledger``);
+        """Round numbers and scores from the signed round logs (``p2p.ledger``);
         without a log directory they are counted as seen."""
         self.commands = OnlineCommands(self)
         self.notes = OnlineNotes(self)
@@ -123,7 +123,7 @@ class OnlineSession:
             return
         if rnd.game is None and rnd.phase.value == "cancelled":
             return  # called off before play: not one of the group's rounds
-        from p2p.shell.ledger import summarize
+        from p2p.ledger import summarize
 
         try:
             self.round_no, self.wins = self.ledger.standing(summarize(rnd.chain_state))

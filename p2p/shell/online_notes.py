@@ -316,6 +316,16 @@ class OnlineNotes(SessionPart):
                                limit=params.get("limit", "?")), "warn")
         elif code == "rewound":
             self.state.add(t.t("net.rewound"), "warn")
+        elif code == "disputed":
+            by_seat = params.get("forfeiter")
+            by = (self.s.member_nick(by_seat, with_fingerprint=False)
+                  if rnd is not None and isinstance(by_seat, int) else "?")
+            kept = "forfeit" if params.get("kept") == "forfeit" else "move"
+            self.state.add(t.t(f"notice.disputed.{kept}", nick=nick, by=by,
+                               seq=params.get("seq", "?")), "warn")
+        elif code == "other_version":
+            self.state.add(t.t("notice.other_version", nick=params.get("nick", "?"),
+                               theirs=params.get("theirs", "?"), ours=params.get("ours", "?")), "warn")
         elif code == "auto_declined":
             self.state.add(t.t("net.auto_declined"), "warn")
         elif code in ("clock_off", "clock_far"):
@@ -330,7 +340,7 @@ class OnlineNotes(SessionPart):
         elif code == "other_session":
             way = "plays" if params.get("acting") else "watches"
             self.state.add(t.t(f"notice.other_session.{way}"), "warn")
-        elif code in ("other_session_took_over", "other_session_gone", "took_over"):
+        elif code in ("other_session_took_over", "other_session_gone", "took_over", "broker_no_retained"):
             self.state.add(t.t(f"notice.{code}"), "warn")
         elif code == "draw_left_out":
             seats = params.get("seats") or []

@@ -173,16 +173,20 @@ export function canvasMark(ctx, seat, cx, cy, r) {
   ctx.stroke();
 }
 
-/** A legend of the seats: mark, name, score, whose turn, who is out. */
-export function fillSeats(list, state, opts, withScores) {
+/** A legend of the seats: mark (or `icon(svgElement, seat)`), name, score, whose turn, who is out. */
+export function fillSeats(list, state, opts, withScores, icon = null) {
   list.replaceChildren();
   (state.seats || []).forEach((_, seat) => {
     const item = html("li", `seat-item ${seatClass(state, seat)}`, list);
     if (!state.over && state.to_move === seat) item.classList.add("turn");
     if ((state.eliminated || []).includes(seat)) item.classList.add("out");
-    const icon = svg("svg", { viewBox: "0 0 20 20", class: "seat-icon", "aria-hidden": "true" }, item);
-    svg("circle", { cx: 10, cy: 10, r: 9, class: "stone" }, icon);
-    drawMark(icon, seat, 10, 10, 9);
+    const picture = svg("svg", { viewBox: "0 0 20 20", class: "seat-icon", "aria-hidden": "true" }, item);
+    if (icon) {
+      icon(picture, seat);
+    } else {
+      svg("circle", { cx: 10, cy: 10, r: 9, class: "stone" }, picture);
+      drawMark(picture, seat, 10, 10, 9);
+    }
     const label = html("span", "seat-name", item);
     let text = seatName(opts.lang, state, seat);
     if (opts.mySeats.includes(seat) && opts.mySeats.length === 1) text += ` (${t(opts.lang, "you")})`;

@@ -61,6 +61,7 @@ export function mount(element, api) {
       stones.forEach((seat, r) => {
         let extra = winning.size ? (winning.has(`${c},${r}`) ? "win" : "dim") : "";
         if (last && last.column === c && last.row === r && !last.pop) extra += " last";
+        if (r === 0 && canPlay(state, opts) && state.legal.includes(`p${c + 1}`)) extra += " poppable";
         placed[`${c},${r}`] = disc(discs, seat, c, r, extra);
       });
     });

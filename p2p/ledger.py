@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-log = logging.getLogger("p2p.shell")
+log = logging.getLogger("p2p.ledger")
 MAX_LOGS = 2_000
 """At most this many round logs are read (the newest); older ones no longer count."""
 

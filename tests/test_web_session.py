@@ -1,0 +1,138 @@
+"""The browser face's session without a browser: what the page may ask, and the one line
+it gets for anything else (nothing changes); local play; the command's bad options."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from conftest import run
+
+from p2p.web.session import WebSession
+from p2p.web.settings import WebSettings
+
+
+def _session() -> tuple[WebSession, list[dict[str, Any]]]:
+    session = WebSession(settings=WebSettings(nick="anna", lang="en"), config_dir=None, broker=None)
+    seen: list[dict[str, Any]] = []
+    session.listeners.append(seen.append)
+    return session, seen
+
+
+def _warnings(seen: list[dict[str, Any]]) -> list[str]:
+    return [m.get("key", m.get("text", "")) for m in seen if m.get("t") == "line" and m["kind"] in ("warn", "error")]
+
+
+def test_hostile_or_broken_actions_get_one_line_and_change_nothing() -> None:
+    async def body() -> None:
+        session, seen = _session()
+        before = session.snapshot()
+        for msg in ([], "play", {"a": 5}, {"a": "__init__"}, {"a": "nope"},
+                    {"a": "play", "round": "x" * 5000, "move": "4"},
+                    {"a": "say", "text": "hello"},  # offline: no lobby to say it in
+                    {"a": "invite", "game": "go", "who": []},
+                    {"a": "local_start", "game": "connect4", "options": {"width": "wide"}},
+                    {"a": "local_start", "game": "connect4", "seats": [None]},
+                    {"a": "local_start", "game": "connect4", "seats": [None, "grandmaster"]},
+                    {"a": "local_play", "move": "4"},
+                    {"a": "settings", "lang": "fr"}, {"a": "settings", "nick": "two words"},
+                    {"a": "settings", "namespace": "Not Valid!"}):
+            seen.clear()
+            await session.handle(msg)
+            warned = _warnings(seen)
+            assert len(warned) == 1, (msg, warned)
+            assert not any("Traceback" in w for w in warned)
+        after = session.snapshot()
+        for key in ("local", "rounds", "invitations", "settings"):
+            assert after[key] == before[key], key
+
+    run(body(), 20)
+
+
+def test_local_play_against_the_computer_undo_again_and_replay() -> None:
+    async def body() -> None:
+        session, seen = _session()
+        await session.handle({"a": "local_start", "game": "connect4", "seats": [None, "neuling"]})
+        assert _warnings(seen) == []
+        await session.handle({"a": "local_play", "move": "4"})
+        for _ in range(200):  # the computer answers in a worker thread
+            if len(session.local.game.history()) == 2:
+                break
+            await asyncio.sleep(0.01)
+        snap = session.snapshot()["local"]
+        assert snap["board"]["state"]["history"][0] == "4" and len(snap["board"]["state"]["history"]) == 2
+        assert snap["human_turn"]
+        seen.clear()
+        await session.handle({"a": "local_hint"})
+        hints = [m for m in seen if m.get("key") == "msg.hint"]
+        assert hints and session.local.game.is_legal(str(hints[0]["params"]["move"]))
+        await session.handle({"a": "local_undo"})  # our move and the computer's answer
+        assert session.local.game.history() == []
+        await asyncio.sleep(0.3)
+        await session.handle({"a": "local_play", "move": "8"})  # no column 8: the engine's reason
+        assert "err.reason" in _warnings(seen)
+        await session.handle({"a": "local_resign"})
+        assert session.local.game.is_over()
+        await session.handle({"a": "local_replay"})
+        replay = [m for m in seen if m.get("t") == "replay"]
+        assert replay and replay[-1]["states"][0]["history"] == []
+        assert all(s["legal"] == [] for s in replay[-1]["states"])
+        await session.handle({"a": "local_again"})
+        assert session.local.round_no == 2 and session.local.score() == (0, 1)
+        await session.handle({"a": "local_close"})
+        assert session.snapshot()["local"] is None
+
+    run(body(), 30)
+
+
+def test_the_catalogue_is_complete_in_both_languages() -> None:
+    from p2p.web.i18n import CATALOGUE
+
+    for key, (de, en) in CATALOGUE.items():
+        assert de and en, key
+        assert sorted(_fields(de)) == sorted(_fields(en)), key
+    app = (Path(__file__).parent.parent / "p2p/web/static/app.js").read_text()
+    import re
+
+    used = set(re.findall(r"""t\('((?:ui|msg|err|net)\.[\w.]+\w)'""", app))
+    used |= {f"ui.conn.{state}" for state in ("offline", "connecting", "connected", "lost")}
+    assert used and used <= set(CATALOGUE), sorted(used - set(CATALOGUE))
+    server = (Path(__file__).parent.parent / "p2p/web/session.py").read_text()
+    keys = set(re.findall(r'"((?:msg|err|net)\.[a-z_]+)"', server))
+    keys |= {f"net.{state}" for state in ("lost", "reconnected", "closed")}
+    assert keys and keys <= set(CATALOGUE), sorted(keys - set(CATALOGUE))
+
+
+def _fields(text: str) -> list[str]:
+    import re
+
+    return re.findall(r"\{(\w+)\}", text)
+
+
+def test_bad_options_exit_with_one_line(tmp_path: Path) -> None:
+    env = dict(os.environ, P2P_CONFIG_DIR=str(tmp_path))
+    for args in (["--broker", "http://x"], ["--nick", "two words"], ["--namespace", "Bad Name"], ["--port", "70000"]):
+        done = subprocess.run([sys.executable, "-m", "p2p", "web", "--no-open", *args],
+                              check=False, capture_output=True, text=True, env=env, timeout=30)
+        assert done.returncode == 2, (args, done.stdout, done.stderr)
+        assert done.stderr.count("\n") == 1 and done.stderr.startswith("p2p web: "), done.stderr
+        assert "Traceback" not in done.stderr
+
+
+def test_the_two_faces_do_not_import_each_other() -> None:
+    """``p2p/web`` and ``p2p/shell`` sit side by side over ``p2p.peer``: neither imports
+    the other (what both need lives below them: ``p2p.ledger``, ``p2p.bot``)."""
+    import re
+
+    root = Path(__file__).parent.parent / "p2p"
+    pattern = {"web": re.compile(r"^\s*(from|import)\s+p2p\.shell\b", re.M),
+               "shell": re.compile(r"^\s*(from|import)\s+p2p\.web\b", re.M)}
+    for face, imports_other in pattern.items():
+        found = [str(p.relative_to(root)) for p in (root / face).rglob("*.py") if imports_other.search(p.read_text())]
+        assert found == [], f"p2p/{face} imports the other face: {found}"
+    found = [p.name for p in (root / "commands").glob("web.py") if pattern["web"].search(p.read_text())]
+    assert found == []
