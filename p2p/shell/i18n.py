@@ -21,6 +21,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "pane.lobby.ns": ("Lobby {namespace} ({count} online)", "Lobby {namespace} ({count} online)"),
     "pane.chat": ("Chat", "Chat"),
     "pane.board": ("Brett", "Board"),
+    "status.inviting": ("Einladung an {nicks} zu {game} · warte auf Antwort (/rounds)", "Invitation to {nicks} for {game} · waiting for an answer (/rounds)"),
     "status.idle": ("Kein Spiel · /help für Befehle", "No game · /help for commands"),
     "status.round": ("Runde {round} · Am Zug: {seat}", "Round {round} · To move: {seat}"),
     "status.you": ("Runde {round} · Am Zug: {seat} (du)", "Round {round} · To move: {seat} (you)"),
