@@ -20,7 +20,7 @@ from p2p.shell.testing import HeadlessShell
 
 SAME_IN_BOTH = {
     # Words that really are the same in German and English (names, symbols, formats).
-    "pane.lobby", "pane.lobby.offline", "pane.chat", "status.offline", "level.normal",
+    "pane.lobby", "pane.lobby.ns", "pane.lobby.offline", "pane.chat", "status.offline", "level.normal",
     "net.moved", "notice.untranslated", "board.points.line", "piece.owners.same",
     "turn.minutes", "turn.seconds",  # units: "min" and "s" in both
 }

@@ -198,7 +198,7 @@ def test_chess4_against_computer_players_to_its_end(tmp_path: Path) -> None:
                     break
                 await h.type_line(game.legal_moves()[0], settle=0.0)
             screen = await h.wait_screen("vorbei", 20)
-            assert "Punkte: Rot" in screen
+            assert "Punkte: r=Rot" in screen
             assert "Letzter Zug:" in screen
 
     run(scenario())

@@ -93,7 +93,7 @@ def test_three_slow_rounds_and_a_live_one_listed_resumed_and_told(tmp_path: Path
                 assert any("Connect Four with eve · eve to move · 14:" in x and x.endswith("· live")
                            for x in shown), shown
                 for nick in ("bob", "carol", "dave"):
-                    assert any(f"Connect Four with {nick} · {nick} to move · 23 hours left · 1 day per turn"
+                    assert any(f"Connect Four with {nick} · {nick} to move · 24 hours left · 1 day per turn"
                                in x for x in shown), shown
             # away: bob moves in his slow round, nobody else does
             await slow_bob.play("3")
@@ -106,7 +106,7 @@ def test_three_slow_rounds_and_a_live_one_listed_resumed_and_told(tmp_path: Path
                 await h.wait_for(lambda: "(you)" in h.controller.status_text(), 10)
                 shown = await listed(h, "/rounds", "Your rounds")
                 assert len(shown) == 4, shown
-                assert any(x.startswith("▶") and "with bob · your turn · 23 hours left" in x for x in shown), shown
+                assert any(x.startswith("▶") and "with bob · your turn · 24 hours left" in x for x in shown), shown
                 assert sum(x.startswith("▶") for x in shown) == 1
                 carol_no = number(shown, "carol")
                 await h.type_line(f"/rounds {carol_no}")
@@ -128,7 +128,7 @@ def test_three_slow_rounds_and_a_live_one_listed_resumed_and_told(tmp_path: Path
                 await h.wait_for(lambda: online.round is not None and online.round.id == slow_bob.id, 10)
                 shown = await listed(h, "/runden", "Deine Runden")
                 assert len(shown) == 4, shown
-                assert any(x.startswith("▶") and "Vier in einer Reihe mit bob · du bist am Zug · noch 23 Stunden" in x
+                assert any(x.startswith("▶") and "Vier in einer Reihe mit bob · du bist am Zug · noch 24 Stunden" in x
                            for x in shown), shown
                 assert any("Vier in einer Reihe mit eve · eve ist am Zug" in x and x.endswith("Live-Runde")
                            for x in shown), shown

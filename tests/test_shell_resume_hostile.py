@@ -55,7 +55,7 @@ def test_hostile_files_beside_an_unfinished_round_give_one_line_and_change_nothi
             key.write_bytes(b"\xff\xfe junk" * 50)
 
             async def junk_key(h: HeadlessShell) -> None:
-                line = await said(h, f"Round {ra.id[:8]} not resumed")
+                line = await said(h, f"Round with id {ra.id[:8]} not resumed")
                 assert "cannot read the round key" in line and "not a round key file" in line
 
             await restarted(junk_key)
@@ -66,7 +66,7 @@ def test_hostile_files_beside_an_unfinished_round_give_one_line_and_change_nothi
             key.write_text(f"{words[0]} {words[1]} {'ab' * 16}\n")
 
             async def other_topics(h: HeadlessShell) -> None:
-                line = await said(h, f"Round {ra.id[:8]} not resumed")
+                line = await said(h, f"Round with id {ra.id[:8]} not resumed")
                 assert "names the topics of another round" in line
 
             await restarted(other_topics)
@@ -76,7 +76,7 @@ def test_hostile_files_beside_an_unfinished_round_give_one_line_and_change_nothi
             log.write_bytes(good_log.replace(b'"move":"1"', b'"move":"2"', 1))
 
             async def damaged(h: HeadlessShell) -> None:
-                line = await said(h, f"Round {ra.id[:8]} not resumed")
+                line = await said(h, f"Round with id {ra.id[:8]} not resumed")
                 assert "round-" in line and "signature" in line
 
             await restarted(damaged)
@@ -86,7 +86,7 @@ def test_hostile_files_beside_an_unfinished_round_give_one_line_and_change_nothi
             os.mkfifo(log)
 
             async def fifo(h: HeadlessShell) -> None:
-                line = await said(h, f"Round {ra.id[:8]} not resumed")
+                line = await said(h, f"Round with id {ra.id[:8]} not resumed")
                 assert "not a round log" in line
 
             await restarted(fifo)
@@ -98,7 +98,7 @@ def test_hostile_files_beside_an_unfinished_round_give_one_line_and_change_nothi
             os.mkfifo(key)
 
             async def key_fifo(h: HeadlessShell) -> None:
-                line = await said(h, f"Round {ra.id[:8]} not resumed")
+                line = await said(h, f"Round with id {ra.id[:8]} not resumed")
                 assert "not a round key file" in line
 
             await restarted(key_fifo)

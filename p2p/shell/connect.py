@@ -42,7 +42,8 @@ def broker_list(broker: str) -> list[str]:
 
 def attach_hooks_only(shell: ShellApp) -> None:
     """Local mode: ``/local`` and ``/connect`` still work (they connect on demand)."""
-    shell.controller.connect_hook = lambda url: shell.controller.spawn(connect(shell, url or shell.settings.broker))
+    ctl = shell.controller
+    ctl.connect_hook = lambda url: ctl.spawn(connect(shell, url or ctl.session_brokers or shell.settings.broker))
     shell.controller.local_broker_hook = lambda: shell.controller.spawn(start_local(shell))
 
 
@@ -83,6 +84,7 @@ async def connect(
         ctl.refresh()
         return None
     broker = " ".join(urls)
+    ctl.session_brokers = broker
     if ctl.online is not None:
         await disconnect(shell)
     try:
@@ -95,8 +97,6 @@ async def connect(
             ctl.say("net.privacy", "warn", broker=unseen[0])
         else:
             ctl.say("net.privacy_many", "warn", brokers=_and_list(unseen, t))
-        shell.settings.public_broker_ok.extend(unseen)
-        ctl.save_settings()
     shell.state.connection = t.t("status.connecting", broker=broker)
     ctl.refresh()
     peer = None
@@ -123,7 +123,7 @@ async def connect(
             except Exception:
                 log.debug("closing the unconnected peer failed", exc_info=True)
         shell.state.connection = t.t("status.offline")
-        ctl.say("net.unreachable", "warn", broker=broker, reason=shorten(net_reason(err, t), 120))
+        ctl.say("net.unreachable", "warn", broker=_and_list(broker.split(), t), reason=shorten(net_reason(err, t), 120))
         ctl.refresh()
         return None
     session = OnlineSession(shell, peer)
@@ -131,6 +131,11 @@ async def connect(
     shell.state.connection = ""
     shell.state.online = True
     ctl.say("net.connected", broker=broker, nick=peer.nick, fp=fingerprint(peer.public_key))
+    if unseen:  # the privacy note counts as read once a broker was reached, not before
+        shell.settings.public_broker_ok.extend(u for u in unseen if u not in shell.settings.public_broker_ok)
+        ctl.save_settings()
+    if not all(is_local(u) for u in urls) and set(urls) != set(broker_list(shell.settings.broker)):
+        ctl.say("net.session_broker", brokers=_and_list(urls, t))
     from p2p.peer.broker_report import one_line  # what this broker allows (p2p doctor)
 
     transport = peer.transport

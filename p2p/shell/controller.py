@@ -74,6 +74,9 @@ class Controller:
         self.connect_hook: Callable[[str | None], object] | None = None
         """Connects to the brokers named (``None``: those of the settings); set by
         ``p2p.shell.connect`` where the network is available."""
+        self.session_brokers = ""
+        """The brokers this session last connected to (``--broker``, ``/connect URL``): a
+        plain ``/connect`` goes back to them, never to brokers the user did not choose."""
         self.local_broker_hook: Callable[[], object] | None = None
         """Starts a broker on this machine with a computer in its lobby (``/local``)."""
         self.local = LocalPlay(self)

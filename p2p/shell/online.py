@@ -308,10 +308,16 @@ class OnlineSession:
 
 
     def forming_text(self) -> str | None:
-        """While a private round waits for its code joiners: the code, for the status line."""
+        """While a private round waits for its code joiners: the code, for the status line;
+        while an invitation of ours waits for its answers: whom we invited, to what (not
+        "No game" -- with a slow round on the board it looked as if that round had gone)."""
         rnd = self.round
-        if rnd is None or rnd.code is None or rnd.phase.value != "forming":
+        if rnd is None or rnd.phase.value != "forming":
             return None
+        if rnd.code is None:
+            others = [s.pk for s in rnd.chain_state.seats if s.pk is not None and s.pk != self.peer.public_key]
+            return self.t.t("status.inviting", game=self.t.game(rnd.game_name),
+                            nicks=", ".join(self.nick_of(pk) for pk in others) or "?")
         return self.t.t("status.forming", code=f"{rnd.code[:3]} {rnd.code[3:]}", game=self.t.game(rnd.game_name),
                         open=rnd.seats.count("open"))
 

@@ -109,7 +109,15 @@ class OnlineNotes(SessionPart):
             self.state.add(t.t("net.invited", nick=inviter, game=t.game(invitation.game)), "invite")
             self._warn_impostor(invitation.admin)
             how = t.t("net.starter.drawn") if invitation.drawn else self._invited_starter(invitation)
-            self.state.add(t.t("net.invite_details", options=_options_text(invitation.options), how=how), "invite")
+            options = _options_text(invitation.options)
+            details = t.t("net.invite_details", options=options, how=how) if options != "-" \
+                else t.t("net.invite_details.plain", how=how)
+            levels = [str(seat.get("level")) for seat in invitation.genesis.body.get("seats", [])
+                      if isinstance(seat, dict) and seat.get("level")]
+            if levels:  # computer seats (chess4 fills free seats): say so before anyone accepts
+                details += t.t("net.invite_computers", count=len(levels),
+                               levels=", ".join(t.level(lv) for lv in dict.fromkeys(levels)))
+            self.state.add(details, "invite")
             if invitation.turn_limit:  # a slow round (p2p/shell/turn_limit.py)
                 from p2p.shell.turn_limit import say_turn_limit
 
@@ -182,17 +190,23 @@ class OnlineNotes(SessionPart):
                 return label(nick, pk) if nick else f"? ({fingerprint(pk)})"
         return self.t.t("net.unknown_signer", id=prefix)
 
-    def _member_presence(self, info: Any, online: bool) -> None:
-        """A member of the running round went offline (how long until the forfeit) or is back."""
+    def _in_running_round(self, pk: bytes) -> bool:
+        """Whether ``pk`` plays on in the shown live round (``_member_presence`` speaks of it)."""
         rnd = self.s.round
         if rnd is None or rnd.is_over or rnd.game is None or not self.s.connected():
-            return  # while we are cut off ourselves, everyone's presence merely expires
+            return False  # while we are cut off ourselves, everyone's presence merely expires
         if rnd.turn_limit is not None:
-            return  # a slow round: members come and go, each turn keeps its limit (§6.7)
+            return False  # a slow round: members come and go, each turn keeps its limit (§6.7)
         st = rnd.chain_state
-        seat = st.seat_of(info.pk)
-        if seat is None or info.pk == self.peer.public_key or seat in st.left or seat in st.resigned:
+        seat = st.seat_of(pk)
+        return not (seat is None or pk == self.peer.public_key or seat in st.left or seat in st.resigned)
+
+    def _member_presence(self, info: Any, online: bool) -> None:
+        """A member of the running round went offline (how long until the forfeit) or is back."""
+        if not self._in_running_round(info.pk):
             return
+        rnd = self.s.round
+        st = rnd.chain_state
         nick = self.s.nick_of(info.pk, info.nick)
         if online:
             if info.pk in self.s.away and info.busy:  # back, and in a round (ours, resumed)
@@ -228,7 +242,8 @@ class OnlineNotes(SessionPart):
         """
         known = self._present.get(pk)
         if not online:
-            if self._present.pop(pk, None) is not None:
+            if self._present.pop(pk, None) is not None and not self._in_running_round(pk):
+                # (a member of the running round gets one line: "went offline — …")
                 self._say_presence(pk, self.t.t("net.left", nick=known))
         elif known is None:
             self._present[pk] = label

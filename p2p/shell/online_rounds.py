@@ -190,12 +190,24 @@ class HeldRounds(SessionPart):
         head = rnd.chain_state.head.id
         asyncio.get_running_loop().call_later(0.5, self._say_turn, rnd, head)
 
+    def _say_last_move(self, rnd: Any) -> None:
+        """The move line ("Yellow (bob): 4") of the head of ``rnd``, a move made while
+        another round was on the board (its update was not shown then)."""
+        event = rnd.chain_state.head
+        seat = rnd.chain_state.seat_of(event.pk)
+        if event.kind != "move" or rnd.game is None or seat is None:
+            return
+        self.state.add(self.t.t("net.moved", nick=self.ctl.seat_label(rnd.game, seat), move=event.body["move"]),
+                       "round")
+
     def _say_turn(self, rnd: Any, head: str) -> None:
         if (rnd is self.s.round or rnd.is_over or not rnd.is_my_turn
                 or rnd.chain_state.head.id != head or self._told.get(rnd.id) == head):
             return
         self._told[rnd.id] = head
-        if not self.take_to(rnd):
+        if self.take_to(rnd):
+            self._say_last_move(rnd)  # the move that switched the board, listed like any other
+        else:
             self.state.add(self.t.t("rounds.your_turn", game=self.t.game(rnd.game_name), others=self.others(rnd),
                                     n=self.number_of(rnd)), "invite")
         self.ctl.notify(self.t.t("notify.turn"), self.t.game(rnd.game_name))

@@ -37,12 +37,13 @@ def say_turn_limit(t: Translator, seconds: int) -> str:
 
 def say_time_left(t: Translator, seconds: int, slow: bool = True) -> str:
     """How long a turn has left: in a slow round ``2 days``, ``23 hours``, ``5 min``
-    (rounded down, at least 1 min while any is left); in a live one ``14:59``."""
+    (to the nearest unit -- rounded down, a 2-hour turn said "1 hour" a second after it
+    began -- and at least 1 min while any is left); in a live one ``14:59``."""
     seconds = max(0, seconds)
     if not slow:
         return f"{seconds // 60}:{seconds % 60:02d}"
-    if seconds >= 2 * 86_400:
-        return t.t("turn.days", n=seconds // 86_400)
-    if seconds >= 3600:
-        return t.t("turn.hours", n=seconds // 3600)
-    return t.t("turn.minutes", n=max(1, seconds // 60) if seconds else 0)
+    if seconds >= 2 * 86_400 - 43_200:
+        return t.t("turn.days", n=(seconds + 43_200) // 86_400)
+    if seconds >= 3600 - 1800:
+        return t.t("turn.hours", n=(seconds + 1800) // 3600)
+    return t.t("turn.minutes", n=max(1, (seconds + 30) // 60) if seconds else 0)

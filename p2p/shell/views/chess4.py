@@ -116,7 +116,8 @@ def render(game: Game, view: BoardView, t: Translator) -> StyleAndTextTuples:
             out.append(frag(style, " " + text, handler))
         out.append(frag("", "\n"))
     out.append(frag("", "   " + "".join(f"  {f}" for f in FILES) + "\n"))
-    points = " · ".join(f"{t.seat(n)} {p}" for n, p in zip(names, game.scores()))
+    # each seat's points behind the letter its pieces carry: the legend of "üB" (German Grün)
+    points = " · ".join(f"{owner_letters[i]}={t.seat(n)} {p}" for i, (n, p) in enumerate(zip(names, game.scores())))
     _wrapped(out, t.t("board.points", points=points), "")
     if checked:
         _wrapped(out, t.t("board.check", seats=", ".join(t.seat(names[s]) for s in sorted(checked))),
