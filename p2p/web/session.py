@@ -32,6 +32,8 @@ MAX_LINES = 400
 """Lines (chat, notices) kept for a reloaded page."""
 MAX_TEXT = 2000
 """Longer text fields in an action are refused (chat is cut by the protocol anyway)."""
+WATCH_S = 1.0
+"""How often ``watch`` looks for changes no notification tells."""
 PUSH_DELAY_S = 0.03
 """Changes within this time are sent as one snapshot."""
 
@@ -162,6 +164,24 @@ class WebSession:
             self.emit(self.snapshot())
 
         self._push_handle = loop.call_later(PUSH_DELAY_S, push)
+
+    async def watch(self, every: float = WATCH_S) -> None:
+        """Send a snapshot when something changed that no notification tells: a session of
+        our key taking the lead, a clock's offset (runs until cancelled). Time left alone is
+        no change: the page counts it down itself."""
+        import json
+
+        last = ""
+        while True:
+            await asyncio.sleep(every)
+            if not self.listeners:
+                continue
+            snap = self.snapshot()
+            rounds = [{k: v for k, v in r.items() if k != "time_left"} for r in snap["rounds"]]
+            seen = json.dumps({**snap, "seq": 0, "rounds": rounds}, sort_keys=True, default=str)
+            if seen != last:
+                last = seen
+                self.emit(snap)
 
     def line(self, kind: str, key: str = "", text: str = "", /, **params: object) -> None:
         """A line for the log pane: ``key`` and ``params`` (the page translates), or ``text``."""
