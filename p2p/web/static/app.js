@@ -386,6 +386,7 @@ function renderStage() {
   result.hidden = true;
   $('takeback-note').hidden = true;
   $('moves-box').hidden = !shown;
+  status.dataset.result = ''; status.dataset.myTurn = '';
   if (!shown) {
     status.textContent = t('ui.welcome');
     status.dataset.over = ''; status.dataset.roundNo = '';
