@@ -166,7 +166,7 @@ async def pump(session: WebSession, peer: Any) -> None:
                 elif isinstance(note, RoundUpdate) and note.kind == "start":
                     session.line("round", "msg.started", game=note.round.game_name, round=note.round.id)
                 elif isinstance(note, RoundNotice):
-                    session.line("info", "", note.text)
+                    notice_line(session, peer, note)
                 elif isinstance(note, Rejected) and not note.routine:
                     session.line("warn", "msg.rejected", reason=note.text[:200])
                 elif isinstance(note, ConnectionChanged):
@@ -178,6 +178,27 @@ async def pump(session: WebSession, peer: Any) -> None:
             except Exception:  # noqa: BLE001 - one odd notification must not stop the pump
                 log.exception("notification %r", note)
             session.changed()
+
+
+def notice_line(session: WebSession, peer: Any, note: Any) -> None:
+    """A protocol notice in the page's language: ``notice.<code>`` with the seats named
+    (the English text, marked as such, for a code the catalogue does not know)."""
+    from p2p.web.i18n import CATALOGUE
+
+    key = f"notice.{note.code}"
+    if not note.code or key not in CATALOGUE:
+        session.line("info", "notice.other", text=note.text)
+        return
+    params: dict[str, object] = {}
+    seats = note.round.chain_state.seats if note.round is not None else []
+    for name, value in note.params.items():
+        if name in ("seat", "forfeiter", "by") and isinstance(value, int) and 0 <= value < len(seats):
+            seat = seats[value]
+            params[name] = (f"computer ({seat.level})" if seat.is_computer
+                            else nick_of(peer, seat.pk) if seat.pk is not None else "?")
+        elif isinstance(value, (int, str)):
+            params[name] = value
+    session.line("info", key, **params)
 
 
 def is_local(url: str) -> bool:
