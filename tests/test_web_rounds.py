@@ -310,3 +310,25 @@ def test_a_slow_round_and_a_live_round_listed_with_whose_turn_and_time_left(brok
             assert "bob to move" in cube and "live" in cube and "left" in cube, cube
 
     run(body(), 90)
+
+
+def test_a_second_session_of_the_key_watches_until_it_takes_over(broker_url: str, tmp_path: Path) -> None:
+    """The same key open twice (two ``p2p web`` on one config dir): the later one watches
+    and says so; "Play here" takes over, and the other one then watches."""
+    require_browser()
+    common = ("--broker", broker_url, "--namespace", "web-twice", "--nick", "anna", "--lang", "en")
+
+    async def body() -> None:
+        async with web_process(tmp_path / "anna", *common) as first, chromium() as browser:
+            one = await open_page(browser, first)
+            await one.wait_for_selector("#conn[data-state=connected]", timeout=20_000)
+            async with web_process(tmp_path / "anna", *common) as second:
+                two = await open_page(browser, second)
+                await two.wait_for_selector("#watching:not([hidden])", timeout=30_000)
+                assert "watches" in await two.text_content("#watching")
+                assert await one.is_hidden("#watching")
+                await two.click("#btn-takeover")
+                await one.wait_for_selector("#watching:not([hidden])", timeout=30_000)
+                await two.wait_for_selector("#watching[hidden]", state="attached", timeout=30_000)
+
+    run(body(), 120)

@@ -101,7 +101,8 @@ def test_the_catalogue_is_complete_in_both_languages() -> None:
     used = set(re.findall(r"""t\('((?:ui|msg|err|net)\.[\w.]+\w)'""", app))
     used |= {f"ui.conn.{state}" for state in ("offline", "connecting", "connected", "lost")}
     assert used and used <= set(CATALOGUE), sorted(used - set(CATALOGUE))
-    server = (Path(__file__).parent.parent / "p2p/web/session.py").read_text()
+    server = "".join((Path(__file__).parent.parent / "p2p/web" / name).read_text()
+                     for name in ("session.py", "connect.py"))
     keys = set(re.findall(r'"((?:msg|err|net)\.[a-z_]+)"', server))
     keys |= {f"net.{state}" for state in ("lost", "reconnected", "closed")}
     assert keys and keys <= set(CATALOGUE), sorted(keys - set(CATALOGUE))

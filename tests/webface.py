@@ -141,7 +141,7 @@ async def play_when_my_turn(page: Any, choose: Any = None) -> bool:
     except Exception:  # noqa: BLE001 - the turn passed meanwhile (a newer snapshot hid the field)
         return False
     # One move per turn: wait until the page shows it (or the turn is gone).
-    await wait_status(page, lambda s: s["moves"] != st["moves"] or s["my_turn"] != "yes", 10, "the move shown")
+    await wait_status(page, lambda s: s["moves"] != st["moves"] or s["my_turn"] != "yes", 30, "the move shown")
     return True
 
 
@@ -154,7 +154,7 @@ async def wait_status(page: Any, predicate: Any, timeout: float = 30.0, what: st
             return st
         if loop.time() > deadline:
             raise AssertionError(f"timed out waiting for {what}; page shows {st}")
-        await asyncio.sleep(0.1)
+        await asyncio.sleep(0.05)
 
 
 def png_colours(data: bytes, limit: int = 10_000) -> int:

@@ -47,6 +47,14 @@ def lan_address() -> str:
             return "127.0.0.1"
 
 
+def has_display() -> bool:
+    """A graphical browser can open here: on Linux only with a display (without one,
+    ``webbrowser`` may start a text browser that takes over this terminal)."""
+    if not sys.platform.startswith("linux"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
 def _setup_logging(path: os.PathLike[str] | str) -> None:
     handler = logging.FileHandler(path, encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
@@ -140,7 +148,7 @@ async def _serve(args: argparse.Namespace, settings: WebSettings, directory: Pat
     sys.stdout.flush()
     if broker is not None:
         session.spawn(session.connect(broker))
-    if not args.no_open:
+    if not args.no_open and has_display():
         with contextlib.suppress(Exception):
             await asyncio.to_thread(webbrowser.open, url)
     stop = asyncio.Event()

@@ -65,6 +65,7 @@ class WebServer:
         """Requests refused by the guard (tests read it)."""
         self._runner: web.AppRunner | None = None
         self._sockets: set[web.WebSocketResponse] = set()
+        self._watch: asyncio.Task[None] | None = None
 
     # -- the app -------------------------------------------------------------------------------
 
@@ -177,6 +178,7 @@ class WebServer:
         self._runner = web.AppRunner(self.app(), access_log=None, handle_signals=False)
         await self._runner.setup()
         await web.SockSite(self._runner, sock).start()
+        self._watch = asyncio.get_running_loop().create_task(self.session.watch())
         return self.guard.port
 
     def url(self, host: str | None = None, token: str | None = None) -> str:
@@ -184,6 +186,8 @@ class WebServer:
         return f"http://{host or self.host}:{self.guard.port}/?t={token or self.guard.secret}"
 
     async def close(self) -> None:
+        if self._watch is not None:
+            self._watch.cancel()
         for ws in list(self._sockets):
             with contextlib.suppress(Exception):
                 await ws.close()

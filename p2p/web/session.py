@@ -20,9 +20,9 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from p2p.games import OptionError, create_game, game_names, spec
-from p2p.games.base import Game, MoveError, OptionValue
-from p2p.web import boards
+from p2p.games import OptionError, create_game, game_names
+from p2p.games.base import MoveError, OptionValue
+from p2p.web import boards, snapshot
 from p2p.web.i18n import Texts
 from p2p.web.local import LocalError, LocalPlay
 from p2p.web.settings import WebSettings, save_settings
@@ -32,8 +32,8 @@ MAX_LINES = 400
 """Lines (chat, notices) kept for a reloaded page."""
 MAX_TEXT = 2000
 """Longer text fields in an action are refused (chat is cut by the protocol anyway)."""
-MAX_RESUME = 50
-"""At most this many of the newest round logs are looked at for unfinished rounds."""
+WATCH_S = 1.0
+"""How often ``watch`` looks for changes no notification tells."""
 PUSH_DELAY_S = 0.03
 """Changes within this time are sent as one snapshot."""
 
@@ -164,6 +164,24 @@ class WebSession:
             self.emit(self.snapshot())
 
         self._push_handle = loop.call_later(PUSH_DELAY_S, push)
+
+    async def watch(self, every: float = WATCH_S) -> None:
+        """Send a snapshot when something changed that no notification tells: a session of
+        our key taking the lead, a clock's offset (runs until cancelled). Time left alone is
+        no change: the page counts it down itself."""
+        import json
+
+        last = ""
+        while True:
+            await asyncio.sleep(every)
+            if not self.listeners:
+                continue
+            snap = self.snapshot()
+            rounds = [{k: v for k, v in r.items() if k != "time_left"} for r in snap["rounds"]]
+            seen = json.dumps({**snap, "seq": 0, "rounds": rounds}, sort_keys=True, default=str)
+            if seen != last:
+                last = seen
+                self.emit(snap)
 
     def line(self, kind: str, key: str = "", text: str = "", /, **params: object) -> None:
         """A line for the log pane: ``key`` and ``params`` (the page translates), or ``text``."""
@@ -299,7 +317,7 @@ class WebSession:
         info = self._who(msg)
         self.peer.friends.add(info.pk, info.nick)
         self._save_friends()
-        self.line("info", "msg.friend_added", nick=info.nick, fp=_fp(info.pk))
+        self.line("info", "msg.friend_added", nick=info.nick, fp=snapshot.fp(info.pk))
 
     async def a_unfriend(self, msg: dict[str, Any]) -> None:
         peer = self._need_peer()
@@ -308,7 +326,7 @@ class WebSession:
             if who in (pk.hex(), nick):
                 peer.friends.remove(pk)
                 self._save_friends()
-                self.line("info", "msg.friend_removed", nick=nick, fp=_fp(pk))
+                self.line("info", "msg.friend_removed", nick=nick, fp=snapshot.fp(pk))
                 return
         raise Refused("err.unknown_peer", who=who[:40])
 
@@ -599,55 +617,16 @@ class WebSession:
     # -- connecting --------------------------------------------------------------------------
 
     async def connect(self, broker: str | None) -> None:
-        """Connect a peer to ``broker`` (empty: the public defaults); one line either way."""
-        from p2p import friends as friends_mod
-        from p2p import keystore
-        from p2p.config import check_broker_urls
-        from p2p.net.transport import DEFAULT_BROKER_URLS, split_brokers
-        from p2p.peer import Peer
+        """Connect a peer to ``broker`` (``p2p.web.connect``)."""
+        from p2p.web.connect import connect
 
-        try:
-            urls = check_broker_urls(broker) if broker else list(DEFAULT_BROKER_URLS)
-        except ValueError as err:
-            self.line("warn", "err.broker", url=str(err))
-            return
-        urls = split_brokers(" ".join(urls)) or urls
-        await self.disconnect()
-        identity = None
-        if self.config_dir is not None:
-            try:
-                identity = keystore.load_or_create(self.config_dir / keystore.KEY_FILE_NAME)
-            except keystore.KeyFileError as err:
-                self.line("warn", "err.key", reason=str(err))
-                return
-        public = [u for u in urls if not _is_local(u)]
-        if public:
-            self.line("warn", "msg.privacy", brokers=", ".join(public))
-        self.connection = "connecting"
-        self.connection_detail = " ".join(urls)
-        self.changed()
-        friends = friends_mod.load(self.config_dir / friends_mod.FILE_NAME) if self.config_dir else None
-        log_dir = self.config_dir / "rounds" if self.config_dir is not None else None
-        try:
-            peer = Peer(urls, nick=self.settings.nick or "player", identity=identity, log_dir=log_dir,
-                        friends=friends, namespace=self.settings.namespace or "public",
-                        **self.peer_options)
-            await peer.start()
-        except Exception as err:  # noqa: BLE001 - ConnectionError, bad URL: one line
-            log.info("cannot connect to %s: %s", urls, err)
-            self.connection = "offline"
-            self.line("warn", "net.unreachable", broker=" ".join(urls), reason=str(err)[:160])
-            self.changed()
-            return
-        from p2p.ledger import Ledger
+        await connect(self, broker)
 
-        self.peer = peer
-        self._ledger = Ledger(log_dir) if log_dir is not None else None
-        self.connection = "connected"
-        self.line("info", "net.connected", broker=" ".join(urls), nick=peer.nick, fp=_fp(peer.public_key))
-        self._pump = asyncio.get_running_loop().create_task(self.pump(peer))
-        await self.resume_unfinished()
-        self.changed()
+    async def start_local(self) -> None:
+        """``/local``: a broker on this machine with a computer player (``p2p.web.connect``)."""
+        from p2p.web.connect import start_local
+
+        await start_local(self)
 
     async def disconnect(self) -> None:
         peer, self.peer = self.peer, None
@@ -658,110 +637,6 @@ class WebSession:
             with contextlib.suppress(Exception):
                 await peer.close()
         self.connection = "offline"
-
-    async def start_local(self) -> None:
-        """A Mosquitto on loopback with a computer player in its lobby, and us on it."""
-        from p2p.bot import run_bot
-        from p2p.net.broker import LocalBroker
-
-        self.line("info", "net.local_starting")
-        broker = LocalBroker()
-        try:
-            await asyncio.to_thread(broker.start)
-        except Exception as err:  # noqa: BLE001 - mosquitto missing and friends
-            self.line("warn", "net.local_failed", reason=str(err)[:160])
-            return
-
-        async def stop_broker() -> None:
-            await asyncio.to_thread(broker.close)
-
-        self._exit.append(stop_broker)
-        ready = asyncio.Event()
-        bot = asyncio.get_running_loop().create_task(
-            run_bot(broker.url, "computer", ready=ready, namespace=self.settings.namespace or "public"))
-
-        async def stop_bot() -> None:
-            bot.cancel()
-            with contextlib.suppress(BaseException):
-                await bot
-
-        self._exit.insert(0, stop_bot)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(ready.wait(), 10)
-        await self.connect(broker.url)
-
-    async def resume_unfinished(self) -> None:
-        """Take up every unfinished round we hold a seat in (from the round logs)."""
-        from p2p.peer import ActionError
-        from p2p.protocol.replay import LogError, replay_log
-
-        peer = self.peer
-        if peer is None or peer.log_dir is None or not Path(peer.log_dir).is_dir():
-            return
-        paths = sorted(Path(peer.log_dir).glob("round-*.log"), key=lambda p: p.stat().st_mtime)[-MAX_RESUME:]
-        for path in paths:
-            try:
-                state = replay_log(path.read_bytes().split(b"\n"), peer.turn_timeouts).state
-            except (LogError, OSError, ValueError):
-                continue
-            if state.phase.value in ("over", "cancelled") or state.seat_of(peer.public_key) is None:
-                continue
-            try:
-                await peer.resume(path)
-            except ActionError as err:
-                log.info("not resumed %s: %s", path.name, err)
-
-    async def pump(self, peer: Any) -> None:
-        """Turn the peer's notifications into lines and snapshots."""
-        from p2p.peer import (
-            ChatMessage,
-            ConnectionChanged,
-            InvitationReceived,
-            MovedWhileAway,
-            PresenceChanged,
-            Rejected,
-            RoundNotice,
-            RoundOver,
-            RoundUpdate,
-            YourTurn,
-        )
-
-        with peer.events() as notes:
-            async for note in notes:
-                try:
-                    if isinstance(note, ChatMessage):
-                        self.lines.append(entry := {
-                            "t": "line", "kind": "chat", "nick": note.nick, "fp": _fp(note.sender),
-                            "text": note.text, "round": note.round_id, "ts": note.ts,
-                            "me": note.sender == peer.public_key})
-                        self.emit(entry)
-                    elif isinstance(note, InvitationReceived):
-                        inv = note.invitation
-                        self.line("invite", "msg.invitation", nick=inv.admin_label, game=inv.game,
-                                  id=inv.round_id)
-                    elif isinstance(note, YourTurn):
-                        self.emit({"t": "your_turn", "round": note.round.id, "game": note.round.game_name})
-                    elif isinstance(note, MovedWhileAway):
-                        names = ", ".join(self._nick(pk) for pk in note.movers)
-                        self.line("round", "msg.moved_away", nicks=names, game=note.round.game_name,
-                                  round=note.round.id, your_turn=note.your_turn)
-                    elif isinstance(note, RoundOver):
-                        self.line("round", "msg.over", game=note.round.game_name, round=note.round.id)
-                    elif isinstance(note, RoundUpdate) and note.kind == "start":
-                        self.line("round", "msg.started", game=note.round.game_name, round=note.round.id)
-                    elif isinstance(note, RoundNotice):
-                        self.line("info", "", note.text)
-                    elif isinstance(note, Rejected) and not note.routine:
-                        self.line("warn", "msg.rejected", reason=note.text[:200])
-                    elif isinstance(note, ConnectionChanged):
-                        self.connection = {"lost": "lost", "closed": "offline"}.get(note.state, "connected")
-                        key = {"connected": "net.connected_again"}.get(note.state, f"net.{note.state}")
-                        self.line("warn" if note.state == "lost" else "info", key)
-                    elif isinstance(note, PresenceChanged):
-                        pass  # the snapshot shows the lobby
-                except Exception:  # noqa: BLE001 - one odd notification must not stop the pump
-                    log.exception("notification %r", note)
-                self.changed()
 
     async def close(self) -> None:
         self._stop_local()
@@ -776,31 +651,14 @@ class WebSession:
 
     def hello(self) -> dict[str, Any]:
         """The catalogue and the games, sent when a page connects and when the language changes."""
-        from p2p.ai import levels
-
-        games = []
-        for name in game_names():
-            entry = spec(name)
-            probe = create_game(name)
-            try:
-                known = list(levels(name))
-            except ImportError:
-                known = []
-            ranking = type(probe).eliminated is not Game.eliminated  # points, not winners
-            games.append({"name": name, "title": list(entry.title), "levels": known, "ranking": ranking,
-                          "options": dict(probe.options()), "players": probe.players})
-        return {"t": "hello", "lang": self.texts.lang, "texts": self.texts.catalogue(), "games": games}
+        return {"t": "hello", "lang": self.texts.lang, "texts": self.texts.catalogue(),
+                "games": snapshot.games_catalogue()}
 
     def _nick(self, pk: bytes) -> str:
-        if self.peer is None:
-            return "?"
-        info = self.peer.lobby.peers.get(pk)
-        if info is not None:
-            return str(info.nick)
-        label = self.peer.label_of(pk)
-        return str(label).split(" (")[0].split(" [")[0]
+        return snapshot.nick_of(self.peer, pk)
 
     def snapshot(self) -> dict[str, Any]:
+        """Everything the page shows, as one JSON-safe dict (``p2p.web.snapshot``)."""
         self.seq += 1
         out: dict[str, Any] = {
             "t": "state", "seq": self.seq, "connection": self.connection,
@@ -809,103 +667,8 @@ class WebSession:
                          "namespace": self.settings.namespace or "public",
                          "broker": self.settings.broker, "notifications": self.settings.notifications},
             "me": None, "lobby": [], "friends": [], "invitations": [], "rounds": [],
-            "local": self._local_snapshot(),
+            "local": snapshot.local_entry(self.local),
         }
-        peer = self.peer
-        if peer is None:
-            return out
-        friends = peer.friends
-        out["me"] = {"nick": peer.nick, "fp": _fp(peer.public_key), "pk": peer.public_key.hex(),
-                     "busy": peer.busy, "acting": peer.acting,
-                     "brokers": [[url, ok] for url, ok in peer.brokers()]}
-        from p2p.protocol.clocks import SHOWN_MS, about
-
-        lobby = []
-        for info in peer.online():
-            impostor = friends.impostor_of(info.nick, info.pk)
-            offset = peer.lobby.clocks.offset(info.pk) or 0
-            clock = None
-            if abs(offset) >= SHOWN_MS:  # a clock far off: said, as the shell's /who does
-                amount, unit = about(offset)
-                clock = {"amount": amount, "unit": unit, "ahead": offset > 0}
-            lobby.append({"nick": info.nick, "fp": _fp(info.pk), "pk": info.pk.hex(), "busy": info.busy,
-                          "friend": friends.is_friend(info.pk), "clock": clock,
-                          "impostor": (friends.nick_of(impostor) or "?") if impostor is not None else ""})
-        out["lobby"] = lobby
-        online = {info.pk for info in peer.online()}
-        out["friends"] = [{"nick": nick, "fp": _fp(pk), "pk": pk.hex(), "online": pk in online}
-                          for pk, nick in friends.items()]
-        out["invitations"] = [{
-            "id": inv.round_id, "from": inv.admin_label, "game": inv.game, "options": inv.options,
-            "turn": inv.turn_limit, "drawn": inv.drawn,
-            "expires_in": max(0, (inv.expires - peer.now_ms()) // 1000)} for inv in peer.invitations]
-        out["rounds"] = [self._round_snapshot(r) for r in peer.rounds.values()]
+        if self.peer is not None:
+            out.update(snapshot.peer_part(self.peer, self._ledger))
         return out
-
-    def _round_snapshot(self, rnd: Any) -> dict[str, Any]:
-        st = rnd.chain_state
-        game = rnd.game
-        seats = []
-        names = game.seat_names() if game is not None else ()
-        for i, seat in enumerate(st.seats):
-            seats.append({
-                "color": names[i] if i < len(names) else f"Player {i + 1}",
-                "nick": "" if seat.pk is None else self._nick(seat.pk) if seat.pk != self.peer.public_key
-                else self.peer.nick,
-                "fp": _fp(seat.pk) if seat.pk is not None else "",
-                "computer": seat.level if seat.is_computer else None,
-                "open": seat.pk is None and not seat.is_computer,
-                "me": seat.pk == self.peer.public_key,
-                "out": i in st.resigned or i in st.left,
-            })
-        entry: dict[str, Any] = {
-            "id": rnd.id, "game": rnd.game_name, "phase": rnd.phase.value, "code": rnd.code,
-            "admin": rnd.is_admin, "my_seat": rnd.my_seat, "my_turn": rnd.is_my_turn,
-            "seats": seats, "slow": rnd.turn_limit is not None, "turn": rnd.turn_limit,
-            "takeback": rnd.takeback_asked, "over": rnd.is_over,
-            "winners": list(rnd.winners) if rnd.is_over else [],
-            "time_left": None, "round_no": 0, "wins": [], "board": None,
-            "can_undo": False, "held": rnd.my_seat is not None and rnd.my_seat not in st.resigned
-            and rnd.my_seat not in st.left,
-        }
-        if game is None:
-            return entry
-        entry["board"] = boards.board(game)
-        head = st.head
-        entry["can_undo"] = (head.kind == "move" and head.pk == self.peer.public_key and not rnd.is_my_turn
-                             and not rnd.is_over and ("takeback", self.peer.public_key) not in rnd.machine.side)
-        if not rnd.is_over and rnd.phase.value == "play":
-            limit = rnd.machine.timeouts.silent_ms
-            entry["time_left"] = max(0, (limit - (self.peer.now_ms() - head.ts)) // 1000)
-        if self._ledger is not None:
-            from p2p.ledger import summarize
-
-            try:
-                number, wins = self._ledger.standing(summarize(st))
-                entry["round_no"] = number
-                entry["wins"] = [[s["nick"], wins.get(seat.pk, 0)]
-                                 for s, seat in zip(seats, st.seats) if seat.pk is not None]
-            except Exception:  # noqa: BLE001 - a display aid
-                log.exception("standing")
-        return entry
-
-    def _local_snapshot(self) -> dict[str, Any] | None:
-        local = self.local
-        if local is None:
-            return None
-        return {"game": local.game.name, "levels": list(local.levels), "round_no": local.round_no,
-                "score": list(local.score()), "board": boards.board(local.game),
-                "human_turn": local.human_to_move()}
-
-
-def _fp(pk: bytes) -> str:
-    from p2p.protocol.identity import fingerprint
-
-    return str(fingerprint(pk))
-
-
-def _is_local(url: str) -> bool:
-    from urllib.parse import urlsplit
-
-    host = urlsplit(url if "://" in url else "mqtt://" + url).hostname or ""
-    return host in ("127.0.0.1", "localhost", "::1")

@@ -203,6 +203,10 @@ function render() {
   $('conn').textContent = t('ui.conn.' + conn);
   $('conn').dataset.state = conn;
   $('me').textContent = snap.me ? `${snap.me.nick} [${snap.me.fp}]` : snap.settings.nick;
+  const watching = Boolean(snap.me && !snap.me.acting);  // another session of our key plays
+  $('watching').hidden = !watching;
+  $('watching-text').textContent = watching ? t('ui.watching') : '';
+  $('btn-takeover').textContent = t('ui.takeover');
   renderRounds(); renderInvitations(); renderLobby(); renderFriends(); renderSettings();
   renderChatTargets(); renderStage();
   if (!document.hidden) {  // what was seen: the base of "moved while you were away"
@@ -306,9 +310,13 @@ function renderFriends() {
 
 function renderSettings() {
   const form = $('settings-form');
-  if (form.dataset.built === app.lang && document.activeElement && form.contains(document.activeElement)) return;
   const s = app.snap.settings;
-  form.dataset.built = app.lang;
+  const key = JSON.stringify([app.lang, s]);
+  // rebuilt only when the saved settings change: what is being typed there stays
+  if (form.dataset.built === key) return;
+  if (document.activeElement && form.contains(document.activeElement) && form.dataset.lang === app.lang) return;
+  form.dataset.built = key;
+  form.dataset.lang = app.lang;
   form.replaceChildren(
     h('label', {}, t('ui.nick'), h('input', { name: 'nick', value: s.nick, maxlength: 20 })),
     h('label', {}, t('ui.namespace'), h('input', { name: 'namespace', value: s.namespace, maxlength: 32 })),
@@ -319,10 +327,6 @@ function renderSettings() {
       h('button', { type: 'button', on: { click: () => send('connect', {}) } }, t('ui.connect')),
       h('button', { type: 'button', on: { click: () => send('local_broker', {}) } }, t('ui.local_broker'))),
   );
-  if (app.snap.me && !app.snap.me.acting) {
-    form.append(h('p', { class: 'warn' }, t('ui.watching')),
-      h('button', { type: 'button', on: { click: () => send('takeover', {}) } }, t('ui.takeover')));
-  }
 }
 
 function renderChatTargets() {
@@ -331,6 +335,9 @@ function renderChatTargets() {
   const want = [['', t('ui.chat.lobby')]];
   if (shown && shown !== 'local') want.push([shown.id, `${t('ui.chat.round')}: ${gameTitle(shown.game)}`]);
   const current = select.value;
+  const same = select.options.length === want.length
+    && want.every(([v, label], i) => select.options[i].value === v && select.options[i].textContent === label);
+  if (same) return;  // an open drop-down stays open
   select.replaceChildren(...want.map(([v, label]) => h('option', { value: v }, label)));
   select.value = want.some(([v]) => v === current) ? current : want[want.length - 1][0];
 }
@@ -379,6 +386,7 @@ function renderStage() {
   result.hidden = true;
   $('takeback-note').hidden = true;
   $('moves-box').hidden = !shown;
+  status.dataset.result = ''; status.dataset.myTurn = '';
   if (!shown) {
     status.textContent = t('ui.welcome');
     status.dataset.over = ''; status.dataset.roundNo = '';
@@ -650,6 +658,9 @@ function buildStarter() {
     if (p) options.push(h('option', { value: pk }, p.nick));
   }
   const current = select.value;
+  const same = select.options.length === options.length
+    && options.every((o, i) => select.options[i].value === o.value && select.options[i].textContent === o.textContent);
+  if (same) return;
   select.replaceChildren(...options);
   if ([...select.options].some((o) => o.value === current)) select.value = current;
 }
@@ -720,6 +731,7 @@ function wire() {
       broker: form.elements.broker.value, notifications });
   });
   $('lang').addEventListener('click', () => send('settings', { lang: app.lang === 'de' ? 'en' : 'de' }));
+  $('btn-takeover').addEventListener('click', () => send('takeover', {}));
   const step = (fn) => () => {
     if (!app.replay) return;
     app.replay.ply = Math.max(0, Math.min(app.replay.states.length - 1, fn(app.replay.ply)));
