@@ -65,7 +65,7 @@ async def _measure(url: str, runs: int) -> dict[str, object]:
     }
 
 
-async def main(runs: int, markdown: bool) -> None:
+async def main(runs: int, markdown: bool, rabbitmq: bool = True) -> None:
     rows: list[tuple[str, dict[str, object]]] = []
     async with LocalBroker() as mosquitto:
         rows.append(("Mosquitto 2 (v5)", await _measure(mosquitto.url, runs)))
@@ -79,6 +79,8 @@ async def main(runs: int, markdown: bool) -> None:
         amqtt.stop()
     rabbit = RabbitBroker()
     try:
+        if not rabbitmq:
+            raise Unavailable("--no-rabbitmq")
         await asyncio.to_thread(rabbit.start)
     except Unavailable as err:
         print(f"RabbitMQ skipped: {err}", file=sys.stderr)
@@ -111,6 +113,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--no-rabbitmq", action="store_true", help="skip RabbitMQ (10 s to start)")
     args = parser.parse_args()
     logging.getLogger("p2p.net.mqtt").setLevel(logging.CRITICAL)  # paho on the refused v5
-    asyncio.run(main(args.runs, args.markdown))
+    asyncio.run(main(args.runs, args.markdown, not args.no_rabbitmq))

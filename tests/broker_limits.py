@@ -3,8 +3,9 @@ brokers set, each limit played by a Mosquitto configuration or by ``faults.MqttL
 (an MQTT-aware proxy) where Mosquitto has no switch.
 
 Scenarios per limit: a live Connect Four round between two peers to the end, a slow
-round between two peers who are never online together after the invitation, and a
-private round that the second peer joins by its code.  Each ends
+round between two peers who are never online together after the invitation, a
+private round that the second peer joins by its code, and a round resumed from its log
+after one player's process was killed with SIGKILL on its turn.  Each ends
 "complete and agreed" in both logs (it works), or the product tells the user why in one
 line and the round goes on, unforked and with nothing lost, once both are online together
 (it degrades).  ``tests/test_broker_limits.py`` runs one test per row and checks it
@@ -79,9 +80,10 @@ class Outcome:
     live: str
     slow: str
     private: str
+    resume: str
 
-    def cells(self) -> tuple[str, str, str]:
-        return self.live, self.slow, self.private
+    def cells(self) -> tuple[str, str, str, str]:
+        return self.live, self.slow, self.private, self.resume
 
 
 AGREED = "works: complete and agreed"
@@ -210,6 +212,50 @@ async def _private(url: str, tmp: Path, port: int, limit: Limit) -> str:
     return AGREED if verdicts == ["agreed", "agreed"] and len(heads) == 1 else f"FAILS: {verdicts}"
 
 
+CHILD = HERE / "peer_process.py"
+
+
+async def _resume(url: str, tmp: Path, port: int, limit: Limit) -> str:
+    """Bob plays in a process of his own, killed with SIGKILL on his turn; a new ``Peer``
+    with his key resumes the round from his log and both play it out."""
+    seed = bytes([0x61]) * 32
+    bob_id = Identity.from_seed(seed)
+    b_dir = tmp / "resume-b"
+    async with Peer(url, nick="alice", log_dir=tmp / "resume-a") as alice:
+        child = await asyncio.create_subprocess_exec(
+            sys.executable, str(CHILD), url, seed.hex(), str(b_dir), "600000", "600000", "1",
+            stdout=asyncio.subprocess.PIPE,
+        )
+        try:
+            assert child.stdout is not None
+            async with asyncio.timeout(30):
+                await child.stdout.readline()  # ONLINE
+            for _ in range(200):
+                if bob_id.public_key in alice.lobby.peers:
+                    break
+                await asyncio.sleep(0.05)
+            ra = await alice.invite([bob_id.peer_id], "connect4", start=1)
+            await ra.wait_started(20)
+            if not await ra.wait_turn(20):
+                return "FAILS: bob never moved"
+            await ra.play(ra.game.legal_moves()[0])  # type: ignore[union-attr]
+            async with asyncio.timeout(30):
+                line = await child.stdout.readline()  # THINKING <round id>
+            if not line.startswith(b"THINKING"):
+                return f"FAILS: {line!r}"
+        finally:
+            if child.returncode is None:
+                child.kill()  # SIGKILL on his turn: no goodbye
+            await child.wait()
+        async with Peer(url, nick="bob", identity=bob_id, log_dir=b_dir) as bob:
+            rb = await bob.resume(b_dir / f"round-{ra.id}.log")
+            await play_out([ra, rb], 40)
+            for r in (ra, rb):
+                await r.wait_until(lambda r: r.agreed, 20)
+    verdicts, heads = _verdicts([r.log_path for r in (ra, rb)])
+    return AGREED if verdicts == ["agreed", "agreed"] and len(heads) == 1 else f"FAILS: {verdicts}"
+
+
 @contextlib.asynccontextmanager
 async def _played(limit: Limit) -> AsyncIterator[tuple[str, int, MqttLimits | None]]:
     async with LocalBroker(extra_config=limit.mosquitto) as broker:
@@ -235,14 +281,15 @@ async def run_limit(limit: Limit, tmp: Path) -> tuple[Outcome, MqttLimits | None
         live = await _live(url, tmp, port, limit)
         slow = await _slow(url, tmp, port, limit)
         private = await _private(url, tmp, port, limit)
-    return Outcome(live, slow, private), proxy
+        resume = await _resume(url, tmp, port, limit)
+    return Outcome(live, slow, private, resume), proxy
 
 
 def table(rows: list[tuple[Limit, Outcome]]) -> str:
     lines = [
         "| broker limit | live round, two peers | slow round, never online together "
-        "| private round, joined by code |",
-        "|---|---|---|---|",
+        "| private round, joined by code | resume after `kill -9` |",
+        "|---|---|---|---|---|",
     ]
     for limit, outcome in rows:
         lines.append(f"| {limit.name} | {' | '.join(outcome.cells())} |")

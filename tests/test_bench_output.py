@@ -38,3 +38,13 @@ def test_bench_flood_prints_each_line_once() -> None:
     assert len(err) == len(set(err)), err
     assert not any(line.startswith("dropped") for line in err)
     assert "edge drops, both peers" in out.stdout
+
+
+@pytest.mark.slow
+def test_bench_connect_prints_every_broker_and_no_traceback() -> None:
+    out = bench("bench/bench_connect.py", "--runs", "1", "--no-rabbitmq")
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr + out.stdout
+    rows = {line.split("  ")[0]: line for line in out.stdout.splitlines()[2:]}
+    assert any(name.startswith("Mosquitto") and " 5 " in line for name, line in rows.items())
+    assert any(name.startswith("amqtt") and "3.1.1" in line for name, line in rows.items())
