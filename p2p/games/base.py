@@ -27,7 +27,7 @@ RESIGN_PREFIX = "resign:"
 NULL_MOVE = "pass"
 """The text of a turn that is not a board move: a pass (python-chess's ``Move.null()``).
 
-An engine whose rules let or make a seat pass (Reversi: no disc can be placed) lists
+An engine whose rules let or make a seat pass (no disc can be placed, say) lists
 ``NULL_MOVE`` in ``legal_moves()`` exactly when passing is legal and accepts it in
 ``push``; it is recorded in ``history()`` and replayed like any move, and the protocol
 signs it as the seat's move.  Engines without passes never list it, so ``push("pass")``
