@@ -395,7 +395,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "… und {count:weiterer kam oder ging|weitere kamen oder gingen} (alle stehen in der Lobby).",
         "… and {count} more came or went (the lobby lists everyone).",
     ),
-    "net.invite_sent": ("Einladung an {nicks} zu {game} gesendet (Code {code}).", "Invitation to {nicks} for {game} sent (code {code})."),
+    "net.invite_sent": ("Einladung an {nicks} zu {game} gesendet (Runden-ID {code}).", "Invitation to {nicks} for {game} sent (round id {code})."),
     "net.invited": (">>> {nick} lädt dich zu {game} ein. <<<", ">>> {nick} invites you to {game}. <<<"),
     "net.invite_answer": ("    /accept oder /decline", "    /accept or /decline"),
     "net.invite_turn": ("    Langsame Runde: {limit} pro Zug (Züge warten auf dem Broker, ihr müsst nicht gleichzeitig online sein)", "    slow round: {limit} per turn (moves wait on the broker; you need not be online at the same time)"),
@@ -433,7 +433,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "{game} with these options has only {need} seats, you named {have} (with you): invite fewer, or raise players=.",
     ),
     "net.you_declined": ("Du hast die Einladung von {nick} zu {game} abgelehnt.", "You declined {nick}'s invitation to {game}."),
-    "net.round_started": ("Runde {code} beginnt: {game}.", "Round {code} starts: {game}."),
+    "net.round_started": ("Runde {round} beginnt: {game} (Runden-ID {code}).", "Round {round} starts: {game} (round id {code})."),
     "net.moved": ("{nick}: {move}", "{nick}: {move}"),
     "net.resigned": ("{nick} gibt auf.", "{nick} resigns."),
     "net.left_round": ("{nick} hat die Runde verlassen.", "{nick} left the round."),
@@ -489,6 +489,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "net.seed": ("Zufallswert der Runde (aus allen Aufdeckungen): {seed}", "Round seed (from all reveals): {seed}"),
     "net.round_over": ("Runde {round} vorbei: {result}. /again für eine neue Runde.", "Round {round} over: {result}. /again for another round."),
+    "net.round_over_ranking_why": (
+        "Runde {round} vorbei ({why}): {result}. /again für eine neue Runde.",
+        "Round {round} over ({why}): {result}. /again for another round.",
+    ),
     "net.round_over_why": ("Runde {round} vorbei: {result} ({why}). /again für eine neue Runde.", "Round {round} over: {result} ({why}). /again for another round."),
     "net.round_over_corrected": (
         "Berichtigt: Runde {round} endet anders als gemeldet: {result}.",
@@ -534,6 +538,24 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "notice.forfeit_replaced": (
         "Der rechtzeitige Zug von {nick} kam nach einer Zeitüberschreitung an und gilt.",
         "{nick}'s move, made in time, arrived after a turn timeout and counts.",
+    ),
+    "notice.disputed.forfeit": (
+        "Umstritten (Stelle {seq}): {by} hat {nick} wegen Zeitüberschreitung ausgeschlossen, doch der "
+        "Zug von {nick} dort war rechtzeitig signiert. Hier gilt der Ausschluss; 'p2p replay' nennt beide.",
+        "Disputed (position {seq}): {by} put {nick} out on time, but {nick}'s move there was signed "
+        "in time. This client keeps the forfeit; 'p2p replay' names both claims.",
+    ),
+    "notice.disputed.move": (
+        "Umstritten (Stelle {seq}): {by} hat {nick} wegen Zeitüberschreitung ausgeschlossen, doch der "
+        "Zug von {nick} dort war rechtzeitig signiert. Hier gilt der Zug; 'p2p replay' nennt beide.",
+        "Disputed (position {seq}): {by} put {nick} out on time, but {nick}'s move there was signed "
+        "in time. This client keeps the move; 'p2p replay' names both claims.",
+    ),
+    "notice.other_version": (
+        "{nick} nutzt Protokoll v{theirs}, dieser Client v{ours}: gemeinsam spielen geht erst, "
+        "wenn einer von euch aktualisiert.",
+        "{nick} runs protocol v{theirs}, this client v{ours}: you can play together once one of "
+        "you updates.",
     ),
     "notice.cancelled.start_now": (
         "Der Gastgeber hat mit den Anwesenden begonnen; eine direkte Einladung folgt.",
@@ -661,10 +683,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "{nick} is online again but not in this round: once it is {nick}'s turn, {nick} has {minutes} min. /leave ends it for you.",
     ),
     "round.resumed": (
-        "Runde {code} ({game}) aus dem Protokoll wieder aufgenommen ({moves:Zug|Züge}); gleiche mit den anderen ab …",
-        "Resumed round {code} ({game}) from its log ({moves:move|moves}); catching up with the others …",
+        "{game} (Runden-ID {code}) aus dem Protokoll wieder aufgenommen ({moves:Zug|Züge}); gleiche mit den anderen ab …",
+        "Resumed round of {game} (round id {code}) from its log ({moves:move|moves}); catching up with the others …",
     ),
-    "round.resume_failed": ("Runde {code} nicht wieder aufgenommen: {reason}", "Round {code} not resumed: {reason}"),
+    "round.resume_failed": ("Runde mit ID {code} nicht wieder aufgenommen: {reason}", "Round with id {code} not resumed: {reason}"),
     "round.history": ("Bisher: {moves}", "So far: {moves}"),
     "round.you_left": ("Du hast die Runde verlassen.", "You left the round."),
     "round.resigned": ("{nick} gibt auf.", "{nick} resigns."),
@@ -728,8 +750,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "rounds.left": ("noch {time}", "{time} left"),
     "rounds.slow": ("{limit} pro Zug", "{limit} per turn"),
     "rounds.live": ("Live-Runde", "live"),
-    "rounds.bad": ("Keine Runde {n}: /rounds listet deine Runden.", "No round {n}: /rounds lists your rounds."),
-    "rounds.shown": ("Runde {n}: {game} mit {others} · {turn}.", "Round {n}: {game} with {others} · {turn}."),
+    "rounds.bad": ("Kein Eintrag {n} in /rounds: /rounds listet deine Runden.", "No entry {n} in /rounds: /rounds lists your rounds."),
+    "rounds.shown": ("Auf dem Brett (/rounds {n}): {game} mit {others} · {turn}.", "On the board (/rounds {n}): {game} with {others} · {turn}."),
     "rounds.show_hint": ("    /rounds {n} zeigt sie.", "    /rounds {n} shows it."),
     "rounds.summary": (
         "Du hast {count:Runde|Runden}; am Zug bist du in {mine}. /rounds listet sie.",
