@@ -138,6 +138,8 @@ class RoundLink:
         """The round key every payload on the round's topics is sealed with."""
         self.members = Members()
         self.lock = asyncio.Lock()  # one machine step at a time
+        self.stepping = False
+        """True while a machine step runs in a worker thread (the live engine may change)."""
         self.clock = _Clock()
         self.proof: tuple[Event, Event] | None = None
         """The equivocation proof that ended the round (written to its log)."""
@@ -239,7 +241,11 @@ class RoundLink:
         """
         async with self.lock:
             if config.OFFLOAD_COMPUTER_MOVES and self._has_computers:
-                return await asyncio.to_thread(step)
+                self.stepping = True  # Round.game keeps its last copy meanwhile
+                try:
+                    return await asyncio.to_thread(step)
+                finally:
+                    self.stepping = False
             return step()
 
     async def receive(self, event: Event, channel: str, retained: bool) -> None:
