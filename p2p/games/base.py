@@ -25,7 +25,7 @@ RESIGN_PREFIX = "resign:"
 """History entries that record a resignation look like ``resign:2``."""
 
 NULL_MOVE = "pass"
-"""The text of a turn that is not a board move: a pass (python-chess's ``Move.null()``).
+"""The text of a turn that is not a board move: a pass (python-chess's ``chess.Move.null()``).
 
 An engine whose rules let or make a seat pass (no disc can be placed, say) lists
 ``NULL_MOVE`` in ``legal_moves()`` exactly when passing is legal and accepts it in
