@@ -33,6 +33,7 @@ from p2p.games.base import (
     OptionError,
     Options,
     OptionValue,
+    Termination,
     check_known,
     option_int,
 )
@@ -187,6 +188,11 @@ class Reversi(Game):
 
     def to_move(self) -> int | None:
         return None if self.is_over() else self._side()
+
+    def termination(self) -> Termination:
+        if self.resigned is not None:
+            return Termination.RESIGNATION
+        return Termination.FULL_BOARD if EMPTY not in self.cells else Termination.NO_MOVES
 
     def scores(self) -> tuple[int, ...]:
         """The discs of each colour on the board."""
