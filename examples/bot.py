@@ -5,7 +5,9 @@ Run it, then invite it from the shell (or from ``examples/two_bots.py``)::
     python examples/bot.py --broker mqtt://127.0.0.1:1883 --nick robo --level normal
 
 The whole bot is the ``async for`` loop in ``bot()``: the public ``p2p.peer`` API tells it
-when it is invited and when it is its turn.
+when it is invited and when it is its turn.  The package ships ``py.typed``, so a type
+checker sees its types: the suite checks this file with ``mypy --strict`` as a bot author
+would (``tests/test_typed_package.py``).
 """
 
 from __future__ import annotations
@@ -18,14 +20,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a ch
 
 from p2p.ai import choose_move, levels
 from p2p.config import check_broker_urls, check_namespace, refusal_text, refused_everywhere
-from p2p.games import GAME_NAMES
+from p2p.games import game_names
 from p2p.net.transport import run
 from p2p.peer import ActionError, InvitationReceived, Peer, RoundOver, YourTurn
 
 
 def known_levels() -> list[str]:
     """Every computer level of some game, in order of first appearance."""
-    return list(dict.fromkeys(lv for name in GAME_NAMES for lv in levels(name)))
+    return list(dict.fromkeys(lv for name in game_names() for lv in levels(name)))
 
 
 async def bot(
@@ -42,7 +44,9 @@ async def bot(
                     continue
                 await note.invitation.accept()
             elif isinstance(note, YourTurn) and note.round.is_my_turn:
-                game = note.round.game
+                game = note.round.game  # a copy of the round's engine
+                if game is None:
+                    continue
                 try:
                     await note.round.play(
                         choose_move(game, level, len(game.history()).to_bytes(4, "big"))

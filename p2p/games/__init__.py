@@ -4,12 +4,15 @@ registry of games (``registry.py``: one ``GameSpec`` per game)."""
 from __future__ import annotations
 
 from p2p.games.base import (
+    NULL_MOVE,
     Game,
     IllegalMove,
     MalformedMove,
     MoveError,
     OptionError,
     Options,
+    Outcome,
+    Termination,
 )
 from p2p.games.registry import (
     GameSpec,
@@ -44,12 +47,15 @@ def create_game(name: str, options: Options | None = None) -> Game:
 
 __all__ = [
     "GAME_NAMES",
+    "NULL_MOVE",
     "Game",
     "GameSpec",
     "IllegalMove",
     "MalformedMove",
     "MoveError",
     "OptionError",
+    "Outcome",
+    "Termination",
     "canonical_name",
     "create_game",
     "game_class",

@@ -15,6 +15,8 @@ from __future__ import annotations
 import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
 from typing import ClassVar
 
 OptionValue = int | bool | str
@@ -25,14 +27,67 @@ RESIGN_PREFIX = "resign:"
 """History entries that record a resignation look like ``resign:2``."""
 
 NULL_MOVE = "pass"
-"""The text of a turn that is not a board move: a pass (python-chess's ``Move.null()``).
+"""The text of a turn that is not a board move: a pass (python-chess's ``chess.Move.null()``).
 
-An engine whose rules let or make a seat pass (Reversi: no disc can be placed) lists
+An engine whose rules let or make a seat pass (no disc can be placed, say) lists
 ``NULL_MOVE`` in ``legal_moves()`` exactly when passing is legal and accepts it in
 ``push``; it is recorded in ``history()`` and replayed like any move, and the protocol
 signs it as the seat's move.  Engines without passes never list it, so ``push("pass")``
 is a ``MoveError`` there.  ``Game.passes`` says whether a game has them.
 """
+
+
+class Termination(StrEnum):
+    """Why a game ended (python-chess's ``chess.Termination``); the value is the old
+    string form (four-player chess's ``end_reason()``)."""
+
+    LINE = "line"
+    """A line was completed (Connect Four, tic-tac-toe)."""
+    FULL_BOARD = "full board"
+    """The board filled up (the cube's points; a drawn Connect Four)."""
+    NO_MOVES = "no moves"
+    """No seat can move (both seats out of squares; a stuck seat in Pop Out)."""
+    REPETITION = "repetition"
+    RESIGNATION = "resignation"
+    LAST_PLAYER = "last player"
+    """Only one seat is left (four-player chess)."""
+    POINTS = "points"
+    """Decided by points with the others out (four-player chess)."""
+    FIFTY_MOVES = "50 moves"
+    MOVE_LIMIT = "move limit"
+    GAME_OVER = "game over"
+    """An ending the engine does not name."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a finished game ended: the termination kind, the winning seats (ascending;
+    empty for a draw) and the points per seat (python-chess's ``chess.Outcome``).
+
+    >>> o = Outcome(Termination.RESIGNATION, (1,), (0, 1), resigned=(0,))
+    >>> o.reason, o.is_draw
+    ('resign:0', False)
+    >>> Outcome(Termination.FULL_BOARD, (), (0, 0)).reason
+    'full board'
+    """
+
+    termination: Termination
+    winners: tuple[int, ...]
+    points: tuple[int, ...]
+    resigned: tuple[int, ...] = ()
+    """Seats that resigned (or left), in the order they did."""
+
+    @property
+    def is_draw(self) -> bool:
+        return not self.winners
+
+    @property
+    def reason(self) -> str:
+        """The old string form: ``resign:<seat>`` for a resignation (the history's entry),
+        else the termination's value."""
+        if self.termination is Termination.RESIGNATION and self.resigned:
+            return f"{RESIGN_PREFIX}{self.resigned[-1]}"
+        return self.termination.value
 
 
 class CodedError(ValueError):
@@ -130,6 +185,28 @@ class Game(ABC):
     @abstractmethod
     def winners(self) -> tuple[int, ...]:
         """Seats that won, ascending; empty for a drawn Connect Four round or a running game."""
+
+    def termination(self) -> Termination:
+        """Why the finished game ended.  Default: a resignation if the history ends with
+        one, else ``GAME_OVER``; engines name their own endings."""
+        history = self.history()
+        if history and history[-1].startswith(RESIGN_PREFIX):
+            return Termination.RESIGNATION
+        return Termination.GAME_OVER
+
+    def outcome(self) -> Outcome | None:
+        """The typed result once the game is over (``None`` while it runs)."""
+        if not self.is_over():
+            return None
+        resigned = tuple(
+            int(entry[len(RESIGN_PREFIX) :]) for entry in self.history() if entry.startswith(RESIGN_PREFIX)
+        )
+        return Outcome(self.termination(), self.winners(), self.scores(), resigned)
+
+    def end_reason(self) -> str:
+        """The outcome's old string form (``Outcome.reason``); empty while the game runs."""
+        outcome = self.outcome()
+        return "" if outcome is None else outcome.reason
 
     def eliminated(self) -> tuple[int, ...]:
         """Seats that are out of the game (only four-player chess has any)."""

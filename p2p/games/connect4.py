@@ -35,6 +35,7 @@ from p2p.games.base import (
     MalformedMove,
     Options,
     OptionValue,
+    Termination,
     check_known,
     option_bool,
     option_int,
@@ -145,6 +146,17 @@ class Connect4(Game):
 
     def to_move(self) -> int | None:
         return None if self.is_over() else self._side()
+
+    def termination(self) -> Termination:
+        if self.resigned is not None:
+            return Termination.RESIGNATION
+        if self.winning_lines:
+            return Termination.LINE
+        if self.popout and self._seen[self._repetition_key()] >= 3:
+            return Termination.REPETITION
+        if self.popout and not self._legal_ints(self._side()):
+            return Termination.NO_MOVES
+        return Termination.FULL_BOARD
 
     def winners(self) -> tuple[int, ...]:
         if self.resigned is not None:

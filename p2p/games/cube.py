@@ -28,6 +28,7 @@ from p2p.games.base import (
     MalformedMove,
     Options,
     OptionValue,
+    Termination,
     check_known,
     option_int,
 )
@@ -124,6 +125,10 @@ class Cube(Game):
 
     def is_over(self) -> bool:
         return len(self._plies) == CELLS
+
+    def termination(self) -> Termination:
+        """The cube is always played to the full board; points decide."""
+        return Termination.FULL_BOARD
 
     def to_move(self) -> int | None:
         return None if self.is_over() else (self.first + len(self._plies)) % self._players

@@ -137,3 +137,4 @@ register_game(GameSpec(
     perft="p2p.games.chess4:perft", divide="p2p.games.chess4:divide",
     notation="fen4", from_notation="p2p.games.chess4:Chess4.from_fen4",
 ))
+register_game(GameSpec("reversi", "p2p.games.reversi:Reversi", ("Reversi", "Reversi"), ai="p2p.ai.reversi_ai", view="p2p.shell.views.reversi", aliases=("othello",), demo=Demo({"size": 6}, level="neuling")))

@@ -30,13 +30,13 @@ there)."""
 
 from __future__ import annotations
 
+import sys
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+from p2p.peer import config as _config
 from p2p.peer.checks import _inbox_problem as _inbox_problem
 from p2p.peer.checks import _unjoinable as _unjoinable
-from p2p.peer.config import GENESIS_REPAIR_S as GENESIS_REPAIR_S
-from p2p.peer.config import MAX_MEMBER_NICKS as MAX_MEMBER_NICKS
-from p2p.peer.config import OFFLOAD_COMPUTER_MOVES as OFFLOAD_COMPUTER_MOVES
-from p2p.peer.config import RESYNC_AFTER_S as RESYNC_AFTER_S
-from p2p.peer.config import TICK_S as TICK_S
 from p2p.peer.config import now_ms as now_ms
 from p2p.peer.core import Peer
 from p2p.peer.core import PeerStats as PeerStats
@@ -83,3 +83,35 @@ __all__ = [
     "RoundUpdate",
     "YourTurn",
 ]
+
+# -- settings: read and set through this package, kept in ``p2p.peer.config`` ---------------
+
+_SETTINGS = ("GENESIS_REPAIR_S", "MAX_MEMBER_NICKS", "OFFLOAD_COMPUTER_MOVES", "RESYNC_AFTER_S", "TICK_S")
+"""Knobs of ``p2p.peer.config`` that this package re-exports.  They are not copies:
+``p2p.peer.OFFLOAD_COMPUTER_MOVES = False`` sets ``p2p.peer.config.OFFLOAD_COMPUTER_MOVES``,
+which is what the peer reads, and reading the name here reads it there."""
+
+if TYPE_CHECKING:
+    from p2p.peer.config import GENESIS_REPAIR_S as GENESIS_REPAIR_S
+    from p2p.peer.config import MAX_MEMBER_NICKS as MAX_MEMBER_NICKS
+    from p2p.peer.config import OFFLOAD_COMPUTER_MOVES as OFFLOAD_COMPUTER_MOVES
+    from p2p.peer.config import RESYNC_AFTER_S as RESYNC_AFTER_S
+    from p2p.peer.config import TICK_S as TICK_S
+
+
+class _Package(ModuleType):
+    """This package's module type: its settings forward to ``p2p.peer.config``."""
+
+    def __getattr__(self, name: str) -> object:
+        if name in _SETTINGS:
+            return getattr(_config, name)
+        raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in _SETTINGS:
+            setattr(_config, name, value)
+        else:
+            super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

@@ -11,7 +11,9 @@ TICK_S = 0.25
 RESYNC_AFTER_S = 2.0
 """A round with events parked (an earlier one is missing) asks for a sync after this long."""
 OFFLOAD_COMPUTER_MOVES = True
-"""Run machine steps of rounds with computer seats in a worker thread (see ``Peer._call``)."""
+"""Run machine steps of rounds with computer seats in a worker thread (see ``RoundLink.step``
+in ``p2p/peer/round_link.py``).  Set it here or as ``p2p.peer.OFFLOAD_COMPUTER_MOVES``
+(the package forwards its settings to this module)."""
 MAX_MEMBER_NICKS = 256
 """How many round members' nicknames a peer keeps for labels after they left the lobby."""
 SETTLE_S = 5.0

@@ -435,9 +435,9 @@ class Edge:
         where = (place.key, place.channel) if place.is_round else None
         checked = message.parsed if isinstance(message.parsed, ev.Event) else None
         if checked is not None:
-            payload = checked.raw  # opened and parsed at the edge (``_classify``)
+            payload = checked.raw  # opened and parsed at the edge (``classify``)
         elif isinstance(message.parsed, bytes):
-            payload = message.parsed  # opened at the edge (``_classify``)
+            payload = message.parsed  # opened at the edge (``classify``)
         elif where is not None:
             payload = self.unseal(where[0], where[1], message.payload)
         if not payload:

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 class Round:
     """One round this peer takes part in (as admin, invited member or code joiner).
 
-    ``round.game`` is the rules engine of the round (``None`` until play starts), equal on
+    ``round.game`` is a copy of the round's rules engine (``None`` until play starts), equal on
     every member; ``round.phase`` says where the round is; the action methods sign and
     publish our part and raise ``ActionError`` when the action is not possible now.
     A handle talks only to its round link (``p2p.peer.round_link.RoundLink``), which holds
@@ -42,6 +42,7 @@ class Round:
         self.invited_by: bytes = link.machine.state.genesis.pk
         self.code: str | None = link.machine.code
         self._changed = asyncio.Condition()
+        self._snapshot: tuple[tuple[int, int, str], Game, bytes] | None = None
 
     @property
     def sealing_key(self) -> bytes:
@@ -68,8 +69,32 @@ class Round:
 
     @property
     def game(self) -> Game | None:
-        """The rules engine after the moves so far (``None`` before play)."""
-        return self.machine.state.game
+        """A copy of the rules engine after the moves so far (``None`` before play).
+
+        Never the machine's live engine: the round's position changes only inside the
+        machine's step, so a caller that ``push``es on what it got changes nothing in the
+        round.  The copy is made again when the chain has changed (or the caller changed
+        it).  While a step runs in a worker thread (``RoundLink.stepping``) the copy is
+        taken again until the chain did not change during it.
+        """
+        snap = self._snapshot
+        for _ in range(3):
+            live = self.machine.state.game
+            if live is None:
+                return None
+            key = self._chain_key(live)
+            if snap is not None and snap[0] == key and snap[1].encode() == snap[2]:
+                return snap[1]
+            copy = live.copy()
+            snap = self._snapshot = (key, copy, copy.encode())
+            if not self._link.stepping or self._chain_key(live) == key:
+                break
+        return snap[1] if snap is not None else None
+
+    def _chain_key(self, live: Game) -> tuple[int, int, str]:
+        """What identifies the round's position: the engine, the chain's length and head."""
+        chain = self.machine.state.chain
+        return (id(live), len(chain), chain[-1].id if chain else "")
 
     state = game  # the brief's name for it: ``round.state`` is the engine
 

@@ -139,6 +139,8 @@ class RoundLink:
         """The round key every payload on the round's topics is sealed with."""
         self.members = Members()
         self.lock = asyncio.Lock()  # one machine step at a time
+        self.stepping = False
+        """True while a machine step runs in a worker thread (the live engine may change)."""
         self.clock = _Clock()
         self.genesis_payload: bytes | None = None  # our retained genesis, as sealed
         self.genesis_cleared = False
@@ -269,7 +271,11 @@ class RoundLink:
         """
         async with self.lock:
             if config.OFFLOAD_COMPUTER_MOVES and self._has_computers:
-                effects = await asyncio.to_thread(step)
+                self.stepping = True  # Round.game keeps its last copy meanwhile
+                try:
+                    effects = await asyncio.to_thread(step)
+                finally:
+                    self.stepping = False
             else:
                 effects = step()
             self.write_log()  # the file follows the machine, step by step

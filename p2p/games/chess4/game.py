@@ -34,6 +34,7 @@ from p2p.games.base import (
     OptionError,
     Options,
     OptionValue,
+    Termination,
     check_known,
     option_bool,
     option_int,
@@ -218,10 +219,11 @@ class Chess4(Game):
     def is_over(self) -> bool:
         return self._pos.over
 
-    def end_reason(self) -> str:
-        """Why the game ended: 'last player', 'points', 'repetition', '50 moves',
-        'move limit'; empty while it runs."""
-        return self._pos.end_reason
+    def termination(self) -> Termination:
+        """Why the game ended: last player, points, repetition, 50 moves, move limit
+        (resignations put seats out; the game ends by one of these)."""
+        reason = self._pos.end_reason
+        return Termination(reason) if reason else Termination.GAME_OVER
 
     def scores(self) -> tuple[int, ...]:
         return tuple(self._pos.scores)
