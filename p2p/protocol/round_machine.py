@@ -199,6 +199,8 @@ class RoundMachine:
         """Chain events our clock does not allow yet (dated ahead, forfeit too soon)."""
         self._verdict = False
         """The round ended by the equivocation rule (a later proof changes nothing)."""
+        self._proof: tuple[Event, Event] | None = None
+        """The two events that ended it (sync answers to another branch carry them)."""
         self._catch_up_until = now
         """Until then we catch up after our own sync request: no observation times."""
         self._last_head_sent = now
@@ -317,6 +319,7 @@ class RoundMachine:
             if state.phase not in (Phase.OVER, Phase.CANCELLED):
                 state.end_for_equivocation(seat, len(chain))
             machine._verdict = True
+            machine._proof = proof
             machine._snapshots.clear()
             machine.seen.update(e.id for e in proof)
         for event in chain:
