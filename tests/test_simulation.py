@@ -114,5 +114,5 @@ def test_the_families_cover_two_three_and_four_seats_and_slow_rounds() -> None:
     assert {s.game for s in drawn} == {"connect4", "cube", "chess4"}
     assert any(s.slow for s in drawn) and any(max(s.offsets) - min(s.offsets) > 300_000
                                               for s in drawn)
-    assert {f.kind for s in drawn for f in s.faults} == {"cut", "held", "restart", "away"}
+    assert {f.kind for s in drawn for f in s.faults} == {"cut", "held", "restart", "away", "slow"}
     assert all(max(s.offsets) - min(s.offsets) <= 600_000 for s in drawn)

@@ -22,10 +22,11 @@ Each check reads a finished ``World`` and reports ``(code, one line)`` per viola
 
 from __future__ import annotations
 
-from p2p.protocol.conflicts import MAX_AHEAD_MS, RACE_MS
 from p2p.protocol.replay import LogError, replay_log
 from p2p.protocol.round import Phase
+from p2p.sim.scenario import AHEAD_MS as MAX_AHEAD_MS
 from p2p.sim.scenario import LIVE
+from p2p.sim.scenario import RACE_WINDOW_MS as RACE_MS
 from p2p.sim.world import Member, Signed, Verdict, World
 
 
@@ -42,11 +43,25 @@ def check(world: World) -> list[tuple[str, str]]:
 def _converge(world: World, honest: list[Member]) -> None:
     verdicts = {m.index: world.verdict(m) for m in honest}
     # phase, state hash and winners (a round that never started ends on the admin's
-    # cancel for one member and by the local expiry rule for another: the same verdict)
+    # cancel for one member and by the local expiry rule for another: the same verdict);
+    # or, where the rules show a dispute (``RoundMachine.disputes``, if the machine has
+    # it), every honest member shows the same one
+    shown = {m.index: _disputes(m) for m in honest}
+    if shown and all(shown.values()) and len(set(shown.values())) == 1:
+        return
     if len({(v[0], v[2], v[3]) for v in verdicts.values()}) > 1:
         text = "; ".join(
             f"member {i}: {v[0]} head {v[1][:8]} winners {v[3]}" for i, v in verdicts.items())
         world.violation("converge", f"honest members disagree: {text}")
+
+
+def _disputes(m: Member) -> frozenset[tuple[int, frozenset[str]]]:
+    """The positions this member shows disputed, with the two claims (empty if none, or
+    if the machine has no notion of a dispute)."""
+    disputes = getattr(m.machine, "disputes", None)
+    if disputes is None:
+        return frozenset()
+    return frozenset((seq, frozenset((a.id, b.id))) for seq, a, b in disputes())
 
 
 def protected(world: World, s: Signed) -> bool:

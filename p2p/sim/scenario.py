@@ -26,11 +26,20 @@ constants, 10 s ahead, 30 s race and settle, 40 s held final, are the protocol's
 SLOW_TURN_S = 90
 """A simulated slow round's ``turn`` (seconds, in the genesis: a chain rule, §6.7)."""
 
+RACE_WINDOW_MS = 30_000
+"""The race window of issue 23's invariants: a move that reached the others this soon
+after it was signed "reached them in time" (the protocol's ``RACE_MS`` of today).  Fixed
+here, like ``AHEAD_MS``, so the invariants do not move with the rules they check."""
+AHEAD_MS = 10_000
+"""How far ahead of a receiver's clock an event may be dated (the protocol's
+``MAX_AHEAD_MS``): the allowance the invariants leave a "timely" move."""
+
 FAMILIES = ("honest", "mixed", "silent_loser")
 """``honest``: faults only, every member honest; ``mixed``: faults plus one adversary
 that picks its attacks at random; ``silent_loser``: the attack of issue 23 (the loser
 receives a timely move, stays silent, forfeits it dated exactly ``prev + limit`` and names
-the forfeit as its head 40 s later), in two seats, or three with the third member away."""
+the forfeit as its head 40 s later), in two seats, or three with the third member away
+or lagging."""
 
 GAMES = {2: ("connect4", {}), 3: ("cube", {"players": 3}), 4: ("chess4", {})}
 
@@ -39,8 +48,9 @@ GAMES = {2: ("connect4", {}), 3: ("cube", {"players": 3}), 4: ("chess4", {})}
 class Fault:
     """A member cut off (``kind`` ``cut``: its link drops everything both ways; ``held``:
     what it publishes meanwhile arrives at the heal, as a client's send queue does),
-    restarted from its log (``restart``) or away (``away``: offline in the lobby too),
-    from ``start`` for ``length`` ms of true time."""
+    restarted from its log (``restart``), away (``away``: offline in the lobby too), or on
+    a lagging inbound link (``slow``: what reaches it arrives 1 to 3 min late, in any
+    order), from ``start`` for ``length`` ms of true time."""
 
     kind: str
     member: int
@@ -93,7 +103,7 @@ class Scenario:
         offsets = tuple(rng.randint(low, low + spread) for _ in range(seats))
         faults = []
         for _ in range(rng.choice((0, 0, 1, 1, 2, 3))):
-            kind = rng.choice(("cut", "held", "restart", "away"))
+            kind = rng.choice(("cut", "held", "restart", "away", "slow"))
             length = rng.choice((2_000, 10_000, 35_000, 70_000, 150_000))
             faults.append(Fault(kind, rng.randrange(seats), rng.randint(5_000, 200_000), length))
         adversary = None if family == "honest" else rng.randrange(seats)

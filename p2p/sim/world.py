@@ -144,8 +144,8 @@ class World:
         """(member, start, end) of every time a member was cut off, away or down."""
         offline_ms = scenario.limit if scenario.slow else LIVE.offline_ms
         self._grace = offline_ms + offline_ms // 3
-        self.sc_away: list[tuple[Member, int]] = []
-        """Faults the adversary starts (a member away until a true time)."""
+        self.sc_away: list[tuple[Member, int, str]] = []
+        """Faults the adversary starts (a member, until a true time, the fault's kind)."""
 
     # -- tracing ---------------------------------------------------------------------------
 
@@ -224,10 +224,10 @@ class World:
     # -- faults ------------------------------------------------------------------------------
 
     def _faults(self) -> None:
-        for m, until in list(self.sc_away):
+        for m, until, kind in list(self.sc_away):
             if self.t >= until:
-                self.sc_away.remove((m, until))
-                self.end_fault(m, "away")
+                self.sc_away.remove((m, until, kind))
+                self.end_fault(m, kind)
         for f in self.sc.faults:
             m = self.members[f.member]
             if f.start <= self.t < f.start + STEP_MS:
@@ -250,6 +250,8 @@ class World:
             m.machine = None
             m.down_since = self.t
             m.plan = None
+        elif kind == "slow":
+            self.outages.pop()  # connected all along: what reaches it arrives late
         else:
             m.link = "held" if kind == "held" else "cut"
             m.away = kind == "away"
@@ -264,7 +266,7 @@ class World:
             if m.machine is None:
                 self._resume(m)
             return
-        if m.link == "up":
+        if kind == "slow" or m.link == "up":
             return
         m.link, m.away, m.down_since = "up", False, None
         for dst, event, channel in self.held.pop(m.index, []):
@@ -445,7 +447,10 @@ class World:
                 continue
             if self.sc.loss and self.net_rng.random() < self.sc.loss:
                 continue
-            self._send(m.index, dst, event, channel, self.t + extra + self._delay())
+            late = 0
+            if self.members[dst].fault == "slow":  # its inbound link lags by minutes
+                late = self.net_rng.randint(60_000, 180_000)
+            self._send(m.index, dst, event, channel, self.t + extra + late + self._delay())
             if self.sc.duplicate and self.net_rng.random() < self.sc.duplicate:
                 self._send(m.index, dst, event, channel, self.t + extra + self._delay() * 3)
 
