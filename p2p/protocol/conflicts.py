@@ -98,12 +98,15 @@ def rival_wins(
     >>> rival_wins(move_at(99), f, prev, False, limits, turn_start=50)  # R5
     True
     """
+    start = prev.ts if turn_start is None else max(prev.ts, turn_start)
+    limit = timeouts.limit(forfeit.body["reason"])
+    if forfeit.ts - start < limit:
+        return True  # R5/T6: the forfeit claims a lateness the turn's start rules out
     if rival.ts >= forfeit.ts:
         return False
     if rival_ends_game:
         return True
-    start = prev.ts if turn_start is None else max(prev.ts, turn_start)
-    return rival.ts - start < timeouts.limit(forfeit.body["reason"])
+    return rival.ts - start < limit
 
 
 def on_branch(sign: Event, ids: Collection[str]) -> bool:

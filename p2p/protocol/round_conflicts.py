@@ -48,7 +48,15 @@ from p2p.protocol.conflicts import (
     on_branch,
     self_held,
 )
-from p2p.protocol.effects import Effect, Equivocation, Notice, Publish, Rewound, dropped
+from p2p.protocol.effects import (
+    Acknowledged,
+    Effect,
+    Equivocation,
+    Notice,
+    Publish,
+    Rewound,
+    dropped,
+)
 from p2p.protocol.events import Event
 from p2p.protocol.round import ChainError, Phase, RoundError, RoundState, verify_chain
 
@@ -334,8 +342,22 @@ def rejudge(m: RoundMachine, now: int) -> list[Effect]:
         m._orphans.discard(keep.id)
         m.seen.discard(keep.id)
         m.pending.pop(keep.id, None)
-        return effects + replace(m, seq, base, trial, keep, now) + dispute_notices(m)
+        effects += replace(m, seq, base, trial, keep, now)
+        readmit(m, keep)
+        return effects + dispute_notices(m)
     return dispute_notices(m)
+
+
+def readmit(m: RoundMachine, keep: Event) -> None:
+    """We switched to ``keep``: the chain events built on it that we held only as signs
+    wait among the pending events again (``_drain_pending`` applies those that fit)."""
+    held = [e for kept in m._signs.values() for e in kept if e.seq is not None]
+    ids = branch_ids(keep, held)
+    for event in sorted(held, key=lambda e: (e.seq or 0, e.id)):
+        if event.prev in ids and event.id != keep.id:
+            m._orphans.discard(event.id)
+            m.seen.discard(event.id)
+            m.pending.setdefault(event.id, event)
 
 
 def evidence(m: RoundMachine) -> list[Event]:
@@ -501,12 +523,18 @@ def replace(m: RoundMachine,
     if m.state.phase in (Phase.OVER, Phase.CANCELLED):
         effects += round_side.acknowledge(m, now)  # the end changed: sign the new one
         head = m.state.head.id
+        told: set[str] = set()
         for kept in list(m._signs.values()):
             for sign in kept:  # the members' acks of this end that we held as signs
                 if sign.kind == "ack" and sign.prev == head and m.side.get(
                     ("ack", sign.pk)
                 ) is not sign:
-                    effects += round_side.receive_side(m, sign, now)
+                    again = round_side.receive_side(m, sign, now)
+                    told.update(e.event.id for e in again if isinstance(e, Acknowledged))
+                    effects += again
+        for (kind, pk), ack in list(m.side.items()):  # the log was rewritten: again
+            if kind == "ack" and ack.prev == head and ack.id not in told:
+                effects.append(Acknowledged(ack, m.state.seat_of(pk)))  # type: ignore[arg-type]
     return effects
 
 
@@ -541,7 +569,7 @@ def equivocation(m: RoundMachine, first: Event, second: Event, now: int) -> list
     before = m.state.phase
     m.state = base
     m._verdict = True
-    m._proof = (first, second)  # its log ends with it (RoundMachine.log_events)
+    m._proof = (first, second)  # its log ends with it (RoundMachine.log_events); sync answers carry it to members still on another branch
     m._snapshots.clear()
     m._orphan([e.id for e in replaced] + [second.id])
     effects += [Rewound(seq, tuple(replaced))]

@@ -201,7 +201,8 @@ class RoundMachine:
         self._verdict = False
         """The round ended by the equivocation rule (a later proof changes nothing)."""
         self._proof: tuple[Event, Event] | None = None
-        """The equivocation proof the round ended by (``_verdict``): its log ends with it."""
+        """The equivocation proof the round ended by (``_verdict``): its log ends with it,
+        and sync answers to another branch carry it."""
         self._catch_up_until = now
         """Until then we catch up after our own sync request: no observation times."""
         self._last_head_sent = now
@@ -569,15 +570,6 @@ class RoundMachine:
             return [dropped(event, f"position {seq} does not follow its prev")]
         if seq > len(chain) or event.prev != st.head.id:
             return self._park(event, now)
-        start = round_conflicts.turn_start(self, seq) if event.kind == "forfeit" else None
-        if start is not None and event.ts - start < self.timeouts.limit(event.body["reason"]):
-            return [  # T6: the turn counts from the forfeit the rival beat
-                dropped(
-                    event,
-                    f"forfeit {event.ts - start} ms after the forfeit a timely move beat "
-                    f"at {seq - 1}; needs {self.timeouts.limit(event.body['reason'])} ms",
-                )
-            ]
         if (  # the signed rules hold (else apply says why): what does our clock say?
             event.kind == "forfeit"
             and round_conflicts.forfeit_fits(self, event)

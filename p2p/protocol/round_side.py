@@ -87,11 +87,13 @@ def receive_side(m: RoundMachine, event: Event, now: int) -> list[Effect]:
 
 
 def acks(m: RoundMachine) -> dict[int, Event]:
-    """The members' closing acknowledgements we hold, by seat."""
+    """The members' closing acknowledgements of our final head we hold, by seat (an ack
+    of an end a rewind replaced is kept, but no longer counts)."""
     found = {}
+    head = m.state.head.id
     for (kind, pk), event in m.side.items():
         seat = m.state.seat_of(pk)
-        if kind == "ack" and seat is not None:
+        if kind == "ack" and seat is not None and event.prev == head:
             found[seat] = event
     return found
 
@@ -253,6 +255,8 @@ def answer_sync(m: RoundMachine, event: Event, now: int) -> list[Effect]:
     answer += [Publish(route, e) for e in chain[start : start + count]]
     if not ours:  # another branch: the claims we did not keep and the signs that decided
         answer += [Publish(route, e) for e in m.conflict_evidence()]
+        if m._proof is not None:  # the equivocation proof that ended the round here
+            answer += [Publish(route, e) for e in m._proof]
     sealed = {inner.id for e in chain for inner in e.sealed()}
     answer += [Publish(route, e) for e in m.side.values() if e.id not in sealed]
     return answer
