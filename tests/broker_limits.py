@@ -2,8 +2,9 @@
 brokers set, each limit played by a Mosquitto configuration or by ``faults.MqttLimits``
 (an MQTT-aware proxy) where Mosquitto has no switch.
 
-Scenarios per limit: a live Connect Four round between two peers to the end, and a slow
-round between two peers who are never online together after the invitation.  Each ends
+Scenarios per limit: a live Connect Four round between two peers to the end, a slow
+round between two peers who are never online together after the invitation, and a
+private round that the second peer joins by its code.  Each ends
 "complete and agreed" in both logs (it works), or the product tells the user why in one
 line and the round goes on, unforked and with nothing lost, once both are online together
 (it degrades).  ``tests/test_broker_limits.py`` runs one test per row and checks it
@@ -34,7 +35,7 @@ from test_integration_slow_rounds import DAY_S, _session
 
 from p2p.net import known
 from p2p.net.broker import LocalBroker
-from p2p.peer import Peer, RoundNotice
+from p2p.peer import ActionError, Peer, RoundNotice
 from p2p.protocol.identity import Identity
 from p2p.protocol.replay import replay_log
 from p2p.protocol.round import Phase
@@ -77,9 +78,10 @@ LIMITS = [
 class Outcome:
     live: str
     slow: str
+    private: str
 
-    def cells(self) -> tuple[str, str]:
-        return self.live, self.slow
+    def cells(self) -> tuple[str, str, str]:
+        return self.live, self.slow, self.private
 
 
 AGREED = "works: complete and agreed"
@@ -181,6 +183,33 @@ async def _slow(url: str, tmp: Path, port: int, limit: Limit) -> str:
     return f"FAILS: {verdicts}"
 
 
+async def _private(url: str, tmp: Path, port: int, limit: Limit) -> str:
+    """A private round: alice opens it, bob joins by its code, both play it out."""
+    async with Peer(url, nick="alice", log_dir=tmp / "private-a") as alice, \
+            Peer(url, nick="bob", log_dir=tmp / "private-b") as bob:
+        kicker = asyncio.create_task(_kick(alice, port, 0.5)) if limit.takeover else None
+        try:
+            rnd = await alice.open_private("connect4", start=0)
+            assert rnd.code is not None
+            try:
+                theirs = await bob.join(rnd.code, timeout=10)
+            except ActionError as err:
+                if err.code == "broker_no_retained":
+                    return f'degrades: told "{err}"'
+                return f"FAILS: {err}"
+            rounds = [rnd, theirs]
+            for r in rounds:
+                await r.wait_started(20)
+            await play_out(rounds, 40)
+            for r in rounds:
+                await r.wait_until(lambda r: r.agreed, 20)
+        finally:
+            if kicker is not None:
+                kicker.cancel()
+    verdicts, heads = _verdicts([r.log_path for r in rounds])
+    return AGREED if verdicts == ["agreed", "agreed"] and len(heads) == 1 else f"FAILS: {verdicts}"
+
+
 @contextlib.asynccontextmanager
 async def _played(limit: Limit) -> AsyncIterator[tuple[str, int, MqttLimits | None]]:
     async with LocalBroker(extra_config=limit.mosquitto) as broker:
@@ -205,28 +234,29 @@ async def run_limit(limit: Limit, tmp: Path) -> tuple[Outcome, MqttLimits | None
     async with _played(limit) as (url, port, proxy):
         live = await _live(url, tmp, port, limit)
         slow = await _slow(url, tmp, port, limit)
-    return Outcome(live, slow), proxy
+        private = await _private(url, tmp, port, limit)
+    return Outcome(live, slow, private), proxy
 
 
 def table(rows: list[tuple[Limit, Outcome]]) -> str:
     lines = [
-        "| broker limit | live round, two peers | slow round, never online together |",
-        "|---|---|---|",
+        "| broker limit | live round, two peers | slow round, never online together "
+        "| private round, joined by code |",
+        "|---|---|---|---|",
     ]
     for limit, outcome in rows:
-        lines.append(f"| {limit.name} | {outcome.live} | {outcome.slow} |")
+        lines.append(f"| {limit.name} | {' | '.join(outcome.cells())} |")
     return "\n".join(lines)
 
 
-def documented() -> dict[str, tuple[str, str]]:
+def documented() -> dict[str, tuple[str, ...]]:
     """The rows of the table in ``docs/brokers.md``, by limit name."""
     text = DOC.read_text("utf-8")
     part = text[text.index(BEGIN) + len(BEGIN) : text.index(END)]
-    rows: dict[str, tuple[str, str]] = {}
+    rows: dict[str, tuple[str, ...]] = {}
     for line in part.strip().splitlines()[2:]:
         cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
-        if len(cells) == 3:
-            rows[cells[0]] = (cells[1], cells[2])
+        rows[cells[0]] = tuple(cells[1:])
     return rows
 
 

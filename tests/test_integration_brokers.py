@@ -1,10 +1,11 @@
 """Every feature on brokers nobody here wrote (issue 25): Mosquitto, aedes (Node.js) and
 RabbitMQ's MQTT plugin (3.1.1 only; retained messages reach exact subscriptions only).
 
-Per broker, one test runs three scenarios on one broker process (RabbitMQ takes about
+Per broker, one test runs every scenario on one broker process (RabbitMQ takes about
 10 s to start, so it is started once): a newcomer sees everyone online within 2 s of its
-connection; a live Connect Four round to the end; a slow round between two peers who
-are never online together after the invitation.  Both logs of each round replay
+connection; a live Connect Four round to the end; a 3-seat Viergewinnt 3D round; a
+private round joined by code; a slow round between two peers who are never online
+together after the invitation.  Both logs of each round replay
 "complete and agreed" with one state hash.  A broker that cannot run here is skipped with
 its reason (in CI, where the README's test command installs both, that is a failure).
 """
@@ -17,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from broker_limits import AGREED, Limit, _private
 from brokers import AedesBroker, RabbitBroker, Unavailable
 from conftest import eventually, invitation, meet, play_out, run, start_round
 from test_integration_slow_rounds import DAY_S, _session
@@ -50,6 +52,9 @@ def any_broker(request: pytest.FixtureRequest) -> Iterator[str]:
         yield from _started(AedesBroker())
     else:
         yield from _started(RabbitBroker())
+
+
+NO_LIMIT = Limit("none")
 
 
 def _verdicts(*logs: Path) -> list[object]:
@@ -86,6 +91,18 @@ async def _live_round(url: str, tmp: Path) -> list[object]:
         for r in rounds:
             await r.wait_until(lambda r: r.agreed, 10)
         assert rounds[0].phase is Phase.OVER
+        return _verdicts(*(r.log_path for r in rounds))
+
+
+async def _three_seats(url: str, tmp: Path) -> list[object]:
+    async with Peer(url, nick="alice", log_dir=tmp / "3a") as alice, \
+            Peer(url, nick="bob", log_dir=tmp / "3b") as bob, \
+            Peer(url, nick="carol", log_dir=tmp / "3c") as carol:
+        await meet(alice, bob, carol)
+        rounds = await start_round(alice, [bob, carol], "cube", {"players": 3}, start=0)
+        await play_out(rounds, 60)
+        for r in rounds:
+            await r.wait_until(lambda r: r.agreed, 10)
         return _verdicts(*(r.log_path for r in rounds))
 
 
@@ -128,6 +145,8 @@ def test_live_every_feature_on_each_broker(
         assert (version, retained) == EXPECTED[kind]
         assert seen_in <= 2.0, f"the newcomer saw everyone only after {seen_in:.2f} s"
         assert await _live_round(any_broker, tmp_path) == ["agreed", "agreed"]
+        assert await _three_seats(any_broker, tmp_path) == ["agreed"] * 3
+        assert await _private(any_broker, tmp_path, 0, NO_LIMIT) == AGREED
         verdicts, history = await _slow_round(any_broker, tmp_path)
         assert verdicts == ["agreed", "agreed"], history
         assert sum(1 for _, w in history if w == "moved") == 7, history

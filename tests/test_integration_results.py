@@ -52,17 +52,29 @@ def test_live_logs_are_agreed_and_a_forged_forfeit_beside_them_is_refused(
     (winner,) = st.winners()
     loser = (rounds[0], rounds[1])[1 - winner]
     win, prev = st.chain[-1], st.chain[-2]
-    forged = ev.make(
-        loser.machine.me,
-        "forfeit",
-        prev.ts + DEFAULT_TIMEOUTS.offline_ms + 1_000,
-        {"seat": winner, "reason": "offline"},
-        round=win.round,
-        seq=win.seq,
-        prev=prev.id,
-    )
+
+    def forge(reason: str, limit: int) -> ev.Event:
+        return ev.make(
+            loser.machine.me,
+            "forfeit",
+            prev.ts + limit + 1_000,
+            {"seat": winner, "reason": reason},
+            round=win.round,
+            seq=win.seq,
+            prev=prev.id,
+        )
+
     attacked = tmp_path / "attacked.log"
+    forged = forge("offline", DEFAULT_TIMEOUTS.offline_ms)  # without the seat's Will
     attacked.write_bytes(b"\n".join([*chain[:-1], forged.raw, chain[-1]]) + b"\n")
     assert cli(["replay", str(attacked)]) == 2
     err = capsys.readouterr().err
-    assert f"a forfeit the rules forbid: seat {winner}'s own move there ends the game" in err
+    assert "an offline forfeit needs the seat's signed offline presence" in err
+    # rules v3 (issue 23): a forfeit valid by the chain rules beside the game-ending move
+    # is weighed by the table: the log keeps the forfeit, but the verdict names both
+    forged = forge("silent", DEFAULT_TIMEOUTS.silent_ms)
+    attacked.write_bytes(b"\n".join([*chain[:-1], forged.raw, chain[-1]]) + b"\n")
+    assert cli(["replay", str(attacked)]) == 0
+    out = capsys.readouterr().out
+    assert "judged by rules v3" in out
+    assert f"complete, but disputed: at position {win.seq} seat {1 - winner} forfeited seat {winner}" in out

@@ -8,7 +8,13 @@ answered 61 s ago", though nobody had seen its move) and stay in play on its own
 for good.  Now it yields: a member other than the forfeited seat signed an event built on
 the forfeit (here their head exchanges, asking for the missing ack) dated
 ``HELD_FINAL_MS`` after it, so that member holds the forfeit as final, and every member
-weighs the same signed events (``round_conflicts.held_final``, docs/protocol.md §15.1).
+weighs the same signed events (docs/protocol.md §8, the table).
+
+Rules v3 (issue 23): only a member that is neither the forfeiter nor the forfeited seat
+can make the forfeit final for everyone (its two signs on the forfeit's branch 30 s
+apart).  In two seats there is no such member: the forfeiter's own signs are exactly
+what the silent-loser attack forged, so there the cut seat keeps its timely move and
+both members show the position as disputed (R3) instead of one yielding.
 """
 
 from __future__ import annotations
@@ -30,8 +36,9 @@ LIMITS = TurnTimeouts(silent_ms=20_000, offline_ms=20_000)
 def test_a_move_signed_as_the_link_is_cut_does_not_split_the_round(
     game: str, options: dict, n: int
 ) -> None:
-    """Three seats (the admin and a third member hold the forfeit) and two (only the
-    admin does): the cut seat yields, every member ends on the forfeit."""
+    """Three seats (the admin and a third member hold the forfeit): the cut seat yields,
+    every member ends on the forfeit.  Two seats (only the admin does): nobody can
+    witness, each keeps its claim and says the position is disputed (R3)."""
     seats = [{"pk": p.pk_hex, "level": None} for p in PEOPLE[:n]]
     admin, effects = RoundMachine.open(
         PEOPLE[0], 0, "5a" * 16, game, options, seats, 0, b"\1" * 32,
@@ -93,6 +100,19 @@ def test_a_move_signed_as_the_link_is_cut_does_not_split_the_round(
         for j in range(n):
             post(j, machines[j].tick(now))
         run(now)
+    if n == 2:  # no witness: the admin keeps its forfeit, the cut seat its move
+        seq = len(admin.state.chain) - 1
+        while admin.state.chain[seq].kind != "forfeit":
+            seq -= 1
+        cut_seat = machines[last]
+        assert cut_seat.state.chain[seq].kind == "move"
+        assert cut_seat.state.chain[seq].pk == cut_seat.me.public_key
+        for m in machines:
+            assert [d[0] for d in m.disputes()] == [seq]
+        # the cut seat never signed an ack of an end that replaced its own move
+        mine = cut_seat.side.get(("ack", cut_seat.me.public_key))
+        assert mine is None or mine.prev != admin.state.chain[seq].id
+        return
     heads = {m.state.head.id for m in machines}
     assert len(heads) == 1, [(m.state.phase.value, m.state.head.kind) for m in machines]
     assert {m.state.phase for m in machines} == {Phase.OVER}

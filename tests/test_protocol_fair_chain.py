@@ -247,18 +247,34 @@ def test_a_move_dated_near_2_53_waits_and_its_seat_can_still_be_forfeited() -> N
 
 
 def test_a_settled_forfeit_is_not_revived_by_a_backdated_move() -> None:
-    """A seat forfeited long ago returns with a move dated as if it had been timely."""
+    """A seat forfeited long ago returns with a move dated as if it had been timely.
+
+    Rules v3 (issue 23): finality is signed, not read off the receiver's clock.  The
+    admin asks for the missing ack every 15 s after the end; its own two signs on the
+    forfeit's branch 30 s apart make the forfeit final for the admin itself (R3, per
+    member): the back-dated move is kept as evidence and the position shows disputed.
+    """
     net = Loopback()
     admin, bob = open_round(net, "connect4", {}, [human(0), human(1)], start=1)
     head = admin.state.head
     effects = admin.tick(head.ts + SILENT)
     (forfeit,) = published(effects, "forfeit")
-    now = head.ts + SILENT + SETTLE_MS
+    now = head.ts + SILENT
+    for _ in range(SETTLE_MS // 1000 + 1):  # as live: the admin's timer runs
+        now += 1_000
+        admin.tick(now)
     revenant = signed_move(PEOPLE[1], bob.state, "4", head.ts + 1_000)
-    assert drops(admin.receive(revenant, now)) == [
-        f"the forfeit at {forfeit.seq} is final ({SETTLE_MS // 1000} s)"
+    effects = admin.receive(revenant, now)
+    assert drops(effects) == [
+        f"the forfeit at {forfeit.seq} is final here; position {forfeit.seq} is disputed"
     ]
+    assert [n.code for n in effects if isinstance(n, Notice)] == ["disputed"]
     assert admin.state.head.id == forfeit.id and admin.state.winners() == (0,)
+    assert [(seq, kept.id) for seq, kept, _ in admin.disputes()] == [(forfeit.seq, forfeit.id)]
+    # its log keeps the move as evidence; replay gives the admin's own verdict
+    lines = [e.raw for e in admin.log()] + [e.raw for e in admin.conflict_evidence()]
+    result = replay_log(lines)
+    assert result.chain[-1].id == forfeit.id and result.verdict == "disputed"
 
 
 def test_a_player_cannot_forfeit_a_present_admin() -> None:

@@ -394,28 +394,37 @@ def _bob_move_and_alice_forfeit(machines, move_after_ms: int, column: str = "2")
     return move, forfeit
 
 
-def test_replay_rejects_a_log_whose_forfeit_replaced_a_winning_move() -> None:
+def test_replay_calls_a_log_whose_forfeit_replaced_a_winning_move_disputed() -> None:
+    """Rules v3 (issue 23): a log holding a forfeit beside the forfeited seat's own
+    game-ending (or timely) move is no longer refused outright: a member may hold both
+    (the evidence a live machine keeps); replay weighs them by the table of §8 and says
+    "complete, but disputed", naming the two claims, whichever line comes first."""
     machines, _ = _connect4_to_bobs_turn()
     chain = [e.raw for e in machines[0].log()]
     win, forfeit = _bob_move_and_alice_forfeit(
         machines, 2000
     )  # bob wins within seconds
     # the loser's log: its forfeit of the winner, with the winner's move beside it
-    with pytest.raises(
-        LogError,
-        match="a forfeit the rules forbid: seat 1's own move there ends the game",
-    ):
-        replay_log(chain + [forfeit.raw, win.raw])
-    # whichever line comes first: the forfeit is forbidden, the log refused
-    with pytest.raises(LogError, match="a forfeit the rules forbid"):
-        replay_log(chain + [win.raw, forfeit.raw])
+    loser = replay_log(chain + [forfeit.raw, win.raw])
+    assert loser.chain[-1].id == forfeit.id and loser.rules == "rules v3"
+    (conflict,) = loser.conflicts
+    assert conflict.judged is conflict.rival and conflict.rule == "timely"
+    assert loser.verdict == "disputed"
+    assert "seat 0 forfeited seat 1, whose own move there was signed within the limit" in (
+        loser.verdict_text()
+    )
+    # the winner's log keeps its move; the forfeit beside it is a claim alice still makes
+    winner = replay_log(chain + [win.raw, forfeit.raw])
+    assert winner.state.winners() == (1,) and winner.verdict == "disputed"
     # the winner's own log (no forfeit in it) replays to its win
     result = replay_log(chain + [win.raw])
     assert result.state.phase is Phase.OVER and result.state.winners() == (1,)
-    # a timely move that does not end the game is not replaced either
+    assert result.verdict != "disputed"
+    # a timely move that does not end the game is judged the same way
     timely, forfeit = _bob_move_and_alice_forfeit(machines, 5000, column="4")
-    with pytest.raises(LogError, match="was signed within its turn limit"):
-        replay_log(chain + [forfeit.raw, timely.raw])
+    held = replay_log(chain + [forfeit.raw, timely.raw])
+    assert [c.judged.id for c in held.conflicts] == [timely.id]
+    assert held.contested()
 
 
 def test_replay_keeps_a_forfeit_of_a_move_that_really_came_too_late() -> None:
@@ -441,9 +450,11 @@ def test_replay_keeps_a_forfeit_of_a_move_that_really_came_too_late() -> None:
         prev=late.id,
     )
     # issue 16 (was "the forfeit there wins"): alice answered the late move, so it is
-    # settled and the forfeit beside it is one the rules forbid
-    with pytest.raises(LogError, match="was answered by the next seat"):
-        replay_log(chain + [late.raw, after.raw, forfeit.raw])
+    # settled (rules v3: the table's "answered" row); the forfeit beside it lost
+    answered = replay_log(chain + [late.raw, after.raw, forfeit.raw])
+    (conflict,) = answered.conflicts
+    assert conflict.rule == "answered" and conflict.judged.id == late.id
+    assert answered.chain[late.seq].id == late.id and not answered.contested()
 
 
 def _pushed(state: RoundState, column: str) -> str:

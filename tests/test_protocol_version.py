@@ -1,4 +1,5 @@
-"""Protocol version 2 on the wire; version 1 round logs still replay (``p2p replay``)."""
+"""Protocol version 3 on the wire (issue 23: the conflict table changed what makes a log
+valid); version 1 and 2 round logs still replay (``p2p replay``) by their own rules."""
 
 from __future__ import annotations
 
@@ -19,10 +20,10 @@ def lines(name: str) -> list[bytes]:
     return (DATA / name).read_bytes().split(b"\n")
 
 
-def test_we_sign_version_2() -> None:
+def test_we_sign_version_3() -> None:
     event = events.make(ALICE, "hello", 5, {"nick": "alice", "ns": "p2p/v2/public"})
-    assert events.PROTOCOL_VERSION == 2 and event.v == 2
-    assert canonical.decode(event.raw)["v"] == 2  # type: ignore[index]
+    assert events.PROTOCOL_VERSION == 3 and event.v == 3
+    assert canonical.decode(event.raw)["v"] == 3  # type: ignore[index]
 
 
 @pytest.mark.parametrize("name", ["v1_connect4.log", "v1_cube_forfeit.log"])
@@ -44,19 +45,44 @@ def test_a_v1_event_is_refused_live() -> None:
 def test_a_round_holds_events_of_its_own_version_only() -> None:
     v1 = [events.parse(x, legacy=True) for x in lines("v1_connect4.log") if x]
     state = RoundState.from_genesis(v1[0])
-    # a v2 event at position 1 of a v1 round (validly signed by the admin) is refused
+    # a v3 event at position 1 of a v1 round (validly signed by the admin) is refused
     start = events.make(
         ALICE, "start", 7, {"sealed": []}, round=v1[0].round, seq=1, prev=v1[0].id
     )
-    with pytest.raises(RoundError, match="v2 event in a v1 round"):
+    with pytest.raises(RoundError, match="v3 event in a v1 round"):
         state.apply(start)
 
 
-def test_a_v1_log_with_a_v2_event_mixed_in_is_refused() -> None:
+def test_a_v1_log_with_a_v3_event_mixed_in_is_refused() -> None:
     log = lines("v1_connect4.log")
     genesis = events.parse(log[0], legacy=True)
     intruder = events.make(
         ALICE, "start", 7, {"sealed": []}, round=genesis.round, seq=1, prev=genesis.id
     )
-    with pytest.raises(LogError, match="v2 event in a v1 round"):
+    with pytest.raises(LogError, match="v3 event in a v1 round"):
         replay_log([log[0], intruder.raw, *log[2:]])
+
+
+V2 = Path(__file__).parent / "data" / "v2"
+
+
+def test_a_recorded_v2_log_replays_by_the_rules_of_v2() -> None:
+    """Recorded by the version-2 code (tests/data/v2): it still replays, and says which
+    rule set judged it; ``p2p replay`` prints that line."""
+    result = replay_log((V2 / "v2_connect4.log").read_bytes().split(b"\n"))
+    assert result.state.genesis.v == 2 and result.rules == "rules v2"
+    assert result.verdict == "agreed" and result.state.winners() == (1,)
+
+
+def test_a_v2_log_keeps_the_v2_rule_for_a_forfeit_beside_a_winning_move() -> None:
+    """What made a v2 log valid stays what it was: a forfeit beside the forfeited seat's
+    game-ending move is refused under rules v2 (rules v3 weighs it as a dispute)."""
+    with pytest.raises(LogError, match="a forfeit the rules forbid: seat 1's own move there ends the game"):
+        replay_log((V2 / "v2_forfeit_beside_the_win.log").read_bytes().split(b"\n"))
+
+
+def test_replay_names_the_rule_set_it_judged_by(capsys: pytest.CaptureFixture[str]) -> None:
+    from p2p.cli import main as cli
+
+    assert cli(["replay", str(V2 / "v2_connect4.log")]) == 0
+    assert "judged by rules v2" in capsys.readouterr().out

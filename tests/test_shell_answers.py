@@ -40,6 +40,8 @@ def test_decline_is_confirmed_and_the_invitation_names_who_starts(tmp_path: Path
             await said(h, "wer beginnt: alice (gewählt)")
             await h.type_line("/decline")
             await said(h, "Du hast die Einladung von alice zu Vier in einer Reihe abgelehnt.")
+            # the decline reaches alice a moment after the shell says it was sent
+            await h.wait_for(lambda: not alice.busy, 10)
             await alice.invite([my_id[:8]], "connect4", start=1)
             await said(h, "wer beginnt: du (gewählt)")
 

@@ -283,10 +283,10 @@ def test_a_broken_view_shows_one_line_and_the_shell_keeps_working(
             await h.type_line("/play connect4")
             await h.wait_screen("To move: Red")
 
-            def broken() -> str:
+            def broken() -> tuple[str, str]:
                 raise RuntimeError("boom")
 
-            h.controller.status_text = broken  # a bug in the status line
+            h.controller.status_parts = broken  # a bug in the status line
             h.send("4")
             await h.wait_screen("display error")
             assert "Traceback" not in h.screen() and "boom" not in h.screen()

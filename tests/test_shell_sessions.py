@@ -86,3 +86,42 @@ def test_a_later_window_watches_and_says_why(tmp_path: Path, broker_url: str, la
             await first.close()
 
     asyncio.run(asyncio.wait_for(scenario(), 60))
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_a_watching_window_signs_no_lobby_chat(tmp_path: Path, broker_url: str, lang: str) -> None:
+    """Issue 26.15: the watching window still sent lobby chat signed with the key the
+    other session acts for. It says why and sends nothing; the acting session's chat goes out."""
+    _also, watches, *_ = TEXTS[lang]
+    why = {"en": "this window watches (/takeover to play here)",
+           "de": "dieses Fenster schaut zu (/takeover, um hier zu spielen)"}[lang]
+
+    async def scenario() -> None:
+        key = Identity.from_seed(os.urandom(32))
+        keystore.save(key, tmp_path / keystore.KEY_FILE_NAME)
+        first = peer_mod.Peer(broker_url, nick="tester", identity=key)
+        await first.start()
+        bob = peer_mod.Peer(broker_url, nick="bob")
+        await bob.start()
+        heard = bob.events()
+        try:
+            async with HeadlessShell(
+                config_dir=tmp_path, lang=lang, broker=broker_url, startup=attach(broker_url),
+                rows=40, columns=200,
+            ) as h:
+                await h.wait_screen(watches, 10)
+                await h.type_line("from the watching window")
+                await h.wait_for(lambda: any(why in x for x in h.controller.state.text_lines()), 10)
+                await first.say("from the acting session")  # a line that does go out: bob hears it
+                said: list[str] = []
+                while "from the acting session" not in said:
+                    note = await heard.next(10)
+                    if isinstance(note, peer_mod.ChatMessage):
+                        said.append(note.text)
+                assert "from the watching window" not in said, said
+                assert not any(line.sender for line in h.controller.state.lines), h.controller.state.text_lines()
+        finally:
+            await bob.close()
+            await first.close()
+
+    asyncio.run(asyncio.wait_for(scenario(), 60))

@@ -200,7 +200,7 @@ def test_help_and_chat_wrap_between_words_and_a_cut_line_is_announced(tmp_path: 
             assert any(re.search(r"only the first 2\d\d of 314 characters", t) for t in chat_texts(h))
             rows = _chat_rows(h.screen(), 80)
             tokens = {tok for row in rows for tok in row.split()}
-            helps = [t for t in chat_texts(h) if "  " in t and not t.startswith("word")]
+            helps = [t for t in chat_texts(h) if "\t" in t and not t.startswith("word")]
             assert helps
             for line in helps[-5:] + [long_words[:195]]:
                 for word in line.split():

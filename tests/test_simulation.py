@@ -3,9 +3,8 @@
 Two tests are about the conflict rules of the day and are meant to be flipped when the
 new rules (issue 23 items 1-2) land:
 
-* ``test_simulator_finds_the_silent_loser_hole_in_the_old_rules`` asserts that the
-  simulator FINDS the silent loser on today's rules (it fails once the hole is closed:
-  then delete it, or turn it into ``assert not found``);
+* ``test_the_silent_loser_finds_nothing_under_rules_v3`` (was: the simulator FINDS the
+  silent loser on the v2 rules; flipped when the rules landed);
 * ``test_no_violation_in_N_schedules`` runs a few hundred schedules of every family and
   asserts that no invariant is violated: ``xfail`` (not strict) until the rules land,
   then a plain test.
@@ -32,21 +31,18 @@ from p2p.sim.world import World
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_simulator_finds_the_silent_loser_hole_in_the_old_rules() -> None:
-    """TODAY'S RULES (flip when issue 23's rules land): the loser receives the winner's
-    timely (or game-ending) move, stays silent, signs a ``silent`` forfeit dated exactly
-    ``prev + limit`` and its own sync request naming it 40 s later; the victim yields.
-    The simulator finds it, in two seats (game-ending and mid-game) and three."""
+def test_the_silent_loser_finds_nothing_under_rules_v3() -> None:
+    """Flipped when issue 23's rules landed (branch 'rules'): the loser receives the
+    winner's timely (or game-ending) move, stays silent, signs a ``silent`` forfeit dated
+    exactly ``prev + limit`` and its own sync request naming it 40 s later.  Under rules
+    v2 the victim yielded and the simulator found it in two seats and three, live and
+    slow; under rules v3 (docs/protocol.md §8.1: nobody witnesses for itself) no
+    schedule of the family violates an invariant."""
     results = [simulate("silent_loser", seed) for seed in range(24)]
+    assert {r.scenario.seats for r in results} >= {2, 3}
+    assert any(r.scenario.slow for r in results) and any(not r.scenario.slow for r in results)
     failing = [r for r in results if not r.ok]
-    codes = {code for r in failing for code, _ in r.violations}
-    assert {"timely-replaced", "evidence", "adversary-gain"} <= codes, codes
-    assert {r.scenario.seats for r in failing} == {2, 3}
-    assert any(r.scenario.slow for r in failing) and any(not r.scenario.slow for r in failing)
-    first = failing[0]
-    report = first.report()
-    assert f"--family silent_loser --seed {first.scenario.seed}" in report
-    assert simulate("silent_loser", first.scenario.seed).violations == first.violations
+    assert not failing, "\n".join(r.report() for r in failing[:5])
 
 
 @pytest.mark.xfail(

@@ -124,16 +124,19 @@ def test_connect4_in_the_browser_ends_with_the_winning_line(tmp_path: Path) -> N
             page = await open_page(browser, web)
             await page.select_option("#new-game", "connect4")
             await page.click("#btn-local")
-            for move in "1212121":
+            for move in "1212121":  # by keyboard on the board: a column focused, Enter
                 await wait_status(page, lambda s: s["my_turn"] == "yes", 10, "a person to move")
-                await page.fill("#move-input", move)
-                await page.press("#move-input", "Enter")
+                await page.focus(f'#board [data-move="{move}"]')
+                await page.keyboard.press("Enter")
                 await asyncio.sleep(0.3)  # the 0.25 s input lock against a double tap
             st = await wait_status(page, lambda s: s["over"] == "yes", 10, "the end")
             assert st["moves"] == "1 2 1 2 1 2 1"
             assert "Red wins" in st["result"]
             assert st["winning"] == "4"
             await board_shot(page, "connect4", tmp_path)
+            await page.click("#btn-analysis")  # the solver's review of the round, as a chart
+            await page.wait_for_selector("#chart:not([hidden]) > *", timeout=30_000)
+            assert "null" not in await page.text_content("#controls")
             # A double tap within the lock plays once: a fresh round, two quick moves.
             await page.click("#btn-again")
             await wait_status(page, lambda s: s["over"] == "" and s["moves"] == "", 10, "the next round")
@@ -184,7 +187,7 @@ def test_chess4_with_computer_seats_runs_in_the_browser(broker_url: str, tmp_pat
 
 def test_phone_sized_hot_seat(tmp_path: Path) -> None:
     """Two people at one phone: a 390x844 touch screen, nothing wider than the screen,
-    the board above the fold, moves by tapping the board's buttons or the move field."""
+    the board above the fold, moves by tapping the board's columns."""
     require_browser()
 
     async def body() -> None:
@@ -193,10 +196,9 @@ def test_phone_sized_hot_seat(tmp_path: Path) -> None:
                                    is_mobile=True, device_scale_factor=2)
             await page.select_option("#new-game", "connect4")
             await page.tap("#btn-local")
-            for move in "4455":
+            for move in "4455":  # tapping the board's columns, passing the phone
                 await wait_status(page, lambda s: s["my_turn"] == "yes", 10, "a person to move")
-                await page.fill("#move-input", move)
-                await page.press("#move-input", "Enter")
+                await page.tap(f'#board [data-move="{move}"]')
                 await asyncio.sleep(0.3)
             st = await wait_status(page, lambda s: len(s["moves"].split()) == 4, 10, "four moves")
             assert "Am Zug: Rot" in st["status"]
@@ -207,3 +209,30 @@ def test_phone_sized_hot_seat(tmp_path: Path) -> None:
             await board_shot(page, "phone", tmp_path)
 
     run(body(), 90)
+
+
+def test_three_players_of_the_cube_here_with_two_computers(tmp_path: Path) -> None:
+    """Play here: the players field makes three seats; one person against two computers."""
+    require_browser()
+
+    async def body() -> None:
+        async with web_process(tmp_path / "anna", "--local", "--lang", "en") as web, chromium() as browser:
+            page = await open_page(browser, web)
+            await page.select_option("#new-game", "cube")
+            await page.fill("#opt-players", "3")
+            await page.wait_for_selector("#local-seat2")
+            await page.select_option("#local-seat1", "neuling")
+            await page.select_option("#local-seat2", "neuling")
+            await page.click("#btn-local")
+            await _play_here(page, 2)
+            st = await wait_status(page, lambda s: len(s["moves"].split()) >= 6, 20, "the computers' moves")
+            assert "Blue (computer (beginner))" in st["score"]
+
+    run(body(), 90)
+
+
+async def _play_here(page, moves: int) -> None:
+    for _ in range(moves):
+        await wait_status(page, lambda s: s["my_turn"] == "yes", 20, "our turn")
+        await asyncio.sleep(0.3)  # the 0.25 s input lock after the computers' quick answers
+        assert await play_when_my_turn(page)

@@ -191,3 +191,122 @@ def test_local_broker_with_a_computer_player_from_the_page(tmp_path: Path) -> No
             assert st["round_no"] == "1"
 
     run(body(), 120)
+
+
+def test_a_lost_broker_is_shown_and_the_page_comes_back(private_mosquitto, tmp_path: Path) -> None:
+    """The broker goes away: the page says the connection is lost and that it reconnects;
+    once the broker is back it says connected again. When the process itself goes away,
+    the page says that it is reconnecting (to the process)."""
+    require_browser()
+    from faults import kill_broker
+
+    async def body() -> None:
+        async with web_process(tmp_path / "anna", "--broker", private_mosquitto.url, "--nick", "anna",
+                               "--lang", "en") as web, chromium() as browser:
+            page = await open_page(browser, web)
+            await page.wait_for_selector("#conn[data-state=connected]", timeout=20_000)
+            await asyncio.to_thread(kill_broker, private_mosquitto)
+            await page.wait_for_selector("#conn[data-state=lost]", timeout=30_000)
+            assert "reconnecting" in await page.text_content("#conn")
+            await asyncio.to_thread(private_mosquitto.restart)
+            await page.wait_for_selector("#conn[data-state=connected]", timeout=60_000)
+            # the page's own connection: the process goes away, the page says it reconnects
+            web.proc.terminate()
+            await web.proc.wait()
+            await page.wait_for_selector("#banner:not([hidden])", timeout=20_000)
+            assert "reconnecting" in await page.text_content("#banner")
+
+    run(body(), 120)
+
+
+def test_lobby_friends_impostors_and_clocks(broker_url: str, tmp_path: Path) -> None:
+    """The lobby as the shell's /who shows it: fingerprints, a friend marked (and kept in
+    the config dir), someone else using the friend's name flagged, a clock far off said;
+    then another namespace chosen in the settings: a lobby of its own."""
+    require_browser()
+    from conftest import eventually
+
+    from p2p.peer import Peer, now_ms
+
+    ns = "web-lobby"
+
+    async def body() -> None:
+        async with web_process(tmp_path / "anna", "--broker", broker_url, "--namespace", ns, "--nick", "anna",
+                               "--lang", "en") as web, \
+                Peer(broker_url, nick="bob", namespace=ns, clock=lambda: now_ms() + 600_000) as bob, \
+                chromium() as browser:
+            page = await open_page(browser, web)
+            entry = page.locator('#lobby li[data-nick="bob"]')
+            await entry.wait_for(timeout=20_000)
+            fp = bob.peer_id[:4]
+            text = await entry.text_content()
+            assert fp in text.replace(" ", "")
+            await page.wait_for_selector('#lobby li[data-nick="bob"]:has-text("clock 10 min ahead")', timeout=20_000)
+            await entry.locator("button").click()  # ★ friend
+            await page.click("#friends-box summary")
+            await page.wait_for_selector('#friends li:has-text("bob")', timeout=10_000)
+            from p2p import friends as friends_mod
+
+            saved = friends_mod.load(web.config_dir / friends_mod.FILE_NAME)
+            assert saved.is_friend(bob.public_key)
+            async with Peer(broker_url, nick="bob", namespace=ns):
+                await page.wait_for_selector('#lobby .warn:has-text("not your friend bob")', timeout=20_000)
+            # another namespace from the settings: a lobby of its own (saved, reconnected at once)
+            assert bob.find_peer("anna") is not None
+            await page.click("#settings-box summary")
+            await page.fill('#settings-form input[name="namespace"]', ns + "-other")
+            await page.click('#settings-form button[type="submit"]')
+            await eventually(lambda: bob.find_peer("anna") is None, 30, "anna to leave bob's lobby")
+            await page.wait_for_selector("#conn[data-state=connected]", timeout=20_000)
+            await page.wait_for_selector("#lobby li.muted", timeout=10_000)  # nobody else there
+
+    run(body(), 90)
+
+
+def test_a_slow_round_and_a_live_round_listed_with_whose_turn_and_time_left(broker_url: str, tmp_path: Path) -> None:
+    """Invitations with every option from the form: a slow Connect Four round (a day per
+    move, 8x7, Pop Out) and a live cube round beside it; the list of held rounds says for
+    each whose turn it is, how long is left and whether it is slow or live."""
+    require_browser()
+    from conftest import eventually
+
+    from p2p.peer import Peer
+
+    ns = "web-many"
+
+    async def body() -> None:
+        async with web_process(tmp_path / "anna", "--broker", broker_url, "--namespace", ns, "--nick", "anna",
+                               "--lang", "en") as web, \
+                Peer(broker_url, nick="bob", namespace=ns) as bob, chromium() as browser:
+            page = await open_page(browser, web)
+            await page.wait_for_selector('#lobby li[data-nick="bob"] input', timeout=20_000)
+            await page.check('#lobby li[data-nick="bob"] input')
+            await page.select_option("#new-game", "connect4")
+            await page.fill("#opt-width", "8")
+            await page.fill("#opt-height", "7")
+            await page.check("#opt-popout")
+            await page.fill("#new-turn", "1d")
+            await page.select_option("#new-start", "me")
+            await page.click("#btn-invite")
+            await eventually(lambda: bool(bob.invitations), 20, "the slow invitation")
+            slow = bob.invitations[-1]
+            assert slow.turn_limit == 86_400 and slow.options["width"] == 8 and slow.options["popout"] is True
+            await slow.accept()
+            await page.wait_for_selector("#rounds li[data-turn=me]", timeout=20_000)
+            await page.select_option("#new-game", "cube")
+            await page.fill("#new-turn", "")
+            await page.select_option("#new-start", bob.public_key.hex())  # bob starts the live one
+            await page.click("#btn-invite")
+            await eventually(lambda: len(bob.invitations) == 1 and bob.invitations[0].game == "cube", 20,
+                             "the live invitation")
+            await bob.invitations[0].accept()
+            rows = page.locator("#rounds li")
+            await page.wait_for_selector("#rounds li:has-text('3D Connect Four')", timeout=20_000)
+            await page.wait_for_selector("#rounds li:has-text('bob to move')", timeout=20_000)
+            texts = await rows.all_text_contents()
+            c4 = next(t for t in texts if "Connect Four" in t and "3D" not in t)
+            cube = next(t for t in texts if "3D Connect Four" in t)
+            assert "your turn" in c4 and "slow (1 d per move)" in c4 and "left" in c4, c4
+            assert "bob to move" in cube and "live" in cube and "left" in cube, cube
+
+    run(body(), 90)

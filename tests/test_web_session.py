@@ -66,6 +66,10 @@ def test_local_play_against_the_computer_undo_again_and_replay() -> None:
         snap = session.snapshot()["local"]
         assert snap["board"]["state"]["history"][0] == "4" and len(snap["board"]["state"]["history"]) == 2
         assert snap["human_turn"]
+        seen.clear()
+        await session.handle({"a": "local_hint"})
+        hints = [m for m in seen if m.get("key") == "msg.hint"]
+        assert hints and session.local.game.is_legal(str(hints[0]["params"]["move"]))
         await session.handle({"a": "local_undo"})  # our move and the computer's answer
         assert session.local.game.history() == []
         await asyncio.sleep(0.3)
@@ -117,3 +121,18 @@ def test_bad_options_exit_with_one_line(tmp_path: Path) -> None:
         assert done.returncode == 2, (args, done.stdout, done.stderr)
         assert done.stderr.count("\n") == 1 and done.stderr.startswith("p2p web: "), done.stderr
         assert "Traceback" not in done.stderr
+
+
+def test_the_two_faces_do_not_import_each_other() -> None:
+    """``p2p/web`` and ``p2p/shell`` sit side by side over ``p2p.peer``: neither imports
+    the other (what both need lives below them: ``p2p.ledger``, ``p2p.bot``)."""
+    import re
+
+    root = Path(__file__).parent.parent / "p2p"
+    pattern = {"web": re.compile(r"^\s*(from|import)\s+p2p\.shell\b", re.M),
+               "shell": re.compile(r"^\s*(from|import)\s+p2p\.web\b", re.M)}
+    for face, imports_other in pattern.items():
+        found = [str(p.relative_to(root)) for p in (root / face).rglob("*.py") if imports_other.search(p.read_text())]
+        assert found == [], f"p2p/{face} imports the other face: {found}"
+    found = [p.name for p in (root / "commands").glob("web.py") if pattern["web"].search(p.read_text())]
+    assert found == []

@@ -19,7 +19,6 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from p2p.games import GameSpec
 from p2p.games.base import (
-    RESIGN_PREFIX,
     Game,
     IllegalMove,
     MalformedMove,
@@ -29,7 +28,7 @@ from p2p.games.base import (
     option_int,
 )
 from p2p.games.registry import Demo
-from p2p.shell.boards import BoardView, _click, _frag
+from p2p.shell.boards import BoardView, click, frag
 from p2p.shell.game_view import GameView
 from p2p.shell.i18n import Translator
 
@@ -45,12 +44,13 @@ class TicTacToe(Game):
 
     name: ClassVar[str] = "ttt"
     title: ClassVar[str] = "Tic-Tac-Toe"
+    SEAT_NAMES: ClassVar[tuple[str, ...]] = ("Red", "Yellow")
+    resignable: ClassVar[bool] = True  # the shared resignation of p2p.games.base
 
     def __init__(self, first: int) -> None:
         self.first = first
         self.cells: list[int] = [-1] * 9
         self.moves: list[int] = []
-        self.resigned: int | None = None
 
     @classmethod
     def create(cls, options: Options | None = None) -> TicTacToe:
@@ -65,10 +65,6 @@ class TicTacToe(Game):
         other = TicTacToe(self.first)
         other.cells, other.moves, other.resigned = list(self.cells), list(self.moves), self.resigned
         return other
-
-    @property
-    def players(self) -> int:
-        return 2
 
     def _line_owner(self) -> int | None:
         for a, b, c in LINES:
@@ -93,8 +89,7 @@ class TicTacToe(Game):
         return tuple(int(seat in won) for seat in range(2))
 
     def history(self) -> list[str]:
-        played = [str(cell + 1) for cell in self.moves]
-        return played + ([f"{RESIGN_PREFIX}{self.resigned}"] if self.resigned is not None else [])
+        return [str(cell + 1) for cell in self.moves] + self.resignation_entries()
 
     def legal_moves(self) -> list[str]:
         return [] if self.is_over() else [str(i + 1) for i in range(9) if self.cells[i] < 0]
@@ -115,15 +110,10 @@ class TicTacToe(Game):
         self.cells[cell] = seat
         self.moves.append(cell)
 
-    def resign(self, seat: int) -> None:
-        if self.is_over():
-            raise IllegalMove("the round is over", "over")
-        self.resigned = seat
-
     def pop(self) -> str:
-        if self.resigned is not None:
-            seat, self.resigned = self.resigned, None
-            return f"{RESIGN_PREFIX}{seat}"
+        resignation = self.pop_resignation()
+        if resignation is not None:
+            return resignation
         if not self.moves:
             raise IndexError("no move to take back")
         cell = self.moves.pop()
@@ -139,8 +129,6 @@ class TicTacToe(Game):
         marks = [MARKS[c] if c >= 0 else str(i + 1) for i, c in enumerate(self.cells)]
         return "\n".join(" ".join(marks[r * 3 : r * 3 + 3]) for r in (2, 1, 0)) + "\n"
 
-    def seat_names(self) -> tuple[str, ...]:
-        return ("Red", "Yellow")
 
 
 # -- the computer player (p2p/ai/ layer) ------------------------------------------------------
@@ -177,8 +165,8 @@ def render(game: Game, view: BoardView, t: Translator) -> StyleAndTextTuples:
     for row in (2, 1, 0):
         for i in range(row * 3, row * 3 + 3):
             mark = MARKS[cells[i]] if cells[i] >= 0 else "·"
-            out.append(_frag("bold" if cells[i] >= 0 else "", f" {mark} ", _click(view, str(i + 1))))
-        out.append(_frag("", f"   {row * 3 + 1} {row * 3 + 2} {row * 3 + 3}\n"))
+            out.append(frag("bold" if cells[i] >= 0 else "", f" {mark} ", click(view, str(i + 1))))
+        out.append(frag("", f"   {row * 3 + 1} {row * 3 + 2} {row * 3 + 3}\n"))
     return out
 
 

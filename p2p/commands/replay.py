@@ -129,5 +129,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"unfinished: {state.phase.value}, {state.ply} moves")
     print(f"state hash {state.state_hash()}")
     print(f"last event {state.head.id}")
+    print(f"judged by {result.rules} (docs/protocol.md §8)")
     print(f"verdict: {result.verdict_text()}")
     return 0

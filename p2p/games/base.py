@@ -24,6 +24,16 @@ Options = Mapping[str, OptionValue]
 RESIGN_PREFIX = "resign:"
 """History entries that record a resignation look like ``resign:2``."""
 
+NULL_MOVE = "pass"
+"""The text of a turn that is not a board move: a pass (python-chess's ``Move.null()``).
+
+An engine whose rules let or make a seat pass (Reversi: no disc can be placed) lists
+``NULL_MOVE`` in ``legal_moves()`` exactly when passing is legal and accepts it in
+``push``; it is recorded in ``history()`` and replayed like any move, and the protocol
+signs it as the seat's move.  Engines without passes never list it, so ``push("pass")``
+is a ``MoveError`` there.  ``Game.passes`` says whether a game has them.
+"""
+
 
 class CodedError(ValueError):
     """A one-line reason (``str(err)``, English, for logs) plus a stable ``code`` and its
@@ -66,6 +76,21 @@ class Game(ABC):
     title: ClassVar[str]
     """The game's name as people call it (German product name)."""
 
+    SEAT_NAMES: ClassVar[tuple[str, ...]] = ()
+    """English seat names in seat order (the shell translates ``seat.<Name>``); with
+    ``players`` left alone, the number of seats is their count."""
+
+    passes: ClassVar[bool] = False
+    """True if a turn may be ``NULL_MOVE`` (a pass) in this game."""
+
+    resignable: ClassVar[bool] = False
+    """True if ``resign(seat)`` ends the game for a two-seat game through the shared
+    bookkeeping below (``resigned``, ``resignation_entries``, ``pop_resignation``);
+    engines with their own rules for it (four-player chess) override ``resign``."""
+
+    resigned: int | None = None
+    """The seat that resigned, or ``None`` (the shared resignation's state)."""
+
     # -- construction ---------------------------------------------------------------
 
     @classmethod
@@ -84,9 +109,11 @@ class Game(ABC):
     # -- state -----------------------------------------------------------------------
 
     @property
-    @abstractmethod
     def players(self) -> int:
-        """Number of seats."""
+        """Number of seats (default: the count of ``SEAT_NAMES``)."""
+        if not self.SEAT_NAMES:
+            raise NotImplementedError(f"{type(self).__name__} names no seats: set SEAT_NAMES or players")
+        return len(self.SEAT_NAMES)
 
     @abstractmethod
     def to_move(self) -> int | None:
@@ -137,11 +164,31 @@ class Game(ABC):
         return [chunk]
 
     def resign(self, seat: int) -> None:
-        """Seat ``seat`` gives up (or leaves).  Default: this game has no resignation.
+        """Seat ``seat`` gives up (or leaves).  Default: with ``resignable`` set, the
+        shared bookkeeping (``resigned``: the other seat of two wins, the game is over);
+        else this game has no resignation.
 
         Engines that support it record it so that ``encode()`` and replay see it.
         """
-        raise IllegalMove("this game has no resignation", "no_resign")
+        if not self.resignable:
+            raise IllegalMove("this game has no resignation", "no_resign")
+        if self.is_over():
+            raise IllegalMove("the round is over", "over")
+        if not 0 <= seat < self.players:
+            raise IllegalMove(f"there is no seat {seat}", "no_seat", seat=seat)
+        self.resigned = seat
+
+    def resignation_entries(self) -> list[str]:
+        """The history's tail for the shared resignation: ``["resign:<seat>"]`` or ``[]``."""
+        return [] if self.resigned is None else [f"{RESIGN_PREFIX}{self.resigned}"]
+
+    def pop_resignation(self) -> str | None:
+        """Take back the shared resignation, if there is one, and return its entry
+        (``pop`` calls this first)."""
+        if self.resigned is None:
+            return None
+        seat, self.resigned = self.resigned, None
+        return f"{RESIGN_PREFIX}{seat}"
 
     @abstractmethod
     def pop(self) -> str:
@@ -162,7 +209,10 @@ class Game(ABC):
         """A plain-text picture of the position for terminals and logs."""
 
     def seat_names(self) -> tuple[str, ...]:
-        """Names of the seats in seat order (English; the shell translates)."""
+        """Names of the seats in seat order (English; the shell translates): the first
+        ``players`` of ``SEAT_NAMES``, else ``Player 1`` ..."""
+        if self.SEAT_NAMES:
+            return self.SEAT_NAMES[: self.players]
         return tuple(f"Player {i + 1}" for i in range(self.players))
 
     # -- helpers shared by all engines ------------------------------------------------

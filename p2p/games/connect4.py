@@ -83,6 +83,8 @@ class Connect4(Game):
 
     name: ClassVar[str] = "connect4"
     title: ClassVar[str] = "Vier in einer Reihe"
+    SEAT_NAMES: ClassVar[tuple[str, ...]] = SEAT_NAMES
+    resignable: ClassVar[bool] = True
 
     def __init__(self, width: int = 7, height: int = 6, popout: bool = False, first: int = RED):
         self.width = width
@@ -93,7 +95,7 @@ class Connect4(Game):
         """Stones per column, bottom first, as seat numbers."""
         self.winning_lines: tuple[Line, ...] = ()
         self._plies: list[_Ply] = []
-        self._resigned: int | None = None
+        self.resigned: int | None = None
         self._seen: Counter[bytes] = Counter()
         if popout:
             self._seen[self._repetition_key()] += 1
@@ -120,18 +122,11 @@ class Connect4(Game):
         other.columns = [list(col) for col in self.columns]
         other.winning_lines = self.winning_lines
         other._plies = list(self._plies)
-        other._resigned = self._resigned
+        other.resigned = self.resigned
         other._seen = Counter(self._seen)
         return other
 
     # -- state -----------------------------------------------------------------------
-
-    @property
-    def players(self) -> int:
-        return 2
-
-    def seat_names(self) -> tuple[str, ...]:
-        return SEAT_NAMES
 
     def cell(self, column: int, row: int) -> int:
         """Seat owning the cell at (column, row), 0-based from bottom left, or ``EMPTY``."""
@@ -142,7 +137,7 @@ class Connect4(Game):
         return (self.first + len(self._plies)) % 2
 
     def is_over(self) -> bool:
-        if self._resigned is not None or self.winning_lines:
+        if self.resigned is not None or self.winning_lines:
             return True
         if self.popout:
             return self._seen[self._repetition_key()] >= 3 or not self._legal_ints(self._side())
@@ -152,8 +147,8 @@ class Connect4(Game):
         return None if self.is_over() else self._side()
 
     def winners(self) -> tuple[int, ...]:
-        if self._resigned is not None:
-            return (1 - self._resigned,)
+        if self.resigned is not None:
+            return (1 - self.resigned,)
         if self.winning_lines:
             return (self.winning_lines[0].seat,)
         return ()
@@ -163,10 +158,7 @@ class Connect4(Game):
         return tuple(1 if seat in won else 0 for seat in range(2))
 
     def history(self) -> list[str]:
-        entries = [ply.text for ply in self._plies]
-        if self._resigned is not None:
-            entries.append(f"resign:{self._resigned}")
-        return entries
+        return [ply.text for ply in self._plies] + self.resignation_entries()
 
     def last_column(self) -> int | None:
         """0-based column of the last move, for highlighting."""
@@ -238,9 +230,9 @@ class Connect4(Game):
             self._seen[ply.repetition_key] += 1
 
     def pop(self) -> str:
-        if self._resigned is not None:
-            seat, self._resigned = self._resigned, None
-            return f"resign:{seat}"
+        resignation = self.pop_resignation()
+        if resignation is not None:
+            return resignation
         if not self._plies:
             raise IndexError("no move to take back")
         ply = self._plies.pop()
@@ -254,13 +246,6 @@ class Connect4(Game):
             self.columns[ply.column].pop()
         self.winning_lines = self._plies[-1].lines if self._plies else ()
         return ply.text
-
-    def resign(self, seat: int) -> None:
-        if self.is_over():
-            raise IllegalMove("the round is over", "over")
-        if seat not in (RED, YELLOW):
-            raise IllegalMove(f"there is no seat {seat}", "no_seat", seat=seat)
-        self._resigned = seat
 
     # -- lines -----------------------------------------------------------------------
 
@@ -315,7 +300,7 @@ class Connect4(Game):
 
     def encode(self) -> bytes:
         head = bytes([self.width, self.height, int(self.popout), self.first, self._side()])
-        resigned = bytes([255 if self._resigned is None else self._resigned])
+        resigned = bytes([255 if self.resigned is None else self.resigned])
         # In Pop Out the repetition counts are part of the state (they decide draws).
         counts = b""
         if self.popout:

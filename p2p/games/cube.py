@@ -84,6 +84,7 @@ class Cube(Game):
 
     name: ClassVar[str] = "cube"
     title: ClassVar[str] = "Viergewinnt 3D"
+    SEAT_NAMES: ClassVar[tuple[str, ...]] = SEAT_NAMES
 
     def __init__(self, players: int = 2, first: int = 0):
         self._players = players
@@ -120,9 +121,6 @@ class Cube(Game):
     @property
     def players(self) -> int:
         return self._players
-
-    def seat_names(self) -> tuple[str, ...]:
-        return SEAT_NAMES[: self._players]
 
     def is_over(self) -> bool:
         return len(self._plies) == CELLS

@@ -105,7 +105,7 @@ then ``PUBLISH_RATE_PER_S`` per second (a token bucket; ``Transport(publish_rate
 Hosted brokers cut clients over about 10 publishes a second; a round's busiest moment
 (its end: acks, store, closing events) stays well within the burst (docs/brokers.md)."""
 
-PROBE_TIMEOUT_S = 1.0
+PROBE_TIMEOUT_S = 3.0
 """The longest the retained-delivery probe of a first connect takes (``_probe_retained``)."""
 
 CLOSED_BEFORE_CONNACK = "connection closed before CONNACK"
@@ -355,6 +355,9 @@ class Transport(Broker):
         ``None`` until probed (once per broker: ``_probe_retained``)."""
         self._connack_retain: int | None = None
         self._probe: dict[str, asyncio.Future[None]] = {}
+        self._probe_cuts = 0
+        self._probe_root = "\0"  # (no topic starts with it)
+        self._cleanups: set[asyncio.Task[None]] = set()
         self._probing_v5 = self._v5  # v5 not confirmed by a broker yet
         self._v5_fallback = False  # on 3.1.1 because a v5 connect went unanswered
         self._subscriptions: dict[str, tuple[int, bool, bool]] = {}
@@ -446,7 +449,7 @@ class Transport(Broker):
                     asyncio.gather(*pending, return_exceptions=True), flush
                 )
         self._closing = True
-        for task in self._tasks:
+        for task in [*self._tasks, *self._cleanups]:
             task.cancel()
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -633,9 +636,10 @@ class Transport(Broker):
         elif not isinstance(payload, (bytes, bytearray)):
             payload = b"" if payload is None else str(payload).encode()
         topic = message.topic.value
-        if topic in self._probe:
-            if payload and not self._probe[topic].done():
-                self._probe[topic].set_result(None)
+        if topic.startswith(self._probe_root):  # our probe's, late ones included
+            waiting = self._probe.get(topic)
+            if payload and waiting is not None and not waiting.done():
+                waiting.set_result(None)
             return
         if len(payload) > self.max_payload:
             self.stats["dropped"] += 1
@@ -757,48 +761,71 @@ class Transport(Broker):
 
         Two retained messages on topics of our own client id, one read through a wildcard
         filter and one through an exact subscription, then both deleted: ``wildcard``
-        (both arrive, MQTT as written), ``exact`` (only the exact one: RabbitMQ 3.x) or
-        ``none`` (neither, or the broker says so in its v5 CONNACK).  Costs a few round
-        trips on the first connect to a broker, and one second at most; the answer is
-        kept (``p2p.net.known``).  The peer asks present peers to answer when retained
+        (both arrive, MQTT as written) or ``exact`` (only the exact one: RabbitMQ 3.x);
+        ``none`` when the broker says so in its v5 CONNACK, or cuts us twice for sending a
+        retained message.  Costs about two round trips on the first connect to a broker
+        (the deletion runs behind), ``PROBE_TIMEOUT_S`` at most; no answer in time leaves
+        it unknown (asked again on the next connect).  The answer is kept
+        (``p2p.net.known``); the peer asks present peers to answer when retained
         presences cannot reach a newcomer's wildcard filter (``docs/brokers.md``).
         """
         if self._connack_retain == 0:
             self._learned_retained("none")
             return
         root = f"p2p/probe/{client.identifier}"
+        self._probe_root = root + "/"
         exact, under = f"{root}/e", f"{root}/w/r"
         loop = asyncio.get_running_loop()
-        self._probe = {exact: loop.create_future(), under: loop.create_future()}
-        result = None
+        arrived = {exact: loop.create_future(), under: loop.create_future()}
+        self._probe = arrived
+        qos = min(1, self.max_qos)
+        result: str | None = None
         try:
-            qos = min(1, self.max_qos)
             async with asyncio.timeout(PROBE_TIMEOUT_S):
-                for topic in (exact, under):
+                for _ in (exact, under):
                     await self._pacer.wait()
-                    await client.publish(topic, b"p", qos=qos, retain=True)
-                await client.subscribe(f"{root}/w/+", qos=qos)
-                await client.subscribe(exact, qos=qos)
-                await self._probe[exact]
+                await asyncio.gather(
+                    client.publish(exact, b"p", qos=qos, retain=True),
+                    client.publish(under, b"p", qos=qos, retain=True),
+                )
+                await asyncio.gather(  # sent in this order: the wildcard first
+                    client.subscribe(f"{root}/w/+", qos=qos), client.subscribe(exact, qos=qos)
+                )
+                await arrived[exact]
                 # the broker answers in order: a wildcard delivery comes before this
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(asyncio.shield(self._probe[under]), 0.1)
-                result = "wildcard" if self._probe[under].done() else "exact"
+                    await asyncio.wait_for(asyncio.shield(arrived[under]), 0.1)
+                result = "wildcard" if arrived[under].done() else "exact"
         except TimeoutError:
-            result = "wildcard" if self._probe[under].done() else "none"
+            if arrived[under].done():
+                result = "wildcard"
+            elif arrived[exact].done():
+                result = "exact"
         except aiomqtt.MqttError:
-            # a broker without retained messages may cut a client that sends one
-            self._learned_retained("none")
+            # a broker without retained messages may cut a client that sends one; a
+            # connection lost for another reason is simply probed again
+            self._probe_cuts += 1
+            if self._probe_cuts >= 2:
+                self._learned_retained("none")
             raise
         finally:
             self._probe = {}
-        with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
-            async with asyncio.timeout(PROBE_TIMEOUT_S):
-                await client.unsubscribe([f"{root}/w/+", exact])
-                for topic in (exact, under):  # delete them: nothing of ours stays
-                    await self._pacer.wait()
-                    await client.publish(topic, b"", qos=min(1, self.max_qos), retain=True)
-        self._learned_retained(result)
+
+        async def clean_up() -> None:  # delete them: nothing of ours stays
+            with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
+                async with asyncio.timeout(PROBE_TIMEOUT_S):
+                    await client.unsubscribe([f"{root}/w/+", exact])
+                    for topic in (exact, under):
+                        await self._pacer.wait()
+                        await client.publish(topic, b"", qos=qos, retain=True)
+
+        task = loop.create_task(clean_up())
+        self._cleanups.add(task)
+        task.add_done_callback(self._cleanups.discard)
+        if result is not None:
+            self._learned_retained(result)
+        else:
+            log.info("broker %s: no answer to the retained probe in time", self.address)
 
     def _learned_retained(self, how: str) -> None:
         self.retained_delivery = how

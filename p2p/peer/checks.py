@@ -100,6 +100,38 @@ def _signed_id(payload: bytes, public_key: bytes) -> str | None:
     return digest.hex()
 
 
+def claimed_version(payload: bytes) -> int | None:
+    """The protocol version an event claims, without parsing it (unverified).
+
+    In the canonical encoding ``v`` is the envelope's last key, so the payload ends
+    with ``,"v":N}``.
+
+    >>> claimed_version(b'{"kind":"hello","ts":5,"v":2}'), claimed_version(b'junk')
+    (2, None)
+    """
+    at = payload.rfind(b'"v":')
+    if at < 0 or not payload.endswith(b"}"):
+        return None
+    digits = payload[at + 4 : -1]
+    return int(digits) if digits.isdigit() and len(digits) < 6 else None
+
+
+class OtherVersions:
+    """Keys met signing events of another protocol version: each is told once, and at
+    most ``limit`` keys per run (a stranger with many keys cannot fill the screen)."""
+
+    def __init__(self, limit: int = 16) -> None:
+        self._told: set[bytes] = set()
+        self.limit = limit
+
+    def first(self, key: bytes) -> bool:
+        """True the first time ``key`` is met (within the bound)."""
+        if key in self._told or len(self._told) >= self.limit:
+            return False
+        self._told.add(key)
+        return True
+
+
 class _WarnBudget:
     """At most ``burst`` warnings at once, ``rate`` per second after: a flood is counted,
     not written to the log line by line."""

@@ -23,20 +23,23 @@ from p2p.net.inbound import InboundQueues, Lane, Verdict
 from p2p.net.multi import MultiTransport
 from p2p.net.transport import Inbound, Transport, WillMessage, split_brokers
 from p2p.peer.checks import (
+    OtherVersions,
     _claimed_key,
     _claimed_round,
     _inbox_problem,
     _is_duplicate,
     _signed_id,
     _unjoinable,
+    claimed_version,
 )
+from p2p.peer.notifications import Notification, RoundNotice
 from p2p.peer.round_link import RoundLink, RoundLinks
 from p2p.protocol import events as ev
 from p2p.protocol import sealing
 from p2p.protocol.conflicts import SeenIds
 from p2p.protocol.effects import dropped
 from p2p.protocol.events import Event, EventError
-from p2p.protocol.identity import Identity, peer_id
+from p2p.protocol.identity import Identity, peer_id, sanitize_nickname, short_id
 from p2p.protocol.lobby import LONGEST_INVITATION_MS, Lobby
 from p2p.protocol.round import TurnTimeouts
 from p2p.protocol.round_machine import ActionError
@@ -69,6 +72,8 @@ class EdgeHost(Protocol):
 
     def count_received(self) -> None: ...
 
+    def notify(self, note: Notification) -> None: ...
+
 
 class Edge:
     """The peer's network edge (see the module docstring)."""
@@ -91,6 +96,8 @@ class Edge:
         self._pk = identity.public_key
         self._peer_id = identity.peer_id
         self._seed = identity.seed()  # opens what is sealed to us (sealing)
+        self.other_versions = OtherVersions()
+        """Keys met signing another protocol version (told once each, bounded)."""
         self.inbox_seen = SeenIds(limit=1024)
         self._stores: dict[str, set[str]] = {}
         """Per round key: the members' store topics we subscribed to exactly."""
@@ -217,6 +224,8 @@ class Edge:
         try:
             event = ev.parse(payload)
         except EventError:
+            if self.tell_other_version(payload, sender):
+                return Verdict(None, reason="another protocol version")
             return Verdict(None, reason="forged")
         if event.pk != sender:
             return Verdict(None, reason="forged")
@@ -376,6 +385,34 @@ class Edge:
             return Verdict(None, reason=why)
         return Verdict(lane, sender, parsed=event)
 
+    def tell_other_version(self, payload: bytes, sender: bytes | None) -> bool:
+        """True if ``payload`` is an event ``sender`` signed under another protocol
+        version; the first time per key (bounded), the user is told in one line
+        (``other_version``) instead of the two peers silently disagreeing."""
+        version = claimed_version(payload)
+        if (
+            sender is None
+            or sender == self._pk
+            or version is None
+            or version == ev.PROTOCOL_VERSION
+            or _signed_id(payload, sender) is None  # only its own signed bytes count
+        ):
+            return False
+        if self.other_versions.first(sender):
+            try:
+                nick = str(ev.parse(payload, legacy=True).body.get("nick") or "")
+            except EventError:
+                nick = ""
+            nick = sanitize_nickname(nick) or short_id(sender)
+            text = (
+                f"{nick} runs protocol v{version}, this client v{ev.PROTOCOL_VERSION}: "
+                "you can play together once one of you updates"
+            )
+            log.warning("%s", text)
+            params = {"nick": nick, "theirs": version, "ours": ev.PROTOCOL_VERSION}
+            self._host.notify(RoundNotice(None, text, "other_version", params))
+        return True
+
     def edge_drop(self, reason: str) -> None:
         self._host.count_drop(reason)
 
@@ -417,6 +454,8 @@ class Edge:
         try:
             event = checked if checked is not None and not inbox else ev.parse(payload)
         except EventError as err:
+            if self.tell_other_version(payload, _claimed_key(payload)):
+                return
             self._host.warn(
                 f"dropped payload on {rest} from ?: {err}", None, str(err), "payload"
             )

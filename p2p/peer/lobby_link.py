@@ -147,6 +147,8 @@ class LobbyLink:
         """A lobby chat line to everyone online; ``ActionError`` if it is empty."""
         try:
             effects = self.lobby.chat(text, self._host.now_ms())
+        except ActionError:
+            raise  # another session acts: this one watches (its code says so)
         except ValueError as err:
             raise ActionError(str(err)) from None
         await self.run(effects)

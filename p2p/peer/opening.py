@@ -357,6 +357,7 @@ async def resume(peer: Peer, path: Path | str, code: str | None = None) -> Round
         peer.now_ms(),
         peer.turn_timeouts,
         proof=replay.proof,
+        evidence=replay.evidence(),
     )
     key_path = Path(path).with_suffix(".key")
     try:

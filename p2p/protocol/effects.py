@@ -95,7 +95,9 @@ class Notice:
     ``expired``, ``draw_stalled``, ``event_ahead`` (kind, secs), ``forfeit_replaced`` (count,
     seq, seat); ``cancelled`` also has reason ``abandoned`` and ``void`` (local ends), ``peer_left`` / ``peer_online`` / ``peer_silent``
     (nick), ``auto_declined``, ``invited`` (nick, game), ``invitation_cancelled`` (reason,
-    seat), ``invitation_expired``, ``takeback_asked`` (seat).
+    seat), ``invitation_expired``, ``takeback_asked`` (seat), ``disputed`` (seq, forfeiter,
+    seat, kept: forfeit|move; docs/protocol.md §8 R3), ``other_version`` (nick, theirs,
+    ours: a peer of another protocol version, once per peer).
     """
 
     text: str

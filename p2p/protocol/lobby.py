@@ -331,7 +331,10 @@ class Lobby:
         return [self._announce("online", now)]
 
     def chat(self, text: str, now: int) -> list[Effect]:
-        """A lobby chat line from us (``ValueError`` if empty after cleaning)."""
+        """A lobby chat line from us (``ValueError`` if empty after cleaning; an
+        ``ActionError`` ``other_session`` while another session of our key acts: a
+        watching window signs nothing)."""
+        self.sessions.check()
         line = clean_line(text)
         if not line:
             raise ValueError("an empty chat line")

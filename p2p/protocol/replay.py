@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from p2p.protocol import events
+from p2p.protocol.conflicts import RULES_VERSION
 from p2p.protocol.events import Event, EventError
 from p2p.protocol.round import (
     DEFAULT_TIMEOUTS,
@@ -59,6 +60,27 @@ class Replay:
     proof: tuple[Event, Event] | None = None
     """Two signed events of one author for one position: the round ended by the
     equivocation rule there (``RoundState.end_for_equivocation``)."""
+    conflicts: list[Conflict] = field(default_factory=list)
+    """Positions where the log holds a forfeit and the forfeited seat's own event,
+    judged by the table of docs/protocol.md §8 (``p2p.protocol.conflicts.judge``)."""
+    signs: list[Event] = field(default_factory=list)
+    """The log's sync requests (signs of the head their signers held, §8.1)."""
+
+    def evidence(self) -> list[Event]:
+        """The evidence lines beside the chain (the claim the chain does not keep at each
+        conflict, and the sync requests): what ``RoundMachine.from_log`` takes up again."""
+        kept = {e.id for e in self.chain}
+        out = [e for c in self.conflicts for e in (c.forfeit, c.rival) if e.id not in kept]
+        return out + list(self.signs)
+
+    @property
+    def rules(self) -> str:
+        """The rule set the log was judged by: its protocol version's (``rules v3``)."""
+        return f"rules v{self.state.genesis.v}"
+
+    def contested(self) -> list[Conflict]:
+        """The conflicts that leave the round disputed (two members claim two ends)."""
+        return [c for c in self.conflicts if c.disputed]
 
     @property
     def ended(self) -> bool:
@@ -73,7 +95,7 @@ class Replay:
         """``agreed``, ``unacknowledged``, ``disputed`` or ``prefix`` (module docstring)."""
         if not self.ended:
             return "prefix"
-        if self.disputes:
+        if self.disputes or self.contested():
             return "disputed"
         return "unacknowledged" if self.missing_acks() else "agreed"
 
@@ -96,10 +118,17 @@ class Replay:
                 f"({st.phase.value}, {st.ply} moves){more}"
             )
         if verdict == "disputed":
-            return ended + (
-                f"complete, but disputed: {seats_text(sorted(self.disputes))} signed "
-                "another end of the round"
-            )
+            claims = "; ".join(c.text() for c in self.contested())
+            if self.disputes:
+                claims = "; ".join(
+                    x
+                    for x in (
+                        f"{seats_text(sorted(self.disputes))} signed another end of the round",
+                        claims,
+                    )
+                    if x
+                )
+            return ended + f"complete, but disputed: {claims}"
         if verdict == "agreed":
             return ended + (
                 f"complete and agreed: every member ({seats_text(sorted(self.acks))}) "
@@ -113,6 +142,32 @@ class Replay:
         )
 
 
+@dataclass(frozen=True)
+class Conflict:
+    """A forfeit and the forfeited seat's own event at one position of a log."""
+
+    seq: int
+    forfeit: Event
+    rival: Event
+    kept: Event
+    """The one this log's chain goes on from (or, at its head, the one listed first)."""
+    judged: Event
+    """The one the table keeps, weighing the signed events in the log."""
+    rule: str
+    disputed: bool
+    forfeiter: int | None
+    seat: int
+
+    def text(self) -> str:
+        """The two claims, in one clause."""
+        kept = "the forfeit" if self.kept is self.forfeit else f"seat {self.seat}'s {self.rival.kind}"
+        return (
+            f"at position {self.seq} seat {self.forfeiter} forfeited seat {self.seat}, "
+            f"whose own {self.rival.kind} there was signed within the limit; this log "
+            f"keeps {kept}"
+        )
+
+
 MAX_CONFLICTS = 8
 """Positions at which a log may hold a forfeit and the forfeited seat's own event."""
 
@@ -122,6 +177,7 @@ def parse_log(
     acks: list[Event] | None = None,
     rivals: dict[int, Event] | None = None,
     proofs: dict[int, tuple[Event, Event]] | None = None,
+    signs: list[Event] | None = None,
 ) -> tuple[list[Event], int]:
     """The chain events of a log in chain order, and the number of other valid events.
 
@@ -159,6 +215,8 @@ def parse_log(
             if event.kind == "ack" and acks is not None:
                 acks.append(event)
             else:
+                if event.kind == "sync_request" and signs is not None:
+                    signs.append(event)  # a sign of the head its signer held (§8)
                 ignored += 1
             continue
         there = by_seq.get(event.seq)
@@ -204,7 +262,8 @@ def replay_log(
     acks: list[Event] = []
     rivals: dict[int, Event] = {}
     proofs: dict[int, tuple[Event, Event]] = {}
-    chain, ignored = parse_log(lines, acks, rivals, proofs)
+    signs: list[Event] = []
+    chain, ignored = parse_log(lines, acks, rivals, proofs, signs)
     proof = None
     if proofs:  # the round ended at the first proven position (issue 16)
         seq = min(proofs)
@@ -217,15 +276,20 @@ def replay_log(
             )
         chain = chain[:seq]
         rivals = {k: v for k, v in rivals.items() if k < seq}
+    conflicts: list[Conflict] = []
+    version = chain[0].v
     for seq in sorted(rivals):
-        _settle(chain, seq, rivals[seq], timeouts)
+        if version >= RULES_VERSION:
+            conflicts.append(_judge(chain, seq, rivals[seq], timeouts, acks + signs, conflicts))
+        else:
+            _settle(chain, seq, rivals[seq], timeouts)
     try:
         state = verify_chain(chain, timeouts)
     except ChainError as err:
         raise LogError(f"chain {err}") from None
     if proof is not None:
         _end_by_proof(state, proof)
-    result = Replay(state, chain, ignored, proof=proof)
+    result = Replay(state, chain, ignored, proof=proof, conflicts=conflicts, signs=signs)
     _sort_acks(result, acks)
     return result
 
@@ -250,6 +314,85 @@ def _end_by_proof(state: RoundState, proof: tuple[Event, Event]) -> None:
     if seat is None or valid == 0:
         raise LogError(f"{where}: two different events, but no proof of equivocation")
     state.end_for_equivocation(seat, seq)  # type: ignore[arg-type]
+
+
+def _judge(
+    chain: list[Event],
+    seq: int,
+    other: Event,
+    timeouts: TurnTimeouts,
+    side: list[Event],
+    earlier: list[Conflict],
+) -> Conflict:
+    """A forfeit and the forfeited seat's own event at ``seq`` (rules v3): the table of
+    docs/protocol.md §8 (``conflicts.judge``) on the signed events of the log.  The log's
+    chain goes on from one of the two (``chain[seq]`` becomes that one); where the table
+    keeps the other, or keeps a timely move its forfeiter never showed it holds, the
+    position is *disputed* (what the member that wrote the log saw live, R3)."""
+    from p2p.protocol.conflicts import disputed, judge
+
+    pair = [chain[seq], other]
+    forfeit = next(e for e in pair if e.kind == "forfeit")
+    rival = pair[1] if forfeit is pair[0] else pair[0]
+    where = f"position {seq}"
+    try:
+        base = verify_chain(chain[:seq], timeouts)
+    except ChainError as err:
+        raise LogError(f"chain {err}") from None
+    head = base.head
+    target = base.forfeit_target()
+    if (
+        rival.kind == "forfeit"
+        or forfeit.prev != head.id
+        or rival.prev != head.id
+        or target is None
+        or base.seats[target[0]].pk != rival.pk
+        or forfeit.pk != target[1]
+    ):
+        raise LogError(
+            f"{where}: two different events ({forfeit.id[:12]} and {rival.id[:12]}), "
+            "not a forfeit and the forfeited seat's own event"
+        )
+    for event in (forfeit, rival):
+        trial = base.snapshot()
+        try:
+            trial.apply(event)
+        except RoundError as err:
+            if event is forfeit:
+                raise LogError(f"{where}: {err}") from None
+            rival_ok = False
+            break
+    else:
+        rival_ok = True
+    follows = chain[seq + 1].prev if seq + 1 < len(chain) else None
+    if follows is not None and follows not in (forfeit.id, rival.id):
+        raise LogError(f"{where}: the log goes on from neither of the two events there")
+    kept = chain[seq] if follows is None else (forfeit if follows == forfeit.id else rival)
+    if not rival_ok:
+        if kept is rival:
+            raise LogError(f"{where}: the log goes on from an invalid event")
+        chain[seq] = forfeit
+        return Conflict(seq, forfeit, rival, forfeit, forfeit, "late", False,
+                        base.seat_of(forfeit.pk), target[0])
+    trial = base.snapshot()
+    trial.apply(rival)
+    signs = list(chain[1:]) + side
+    in_chain_after = {e.id for e in chain[seq + 1 :]}
+    fb = {forfeit.id} | (in_chain_after if kept is forfeit else set())
+    rb = {rival.id} | (in_chain_after if kept is rival else set())
+    start = None
+    before = next((c for c in earlier if c.seq == seq - 1 and c.kept is c.rival), None)
+    if before is not None:
+        start = max(before.forfeit.ts, before.rival.ts)
+    j = judge(
+        rival, forfeit, head, trial.phase is Phase.OVER, base.timeouts, signs, fb, rb,
+        next_owner=trial.owner(), turn_start=start,
+    )
+    chain[seq] = kept
+    return Conflict(
+        seq, forfeit, rival, kept, j.keep, j.rule,
+        disputed(kept, forfeit, j, signs, rb), base.seat_of(forfeit.pk), target[0],
+    )
 
 
 def _settle(

@@ -10,15 +10,18 @@ is dated ahead of its clock.  The rules themselves are pure functions and consta
   by ``tick``;
 * ``contest``: an event for a filled position: checked on who signed it and its right to
   that position against the stored state before it (never a replay), then settled by
-  ``rival_wins`` and replaced in (``replace``), at most ``MAX_REWIND`` events back; ``answered`` and
-  ``retry_refused`` make a forfeiter, or the forfeited seat, yield to what the others hold;
+  the table (``p2p.protocol.conflicts.judge``) and replaced in (``replace``), at most
+  ``MAX_REWIND`` events back; both claims are kept (``remember_pair``) and settled again
+  whenever a new sign arrives (``rejudge``); ``evidence`` and ``disputes`` say what a
+  log must keep beside the chain and which positions are disputed here;
 * ``equivocation``: two events of one author for one position end the round by the
   fixed rule of ``RoundState.end_for_equivocation``, with the proof published.
 
 They read and write the machine's ``state``, ``_snapshots``, ``_applied_at``,
-``_observed_at``, ``_clock_wait``, ``_beaten``, ``_refused``, ``pending``, ``_orphans``,
-``_verdict`` and ``phase_since``, and call its ``_receive_chain``, ``_applied``,
-``_orphan``, ``_park`` and ``_remember`` (all typed, so mypy follows every access).
+``_observed_at``, ``_clock_wait``, ``_pairs``, ``_signs``, ``_told_disputes``,
+``pending``, ``_orphans``, ``_verdict`` and ``phase_since``, and call its
+``_receive_chain``, ``_applied``, ``_orphan``, ``_park`` and ``_remember`` (all typed, so
+mypy follows every access).
 """
 
 from __future__ import annotations
@@ -31,13 +34,19 @@ if TYPE_CHECKING:
 from p2p.protocol import round_notices, round_side
 from p2p.protocol.admission import refusal
 from p2p.protocol.conflicts import (
-    HELD_FINAL_MS,
     MAX_AHEAD_MS,
     MAX_CLOCK_WAITS,
     MAX_REWIND,
+    MAX_SIGNS,
     RACE_MS,
-    SETTLE_MS,
-    rival_wins,
+    Judgement,
+    branch_ids,
+    disputed,
+    holder,
+    holding_proof,
+    judge,
+    on_branch,
+    self_held,
 )
 from p2p.protocol.effects import Effect, Equivocation, Notice, Publish, Rewound, dropped
 from p2p.protocol.events import Event
@@ -153,11 +162,215 @@ def state_before(m: RoundMachine, seq: int) -> RoundState | None:
     return kept
 
 
+def add_sign(m: RoundMachine, event: Event) -> bool:
+    """Keep ``event`` (a member's sync request, ack, or chain event off our chain) as a
+    sign of the head it holds: the newest ``MAX_SIGNS`` per member.  True if new.
+
+    A sign is what its signer held when it signed, whenever it reaches us (a replay of
+    it tells the truth too), so it is kept before any freshness check."""
+    kept = m._signs.setdefault((event.pk, event.seq is not None), [])  # chain events apart
+    if any(e.id == event.id for e in kept):
+        return False
+    kept.append(event)
+    kept.sort(key=lambda e: (e.ts, e.id))
+    if len(kept) > MAX_SIGNS:
+        del kept[1]  # the earliest stays: with the newest it shows how long it held
+    return True
+
+
+def signs(m: RoundMachine) -> list[Event]:
+    """Every signed event we hold that names a head: our chain, parked chain events,
+    acks and the kept signs (``add_sign``)."""
+    chain = m.state.chain
+    out = list(chain[max(1, len(chain) - MAX_REWIND - 1) :]) + list(m.pending.values())
+    out += [e for (kind, _), e in m.side.items() if kind == "ack"]
+    for kept in m._signs.values():
+        out += kept
+    seen: set[str] = set()
+    unique = []
+    latest = m._clock + MAX_AHEAD_MS  # a sign dated ahead of our clock waits for it
+    for e in out:
+        if e.id not in seen and e.ts <= latest:
+            seen.add(e.id)
+            unique.append(e)
+    return unique
+
+
+def turn_start(m: RoundMachine, seq: int) -> int | None:
+    """R5: the turn at ``seq`` counts from the latest of its ``prev`` and a forfeit that
+    a rival beat at ``seq - 1`` (a back-dated revival never makes the next seat late at
+    once), or ``None`` if no conflict was settled there."""
+    pair = m._pairs.get(seq - 1)
+    chain = m.state.chain
+    if pair is None or seq - 1 >= len(chain) or chain[seq - 1].id != pair[1].id:
+        return None
+    return max(pair[0].ts, pair[1].ts)
+
+
+def status(
+    m: RoundMachine, seq: int, forfeit: Event, rival: Event
+) -> tuple[Event, Judgement, bool] | None:
+    """What we keep at ``seq`` (the table, then our own per-member rows), the table's
+    judgement and whether the position is disputed here; ``None`` if it is settled."""
+    base = state_before(m, seq)
+    if base is None:
+        return None
+    held = signs(m)
+    fb = branch_ids(forfeit, held)
+    rb = branch_ids(rival, held)
+    trial = base.snapshot()
+    try:
+        trial.apply(rival)
+    except RoundError:
+        return forfeit, Judgement(forfeit, "late"), False
+    ends = trial.phase is Phase.OVER
+    prev = m.state.chain[seq - 1]
+    j = judge(
+        rival, forfeit, prev, ends, m.timeouts, held, fb, rb,
+        next_owner=trial.owner(), turn_start=turn_start(m, seq),
+    )
+    keep = j.keep
+    if (
+        j.rule == "timely"
+        and forfeit.pk == m.me.public_key
+        and holder(held, rb, {rival.pk, forfeit.pk}) is None  # no third member holds it
+        and self_held(held, forfeit, fb) is not None
+    ):
+        keep = forfeit  # R3: final for us, the forfeiter, only: disputed here
+    elif j.rule == "late" and moved_in_time_here(m, rival, prev, forfeit):
+        keep = rival  # our own observation: a back-dated head (disputed here)
+    return keep, j, disputed(keep, forfeit, j, held, rb)
+
+
+def remember_pair(m: RoundMachine, seq: int, forfeit: Event, rival: Event) -> None:
+    """Keep a forfeit and the forfeited seat's own event at ``seq`` (evidence; the last
+    ``MAX_REWIND`` positions)."""
+    m._pairs[seq] = (forfeit, rival)
+    while len(m._pairs) > MAX_REWIND:
+        m._pairs.pop(min(m._pairs))
+
+
+def disputes(m: RoundMachine) -> list[tuple[int, Event, Event]]:
+    """``(seq, kept, other)`` for every contested position disputed here."""
+    out = []
+    chain = m.state.chain
+    for seq in sorted(m._pairs):
+        forfeit, rival = m._pairs[seq]
+        if seq >= len(chain) or chain[seq].id not in (forfeit.id, rival.id):
+            continue
+        found = status(m, seq, forfeit, rival)
+        kept = chain[seq]
+        other = rival if kept.id == forfeit.id else forfeit
+        if found is None:  # settled: disputed if it was when it settled
+            if seq in m._told_disputes:
+                out.append((seq, kept, other))
+            continue
+        if found[2]:
+            out.append((seq, kept, other))
+    return out
+
+
+def dispute_notices(m: RoundMachine) -> list[Effect]:
+    """One ``disputed`` notice per position that became disputed here."""
+    effects: list[Effect] = []
+    st = m.state
+    for seq, kept, other in disputes(m):
+        if seq in m._told_disputes:
+            continue
+        m._told_disputes.add(seq)
+        forfeit = kept if kept.kind == "forfeit" else other
+        rival = other if forfeit is kept else kept
+        params = {
+            "seq": seq,
+            "forfeiter": st.seat_of(forfeit.pk),
+            "seat": forfeit.body["seat"],
+            "kept": "forfeit" if kept is forfeit else rival.kind,
+        }
+        effects.append(
+            Notice(
+                f"position {seq} is disputed: seat {params['forfeiter']} forfeited seat "
+                f"{params['seat']}, whose own {rival.kind} there was signed within the "
+                f"limit; this member keeps the {params['kept']}",
+                "disputed",
+                params,
+            )
+        )
+    return effects
+
+
+def rejudge(m: RoundMachine, now: int) -> list[Effect]:
+    """New signs arrived: settle every contested position again by the table, replacing
+    the event we keep where the verdict changed (one at a time), and tell new disputes."""
+    if not m._pairs:
+        return []
+    chain = m.state.chain
+    for seq in sorted(m._pairs):
+        forfeit, rival = m._pairs[seq]
+        if seq >= len(chain) or chain[seq].id not in (forfeit.id, rival.id):
+            continue
+        found = status(m, seq, forfeit, rival)
+        if found is None or found[0].id == chain[seq].id:
+            continue
+        effects: list[Effect] = []
+        if (
+            found[1].rule == "held"
+            and chain[seq].id == rival.id
+            and rival.pk != m.me.public_key
+            and m.my_seat is not None
+            and m.acting
+        ):  # we hold the rival ourselves: say so with a signed sign, then weigh again
+            effects = m.request_sync(now, catch_up=False)
+            found = status(m, seq, forfeit, rival)
+            if found is None or found[0].id == chain[seq].id:
+                return effects + dispute_notices(m)
+        keep = found[0]
+        base = state_before(m, seq)
+        assert base is not None
+        trial = base.snapshot()
+        try:
+            trial.apply(keep)
+        except RoundError:
+            continue
+        m._orphans.discard(keep.id)
+        m.seen.discard(keep.id)
+        m.pending.pop(keep.id, None)
+        return effects + replace(m, seq, base, trial, keep, now) + dispute_notices(m)
+    return dispute_notices(m)
+
+
+def evidence(m: RoundMachine) -> list[Event]:
+    """The signed events beside our chain that our verdicts rest on: at each contested
+    position the claim we do not keep, and the signs that decided (a holding proof, the
+    forfeiter's sign that it holds the rival).  A log keeps them; ``p2p replay`` weighs
+    them by the same table (docs/protocol.md §8, §9)."""
+    out: dict[str, Event] = {}
+    chain = m.state.chain
+    in_chain = {e.id for e in chain}
+    held = signs(m)
+    for seq in sorted(m._pairs):
+        forfeit, rival = m._pairs[seq]
+        if seq >= len(chain) or chain[seq].id not in (forfeit.id, rival.id):
+            continue
+        loser = rival if chain[seq].id == forfeit.id else forfeit
+        out[loser.id] = loser
+        fb = branch_ids(forfeit, held)
+        rb = branch_ids(rival, held)
+        extra = list(self_held(held, forfeit, fb) or ())
+        extra += list(holding_proof(held, fb, {forfeit.pk, rival.pk}) or ())
+        extra += [s for s in held if s.pk != rival.pk and on_branch(s, rb)][:4]
+        for sign in extra:
+            if sign.id not in in_chain and sign.seq is None:
+                out[sign.id] = sign
+    return list(out.values())
+
+
 def contest(m: RoundMachine, event: Event, now: int) -> list[Effect]:
     """``event`` claims a position we have filled: equivocation, a forfeit race, or junk.
 
     Who signed it and whether that key may claim this position are checked against
-    the stored state before the position, before anything is replayed or replaced.
+    the stored state before the position, before anything is replayed or replaced;
+    a forfeit and the forfeited seat's own event are then settled by the table
+    (``p2p.protocol.conflicts.judge``, docs/protocol.md §8) and kept as evidence.
     """
     st = m.state
     seq = event.seq
@@ -184,42 +397,14 @@ def contest(m: RoundMachine, event: Event, now: int) -> list[Effect]:
         ]
     if rival.pk != base.owner() or forfeit.body["seat"] != target[0]:
         return [dropped(event, f"position {seq} is already taken")]
-    own = there is rival and rival.pk == m.me.public_key
-    final = held_final(m, forfeit, rival.pk, now)
-    if event is rival and final is not None:
-        m._orphan([event.id])  # a member shows it holds the forfeit as final
+    if event is forfeit and any(e.pk != rival.pk for e in st.chain[seq + 1 :]):
+        # a forfeit races the pending turn; once another seat answered it, it is settled
         return [
             dropped(
                 event,
-                f"the forfeit at {seq} is final (seat {base.seat_of(final.pk)} "
-                f"held it {(final.ts - forfeit.ts) // 1000} s)",
+                f"a forfeit may replace only the pending turn; position {seq} is settled",
             )
         ]
-    if event is forfeit:  # a forfeit races the pending turn; it never reaches back
-        # the pending turn: the rival and only what its own signer built on it (an
-        # admin's computer seats); once another seat answered it, it is settled
-        if any(e.pk != rival.pk for e in st.chain[seq + 1 :]):
-            return [
-                dropped(
-                    event,
-                    f"a forfeit may replace only the pending turn; position {seq} is settled",
-                )
-            ]
-        # our own event that no other member has shown it holds is no answer once
-        # a member shows it holds the forfeit as final: we yield to it
-        held = now - m._applied_at.get(there.id, now - RACE_MS)
-        if own and final is not None and there.id not in m._vouched:
-            held = 0
-        if held >= RACE_MS:
-            if own and there.id not in m._vouched:
-                refuse(m, forfeit)  # a sign of the others may still come
-            return [
-                dropped(
-                    event,
-                    f"the turn at {seq} was answered {held // 1000} s ago; "
-                    "a forfeit may not replace it",
-                )
-            ]
     trial = base.snapshot()
     try:
         trial.apply(event)  # one event on a copy: bounded
@@ -227,162 +412,58 @@ def contest(m: RoundMachine, event: Event, now: int) -> list[Effect]:
         return [dropped(event, str(err))]
     if event is forfeit and forfeit_too_soon(m, event, now):
         return wait_for_clock(m, event, WHY_EARLY, now)
-    if event is rival:
-        ends = trial.phase is Phase.OVER
-    else:
-        ends = seq == len(st.chain) - 1 and st.phase is Phase.OVER
-    prev = st.chain[seq - 1]
-    keeps = rival_wins(rival, forfeit, prev, ends, m.timeouts)
-    if event is forfeit and not keeps and moved_in_time_here(m, rival, prev, forfeit):
-        keeps = True  # we saw the seat answer within the limit: a backdated head
-    if event is forfeit and own and there.id not in m._vouched:
-        if final is not None:
-            keeps = False  # the others hold the forfeit, nobody our event: we yield
-        elif keeps:
-            refuse(m, forfeit)  # a sign of the others may still come
-            why = "ends the game" if ends else "was signed within the turn limit"
-            return [dropped(event, f"the forfeited seat's own event at {seq} {why}")]
-    if keeps != (event is rival):
-        if event is rival:
-            follower = next(
-                (e for e in m.pending.values() if e.prev == rival.id), None
+    remember_pair(m, seq, forfeit, rival)
+    found = status(m, seq, forfeit, rival)
+    assert found is not None  # state_before(seq) is there
+    signed: list[Effect] = []
+    if (
+        found[1].rule == "held"
+        and there is rival
+        and rival.pk != m.me.public_key
+        and m.my_seat is not None
+        and m.acting
+    ):  # we hold the rival ourselves: say so with a signed sign, then weigh again
+        signed = m.request_sync(now, catch_up=False)
+        found = status(m, seq, forfeit, rival)
+        assert found is not None
+    keep, j, _ = found
+    if keep.id == there.id:
+        m._orphan([event.id])  # it lost: it and whatever was built on it (kept as evidence)
+        held = now - m._applied_at.get(there.id, now)
+        if event is forfeit and held >= RACE_MS:
+            text = (
+                f"the turn at {seq} was answered {held // 1000} s ago; "
+                "a forfeit may not replace it"
             )
-            if follower is not None:  # the turn was answered on top of it
-                return answered(m, rival, follower, now)
-            m._beaten[rival.id] = rival
-            while len(m._beaten) > MAX_REWIND:
-                m._beaten.pop(next(iter(m._beaten)))
-        m._orphan([event.id])  # it lost: it and whatever was built on it
-        if event is forfeit:
-            why = "ends the game" if ends else "was signed within the turn limit"
-            return [
-                dropped(event, f"the forfeited seat's own event at {seq} {why}")
-            ]
-        return [
-            dropped(event, f"position {seq} was forfeited (this event is late)")
-        ]
-    if event is rival:
-        held = now - m._applied_at.get(there.id, now - SETTLE_MS)
-        if held >= SETTLE_MS:
-            m._orphan([event.id])
-            return [
-                dropped(event, f"the forfeit at {seq} is final ({held // 1000} s)")
-            ]
-    return replace(m, seq, base, trial, event, now)
+        elif event is forfeit:
+            if j.rule == "answered":
+                why = "was answered by the next seat"
+            elif _ends(base, rival):
+                why = "ends the game"
+            else:
+                why = "was signed within the turn limit"
+            text = f"the forfeited seat's own event at {seq} {why}"
+        elif j.rule == "held":
+            final = j.proof[-1]
+            text = (
+                f"the forfeit at {seq} is final (seat {base.seat_of(final.pk)} "
+                f"held it {(final.ts - j.proof[0].ts) // 1000} s)"
+            )
+        elif j.rule == "late":
+            text = f"position {seq} was forfeited (this event is late)"
+        else:
+            text = f"the forfeit at {seq} is final here; position {seq} is disputed"
+        return signed + [dropped(event, text)] + dispute_notices(m)
+    return signed + replace(m, seq, base, trial, event, now) + dispute_notices(m)
 
 
-def branch(m: RoundMachine, forfeit: Event) -> set[str]:
-    """Ids of ``forfeit`` and of what we hold built on it (chain or parked)."""
-    st = m.state
-    seq = forfeit.seq
-    assert seq is not None
-    ids = {forfeit.id}
-    if seq < len(st.chain) and st.chain[seq].id == forfeit.id:
-        ids.update(e.id for e in st.chain[seq + 1 :])
-    grew = True
-    while grew:
-        grew = False
-        for event in m.pending.values():
-            if event.prev in ids and event.id not in ids:
-                ids.add(event.id)
-                grew = True
-    return ids
-
-
-def held_final(m: RoundMachine, forfeit: Event, seat_pk: bytes, now: int) -> Event | None:
-    """A member's signed sign that it holds ``forfeit`` as final, or ``None``.
-
-    Any member but the forfeited seat (``seat_pk``) that signs an event built on the
-    forfeit or on what follows it (a chain event, an ack, a sync request naming it as
-    its head), dated at least ``HELD_FINAL_MS`` after the forfeit (and not ahead of
-    our clock), had applied the forfeit ``SETTLE_MS`` before by its own clock (less
-    the clock allowance): it keeps the forfeit whatever arrives.  Every member weighs
-    the same signed events, so every member settles the same way (the forfeited seat
-    too, whose own clock knows nothing of when the others applied the forfeit).
-    """
-    ids = branch(m, forfeit)
-    st = m.state
-    seq = forfeit.seq
-    assert seq is not None
-    signs: list[Event] = [m.pending[i] for i in ids if i in m.pending]
-    if seq < len(st.chain) and st.chain[seq].id == forfeit.id:
-        signs += st.chain[seq + 1 :]
-    signs += [e for (kind, _), e in m.side.items() if kind == "ack"]
-    signs += m._named_head.values()
-    for sign in signs:
-        if (
-            sign.pk != seat_pk
-            and sign.prev in ids
-            and forfeit.ts + HELD_FINAL_MS <= sign.ts <= now + MAX_AHEAD_MS
-        ):
-            return sign
-    return None
-
-
-def refuse(m: RoundMachine, forfeit: Event) -> None:
-    """We kept our own pending event against ``forfeit`` while no other member had
-    shown it holds our event: remember the forfeit (the last ``MAX_REWIND``), so a
-    sign that the others hold it as final makes us yield (``_retry_refused``)."""
-    m._refused[forfeit.id] = forfeit
-    while len(m._refused) > MAX_REWIND:
-        m._refused.pop(next(iter(m._refused)))
-
-
-def descends_from_refused(m: RoundMachine, event: Event) -> bool:
-    """``event`` builds on a forfeit we refused (or on what is built on one)."""
-    return any(event.prev in branch(m, f) for f in m._refused.values())
-
-
-def retry_refused(m: RoundMachine, now: int) -> list[Effect]:
-    """Yield to a refused forfeit of our own pending event once a member shows it
-    holds the forfeit as final (``_held_final``): the mirror of ``_answered``."""
-    for fid, forfeit in list(m._refused.items()):
-        seq = forfeit.seq
-        assert seq is not None
-        chain = m.state.chain
-        there = chain[seq] if seq < len(chain) else None
-        if there is None or there.pk != m.me.public_key or there.prev != forfeit.prev:
-            del m._refused[fid]  # our event there is gone: nothing to yield
-            continue
-        if held_final(m, forfeit, there.pk, now) is None:
-            continue
-        del m._refused[fid]
-        m._orphans.discard(fid)
-        effects = contest(m, forfeit, now)
-        if any(isinstance(e, Rewound) for e in effects):
-            return effects
-    return []
-
-
-def answered(m: RoundMachine, rival: Event, follower: Event, now: int) -> list[Effect]:
-    """The forfeited seat's move that lost to our forfeit was answered by the next
-    position's owner (``follower`` builds on it): the others hold it as settled (a
-    forfeit may replace only the pending turn), so our forfeit yields to it, within
-    ``SETTLE_MS`` of applying it and ``MAX_REWIND`` positions."""
-    st = m.state
-    seq = rival.seq
-    assert seq is not None
-    there = st.chain[seq] if seq < len(st.chain) else None
-    base = state_before(m, seq)
-    if there is None or there.kind != "forfeit" or there.prev != rival.prev or base is None:
-        return [dropped(follower, "answers an event a forfeit replaced")]
-    held = now - m._applied_at.get(there.id, now - SETTLE_MS)
-    if held >= SETTLE_MS or follower.kind == "forfeit":
-        m._orphan([rival.id, follower.id])
-        return [dropped(follower, "answers an event a forfeit replaced")]
+def _ends(base: RoundState, rival: Event) -> bool:
     trial = base.snapshot()
     try:
         trial.apply(rival)
-        after = trial.snapshot()
-        after.apply(follower)
-    except RoundError as err:
-        m._orphan([rival.id, follower.id])
-        return [dropped(follower, str(err))]
-    m._orphans.discard(rival.id)
-    m._beaten.pop(rival.id, None)
-    m.pending.pop(follower.id, None)
-    effects = replace(m, seq, base, trial, rival, now, answered=True)
-    return effects + m._receive_chain(follower, now)
+    except RoundError:
+        return False
+    return trial.phase is Phase.OVER
 
 
 def replace(m: RoundMachine,
@@ -391,7 +472,6 @@ def replace(m: RoundMachine,
     trial: RoundState,
     event: Event,
     now: int,
-    answered: bool = False,
 ) -> list[Effect]:
     """Make ``trial`` (``base`` plus ``event`` at ``seq``) our state; report the rest."""
     replaced = m.state.chain[seq:]
@@ -400,11 +480,11 @@ def replace(m: RoundMachine,
     for old in [k for k in m._snapshots if k > seq]:
         del m._snapshots[old]
     m._snapshots[seq] = base
+    for gone in replaced:
+        add_sign(m, gone)  # what a member built there still shows the head it held
     m._orphan([e.id for e in replaced])
     if event.kind == "forfeit":
         why, code = "a late move lost to a forfeit", "rewound"
-    elif answered:
-        why, code = "the forfeited turn had been answered", "forfeit_replaced"
     else:
         why, code = "a timely move beat a forfeit", "forfeit_replaced"
     seat = m.state.seat_of(event.pk) if event.kind != "forfeit" else None
@@ -420,6 +500,13 @@ def replace(m: RoundMachine,
     effects += m._applied(event, before, now, mover)
     if m.state.phase in (Phase.OVER, Phase.CANCELLED):
         effects += round_side.acknowledge(m, now)  # the end changed: sign the new one
+        head = m.state.head.id
+        for kept in list(m._signs.values()):
+            for sign in kept:  # the members' acks of this end that we held as signs
+                if sign.kind == "ack" and sign.prev == head and m.side.get(
+                    ("ack", sign.pk)
+                ) is not sign:
+                    effects += round_side.receive_side(m, sign, now)
     return effects
 
 

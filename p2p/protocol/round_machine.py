@@ -54,6 +54,7 @@ from p2p.protocol.effects import (
     Effect,
     Notice,
     Publish,
+    Rewound,
     dropped,
 )
 from p2p.protocol.events import Event, EventError
@@ -177,18 +178,21 @@ class RoundMachine:
         self._resumed_head: str | None = None
         """The head we took up from a log: our clock never saw it arrive, so it does not
         delay a forfeit of it (a restarted, forfeited player sees the forfeit at once)."""
-        self._beaten: dict[str, Event] = {}
-        """Late moves our forfeit beat (the last ``MAX_REWIND``): if the next seat's
-        event built on one arrives, the turn was answered and our forfeit yields."""
-        self._refused: dict[str, Event] = {}
-        """Forfeits of our own pending event that we refused while no other member had
-        shown it holds our event (the last ``MAX_REWIND``): if a third member's event
-        built on one arrives, the others hold the forfeit and we yield to it."""
+        self._pairs: dict[int, tuple[Event, Event]] = {}
+        """Per contested position (the last ``MAX_REWIND``): a forfeit and the forfeited
+        seat's own event there, both kept as evidence and settled again by the table
+        whenever a new sign arrives (``round_conflicts.rejudge``)."""
+        self._signs: dict[tuple[bytes, bool], list[Event]] = {}
+        """Per member (bounded by the seats), its newest ``MAX_SIGNS`` sync requests and
+        acks, and apart from them its chain events off our chain: signs of the head it
+        holds (§8.1); a member's flood of one kind never evicts the other."""
+        self._clock = now
+        """The latest ``now`` we were called with: signs dated further ahead of it than
+        ``MAX_AHEAD_MS`` do not count yet (``round_conflicts.signs``)."""
+        self._told_disputes: set[int] = set()
+        """Positions whose dispute we have told (one notice each)."""
         self._vouched = SeenIds(limit=MAX_VOUCHED)
-        """Ids of our own chain events another member showed it holds (``_refused``)."""
-        self._named_head: dict[bytes, Event] = {}
-        """Per member (bounded by the seats): its newest sync request, which names its
-        head (a sign that it holds a forfeit as final, ``_held_final``)."""
+        """Ids of our own chain events another member showed it holds."""
         self._snapshots: dict[int, RoundState] = {}
         """The state before each of the last ``MAX_REWIND`` chain positions."""
         self._clock_wait: dict[str, Event] = {}
@@ -282,13 +286,17 @@ class RoundMachine:
         now: int = 0,
         timeouts: TurnTimeouts | None = None,
         proof: tuple[Event, Event] | None = None,
+        evidence: Sequence[Event] = (),
     ) -> RoundMachine:
         """Resume a round from its chain (a saved log or a sync answer), fully verified.
 
         Raises ``p2p.protocol.round.ChainError`` naming the first bad event.  The draw
         nonce only matters if the draw is still open; pass the one used before.
         ``proof``: the equivocation proof the log ends with (``Replay.proof``): the round
-        ended by it and is resumed as over, never as a running round.
+        ended by it and is resumed as over, never as a running round.  ``evidence``:
+        the log's evidence lines (``Replay.evidence()``): the claims beside the chain at
+        contested positions and the signs that decided them (docs/protocol.md §8.1 T8),
+        taken up again so the resumed member weighs what it weighed before.
         """
         # one replay; the states before the last MAX_REWIND positions are kept for
         # conflicts to come (so a conflict never replays the chain)
@@ -321,7 +329,30 @@ class RoundMachine:
         machine._applied_at[state.head.id] = now
         machine._observed_at[state.head.id] = now
         machine._resumed_head = state.head.id
+        machine._take_up_evidence(evidence)
         return machine
+
+    def _take_up_evidence(self, evidence: Sequence[Event]) -> None:
+        """Contested positions and signs from a log (``from_log``), bounded as live."""
+        chain = self.state.chain
+        for event in evidence:
+            if event.round != self.state.round_id or not self.state.is_member(event.pk):
+                continue
+            if event.seq is None:
+                if event.kind in ("ack", "sync_request") and event.prev is not None:
+                    round_conflicts.add_sign(self, event)
+                continue
+            seq = event.seq
+            if not 0 < seq < len(chain) or chain[seq].id == event.id:
+                continue
+            there = chain[seq]
+            if event.prev != there.prev or "forfeit" not in (event.kind, there.kind):
+                continue
+            if event.kind == there.kind:
+                continue
+            forfeit, rival = (event, there) if event.kind == "forfeit" else (there, event)
+            round_conflicts.remember_pair(self, seq, forfeit, rival)
+            self._orphan([event.id])
 
     # -- queries -------------------------------------------------------------------------
 
@@ -358,6 +389,18 @@ class RoundMachine:
         """The verified chain (what a log file and a sync answer hold)."""
         return list(self.state.chain)
 
+    def conflict_evidence(self) -> list[Event]:
+        """Signed events beside the chain that a log keeps as evidence (docs §9): at
+        each contested position of the last ``MAX_REWIND`` the claim we did not keep
+        (a forfeit or the forfeited seat's own event), and the acks and sync requests
+        that decided it by the table of §8.  ``p2p replay`` weighs them the same way."""
+        return round_conflicts.evidence(self)
+
+    def disputes(self, now: int = 0) -> list[tuple[int, Event, Event]]:
+        """``(position, kept, other)`` for each position disputed here: we keep one
+        claim while the table or another member keeps the other (docs §8, R3)."""
+        return round_conflicts.disputes(self)
+
     # -- incoming ------------------------------------------------------------------------
 
     def receive_bytes(self, payload: bytes, now: int) -> list[Effect]:
@@ -370,6 +413,7 @@ class RoundMachine:
 
     def receive(self, event: Event, now: int) -> list[Effect]:
         """Handle one incoming, already parsed event; never raises."""
+        self._clock = max(self._clock, now)
         try:
             return self._receive(event, now)
         except Exception as err:  # noqa: BLE001 - a bug must not let a stranger crash a peer
@@ -410,25 +454,30 @@ class RoundMachine:
         return None
 
     def _receive(self, event: Event, now: int) -> list[Effect]:
+        signs: list[Effect] = []
         if event.kind == "sync_request":
             refused = refusal(self.state, event.pk, event.kind)
             if refused:
                 return [dropped(event, refused)]  # no memory for strangers
+            if (
+                event.pk != self.me.public_key
+                and event.prev is not None
+                and event.round == self.state.round_id
+                and round_conflicts.add_sign(self, event)  # a sign, even if old (§8)
+                and self._pairs
+            ):
+                signs = round_conflicts.rejudge(self, now)
+                if any(isinstance(e, Applied) for e in signs):
+                    signs += self._react(now)
         why = self.replayed(event, now)
         if why:
-            return [dropped(event, why)]
+            return signs + [dropped(event, why)]
         if event.kind == "chat":
             return round_side.receive_chat(self, event, now)
         if event.kind == "sync_request":
             self._sync_floor[event.pk] = (event.ts, event.id)  # members only: bounded
-            signs: list[Effect] = []
             if event.pk != self.me.public_key and event.prev is not None:
                 self._vouched.add(event.prev)  # it names its head: it holds that event
-                self._named_head[event.pk] = event
-                if self._refused:
-                    signs = round_conflicts.retry_refused(self, now)
-                    if any(isinstance(e, Applied) for e in signs):
-                        signs += self._react(now)
             return signs + round_side.answer_sync(self, event, now)
         if event.seq is not None and self._local_end:
             return [dropped(event, f"the round has ended here ({self.state.end_reason})")]
@@ -437,7 +486,11 @@ class RoundMachine:
         if event.seq is not None:
             effects += self._receive_chain(event, now)
         else:
+            if event.kind == "ack" and self.state.is_member(event.pk):
+                round_conflicts.add_sign(self, event)  # also an ack of another end
             effects += round_side.receive_side(self, event, now)
+        if self._pairs and not any(isinstance(e, Rewound) for e in effects):
+            effects += round_conflicts.rejudge(self, now)
         self._remember(event, effects)
         if any(isinstance(e, Applied) for e in effects) or self._accepted_side:
             effects += self._react(now)
@@ -464,6 +517,8 @@ class RoundMachine:
         assert seq is not None
         if seq < len(chain) and chain[seq].id == event.id:
             return [dropped(event, "duplicate")]
+        if event.prev in self._orphans and self._pairs:
+            return self._park(event, now)  # built on a claim we did not keep: a sign (§8.1)
         why = refusal(st, event.pk, event.kind, seq)
         if why and seq <= len(chain):
             return [dropped(event, why)]
@@ -475,6 +530,15 @@ class RoundMachine:
             return [dropped(event, f"position {seq} does not follow its prev")]
         if seq > len(chain) or event.prev != st.head.id:
             return self._park(event, now)
+        start = round_conflicts.turn_start(self, seq) if event.kind == "forfeit" else None
+        if start is not None and event.ts - start < self.timeouts.limit(event.body["reason"]):
+            return [  # T6: the turn counts from the forfeit the rival beat
+                dropped(
+                    event,
+                    f"forfeit {event.ts - start} ms after the forfeit a timely move beat "
+                    f"at {seq - 1}; needs {self.timeouts.limit(event.body['reason'])} ms",
+                )
+            ]
         if (  # the signed rules hold (else apply says why): what does our clock say?
             event.kind == "forfeit"
             and round_conflicts.forfeit_fits(self, event)
@@ -561,15 +625,24 @@ class RoundMachine:
                     found = True
 
     def _park(self, event: Event, now: int | None = None) -> list[Effect]:
-        if self._refused and now is not None and round_conflicts.descends_from_refused(self, event):
-            if event.id not in self.pending:  # a member's sign on a forfeit we refused
-                if len(self.pending) >= MAX_PENDING:
+        if event.prev in self._orphans and self._pairs and now is not None:
+            # built on a claim we did not keep: a member's sign of the head it holds,
+            # which the table weighs (§8); it may make us switch to that claim
+            if refusal(self.state, event.pk, event.kind, event.seq, known=False):
+                return [dropped(event, "answers an event a forfeit replaced")]
+            round_conflicts.add_sign(self, event)
+            self.pending[event.id] = event  # a sign while it waits (signs(): pending)
+            effects = round_conflicts.rejudge(self, now)
+            if any(isinstance(e, Rewound) for e in effects):
+                self._orphans.discard(event.id)
+                self.seen.discard(event.id)
+                if len(self.pending) > MAX_PENDING:
                     self.pending.pop(next(iter(self.pending)))
-                self.pending[event.id] = event
-            return round_conflicts.retry_refused(self, now)
-        beaten = self._beaten.get(event.prev or "")
-        if beaten is not None and now is not None and event.seq == (beaten.seq or 0) + 1:
-            return round_conflicts.answered(self, beaten, event, now)
+                return effects
+            self.pending.pop(event.id, None)
+            self._orphans.add(event.id)
+            self.seen.add(event.id)
+            return effects + [dropped(event, "answers an event a forfeit replaced")]
         if event.prev in self._orphans:
             self._orphans.add(event.id)
             self.seen.add(event.id)
@@ -626,11 +699,11 @@ class RoundMachine:
         the seat as ``offline`` with it; silence alone never shortens a turn.
         """
         st = self.state
+        self._clock = max(self._clock, now)
         self.offline = frozenset(offline)
         self.evidence = dict(evidence or {})
         effects: list[Effect] = round_conflicts.retry_clock_waits(self, now)
-        if self._refused:
-            effects += round_conflicts.retry_refused(self, now)
+        effects += round_conflicts.rejudge(self, now)
         was, self._was_acting = self._was_acting, self.acting
         if any(isinstance(e, Applied) for e in effects) or (self._was_acting and not was):
             effects += self._react(now)  # (acting again: what is due is ours to do)
@@ -770,6 +843,9 @@ class RoundMachine:
         pk = self.state.seats[seat].pk
         head = self.state.head
         since = max(self._observed_at.get(head.id, head.ts), head.ts)
+        start = round_conflicts.turn_start(self, len(self.state.chain))
+        if start is not None:  # R5: a rival beat a forfeit at the head
+            since = max(since, start)
         held = self.evidence.get(pk)  # type: ignore[arg-type]
         limit = self.timeouts.offline_ms
         if (
@@ -1163,6 +1239,7 @@ class RoundMachine:
         )
         # not into ``seen``: sync requests must not flush the memory of chain events
         self._sync_floor[self.me.public_key] = (event.ts, event.id)
+        round_conflicts.add_sign(self, event)  # our own sign of the head we hold
         return [Publish(self.topics.round_sync(self.key), event)]
 
     def receive_all(self, items: Iterable[Event], now: int) -> list[Effect]:

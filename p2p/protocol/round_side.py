@@ -251,6 +251,8 @@ def answer_sync(m: RoundMachine, event: Event, now: int) -> list[Effect]:
     if not ours and (now - m._last_asked >= SYNC_INTERVAL_MS or now < m._last_asked):
         answer += m._ask_sync(now, from_seq=start)
     answer += [Publish(route, e) for e in chain[start : start + count]]
+    if not ours:  # another branch: the claims we did not keep and the signs that decided
+        answer += [Publish(route, e) for e in m.conflict_evidence()]
     sealed = {inner.id for e in chain for inner in e.sealed()}
     answer += [Publish(route, e) for e in m.side.values() if e.id not in sealed]
     return answer

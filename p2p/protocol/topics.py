@@ -33,8 +33,9 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from p2p.protocol.events import PROTOCOL_VERSION
-
+TOPIC_VERSION = 2
+"""The topics' version (``p2p/v2/...``): unchanged by protocol v3, so peers of v2 and v3
+meet in one lobby and a v3 peer tells its user when it meets a v2 one (docs §3)."""
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 """31 characters that are easy to read aloud: no 0/O, 1/I/L."""
 CODE_LENGTH = 6
@@ -144,7 +145,7 @@ class Topics:
 
     @property
     def root(self) -> str:
-        return f"{self.app}/v{PROTOCOL_VERSION}/{self.namespace}"
+        return f"{self.app}/v{TOPIC_VERSION}/{self.namespace}"
 
     # lobby
     def presence(self, peer_id: str) -> Route:

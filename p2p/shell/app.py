@@ -182,6 +182,7 @@ class ShellApp:
         self._wrapped: dict[tuple[Any, int], list[StyleAndTextTuples]] = {}
         """Word-wrapped rows per (chat line, width)."""
         """Rows the word-wrapped chat took at the last render."""
+        self.lobby_control = SizedTextControl(lambda: self._lobby())
         self.chat_control = SizedTextControl(lambda: self._chat(), get_cursor_position=lambda: self._chat_cursor())
         self.controller = Controller(
             state=self.state,
@@ -292,8 +293,10 @@ class ShellApp:
 
     def _lobby(self) -> StyleAndTextTuples:
         out: StyleAndTextTuples = []
-        if not self.state.lobby:
-            return [("class:lobby.busy", self.t.t("lobby.empty" if self.state.online else "lobby.offline"))]
+        if not self.state.lobby:  # a sentence: wrapped between words like the chat, never cut
+            note = self.t.t("lobby.empty" if self.state.online else "lobby.offline")
+            rows = wrap_fragments([("class:lobby.busy", note)], self.lobby_control.width, indent=1)
+            return [frag for index, row in enumerate(rows) for frag in ([("", "\n")] if index else []) + row]
         for entry in self.state.lobby:
             if entry.me:
                 flag, style = self.t.t("lobby.you"), "class:lobby.me"
@@ -353,7 +356,7 @@ class ShellApp:
         )
         picture = boards.render(game, view, self.t)
         if draw:  # until the first move: the draw that chose the starter
-            picture = [*picture, ("", "\n"), *self._board_lines(draw, max(boards.width(game), 24))]
+            picture = [*picture, ("", "\n"), *self._board_lines(draw, max(boards.width(game), boards.MIN_WIDTH))]
         return picture
 
     def _board_lines(self, lines: list[str], width: int) -> StyleAndTextTuples:
@@ -369,7 +372,7 @@ class ShellApp:
         game = self.controller.current_game()
         if game is None:
             return Dimension(preferred=30, max=34)
-        return Dimension.exact(max(boards.width(game), 24) + 2)
+        return Dimension.exact(max(boards.width(game), boards.MIN_WIDTH) + 2)
 
     def _board_title(self) -> str:
         game = self.controller.current_game()
@@ -381,7 +384,8 @@ class ShellApp:
             columns = max(10, self.app.output.get_size().columns)
         except Exception:  # noqa: BLE001 - no output yet
             columns = 80
-        return fit_status(terminal_safe(self.controller.status_text()), columns - 2)
+        head, tail = self.controller.status_parts()
+        return fit_status(terminal_safe(head), columns - 2, keep=terminal_safe(tail))
 
     def _status(self) -> StyleAndTextTuples:
         return [("class:status", "\n".join(" " + row for row in self._status_rows()))]
@@ -402,7 +406,7 @@ class ShellApp:
         self._board_title = _safe(self._board_title, lambda: "?")  # type: ignore[method-assign]
         self._lobby_title = _safe(self._lobby_title, lambda: "?")  # type: ignore[method-assign]
         lobby = Frame(
-            Window(FormattedTextControl(self._lobby), wrap_lines=False),
+            Window(self.lobby_control, wrap_lines=False),
             title=self._lobby_title,
             height=Dimension(min=3, max=8, preferred=6),
         )

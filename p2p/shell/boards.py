@@ -28,6 +28,9 @@ SEAT_STYLES: dict[str, str] = {
 DIM = "fg:ansibrightblack"
 EMPTY_STYLE = "fg:ansibrightblack"
 HIGHLIGHT = "reverse"
+MIN_WIDTH = 24
+"""The board pane is at least this many columns wide (plus its frame), whatever
+``GameView.width`` says; a narrower picture is padded."""
 PLAIN_STONES = ("X", "O", "+", "#")
 
 
@@ -44,7 +47,7 @@ class BoardView:
     on_click: Callable[[str], None] | None = None
 
 
-def _click(view: BoardView, move: str) -> Callable[[MouseEvent], object] | None:
+def click(view: BoardView, move: str) -> Callable[[MouseEvent], object] | None:
     """A mouse handler that plays ``move`` on click, or ``None`` without a click target."""
     if view.on_click is None:
         return None
@@ -59,15 +62,20 @@ def _click(view: BoardView, move: str) -> Callable[[MouseEvent], object] | None:
     return handler
 
 
-def _frag(style: str, text: str, handler: Callable[[MouseEvent], object] | None = None) -> tuple:
+def frag(style: str, text: str, handler: Callable[[MouseEvent], object] | None = None) -> tuple:
+    """One fragment of a picture: style, text and, when clickable, the mouse handler."""
     return (style, text, handler) if handler is not None else (style, text)
 
 
-def _seat_style(game: Game, seat: int, view: BoardView) -> str:
+def seat_style(game: Game, seat: int, view: BoardView) -> str:
+    """The style of ``seat``'s pieces: its colour (the game view's ``seat_styles``, else
+    ``SEAT_STYLES``), plain bold for an unknown colour, nothing without colour."""
     if not view.color:
         return ""
     names = game.seat_names()
-    return SEAT_STYLES.get(names[seat] if seat < len(names) else "", "bold")
+    name = names[seat] if seat < len(names) else ""
+    return view_for(game.name).seat_styles.get(name) or SEAT_STYLES.get(name, "bold")
+
 
 
 def render(game: Game, view: BoardView, t: Translator) -> StyleAndTextTuples:

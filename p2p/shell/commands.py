@@ -14,7 +14,7 @@ from dataclasses import dataclass
 COMMANDS: dict[str, str] = {
     "help": "/help",
     "quit": "/quit",
-    "play": "/play connect4|cube|chess4 [ai|2p] [LEVEL] [key=value ...]",
+    "play": "/play {games} [ai|2p] [LEVEL] [key=value ...]",
     "again": "/again",
     "undo": "/undo",
     "replay": "/replay [start|prev|next|end|stop]",
@@ -22,17 +22,17 @@ COMMANDS: dict[str, str] = {
     "hint": "/hint",
     "resign": "/resign",
     "leave": "/leave",
-    "rules": "/rules [connect4|cube|chess4]",
+    "rules": "/rules [{games}]",
     "level": "/level [LEVEL]",
     "stats": "/stats",
     "select": "/select SQUARE",
-    "invite": "/invite NICK [NICK ...] connect4|cube|chess4 [key=value ...]",
+    "invite": "/invite NICK [NICK ...] {games} [key=value ...]",
     "accept": "/accept",
     "decline": "/decline",
     "cancel": "/cancel",
     "start": "/start [now]",
     "starter": "/starter NICK|draw",
-    "private": "/private connect4|cube|chess4 [NICK ...] [open=N] [key=value ...]",
+    "private": "/private {games} [NICK ...] [open=N] [key=value ...]",
     "join": "/join CODE",
     "rounds": "/rounds [N]",
     "local": "/local",
@@ -48,6 +48,19 @@ COMMANDS: dict[str, str] = {
     "friends": "/friends",
     "takeover": "/takeover",
 }
+
+
+
+def usage(name: str) -> str:
+    """The usage line of command ``name``; ``{games}`` is the registered games' names.
+
+    >>> usage("rules").startswith("/rules [connect4|cube|chess4")
+    True
+    """
+    from p2p.games import game_names
+
+    return COMMANDS[name].replace("{games}", "|".join(game_names()))
+
 
 ALIASES: dict[str, str] = {
     "h": "help", "?": "help", "hilfe": "help",

@@ -4,7 +4,7 @@
 on the first connection to a broker that is not on this machine it says plainly what is
 sent and who can see it, then connects a ``Peer`` in the background.  If the broker
 cannot be reached it says so in one line and offers ``/local``: a Mosquitto on loopback
-(``p2p.net.broker``) with a computer player (``p2p.shell.bot``) in its lobby.
+(``p2p.net.broker``) with a computer player (``p2p.bot``) in its lobby.
 """
 
 from __future__ import annotations

@@ -162,7 +162,7 @@ class Controller:
         self.state.add(self.t.t(key, **fields), kind)  # type: ignore[arg-type]
 
     def usage(self, name: str) -> None:
-        self.say("msg.usage", "warn", usage=cmds.COMMANDS[name])
+        self.say("msg.usage", "warn", usage=cmds.usage(name))
 
     # -- chat ---------------------------------------------------------------------------------
 
@@ -259,7 +259,7 @@ class Controller:
         ranking, not a list of winners (all at 0 points "won" together)."""
         scores = game.scores()
         gone = set(out or ()) | set(getattr(game, "eliminated", lambda: ())())
-        order = sorted(range(len(scores)), key=lambda s: (-scores[s], s))
+        order = sorted(range(len(scores)), key=lambda s: (-scores[s], s in gone, s))  # at equal points: in before out
         parts = []
         for seat in order:
             rank = 1 + sum(1 for other in scores if other > scores[seat])
@@ -283,10 +283,20 @@ class Controller:
 
     def status_text(self) -> str:
         """The status line: round, whose turn, result, score, connection."""
+        head, tail = self.status_parts()
+        return " · ".join(part for part in (head, tail) if part)
+
+    def status_parts(self) -> tuple[str, str]:
+        """The status line as (what may be shortened, what is kept whole: the score and
+        the connection), for ``p2p.shell.wrap.fit_status``."""
         parts: list[str] = []
+        tail: list[str] = []
         forming = self.online.forming_text() if self.online is not None else None
         if self.online is not None and self.online.game() is not None:
-            parts.append(self.online.status_text())
+            text, score = self.online.status_parts()
+            parts.append(text)
+            if score:
+                tail.append(score)
         elif forming:
             parts.append(forming)
         elif self.match is not None:
@@ -302,12 +312,12 @@ class Controller:
                 seat = game.to_move()
                 assert seat is not None
                 parts.append(self.t.t("status.round", round=match.round_no, seat=self.seat_label(game, seat)))
-            parts.append(self.t.t("status.score", score=self.score_text(match)))
+            tail.append(self.t.t("status.score", score=self.score_text(match)))
         else:
             parts.append(self.t.t("status.idle"))
         if self.state.connection:
-            parts.append(self.state.connection)
-        return " · ".join(parts)
+            tail.append(self.state.connection)
+        return " · ".join(parts), " · ".join(tail)
 
     # -- settings --------------------------------------------------------------------------
 
@@ -322,10 +332,10 @@ class Controller:
     # -- commands: general -------------------------------------------------------------------
 
     def cmd_help(self, args: list[str]) -> None:
-        lines = self.t.help_lines()
-        width = max(len(cmd) for cmd, _ in lines)
-        for cmd, meaning in lines:
-            self.state.add(f"{cmd.ljust(width)}  {meaning}", "info")
+        # the description on a row of its own (a tab: the chat's wrap starts a row there):
+        # padded into a column, a short entry's description stood at the right edge
+        for cmd, meaning in self.t.help_lines():
+            self.state.add(f"{cmd}\t{meaning}", "info")
 
     QUIT_CONFIRM_S = 30.0
     """A second ``/quit`` within this many seconds leaves a running online round's shell."""

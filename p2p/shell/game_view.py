@@ -13,12 +13,12 @@ import a view module, so no view imports anything that imports it back.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from p2p.games import Game, spec
-from p2p.games.registry import resolve
+from p2p.games import Game, game_names, spec
+from p2p.games.registry import GameSpec, resolve
 
 if TYPE_CHECKING:
     from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -60,29 +60,71 @@ class GameView:
     """Empty seats of a round are filled with computer players (four-player chess)."""
     default_mode: Literal["ai", "2p"] = "ai"
     """``/play NAME`` without ``ai``/``2p``: against the computer or at one keyboard."""
+    texts: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    """The game's own catalogue entries, (German, English) per key: a ``reason.<code>``
+    for every error code its engine raises that the shared catalogue (``p2p/shell/i18n.py``)
+    lacks, ``seat.<Name>`` for its seat names, the keys its ``notes`` and ``off_board`` use.
+    The shared catalogue wins on a key both have."""
+    move_help: tuple[str, str] = ("", "")
+    """How a move is written, for the ``/help`` row of moves (German, English): ``1..7``."""
+    seat_styles: Mapping[str, str] = field(default_factory=dict)
+    """prompt_toolkit styles of seat names the shell does not colour yet (``boards.SEAT_STYLES``
+    has Red, Yellow, Blue, Green): ``{"Black": "fg:ansibrightblack bold"}``."""
 
 
 PLAIN = GameView()
 """The view of a game whose entry names none."""
 
-_CACHE: dict[str, GameView] = {}
+_CACHE: dict[str, tuple[GameSpec, GameView]] = {}
+"""Resolved views by game name, each with the registry entry it was resolved from: an
+entry that was unregistered or replaced since is never served (``view_for`` compares)."""
 
 
 def view_for(game_name: str) -> GameView:
-    """The view of ``game_name`` (``PLAIN`` for a game without one or unknown here)."""
+    """The view of ``game_name`` (``PLAIN`` for a game without one or unknown here).
+
+    >>> view_for("no such game") is PLAIN
+    True
+    """
     try:
-        path = spec(game_name).view
+        entry = spec(game_name)
     except KeyError:
+        _CACHE.pop(game_name, None)
         return PLAIN
-    if not path:
+    if not entry.view:
         return PLAIN
-    cached = _CACHE.get(path)
-    if cached is None:
-        found = resolve(path if ":" in path else path + ":VIEW")
-        if not isinstance(found, GameView):
-            raise TypeError(f"{path}: VIEW is not a GameView")
-        cached = _CACHE[path] = found
-    return cached
+    cached = _CACHE.get(game_name)
+    if cached is not None and cached[0] is entry:
+        return cached[1]
+    path = entry.view
+    found = resolve(path if ":" in path else path + ":VIEW")
+    if not isinstance(found, GameView):
+        raise TypeError(f"{path}: VIEW is not a GameView")
+    _CACHE[game_name] = (entry, found)
+    return found
+
+
+def game_text(key: str) -> tuple[str, str] | None:
+    """A catalogue entry one of the registered games' views brings (``GameView.texts``).
+
+    >>> game_text("reason.no_such_key_anywhere") is None
+    True
+    """
+    for name in game_names():
+        pair = view_for(name).texts.get(key)
+        if pair is not None:
+            return pair
+    return None
+
+
+def move_help() -> tuple[str, str]:
+    """The ``/help`` row of how moves are written, from every registered game's view
+    (German, English), e.g. ``1..7 · a1..d4 · h2-h4``."""
+    pairs = [view_for(name).move_help for name in game_names()]
+    return (
+        " · ".join(de for de, _ in pairs if de),
+        " · ".join(en for _, en in pairs if en),
+    )
 
 
 def rules(game_name: str, lang: str) -> list[str]:

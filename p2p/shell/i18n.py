@@ -104,8 +104,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Warning: {nick} ({fp}) uses the name of your friend {friend} but has another key (your friend: {friend_fp}).",
     ),
     "board.none": (
-        "Kein Spiel.\n\nLokal spielen:\n /play connect4\n /play connect4 ai\n /play cube\n /play chess4\n\nOnline:\n /invite NICK SPIEL\n /private SPIEL\n /join CODE",
-        "No game.\n\nPlay locally:\n /play connect4\n /play connect4 ai\n /play cube\n /play chess4\n\nOnline:\n /invite NICK GAME\n /private GAME\n /join CODE",
+        "Kein Spiel.\n\nLokal spielen:\n{plays}\n\nOnline:\n /invite NICK SPIEL\n /private SPIEL\n /join CODE",
+        "No game.\n\nPlay locally:\n{plays}\n\nOnline:\n /invite NICK GAME\n /private GAME\n /join CODE",
     ),
     "board.preview": ("Vorschau {pillar}: Ebene {level}", "Preview {pillar}: level {level}"),
     "board.level": ("Ebene {level}", "level {level}"),
@@ -223,8 +223,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Welcome to p2p. /help lists the commands, /play connect4 starts a game.",
     ),
     "msg.local_mode": (
-        "Ohne Broker: nur lokales Spiel. /play connect4 · /play cube · /play chess4",
-        "No broker: local play only. /play connect4 · /play cube · /play chess4",
+        "Ohne Broker: nur lokales Spiel. {plays_inline}",
+        "No broker: local play only. {plays_inline}",
     ),
     "msg.unknown_command": ("Unbekannter Befehl: {name} (/help)", "Unknown command: {name} (/help)"),
     "msg.usage": ("Aufruf: {usage}", "Usage: {usage}"),
@@ -246,7 +246,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "{game} has no resignation; /again starts a new round.",
     ),
     "msg.game_over": ("Die Runde ist vorbei. /again für eine neue Runde.", "The round is over. /again for another round."),
-    "msg.round_over": ("Runde {round} vorbei: {result}. Stand {score}. /again · /replay · /analyze", "Round {round} over: {result}. Score {score}. /again · /replay · /analyze"),
+    "msg.round_over": ("Runde {round} vorbei: {result}. Stand {score}. /again · /replay", "Round {round} over: {result}. Score {score}. /again · /replay"),
+    "msg.round_over.analyze": ("Runde {round} vorbei: {result}. Stand {score}. /again · /replay · /analyze", "Round {round} over: {result}. Score {score}. /again · /replay · /analyze"),
     "msg.new_round": ("Runde {round}: {game}, es beginnt {seat}.", "Round {round}: {game}, {seat} starts."),
     "msg.unknown_game": ("Unbekanntes Spiel {name} ({known}).", "Unknown game {name} ({known})."),
     "msg.bad_option": ("Ungültige Option: {reason}", "Invalid option: {reason}"),
@@ -291,6 +292,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "„Schätzung“: bevor der Löser rechnen kann, urteilt die stärkste Suche (Meister-Tiefe); sie kann sich irren.",
         "\"estimate\": before the solver can answer, the strongest search (master depth) judges; it can be wrong.",
     ),
+    "msg.hint_unavailable": ("Für dieses Spiel gibt es keine Tipps (kein Computerspieler).", "This game has no hints (no computer player)."),
     "msg.hint_local_only": ("Tipps gibt es nur im lokalen Spiel.", "Hints are for local play only."),
     "msg.hint": ("Tipp: {move}", "Hint: {move}"),
     "msg.rules_none": ("Kein Spiel gewählt: /rules {known}", "No game chosen: /rules {known}"),
@@ -393,7 +395,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "… und {count:weiterer kam oder ging|weitere kamen oder gingen} (alle stehen in der Lobby).",
         "… and {count} more came or went (the lobby lists everyone).",
     ),
-    "net.invite_sent": ("Einladung an {nicks} zu {game} gesendet (Code {code}).", "Invitation to {nicks} for {game} sent (code {code})."),
+    "net.invite_sent": ("Einladung an {nicks} zu {game} gesendet (Runden-ID {code}).", "Invitation to {nicks} for {game} sent (round id {code})."),
     "net.invited": (">>> {nick} lädt dich zu {game} ein. <<<", ">>> {nick} invites you to {game}. <<<"),
     "net.invite_answer": ("    /accept oder /decline", "    /accept or /decline"),
     "net.invite_turn": ("    Langsame Runde: {limit} pro Zug (Züge warten auf dem Broker, ihr müsst nicht gleichzeitig online sein)", "    slow round: {limit} per turn (moves wait on the broker; you need not be online at the same time)"),
@@ -431,7 +433,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "{game} with these options has only {need} seats, you named {have} (with you): invite fewer, or raise players=.",
     ),
     "net.you_declined": ("Du hast die Einladung von {nick} zu {game} abgelehnt.", "You declined {nick}'s invitation to {game}."),
-    "net.round_started": ("Runde {code} beginnt: {game}.", "Round {code} starts: {game}."),
+    "net.round_started": ("Runde {round} beginnt: {game} (Runden-ID {code}).", "Round {round} starts: {game} (round id {code})."),
     "net.moved": ("{nick}: {move}", "{nick}: {move}"),
     "net.resigned": ("{nick} gibt auf.", "{nick} resigns."),
     "net.left_round": ("{nick} hat die Runde verlassen.", "{nick} left the round."),
@@ -487,6 +489,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "net.seed": ("Zufallswert der Runde (aus allen Aufdeckungen): {seed}", "Round seed (from all reveals): {seed}"),
     "net.round_over": ("Runde {round} vorbei: {result}. /again für eine neue Runde.", "Round {round} over: {result}. /again for another round."),
+    "net.round_over_ranking_why": (
+        "Runde {round} vorbei ({why}): {result}. /again für eine neue Runde.",
+        "Round {round} over ({why}): {result}. /again for another round.",
+    ),
     "net.round_over_why": ("Runde {round} vorbei: {result} ({why}). /again für eine neue Runde.", "Round {round} over: {result} ({why}). /again for another round."),
     "net.round_over_corrected": (
         "Berichtigt: Runde {round} endet anders als gemeldet: {result}.",
@@ -532,6 +538,24 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "notice.forfeit_replaced": (
         "Der rechtzeitige Zug von {nick} kam nach einer Zeitüberschreitung an und gilt.",
         "{nick}'s move, made in time, arrived after a turn timeout and counts.",
+    ),
+    "notice.disputed.forfeit": (
+        "Umstritten (Stelle {seq}): {by} hat {nick} wegen Zeitüberschreitung ausgeschlossen, doch der "
+        "Zug von {nick} dort war rechtzeitig signiert. Hier gilt der Ausschluss; 'p2p replay' nennt beide.",
+        "Disputed (position {seq}): {by} put {nick} out on time, but {nick}'s move there was signed "
+        "in time. This client keeps the forfeit; 'p2p replay' names both claims.",
+    ),
+    "notice.disputed.move": (
+        "Umstritten (Stelle {seq}): {by} hat {nick} wegen Zeitüberschreitung ausgeschlossen, doch der "
+        "Zug von {nick} dort war rechtzeitig signiert. Hier gilt der Zug; 'p2p replay' nennt beide.",
+        "Disputed (position {seq}): {by} put {nick} out on time, but {nick}'s move there was signed "
+        "in time. This client keeps the move; 'p2p replay' names both claims.",
+    ),
+    "notice.other_version": (
+        "{nick} nutzt Protokoll v{theirs}, dieser Client v{ours}: gemeinsam spielen geht erst, "
+        "wenn einer von euch aktualisiert.",
+        "{nick} runs protocol v{theirs}, this client v{ours}: you can play together once one of "
+        "you updates.",
     ),
     "notice.cancelled.start_now": (
         "Der Gastgeber hat mit den Anwesenden begonnen; eine direkte Einladung folgt.",
@@ -659,10 +683,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "{nick} is online again but not in this round: once it is {nick}'s turn, {nick} has {minutes} min. /leave ends it for you.",
     ),
     "round.resumed": (
-        "Runde {code} ({game}) aus dem Protokoll wieder aufgenommen ({moves:Zug|Züge}); gleiche mit den anderen ab …",
-        "Resumed round {code} ({game}) from its log ({moves:move|moves}); catching up with the others …",
+        "{game} (Runden-ID {code}) aus dem Protokoll wieder aufgenommen ({moves:Zug|Züge}); gleiche mit den anderen ab …",
+        "Resumed round of {game} (round id {code}) from its log ({moves:move|moves}); catching up with the others …",
     ),
-    "round.resume_failed": ("Runde {code} nicht wieder aufgenommen: {reason}", "Round {code} not resumed: {reason}"),
+    "round.resume_failed": ("Runde mit ID {code} nicht wieder aufgenommen: {reason}", "Round with id {code} not resumed: {reason}"),
     "round.history": ("Bisher: {moves}", "So far: {moves}"),
     "round.you_left": ("Du hast die Runde verlassen.", "You left the round."),
     "round.resigned": ("{nick} gibt auf.", "{nick} resigns."),
@@ -726,8 +750,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "rounds.left": ("noch {time}", "{time} left"),
     "rounds.slow": ("{limit} pro Zug", "{limit} per turn"),
     "rounds.live": ("Live-Runde", "live"),
-    "rounds.bad": ("Keine Runde {n}: /rounds listet deine Runden.", "No round {n}: /rounds lists your rounds."),
-    "rounds.shown": ("Runde {n}: {game} mit {others} · {turn}.", "Round {n}: {game} with {others} · {turn}."),
+    "rounds.bad": ("Kein Eintrag {n} in /rounds: /rounds listet deine Runden.", "No entry {n} in /rounds: /rounds lists your rounds."),
+    "rounds.shown": ("Auf dem Brett (/rounds {n}): {game} mit {others} · {turn}.", "On the board (/rounds {n}): {game} with {others} · {turn}."),
     "rounds.show_hint": ("    /rounds {n} zeigt sie.", "    /rounds {n} shows it."),
     "rounds.summary": (
         "Du hast {count:Runde|Runden}; am Zug bist du in {mine}. /rounds listet sie.",
@@ -760,8 +784,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
 
 HELP_LINES: tuple[tuple[tuple[str, str], tuple[str, str]], ...] = (
     # ((command column German, English), (meaning German, English))
-    (("/play SPIEL [ai|2p] [STUFE]", "/play GAME [ai|2p] [LEVEL]"), ("lokal spielen (connect4, cube, chess4)", "play locally (connect4, cube, chess4)")),
-    (("1..7 · a1..d4 · h2-h4", "1..7 · a1..d4 · h2-h4"), ("ein Zug (Ziffer allein spielt sofort)", "a move (a lone digit plays at once)")),
+    (("/play SPIEL [ai|2p] [STUFE]", "/play GAME [ai|2p] [LEVEL]"), ("lokal spielen ({games})", "play locally ({games})")),
+    (("{moves}", "{moves}"), ("ein Zug (Ziffer allein spielt sofort)", "a move (a lone digit plays at once)")),
     (("/undo · /again · /resign", "/undo · /again · /resign"), ("zurücknehmen · neue Runde · aufgeben", "take back · another round · resign")),
     (("/replay [next|prev|end] · /analyze · /hint", "/replay [next|prev|end] · /analyze · /hint"), ("Wiedergabe · Analyse · Tipp", "replay · analysis · hint")),
     (("/level [STUFE] · /stats · /rules [SPIEL]", "/level [LEVEL] · /stats · /rules [GAME]"), ("Computerstufe · Statistik · Regeln", "computer level · stats · rules")),
@@ -823,8 +847,14 @@ class Translator:
         """The text for ``key`` in the current language, formatted with ``fields``."""
         pair = CATALOGUE.get(key)
         if pair is None:
-            return key
+            from p2p.shell.game_view import game_text
+
+            pair = game_text(key)
+            if pair is None:
+                return key
         text = pair[0] if self.lang == "de" else pair[1]
+        if "{games" in text or "{plays" in text:
+            fields = {**self._registry_fields(", "), **fields}
         if fields:
             try:
                 return _FORMATTER.format(text, **fields)
@@ -835,7 +865,28 @@ class Translator:
     def seat(self, english_name: str) -> str:
         """A seat name from an engine (English) in the current language."""
         key = f"seat.{english_name}"
-        return self.t(key) if key in CATALOGUE else english_name
+        return self.t(key) if self.has(key) else english_name
+
+    def has(self, key: str) -> bool:
+        """True if ``key`` has a text: in the catalogue or in a registered game's view."""
+        if key in CATALOGUE:
+            return True
+        from p2p.shell.game_view import game_text
+
+        return game_text(key) is not None
+
+    @staticmethod
+    def _registry_fields(sep: str) -> dict[str, str]:
+        """``{games}`` and ``{plays}`` in a text: the registered games, so that a new game
+        appears in the help, the idle board and the usage lines with no edit here."""
+        from p2p.games import game_names
+
+        names = game_names()
+        return {
+            "games": sep.join(names),
+            "plays": "\n".join(f" /play {n}" for n in names),
+            "plays_inline": " · ".join(f"/play {n}" for n in names),
+        }
 
     def game(self, name: str) -> str:
         """The name people use for a game (its registry entry's title)."""
@@ -852,12 +903,18 @@ class Translator:
 
     def help_lines(self) -> list[tuple[str, str]]:
         """The /help text: (command, meaning) per command group."""
-        return [(self.pick(keys), self.pick(text)) for keys, text in HELP_LINES]
+        from p2p.shell.game_view import move_help
+
+        fields = {**self._registry_fields(", "), "moves": self.pick(move_help())}
+        return [
+            (self.pick(keys).format(**fields), self.pick(text).format(**fields))
+            for keys, text in HELP_LINES
+        ]
 
     def level(self, level: str) -> str:
         """A computer level's name in the current language (the id is the wire name)."""
         key = f"level.{level}"
-        return self.t(key) if key in CATALOGUE else level
+        return self.t(key) if self.has(key) else level
 
     def levels(self, levels: Iterable[str]) -> str:
         return ", ".join(self.level(lv) for lv in levels)
@@ -867,7 +924,7 @@ class Translator:
         code = getattr(err, "code", "")
         params = dict(getattr(err, "params", {}) or {})
         key = f"reason.{code}"
-        if not code or key not in CATALOGUE:
+        if not code or not self.has(key):
             # no German text for this reason: say the English one rather than hide it
             detail = str(err)
             return self.t("reason.untranslated", detail=detail) if detail else self.t("reason.unknown")

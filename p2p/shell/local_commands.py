@@ -17,7 +17,7 @@ import os
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
-from p2p.games import Game, canonical_name, game_names
+from p2p.games import Game, canonical_name, game_names, spec
 from p2p.games.base import MoveError, OptionError
 from p2p.games.match import MatchError
 from p2p.shell import commands as cmds
@@ -222,8 +222,9 @@ class LocalPlay:
         match = self.ctl.match
         if match is None:
             return
+        analyzable = _analyzer(match.game_name) is not None  # /analyze only where it works
         self.ctl.say(
-            "msg.round_over", "round", round=match.round_no,
+            "msg.round_over.analyze" if analyzable else "msg.round_over", "round", round=match.round_no,
             result=self.ctl.result_text(match.game), score=self.ctl.score_text(match),
         )
         self._record_stats(match)
@@ -457,6 +458,9 @@ class LocalPlay:
         game = self.ctl.current_game()
         if game is None or game.is_over():
             self.ctl.say("msg.no_game" if game is None else "msg.game_over", "warn")
+            return
+        if not spec(game.name).ai:  # hints come from the game's computer player
+            self.ctl.say("msg.hint_unavailable", "warn")
             return
         self.ctl.spawn(self._hint(game.copy()))
 

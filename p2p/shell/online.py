@@ -197,6 +197,11 @@ class OnlineSession:
         return f"{name} ({self.member_nick(seat, with_fingerprint=False)})"
 
     def status_text(self) -> str:
+        return " · ".join(part for part in self.status_parts() if part)
+
+    def status_parts(self) -> tuple[str, str]:
+        """The status line as (round and turn or result, score): the score is kept whole
+        when the line must be shortened (``p2p.shell.wrap.fit_status``)."""
         rnd = self.round
         game = rnd.game
         if game is not None and rnd.id not in self.seen_starts:
@@ -216,7 +221,7 @@ class OnlineSession:
                 key, params = away
                 text += " · " + self.t.t(key, **params)
         score = self.score_text()
-        return f"{text} · {self.t.t('status.score', score=score)}" if score else text
+        return text, self.t.t("status.score", score=score) if score else ""
 
     def result_text(self) -> str:
         """The result of the shown round as its chain says (winners by seat label)."""

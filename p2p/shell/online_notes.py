@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from p2p.games import Game
 from p2p.protocol.chat import TokenBucket
+from p2p.shell.game_view import view_for
 from p2p.shell.i18n import CATALOGUE
 from p2p.shell.session_part import SessionPart
 
@@ -300,6 +301,16 @@ class OnlineNotes(SessionPart):
                                limit=params.get("limit", "?")), "warn")
         elif code == "rewound":
             self.state.add(t.t("net.rewound"), "warn")
+        elif code == "disputed":
+            by_seat = params.get("forfeiter")
+            by = (self.s.member_nick(by_seat, with_fingerprint=False)
+                  if rnd is not None and isinstance(by_seat, int) else "?")
+            kept = "forfeit" if params.get("kept") == "forfeit" else "move"
+            self.state.add(t.t(f"notice.disputed.{kept}", nick=nick, by=by,
+                               seq=params.get("seq", "?")), "warn")
+        elif code == "other_version":
+            self.state.add(t.t("notice.other_version", nick=params.get("nick", "?"),
+                               theirs=params.get("theirs", "?"), ours=params.get("ours", "?")), "warn")
         elif code == "auto_declined":
             self.state.add(t.t("net.auto_declined"), "warn")
         elif code in ("clock_off", "clock_far"):
@@ -418,7 +429,8 @@ class OnlineNotes(SessionPart):
             self.s.count_start(rnd)
             self.s.files.save_sidecar(rnd)  # now with every member's name
             self.ctl.match = None
-            self.state.add(t.t("net.round_started", code=rnd.id[:8], game=t.game(rnd.game_name)), "round")
+            self.state.add(t.t("net.round_started", round=self.s.round_no, code=rnd.id[:8],
+                               game=t.game(rnd.game_name)), "round")
         elif note.kind == "draw":
             # commitments and reveals are shown in the board pane (draw_lines), not as hex in the chat
             self.state.add(t.t("net.seed", seed=st.seed.hex()[:8] if st.seed else "-"), "round")
@@ -503,8 +515,9 @@ class OnlineNotes(SessionPart):
             reason = "left"  # the protocol puts a leave out like a resignation; say which it was
         why_key = f"end.{reason}"
         if why_key in CATALOGUE:
-            self.state.add(self.t.t("net.round_over_why", round=self.s.round_no, result=result,
-                                    why=self.t.t(why_key)), "round")
+            # a ranking ends in the seats' list: the reason goes before it, not beside the last seat
+            key = "net.round_over_ranking_why" if view_for(rnd.game_name).ranking else "net.round_over_why"
+            self.state.add(self.t.t(key, round=self.s.round_no, result=result, why=self.t.t(why_key)), "round")
         else:
             self.state.add(self.t.t("net.round_over", round=self.s.round_no, result=result), "round")
 

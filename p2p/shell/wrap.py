@@ -3,7 +3,7 @@
 prompt_toolkit wraps a window's lines at the last cell, in the middle of a word.  Here a
 line of ``(style, text)`` fragments is broken between words instead; a word wider than
 the pane (a long URL) is the only thing ever cut, and continuation rows are indented so
-they read as part of the line above.  Widths are display cells (``get_cwidth``): an emoji
+they read as part of the line above; a tab starts a continuation row (``/help``).  Widths are display cells (``get_cwidth``): an emoji
 or a CJK character takes two.
 """
 
@@ -49,6 +49,9 @@ def wrap_fragments(fragments: StyleAndTextTuples, width: int, indent: int = 2) -
         for token in _TOKENS.findall(text):
             size = get_cwidth(token)
             if token.isspace():
+                if "\t" in token:
+                    new_row()  # a tab (``/help``): what follows starts a row of its own
+                    continue
                 if used + size > width:
                     new_row()  # a space at the end of a row is dropped
                     continue
@@ -105,13 +108,32 @@ STATUS_ROWS = 2
 """The status line grows to at most this many rows before it is shortened."""
 
 
-def fit_status(text: str, width: int, max_rows: int = STATUS_ROWS) -> list[str]:
-    """The status line in rows of at most ``width`` cells, broken between its
-    " · "-separated parts (inside a part between words), never in a word.
+def fit_status(text: str, width: int, max_rows: int = STATUS_ROWS, keep: str = "") -> list[str]:
+    """The status line (``text``, then ``keep``) in rows of at most ``width`` cells,
+    broken between its " · "-separated parts (inside a part between words), never in a word.
 
     What does not fit into ``max_rows`` rows is dropped at a word boundary and the last
     row ends with "…".  A single word wider than the row is the only thing ever cut.
+    ``keep`` (the score) is never dropped: ``text`` is shortened ("…") to make room.
+
+    >>> fit_status("Round 1 · over: ranking 1. Blue 3 points · 2. Red 0 points", 30, keep="Score a 0 · b 0 · c 0")
+    ['Round 1 · over: ranking 1. …', 'Score a 0 · b 0 · c 0']
     """
+    whole = " · ".join(part for part in (text, keep) if part)
+    rows = _fit_rows(whole, width, max_rows)
+    if not keep or not rows[-1].endswith("…") or not text:
+        return rows
+    words = text.split(" ")
+    while words:  # drop the head's last words until head … and the whole tail fit
+        words.pop()
+        head = " ".join(words).removesuffix(" ·").strip()
+        rows = _fit_rows(f"{head} … · {keep}" if head else keep, width, max_rows)
+        if not rows[-1].endswith("…") or not head:
+            return rows
+    return rows
+
+
+def _fit_rows(text: str, width: int, max_rows: int) -> list[str]:
     width = max(width, 8)
     rows: list[str] = []
     row = ""

@@ -73,7 +73,8 @@ def board(game: Game) -> dict[str, Any]:
     except Exception:  # noqa: BLE001 - one broken position must not end the page
         log.exception("web view state failed for %s", game.name)
         return {"script": FALLBACK_SCRIPT, "state": base_state(game)}
-    return {"script": str(view.script), "state": state, "style": str(getattr(view, "style", ""))}
+    return {"script": str(view.script), "state": state, "style": str(getattr(view, "style", "")),
+            "analysis": getattr(view, "analysis", None) is not None}
 
 
 def replay_states(game: Game) -> list[dict[str, Any]]:

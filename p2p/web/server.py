@@ -149,7 +149,7 @@ class WebServer:
                     continue
                 try:
                     data = json.loads(msg.data)
-                except ValueError:
+                except (ValueError, RecursionError):  # not JSON, or nested beyond reason
                     session.line("warn", "err.action")
                     continue
                 session.spawn(session.handle(data))

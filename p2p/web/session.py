@@ -137,7 +137,8 @@ class WebSession:
             "local_start": self.a_local_start, "local_play": self.a_local_play,
             "local_undo": self.a_local_undo, "local_again": self.a_local_again,
             "local_resign": self.a_local_resign, "local_close": self.a_local_close,
-            "local_replay": self.a_local_replay,
+            "local_replay": self.a_local_replay, "local_hint": self.a_local_hint,
+            "local_analysis": self.a_local_analysis,
         }
 
     # -- talking to pages --------------------------------------------------------------------
@@ -542,6 +543,26 @@ class WebSession:
         states = await asyncio.to_thread(boards.replay_states, local.game.copy())
         self.emit({"t": "replay", "round": "local", "states": states})
 
+    async def a_local_analysis(self, msg: dict[str, Any]) -> None:
+        local = self._need_local()
+        if not local.game.is_over():
+            raise Refused("err.still_running")
+        data = await asyncio.to_thread(boards.analysis, local.game.copy())
+        if data is None:
+            raise Refused("err.no_analysis")
+        self.emit({"t": "analysis", "round": "local", "data": data})
+
+    async def a_local_hint(self, msg: dict[str, Any]) -> None:
+        """The strongest level's move for the person to move (local play only, as in the
+        shell: a hint in an online round would be a computer playing for a person)."""
+        from p2p.ai import hint
+
+        local = self._need_local()
+        if local.game.is_over() or not local.human_to_move():
+            raise Refused("err.over" if local.game.is_over() else "err.not_your_turn")
+        move = await asyncio.to_thread(hint, local.game.copy())
+        self.line("info", "msg.hint", move=move)
+
     def _need_local(self) -> LocalPlay:
         if self.local is None:
             raise Refused("err.no_local")
@@ -797,11 +818,18 @@ class WebSession:
         out["me"] = {"nick": peer.nick, "fp": _fp(peer.public_key), "pk": peer.public_key.hex(),
                      "busy": peer.busy, "acting": peer.acting,
                      "brokers": [[url, ok] for url, ok in peer.brokers()]}
+        from p2p.protocol.clocks import SHOWN_MS, about
+
         lobby = []
         for info in peer.online():
             impostor = friends.impostor_of(info.nick, info.pk)
+            offset = peer.lobby.clocks.offset(info.pk) or 0
+            clock = None
+            if abs(offset) >= SHOWN_MS:  # a clock far off: said, as the shell's /who does
+                amount, unit = about(offset)
+                clock = {"amount": amount, "unit": unit, "ahead": offset > 0}
             lobby.append({"nick": info.nick, "fp": _fp(info.pk), "pk": info.pk.hex(), "busy": info.busy,
-                          "friend": friends.is_friend(info.pk),
+                          "friend": friends.is_friend(info.pk), "clock": clock,
                           "impostor": (friends.nick_of(impostor) or "?") if impostor is not None else ""})
         out["lobby"] = lobby
         online = {info.pk for info in peer.online()}

@@ -142,6 +142,7 @@ class Chess4(Game):
 
     name = "chess4"
     title = "Vierschach (Einzel)"
+    SEAT_NAMES = SEAT_NAMES
 
     def __init__(self, position: Position, options: dict[str, OptionValue]) -> None:
         self._pos = position
@@ -210,13 +211,6 @@ class Chess4(Game):
     def position(self) -> Position:
         """The fast core (see ``movegen``); do not change it behind the game's back."""
         return self._pos
-
-    @property
-    def players(self) -> int:
-        return 4
-
-    def seat_names(self) -> tuple[str, ...]:
-        return SEAT_NAMES
 
     def to_move(self) -> int | None:
         return None if self._pos.over else self._pos.turn

@@ -17,7 +17,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from p2p.games import Game
 from p2p.games.chess4.board import DQUEEN, KING, NEUTRAL, PAWN, maybe_square, on_board, sq_of
-from p2p.shell.boards import DIM, EMPTY_STYLE, SEAT_STYLES, BoardView, _click, _frag
+from p2p.shell.boards import DIM, EMPTY_STYLE, SEAT_STYLES, BoardView, click, frag
 from p2p.shell.game_view import GameView, Note
 from p2p.shell.i18n import Translator
 from p2p.shell.move_input import ENGLISH_LETTERS, GERMAN_LETTERS, Outcome, Refused, Resolved, Select
@@ -88,13 +88,13 @@ def render(game: Game, view: BoardView, t: Translator) -> StyleAndTextTuples:
                 targets.add(squares[1])
     out: StyleAndTextTuples = []
     for rank in range(13, -1, -1):
-        out.append(_frag("", f"{rank + 1:>2} "))
+        out.append(frag("", f"{rank + 1:>2} "))
         for file in range(14):
             label = f"{FILES[file]}{rank + 1}"
             if not on_board(file, rank):
-                out.append(_frag("", "   "))
+                out.append(frag("", "   "))
                 continue
-            handler = _click(view, label)
+            handler = click(view, label)
             p = board[sq_of(file, rank)]
             style = ""
             if p:
@@ -104,7 +104,7 @@ def render(game: Game, view: BoardView, t: Translator) -> StyleAndTextTuples:
                 if view.color:
                     style = DIM if grey else SEAT_STYLES.get(names[owner], "bold")
                 if p & 7 == KING and owner in checked:  # a king in check: "+" and red
-                    out.append(_frag("fg:ansiwhite bg:ansired bold" if view.color else "", "+" + text, handler))
+                    out.append(frag("fg:ansiwhite bg:ansired bold" if view.color else "", "+" + text, handler))
                     continue
             else:
                 text = " *" if label in targets else " ·"
@@ -113,9 +113,9 @@ def render(game: Game, view: BoardView, t: Translator) -> StyleAndTextTuples:
                 style += " reverse"
             elif not view.color and p and (label in targets or label == view.selected):
                 text = text.upper()
-            out.append(_frag(style, " " + text, handler))
-        out.append(_frag("", "\n"))
-    out.append(_frag("", "   " + "".join(f"  {f}" for f in FILES) + "\n"))
+            out.append(frag(style, " " + text, handler))
+        out.append(frag("", "\n"))
+    out.append(frag("", "   " + "".join(f"  {f}" for f in FILES) + "\n"))
     points = " · ".join(f"{t.seat(n)} {p}" for n, p in zip(names, game.scores()))
     _wrapped(out, t.t("board.points", points=points), "")
     if checked:
@@ -255,4 +255,5 @@ def _seats(mask: int) -> list[int]:
 VIEW = GameView(
     rules=RULES, render=render, width=width, shape=SHAPE, resolve=resolve, off_board=off_board,
     notes=notes, click_selects=True, ranking=True, fill_with_computers=True,
+    move_help=("h2-h4", "h2-h4"),
 )

@@ -15,9 +15,9 @@ from p2p.shell.boards import (
     HIGHLIGHT,
     PLAIN_STONES,
     BoardView,
-    _click,
-    _frag,
-    _seat_style,
+    click,
+    frag,
+    seat_style,
 )
 from p2p.shell.game_view import GameView, Note
 from p2p.shell.i18n import Translator
@@ -50,34 +50,34 @@ def render_connect4(game: Game, view: BoardView, t: Translator) -> StyleAndTextT
     last = game.last_column() if hasattr(game, "last_column") else None
     out: StyleAndTextTuples = []
     for row in range(height - 1, -1, -1):
-        out.append(_frag("", "│"))
+        out.append(frag("", "│"))
         for column in range(width):
-            handler = _click(view, str(column + 1))
+            handler = click(view, str(column + 1))
             seat = game.cell(column, row)  # type: ignore[attr-defined]
             if seat < 0:
-                out.append(_frag(EMPTY_STYLE if view.color else "", " ·", handler))
+                out.append(frag(EMPTY_STYLE if view.color else "", " ·", handler))
                 continue
             won = (column, row) in winning
             if view.color:
-                style = _seat_style(game, seat, view)  # the losing discs keep their colour
+                style = seat_style(game, seat, view)  # the losing discs keep their colour
                 if won:
                     style += " reverse"
-                out.append(_frag(style, " ●" if not won else " ◆", handler))
+                out.append(frag(style, " ●" if not won else " ◆", handler))
             else:
                 stone = PLAIN_STONES[seat]
-                out.append(_frag("", " " + (stone.lower() if winning and not won else stone), handler))
-        out.append(_frag("", " │\n"))
-    out.append(_frag("", "└" + "─" * (2 * width + 1) + "┘\n"))
-    out.append(_frag("", " "))
+                out.append(frag("", " " + (stone.lower() if winning and not won else stone), handler))
+        out.append(frag("", " │\n"))
+    out.append(frag("", "└" + "─" * (2 * width + 1) + "┘\n"))
+    out.append(frag("", " "))
     for column in range(width):
         label = str(column + 1)[-1]
         style = HIGHLIGHT if (last == column and view.color) else ""
-        out.append(_frag(style, " " + label, _click(view, str(column + 1))))
-    out.append(_frag("", "\n"))
+        out.append(frag(style, " " + label, click(view, str(column + 1))))
+    out.append(frag("", "\n"))
     if last is not None and not view.color:
-        out.append(_frag("", " " + "  " * last + " ^\n"))
+        out.append(frag("", " " + "  " * last + " ^\n"))
     if getattr(game, "popout", False):
-        out.append(_frag("", f" Pop Out: p1..p{width}\n"))
+        out.append(frag("", f" Pop Out: p1..p{width}\n"))
     return out
 
 
@@ -120,4 +120,5 @@ def single_key(game: Game) -> bool:
 VIEW = GameView(
     rules=RULES, render=render_connect4, width=connect4_width, shape=SHAPE, resolve=resolve,
     off_board=off_board, notes=notes, single_key=single_key, default_mode="2p",
+    move_help=("1..7", "1..7"),
 )

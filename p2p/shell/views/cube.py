@@ -10,7 +10,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from p2p.games import Game
 from p2p.games.cube import Cube
-from p2p.shell.boards import EMPTY_STYLE, PLAIN_STONES, BoardView, _click, _frag, _seat_style
+from p2p.shell.boards import EMPTY_STYLE, PLAIN_STONES, BoardView, click, frag, seat_style
 from p2p.shell.game_view import GameView, Note
 from p2p.shell.i18n import Translator
 from p2p.shell.move_input import Outcome, Refused, Resolved
@@ -55,36 +55,36 @@ def render_cube(game: Game, view: BoardView, t: Translator) -> StyleAndTextTuple
                 preview_cell = pillar + SIZE * SIZE * level
                 preview_text = t.t("board.preview", pillar=pillar_name(pillar), level=level + 1)
     out: StyleAndTextTuples = []
-    out.append(_frag("", "   ".join(t.t("board.level", level=z + 1).ljust(9) for z in range(SIZE)).rstrip() + "\n"))
+    out.append(frag("", "   ".join(t.t("board.level", level=z + 1).ljust(9) for z in range(SIZE)).rstrip() + "\n"))
     for y in range(SIZE - 1, -1, -1):
         for z in range(SIZE):
-            out.append(_frag("", f"{y + 1}"))
+            out.append(frag("", f"{y + 1}"))
             for x in range(SIZE):
                 cell = cell_index(x, y, z)
-                handler = _click(view, pillar_name(x + SIZE * y))
+                handler = click(view, pillar_name(x + SIZE * y))
                 seat = board[cell]
                 if cell == preview_cell:
-                    out.append(_frag("bold" if view.color else "", " *" if not view.color else " ◌", handler))
+                    out.append(frag("bold" if view.color else "", " *" if not view.color else " ◌", handler))
                 elif seat < 0:
-                    out.append(_frag(EMPTY_STYLE if view.color else "", " ·", handler))
+                    out.append(frag(EMPTY_STYLE if view.color else "", " ·", handler))
                 else:
                     mark = "●" if view.color else PLAIN_STONES[seat]
-                    style = _seat_style(game, seat, view)
+                    style = seat_style(game, seat, view)
                     if view.color and cell in completed:
                         style += " reverse"
                     if view.color and cell == last:
                         style += " underline"
                     elif not view.color and cell in completed:
                         mark = mark.lower()
-                    out.append(_frag(style, " " + mark, handler))
-            out.append(_frag("", "   " if z < SIZE - 1 else "\n"))
-    out.append(_frag("", "   ".join("  a b c d".ljust(9) for _ in range(SIZE)).rstrip() + "\n"))
+                    out.append(frag(style, " " + mark, handler))
+            out.append(frag("", "   " if z < SIZE - 1 else "\n"))
+    out.append(frag("", "   ".join("  a b c d".ljust(9) for _ in range(SIZE)).rstrip() + "\n"))
     points = " · ".join(
         f"{t.seat(name)} {p}" for name, p in zip(game.seat_names(), game.scores())
     )
-    out.append(_frag("", t.t("board.points", points=points) + "\n"))
+    out.append(frag("", t.t("board.points", points=points) + "\n"))
     if preview_text:
-        out.append(_frag("", preview_text + "\n"))
+        out.append(frag("", preview_text + "\n"))
     return out
 
 
@@ -122,5 +122,5 @@ def notes(game: Game) -> list[Note]:
 
 VIEW = GameView(
     rules=RULES, render=render_cube, width=cube_width, shape=SHAPE, resolve=resolve,
-    off_board=off_board, notes=notes,
+    off_board=off_board, notes=notes, move_help=("a1..d4", "a1..d4"),
 )

@@ -92,6 +92,14 @@ function resultText(state, winners, label) {
   return t('ui.result.wins', { seats: winners.map(label).join(', ') });
 }
 
+// A slow round's limit per move in the largest unit that divides it: 1 d, 2 h, 30 min.
+function formatLimit(secs) {
+  for (const [size, unit] of [[86400, 'd'], [3600, 'h'], [60, 'min']]) {
+    if (secs % size === 0) return `${secs / size} ${unit}`;
+  }
+  return `${secs} s`;
+}
+
 function formatTime(secs, slow) {
   if (secs === null || secs === undefined) return '';
   if (!slow) return `${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, '0')}`;
@@ -197,6 +205,9 @@ function render() {
   $('me').textContent = snap.me ? `${snap.me.nick} [${snap.me.fp}]` : snap.settings.nick;
   renderRounds(); renderInvitations(); renderLobby(); renderFriends(); renderSettings();
   renderChatTargets(); renderStage();
+  if (!document.hidden) {  // what was seen: the base of "moved while you were away"
+    for (const r of snap.rounds) if (r.board) app.seenMoves.set(r.id, r.board.state.history.length);
+  }
 }
 
 function shownRound() {
@@ -221,8 +232,9 @@ function turnText(r) {
   if (r.over) return t('ui.turn.over');
   if (!r.board || r.phase !== 'play') return t('ui.turn.forming');
   if (r.my_turn) return t('ui.turn.you');
-  const seat = r.board.state.to_move;
-  return t('ui.turn.other', { nick: seat === null ? '?' : seatLabel(r, seat) });
+  const seat = r.seats[r.board.state.to_move];
+  if (!seat) return '?';
+  return t('ui.turn.other', { nick: seat.computer ? t('ui.computer', { level: levelName(seat.computer) }) : seat.nick || '?' });
 }
 
 function renderRounds() {
@@ -234,7 +246,7 @@ function renderRounds() {
     const others = r.seats.filter((s) => !s.me).map((s) => (s.computer ? t('ui.computer', { level: levelName(s.computer) }) : s.nick || t('ui.open'))).join(', ');
     const bits = [`${n + 1}. ${gameTitle(r.game)}`, others, turnText(r)];
     if (r.time_left !== null && !r.over) bits.push(t('ui.time_left', { time: formatTime(r.time_left, r.slow) }));
-    bits.push(r.slow ? t('ui.slow', { limit: formatTime(r.turn, true) }) : t('ui.live'));
+    bits.push(r.slow ? t('ui.slow', { limit: formatLimit(r.turn) }) : t('ui.live'));
     const li = h('li', { class: (r === shown ? 'shown ' : '') + (r.my_turn ? 'mine' : ''), dataset: { round: r.id, turn: r.my_turn ? 'me' : '' } },
       h('button', { type: 'button', class: 'link', on: { click: () => { app.pinned = r.id; app.replay = null; render(); $('stage').focus(); } } }, bits.join(' · ')));
     list.append(li);
@@ -255,7 +267,7 @@ function renderInvitations() {
     const opts = Object.entries(inv.options).filter(([k]) => k !== 'first').map(([k, v]) => `${k}=${v}`).join(' ');
     list.append(h('li', { dataset: { invitation: inv.id } },
       h('div', {}, t('ui.invitation', { from: inv.from, game: gameTitle(inv.game) })),
-      h('div', { class: 'muted' }, [opts, inv.turn ? t('ui.slow', { limit: formatTime(inv.turn, true) }) : t('ui.live')].filter(Boolean).join(' · ')),
+      h('div', { class: 'muted' }, [opts, inv.turn ? t('ui.slow', { limit: formatLimit(inv.turn) }) : t('ui.live')].filter(Boolean).join(' · ')),
       h('button', { type: 'button', class: 'accept', on: { click: () => { app.pinned = null; send('accept', { id: inv.id }); } } }, t('ui.accept')),
       h('button', { type: 'button', class: 'decline', on: { click: () => send('decline', { id: inv.id }) } }, t('ui.decline'))));
   }
@@ -271,13 +283,15 @@ function renderLobby() {
     const box = h('input', { type: 'checkbox', checked: app.chosen.has(p.pk), 'aria-label': p.nick, dataset: { pk: p.pk },
       on: { change: (ev) => { if (ev.target.checked) app.chosen.add(p.pk); else app.chosen.delete(p.pk); buildStarter(); } } });
     const label = h('label', {}, box, ' ', p.friend ? '★ ' : '', p.nick, ' ', h('span', { class: 'fp' }, `[${p.fp}]`),
-      ' · ', p.busy ? t('ui.busy') : t('ui.free'));
+      ' · ', p.busy ? t('ui.busy') : t('ui.free'),
+      p.clock ? ' · ' + t(p.clock.ahead ? 'ui.clock_ahead' : 'ui.clock_behind', p.clock) : '');
     const li = h('li', { dataset: { nick: p.nick } }, label);
     if (p.impostor) li.append(h('div', { class: 'warn' }, '⚠ ' + t('ui.impostor', { friend: p.impostor })));
     if (!p.friend) li.append(h('button', { type: 'button', class: 'small', on: { click: () => send('friend', { who: p.pk }) } }, t('ui.befriend')));
     list.append(li);
   }
   for (const pk of [...app.chosen]) if (!snap.lobby.some((p) => p.pk === pk)) app.chosen.delete(pk);
+  buildStarter();
   if (!snap.lobby.length) list.append(h('li', { class: 'muted' }, t('ui.lobby.empty')));
 }
 
@@ -355,6 +369,8 @@ function playMove(move) {
 
 function renderStage() {
   const shown = shownRound();
+  const chartKey = shown === 'local' ? 'local' : shown ? shown.id : '';
+  if (app.chartKey !== chartKey) { app.chartKey = chartKey; $('chart').hidden = true; $('chart').replaceChildren(); }
   const status = $('status');
   const controls = $('controls');
   const result = $('result');
@@ -362,6 +378,7 @@ function renderStage() {
   result.replaceChildren();
   result.hidden = true;
   $('takeback-note').hidden = true;
+  $('moves-box').hidden = !shown;
   if (!shown) {
     status.textContent = t('ui.welcome');
     status.dataset.over = ''; status.dataset.roundNo = '';
@@ -386,12 +403,15 @@ function renderStage() {
     else if (!l.human_turn) statusText = t('ui.status.thinking', { seat: label(state.to_move) });
     else statusText = t('ui.status.other', { seat: label(state.to_move) });
     scoreText = l.score.map((s, i) => `${label(i)} ${s}`).join(' · ');
-    controls.append(
+    controls.append(...[
       h('button', { type: 'button', id: 'btn-undo', on: { click: () => send('local_undo') } }, t('ui.undo')),
+      h('button', { type: 'button', id: 'btn-hint', on: { click: () => send('local_hint') } }, t('ui.hint')),
       h('button', { type: 'button', id: 'btn-resign', on: { click: () => send('local_resign') } }, t('ui.resign')),
       h('button', { type: 'button', id: 'btn-again', on: { click: () => { app.replay = null; send('local_again'); } } }, t('ui.again')),
       h('button', { type: 'button', id: 'btn-replay', on: { click: () => send('local_replay') } }, t('ui.replay')),
-      h('button', { type: 'button', id: 'btn-close', on: { click: () => { app.pinned = null; app.replay = null; send('local_close'); } } }, t('ui.local.close')));
+      over && l.board.analysis ? h('button', { type: 'button', id: 'btn-analysis', on: { click: () => send('local_analysis') } }, t('ui.analysis')) : null,
+      h('button', { type: 'button', id: 'btn-close', on: { click: () => { app.pinned = null; app.replay = null; send('local_close'); } } }, t('ui.local.close')),
+    ].filter(Boolean));
   } else {
     const r = shown;
     key = r.id;
@@ -434,7 +454,7 @@ function renderStage() {
     if (over) {
       if (r.admin) controls.append(h('button', { type: 'button', id: 'btn-again', on: { click: () => { app.pinned = null; app.replay = null; send('again', { round: r.id }); } } }, t('ui.again')));
       controls.append(h('button', { type: 'button', id: 'btn-replay', on: { click: () => send('replay', { round: r.id }) } }, t('ui.replay')));
-      if (r.game === 'connect4') controls.append(h('button', { type: 'button', id: 'btn-analysis', on: { click: () => send('analysis', { round: r.id }) } }, t('ui.analysis')));
+      if (r.board.analysis) controls.append(h('button', { type: 'button', id: 'btn-analysis', on: { click: () => send('analysis', { round: r.id }) } }, t('ui.analysis')));
     }
   }
   // the replay of a finished round, or the live position
@@ -472,7 +492,6 @@ function renderStage() {
     // the games' own boards draw their result card; the plain board gets ours
     result.hidden = !(over && result.childElementCount && entry.script === 'boards/fallback.js');
   });
-  trackMoves(shown, state);
 }
 
 // A board's style sheet (the view's ``style``), added once.
@@ -492,7 +511,11 @@ function showAnalysis(data) {
   import('/static/boards/chart.js').then((mod) => {
     mod.drawChart(el, data, {
       lang: app.lang, seats,
-      onPick: (ply) => { if (shown && shown !== 'local') { app.pendingPly = ply; send('replay', { round: shown.id }); } },
+      onPick: (ply) => {
+        app.pendingPly = ply;
+        if (shown === 'local') send('local_replay');
+        else if (shown) send('replay', { round: shown.id });
+      },
     });
   }).catch(() => {
     el.append(h('p', {}, data.map((row) => `${row.ply}: ${row.score ?? '?'}`).join(' · ')));
@@ -510,12 +533,6 @@ function yourTurn(msg) {
     try { new Notification(title, { body, tag: 'p2p-' + msg.round }); } catch { /* falls back to the title */ }
   }
   document.title = '● ' + title;
-}
-
-function trackMoves(shown, state) {
-  if (document.hidden) return;
-  const key = shown === 'local' ? 'local' : shown.id;
-  app.seenMoves.set(key, state.history.length);
 }
 
 document.addEventListener('visibilitychange', () => {
@@ -580,12 +597,12 @@ function buildNewForm() {
     app.games.map((g) => h('option', { value: g.name, selected: g.name === game }, g.title[app.lang === 'de' ? 0 : 1])))));
   for (const [key, value] of Object.entries(info.options)) {
     if (key === 'first') continue;
-    const labelKey = { width: 'ui.size', players: 'ui.players', popout: 'ui.popout' }[key];
-    const text = labelKey ? `${t(labelKey)} (${key})` : key;
+    const text = app.texts['opt.' + key] ? t('opt.' + key) : key;
     if (typeof value === 'boolean') {
       fields.push(h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'opt-' + key, id: 'opt-' + key, checked: value }), ' ', text));
     } else {
-      fields.push(h('label', {}, text, h('input', { type: 'number', name: 'opt-' + key, id: 'opt-' + key, value: String(value), min: 0, max: 99 })));
+      const onInput = key === 'players' ? { input: () => buildSeats() } : undefined;
+      fields.push(h('label', {}, text, h('input', { type: 'number', name: 'opt-' + key, id: 'opt-' + key, value: String(value), min: 0, max: 99, on: onInput })));
     }
   }
   fields.push(h('label', {}, t('ui.computers'), h('input', { type: 'number', name: 'computers', id: 'new-computers', value: '0', min: 0, max: 3 })));
@@ -597,17 +614,31 @@ function buildNewForm() {
   fields.push(h('div', { class: 'row' },
     h('button', { type: 'button', id: 'btn-invite', on: { click: () => newRound('invite') } }, t('ui.invite')),
     h('button', { type: 'button', id: 'btn-private', on: { click: () => newRound('private') } }, t('ui.private'))));
-  const seats = h('fieldset', { id: 'local-seats' }, h('legend', {}, t('ui.local')));
-  const count = info.players;
-  for (let i = 0; i < count; i++) {
-    seats.append(h('label', {}, t('ui.local.seat', { n: i + 1 }), h('select', { name: 'seat' + i, id: 'local-seat' + i },
-      h('option', { value: '' }, t('ui.local.person')),
-      info.levels.map((lv) => h('option', { value: lv }, t('ui.computer', { level: levelName(lv) }))))));
-  }
-  seats.append(h('button', { type: 'button', id: 'btn-local', on: { click: () => localStart() } }, t('ui.local.start')));
+  const seats = h('fieldset', { id: 'local-seats' });
   fields.push(seats);
   form.replaceChildren(...fields);
+  buildSeats();
   buildStarter();
+}
+
+// The seats of a game here on this device: a person or a computer level each (as many as
+// the players field says, for a game that has one).
+function buildSeats() {
+  const info = gameInfo(app.formGame);
+  const field = $('opt-players');
+  const wanted = field ? Number.parseInt(field.value, 10) : NaN;
+  const count = Number.isInteger(wanted) && wanted > 0 && wanted <= 8 ? wanted : info.players;
+  const seats = $('local-seats');
+  const kept = [...seats.querySelectorAll('select')].map((el) => el.value);
+  seats.replaceChildren(h('legend', {}, t('ui.local')));
+  for (let i = 0; i < count; i++) {
+    const select = h('select', { name: 'seat' + i, id: 'local-seat' + i },
+      h('option', { value: '' }, t('ui.local.person')),
+      info.levels.map((lv) => h('option', { value: lv }, t('ui.computer', { level: levelName(lv) }))));
+    if (kept[i] !== undefined) select.value = kept[i];
+    seats.append(h('label', {}, t('ui.local.seat', { n: i + 1 }), select));
+  }
+  seats.append(h('button', { type: 'button', id: 'btn-local', on: { click: () => localStart() } }, t('ui.local.start')));
 }
 
 function buildStarter() {
@@ -649,14 +680,8 @@ function newRound(kind) {
 }
 
 function localStart() {
-  const info = gameInfo(app.formGame);
   const options = formOptions();
-  const players = options.players || info.players;
-  const seats = [];
-  for (let i = 0; i < players; i++) {
-    const el = $('local-seat' + i);
-    seats.push(el && el.value ? el.value : null);
-  }
+  const seats = [...$('local-seats').querySelectorAll('select')].map((el) => el.value || null);
   app.pinned = 'local'; app.replay = null;
   send('local_start', { game: app.formGame, options, seats });
 }
@@ -719,6 +744,13 @@ function wire() {
     if (changed) { renderRounds(); }
   }, 1000);
 }
+
+// Browsers ask for the notification permission only after a user gesture: the first
+// click on the page asks, when notifications are on in the settings.
+document.addEventListener('click', () => {
+  if (app.snap && app.snap.settings.notifications && 'Notification' in window
+      && Notification.permission === 'default') Notification.requestPermission().catch(() => {});
+}, { once: true });
 
 wire();
 connect();
