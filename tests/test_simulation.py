@@ -47,10 +47,10 @@ def test_the_silent_loser_finds_nothing_under_rules_v3() -> None:
 
 @pytest.mark.xfail(
     strict=False,
-    reason="today's conflict rules let a silent loser take a finished game and fork"
-    " three seats (issue 23 items 1-2, branch 'rules'); on the rules branch (ee43c33)"
-    " mixed/48 (a lost equivocation proof is never sent again) and mixed/108 (a local"
-    " 'abandoned' end stays) still diverge; flip to a plain test when all are mended",
+    reason="rules v2 let a silent loser take a finished game and fork three seats"
+    " (issue 23 items 1-2, mended by rules v3); under rules v3 (main d85438b) mixed/48 (a lost"
+    " equivocation proof is never sent again) and mixed/108 (a local 'abandoned' end"
+    " stays) still diverge; flip to a plain test when all are mended",
 )
 def test_no_violation_in_N_schedules() -> None:
     """A few hundred schedules: faults only, a random adversary, and the silent loser."""
