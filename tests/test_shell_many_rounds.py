@@ -78,10 +78,16 @@ def test_three_slow_rounds_and_a_live_one_listed_resumed_and_told(tmp_path: Path
                 assert me.busy
                 slow_bob = await accept(h, bob, slow=True, start=1)  # we start, then bob
                 await h.wait_for(lambda: h.controller.online.round.id == slow_bob.id, 10)
+                # our own side must hold the start too before the digit can play (the
+                # admin's wait_started says only that the admin has it)
+                await h.wait_for(lambda: me.rounds[slow_bob.id].is_my_turn, 10)
                 await h.type_line("4")
                 await slow_bob.wait_turn(10)
                 slow_carol = await accept(h, carol, slow=True, start=1)  # we start, then carol
                 await h.wait_for(lambda: h.controller.online.round.id == slow_carol.id, 10)
+                # our own side must hold the start too before the digit can play (the
+                # admin's wait_started says only that the admin has it)
+                await h.wait_for(lambda: me.rounds[slow_carol.id].is_my_turn, 10)
                 await h.type_line("4")
                 await slow_carol.wait_turn(10)
                 slow_dave = await accept(h, dave, slow=True, start=0)  # dave to move
