@@ -164,7 +164,8 @@ def test_online_rounds_of_the_other_games(tmp_path: Path, broker_url: str, invit
                 await h.wait_screen("robo [", 10)
                 await h.type_line(invite)
                 await h.wait_screen("To move: Red (you)", 15)
-                assert board_text in h.screen()
+                # the status line and the board pane are drawn in separate renders
+                await h.wait_screen(board_text, 10)
                 await _play_until_over(h)
                 await h.wait_screen("Round 1 over", 10)
         finally:
