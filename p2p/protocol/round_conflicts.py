@@ -350,7 +350,7 @@ def rejudge(m: RoundMachine, now: int) -> list[Effect]:
 
 def readmit(m: RoundMachine, keep: Event) -> None:
     """We switched to ``keep``: the chain events built on it that we held only as signs
-    wait among the pending events again (``_drain_pending`` applies those that fit)."""
+    wait among the pending events again (``round_receive.drain_pending`` applies those that fit)."""
     held = [e for kept in m._signs.values() for e in kept if e.seq is not None]
     ids = branch_ids(keep, held)
     for event in sorted(held, key=lambda e: (e.seq or 0, e.id)):
