@@ -519,10 +519,12 @@ class RoundMachine:
             if event.pk != self.me.public_key and event.prev is not None:
                 self._vouched.add(event.prev)  # it names its head: it holds that event
             return signs + round_side.answer_sync(self, event, now)
-        if event.seq is not None and self._local_end:
-            return [dropped(event, f"the round has ended here ({self.state.end_reason})")]
-        self._accepted_side = False
         effects: list[Effect] = []
+        if event.seq is not None and self._local_end:
+            if not self._goes_on(event):
+                return [dropped(event, f"the round has ended here ({self.state.end_reason})")]
+            effects.append(Notice("the round we took as abandoned goes on", "goes_on"))
+        self._accepted_side = False
         if event.seq is not None:
             effects += self._receive_chain(event, now)
         else:
@@ -860,6 +862,28 @@ class RoundMachine:
         self.phase_since = now
         code = reason.split(":")[0]  # expired / abandoned
         return [Notice(f"the round ended here: {reason}", "cancelled", {"reason": code})]
+
+    def _goes_on(self, event: Event) -> bool:
+        """A round we ended here as *abandoned* moves on after all: ``event`` is a valid
+        next chain event (its forfeiter came back and signed).  The local end is lifted
+        (True; ``_receive_chain`` applies it), as every member that waited longer
+        applies it: a local end never outlives the chain it was a guess about (§15.6)."""
+        st = self.state
+        if (
+            not st.end_reason.startswith("abandoned")
+            or event.seq != len(st.chain)
+            or event.prev != st.head.id
+        ):
+            return False
+        trial = st.snapshot()
+        trial.phase, trial.end_reason = Phase.PLAY, ""
+        try:
+            trial.apply(event)
+        except RoundError:
+            return False
+        st.phase, st.end_reason = Phase.PLAY, ""
+        self._local_end = False
+        return True
 
     def _due_forfeit(self, now: int) -> dict[str, Any] | None:
         """The body of the forfeit we may sign now, or ``None``.

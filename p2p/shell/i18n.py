@@ -534,6 +534,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Wer am Zug ist und wer ihn aufgeben lassen dürfte, sind beide fort; die Runde ist beendet.",
         "The player to move and whoever may forfeit them are both gone; the round has ended.",
     ),
+    "notice.goes_on": (
+        "Die Runde geht doch weiter: wer aufgeben lassen darf, ist zurück.",
+        "The round goes on after all: whoever may forfeit is back.",
+    ),
     "notice.cancelled.void": (
         "Der Einladende hat zwei Ereignisse für eine Stelle signiert; die Runde ist ungültig.",
         "The inviting player signed two events for one position; the round is void.",

@@ -340,7 +340,8 @@ class OnlineNotes(SessionPart):
         elif code == "other_session":
             way = "plays" if params.get("acting") else "watches"
             self.state.add(t.t(f"notice.other_session.{way}"), "warn")
-        elif code in ("other_session_took_over", "other_session_gone", "took_over", "broker_no_retained"):
+        elif code in ("other_session_took_over", "other_session_gone", "took_over", "broker_no_retained",
+                      "goes_on"):
             self.state.add(t.t(f"notice.{code}"), "warn")
         elif code == "draw_left_out":
             seats = params.get("seats") or []
