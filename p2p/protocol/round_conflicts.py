@@ -235,7 +235,7 @@ def status(
     prev = m.state.chain[seq - 1]
     j = judge(
         rival, forfeit, prev, ends, m.timeouts, held, fb, rb,
-        next_owner=trial.owner(), turn_start=turn_start(m, seq),
+        next_owner=trial.owner(), turn_start=turn_start(m, seq), rules=m.rules,
     )
     keep = j.keep
     if (

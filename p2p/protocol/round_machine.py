@@ -45,7 +45,14 @@ from p2p.protocol import draw, events, round_conflicts, round_notices, round_sid
 from p2p.protocol.admission import WHY_UNKNOWN_NON_MEMBER, refusal
 from p2p.protocol.chat import RateLimiter, clean_line
 from p2p.protocol.clocks import ROUND_TOLERANCE_MS, ClockOffsets
-from p2p.protocol.conflicts import MAX_AHEAD_MS, MAX_PENDING, MAX_REWIND, MAX_VOUCHED, SeenIds
+from p2p.protocol.conflicts import (
+    MAX_AHEAD_MS,
+    MAX_PENDING,
+    MAX_REWIND,
+    MAX_VOUCHED,
+    RULES_VERSION,
+    SeenIds,
+)
 from p2p.protocol.effects import (
     CANCEL_EXPIRED,
     CANCEL_NO_COMMIT,
@@ -550,6 +557,10 @@ class RoundMachine:
 
     _accepted_side = False
     """Set when a side event entered the pool (so ``receive`` knows to react)."""
+
+    rules = RULES_VERSION
+    """The conflict table this machine judges by (docs §8.1).  Only the simulator sets
+    2 (``python -m p2p.sim --rules 2``), to show the hole of the old table."""
 
     def _receive_chain(self, event: Event, now: int) -> list[Effect]:
         """A chain event: cheap checks first (position, member, clock), then apply."""

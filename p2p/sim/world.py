@@ -25,6 +25,7 @@ import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from p2p.protocol.conflicts import RULES_VERSION
 from p2p.protocol.effects import Applied, Effect, Equivocation, Publish, Rewound
 from p2p.protocol.events import Event
 from p2p.protocol.identity import Identity
@@ -109,8 +110,11 @@ class Signed:
 class World:
     """One schedule: build the round, run it to the end and keep what the checks need."""
 
-    def __init__(self, scenario: Scenario) -> None:
+    def __init__(self, scenario: Scenario, rules: int = RULES_VERSION) -> None:
         self.sc = scenario
+        self.rules = rules
+        """The conflict table the members judge by (``RoundMachine.rules``): 2 shows the
+        hole of the old table (``python -m p2p.sim --rules 2``)."""
         seed = scenario.seed
         tag = f"{scenario.family}/{seed}"
         self.net_rng = random.Random(f"net/{tag}")
@@ -170,11 +174,13 @@ class World:
             None, nonce, timeouts=LIVE, turn_s=self.turn_s,
         )
         admin.machine = machine
+        machine.rules = self.rules
         admin.log = [e.raw for e in machine.log()]
         genesis = machine.state.genesis
         for m in self.members[1:]:
             nonce = random.Random(f"nonce/{sc.family}/{sc.seed}/{m.index}").randbytes(32)
             m.machine = RoundMachine(m.identity, genesis, nonce, now=m.clock(0), timeouts=LIVE)
+            m.machine.rules = self.rules
             m.log = [genesis.raw]
         self.run_effects(admin, effects)
         for m in self.members[1:]:
@@ -296,6 +302,7 @@ class World:
             m.machine = machine_from_replay(  # as p2p.peer.opening.resume
                 m.identity, replay, random.Random(self.t).randbytes(32),
                 now=m.clock(self.t), timeouts=LIVE)
+        m.machine.rules = self.rules
         m.log = [e.raw for e in m.machine.log_events()]  # RoundLink.start_log
         m.down_since = None
         m.link = "up"
