@@ -137,6 +137,9 @@ def append_move(m: RoundMachine, text: str, now: int) -> list[Effect]:
     assert st.game is not None
     trial = st.game.copy()
     trial.push(text)
-    return m._append(
-        "move", {"ply": st.ply, "move": text, "state": trial.state_hash()}, now
-    )
+    digest = trial.state_hash()
+    m._advanced = (trial, digest)  # applied as it is: not played and hashed twice
+    try:
+        return m._append("move", {"ply": st.ply, "move": text, "state": digest}, now)
+    finally:
+        m._advanced = None

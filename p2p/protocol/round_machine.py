@@ -40,6 +40,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from p2p.games.base import Game
 from p2p.protocol import (
     draw,
     events,
@@ -53,7 +54,7 @@ from p2p.protocol import (
 from p2p.protocol.chat import RateLimiter
 from p2p.protocol.clocks import ROUND_TOLERANCE_MS, ClockOffsets
 from p2p.protocol.conflicts import MAX_PENDING as MAX_PENDING
-from p2p.protocol.conflicts import MAX_REWIND, MAX_VOUCHED, SeenIds
+from p2p.protocol.conflicts import MAX_REWIND, MAX_VOUCHED, RULES_VERSION, SeenIds
 from p2p.protocol.effects import (
     Applied,
     Dropped,
@@ -124,6 +125,8 @@ class RoundMachine:
         """Ids processed once already (bounded); chain positions are checked by id too."""
         self.pending: dict[str, Event] = {}
         self.side: dict[tuple[str, bytes], Event] = {}
+        self._advanced: tuple[Game, str] | None = None
+        """Our move's game and state hash while we sign it (``_append_move``)."""
         self.phase_since = now
         self.expired = False
         self._chat_limit = RateLimiter()
@@ -485,6 +488,10 @@ class RoundMachine:
     _accepted_side = False
     """Set when a side event entered the pool (so ``receive`` knows to react)."""
 
+    rules = RULES_VERSION
+    """The conflict table this machine judges by (docs §8.1).  Only the simulator sets
+    2 (``python -m p2p.sim --rules 2``), to show the hole of the old table."""
+
     def local_time(self, pk: bytes, ts: int) -> int:
         """``pk``'s signed time ``ts`` on our clock: corrected by its estimated offset, at
         most by ``ROUND_TOLERANCE_MS`` (docs/protocol.md, "Time")."""
@@ -527,6 +534,17 @@ class RoundMachine:
         return [s for s in seats if s not in held]
 
     # -- acting on our own -------------------------------------------------------------
+
+    def held(self, value: object) -> Event | None:
+        """The pooled side event that an embedded envelope ``value`` claims to be (same
+        kind and key), if we hold one; ``events.parse`` compares the bytes, so a sealed
+        copy of it needs no second signature check."""
+        if not isinstance(value, dict) or not isinstance(value.get("pk"), str):
+            return None
+        try:
+            return self.side.get((value.get("kind"), bytes.fromhex(value["pk"])))  # type: ignore[arg-type]
+        except ValueError:
+            return None
 
     def _pooled(self, kind: str) -> list[Event]:
         """Pooled side events of ``kind``, in seat order."""

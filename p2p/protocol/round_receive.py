@@ -14,6 +14,7 @@ from p2p.protocol.effects import (
     Applied,
     Dropped,
     Effect,
+    Notice,
     Rewound,
     dropped,
 )
@@ -64,10 +65,12 @@ def receive(m: RoundMachine, event: Event, now: int) -> list[Effect]:
         if event.pk != m.me.public_key and event.prev is not None:
             m._vouched.add(event.prev)  # it names its head: it holds that event
         return signs + round_side.answer_sync(m, event, now)
-    if event.seq is not None and m._local_end:
-        return [dropped(event, f"the round has ended here ({m.state.end_reason})")]
-    m._accepted_side = False
     effects: list[Effect] = []
+    if event.seq is not None and m._local_end:
+        if not goes_on(m, event):
+            return [dropped(event, f"the round has ended here ({m.state.end_reason})")]
+        effects.append(Notice("the round we took as abandoned goes on", "goes_on"))
+    m._accepted_side = False
     if event.seq is not None:
         effects += receive_chain(m, event, now)
     else:
@@ -126,7 +129,8 @@ def receive_chain(m: RoundMachine, event: Event, now: int) -> list[Effect]:
     snapshot = st.snapshot()
     mover = _mover(st, event)
     try:
-        st.apply(event)
+        st.apply(event, m._advanced if event.pk == m.me.public_key else None)
+        m._advanced = None
     except RoundError as err:
         return [dropped(event, str(err)), *round_notices.draw_dispute(m, event)]
     round_conflicts.keep_snapshot(m, seq, snapshot)
@@ -255,3 +259,26 @@ def drain_pending(m: RoundMachine, now: int) -> list[Effect]:
                 )  # never loop on an event parked again
                 break
     return effects
+
+
+def goes_on(m: RoundMachine, event: Event) -> bool:
+    """A round we ended here as *abandoned* moves on after all: ``event`` is a valid
+    next chain event (its forfeiter came back and signed).  The local end is lifted
+    (True; ``receive_chain`` applies it), as every member that waited longer
+    applies it: a local end never outlives the chain it was a guess about (§15.6)."""
+    st = m.state
+    if (
+        not st.end_reason.startswith("abandoned")
+        or event.seq != len(st.chain)
+        or event.prev != st.head.id
+    ):
+        return False
+    trial = st.snapshot()
+    trial.phase, trial.end_reason = Phase.PLAY, ""
+    try:
+        trial.apply(event)
+    except RoundError:
+        return False
+    st.phase, st.end_reason = Phase.PLAY, ""
+    m._local_end = False
+    return True
