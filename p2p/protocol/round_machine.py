@@ -40,7 +40,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from p2p.games.base import CodedError
+from p2p.games.base import CodedError, Game
 from p2p.protocol import draw, events, round_conflicts, round_notices, round_side
 from p2p.protocol.admission import WHY_UNKNOWN_NON_MEMBER, refusal
 from p2p.protocol.chat import RateLimiter, clean_line
@@ -159,6 +159,8 @@ class RoundMachine:
         """Ids processed once already (bounded); chain positions are checked by id too."""
         self.pending: dict[str, Event] = {}
         self.side: dict[tuple[str, bytes], Event] = {}
+        self._advanced: tuple[Game, str] | None = None
+        """Our move's game and state hash while we sign it (``_append_move``)."""
         self.phase_since = now
         self.expired = False
         self._chat_limit = RateLimiter()
@@ -593,7 +595,8 @@ class RoundMachine:
         snapshot = st.snapshot()
         mover = _mover(st, event)
         try:
-            st.apply(event)
+            st.apply(event, self._advanced if event.pk == self.me.public_key else None)
+            self._advanced = None
         except RoundError as err:
             return [dropped(event, str(err)), *round_notices.draw_dispute(self, event)]
         round_conflicts.keep_snapshot(self, seq, snapshot)
@@ -927,6 +930,17 @@ class RoundMachine:
 
     # -- acting on our own -------------------------------------------------------------
 
+    def held(self, value: object) -> Event | None:
+        """The pooled side event that an embedded envelope ``value`` claims to be (same
+        kind and key), if we hold one; ``events.parse`` compares the bytes, so a sealed
+        copy of it needs no second signature check."""
+        if not isinstance(value, dict) or not isinstance(value.get("pk"), str):
+            return None
+        try:
+            return self.side.get((value.get("kind"), bytes.fromhex(value["pk"])))  # type: ignore[arg-type]
+        except ValueError:
+            return None
+
     def _pooled(self, kind: str) -> list[Event]:
         """Pooled side events of ``kind``, in seat order."""
         found = [e for (k, _), e in self.side.items() if k == kind]
@@ -1135,9 +1149,12 @@ class RoundMachine:
         assert st.game is not None
         trial = st.game.copy()
         trial.push(text)
-        return self._append(
-            "move", {"ply": st.ply, "move": text, "state": trial.state_hash()}, now
-        )
+        digest = trial.state_hash()
+        self._advanced = (trial, digest)  # applied as it is: not played and hashed twice
+        try:
+            return self._append("move", {"ply": st.ply, "move": text, "state": digest}, now)
+        finally:
+            self._advanced = None
 
     # -- user actions -----------------------------------------------------------------
 
