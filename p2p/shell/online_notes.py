@@ -348,7 +348,12 @@ class OnlineNotes(SessionPart):
         elif code == "other_session":
             way = "plays" if params.get("acting") else "watches"
             self.state.add(t.t(f"notice.other_session.{way}"), "warn")
-        elif code in ("other_session_took_over", "other_session_gone", "took_over", "broker_no_retained"):
+        elif code == "broker_too_large":
+            what = t.t(f"notice.broker_too_large.{params.get('what')}")
+            self.state.add(t.t("notice.broker_too_large", what=what, size=params.get("size", "?"),
+                               limit=params.get("limit", "?"), broker=params.get("broker", "?")), "warn")
+        elif code in ("other_session_took_over", "other_session_gone", "took_over", "broker_no_retained",
+                      "goes_on"):
             self.state.add(t.t(f"notice.{code}"), "warn")
         elif code == "draw_left_out":
             seats = params.get("seats") or []
