@@ -513,7 +513,7 @@ class WebSession:
         if rnd.game is None or not rnd.game.is_over():
             raise Refused("err.still_running")
         data = await asyncio.to_thread(boards.analysis, rnd.game.copy())
-        if data is None:
+        if not data:  # no review for this game, or none for this round (Pop Out, no moves)
             raise Refused("err.no_analysis")
         self.emit({"t": "analysis", "round": rnd.id, "data": data})
 
@@ -609,7 +609,7 @@ class WebSession:
         if not local.game.is_over():
             raise Refused("err.still_running")
         data = await asyncio.to_thread(boards.analysis, local.game.copy())
-        if data is None:
+        if not data:  # no review for this game, or none for this round (Pop Out, no moves)
             raise Refused("err.no_analysis")
         self.emit({"t": "analysis", "round": "local", "data": data})
 
