@@ -45,6 +45,18 @@ def test_the_silent_loser_finds_nothing_under_rules_v3() -> None:
     assert not failing, "\n".join(r.report() for r in failing[:5])
 
 
+def test_the_simulator_still_finds_the_silent_loser_on_the_v2_rules() -> None:
+    """The switch to the old table (``simulate(..., rules=2)``, ``--rules 2``: rules v2's
+    "held as final" counted the forfeiter's own sign): the same family finds the hole
+    of issue 23 again, in two seats and three, with the adversary winning."""
+    results = [simulate("silent_loser", seed, rules=2) for seed in range(16)]
+    failing = [r for r in results if not r.ok]
+    assert {r.scenario.seats for r in failing} >= {2, 3}
+    codes = {code for r in failing for code, _ in r.violations}
+    assert {"timely-replaced", "adversary-gain"} <= codes
+    assert all("--rules 2" in r.report() for r in failing)
+
+
 @pytest.mark.xfail(
     strict=False,
     reason="rules v2 let a silent loser take a finished game and fork three seats"

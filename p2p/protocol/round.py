@@ -389,8 +389,13 @@ class RoundState:
 
     # -- appending -----------------------------------------------------------------------
 
-    def apply(self, event: Event) -> None:
-        """Append one chain event; ``RoundError`` (state unchanged) if it does not fit."""
+    def apply(self, event: Event, advanced: tuple[Game, str] | None = None) -> None:
+        """Append one chain event; ``RoundError`` (state unchanged) if it does not fit.
+
+        ``advanced``: for a move we have just signed, the copy of our game on which we
+        played it and its state hash (``RoundMachine._append_move``): taken as the new
+        position instead of playing and encoding the move a second time.
+        """
         if event.round != self.round_id:
             raise RoundError("event of another round")
         if event.v != self.genesis.v:
@@ -419,7 +424,10 @@ class RoundState:
         handler = getattr(self, f"_apply_{event.kind}", None)
         if handler is None:
             raise RoundError(f"{event.kind} is not a chain event")
-        handler(event)  # each handler validates fully before it changes anything
+        if event.kind == "move":
+            self._apply_move(event, advanced)
+        else:
+            handler(event)  # each handler validates fully before it changes anything
         self.chain.append(event)
 
     def _sealed_side(
@@ -540,7 +548,7 @@ class RoundState:
         assert level is not None
         return choose_move(self.game, level, draw.ply_seed(self.seed, self.ply))
 
-    def _apply_move(self, event: Event) -> None:
+    def _apply_move(self, event: Event, advanced: tuple[Game, str] | None = None) -> None:
         if self.phase is not Phase.PLAY or self.game is None:
             raise RoundError("no move outside play")
         body = event.body
@@ -560,6 +568,17 @@ class RoundState:
                 raise RoundError(
                     f"the computer at seat {seat} plays {expected}, not {text}"
                 )
+        if (
+            advanced is not None
+            and advanced[1] == body["state"]
+            and advanced[0].history() == [*self.game.history(), text]
+        ):
+            self.game = advanced[0]  # played and hashed once, by ourselves, just now
+            self.ply += 1
+            if self.game.is_over():
+                self.phase = Phase.OVER
+                self.end_reason = "game over"
+            return
         try:
             self.game.push(text)
         except MoveError as err:
@@ -656,7 +675,7 @@ class RoundState:
         the chain (a claim of "offline" without it is refused)."""
         if "evidence" not in event.body:
             raise RoundError("an offline forfeit needs the seat's signed offline presence")
-        will = events.from_value(event.body["evidence"], nested=True, versions=(event.v,))
+        will = event.evidence()  # checked with the forfeit, signature included
         why = evidence_error(self, seat, will, event.ts)
         if why is not None:
             raise RoundError(why)

@@ -40,12 +40,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from p2p.games.base import CodedError
+from p2p.games.base import CodedError, Game
 from p2p.protocol import draw, events, round_conflicts, round_notices, round_side
 from p2p.protocol.admission import WHY_UNKNOWN_NON_MEMBER, refusal
 from p2p.protocol.chat import RateLimiter, clean_line
 from p2p.protocol.clocks import ROUND_TOLERANCE_MS, ClockOffsets
-from p2p.protocol.conflicts import MAX_AHEAD_MS, MAX_PENDING, MAX_REWIND, MAX_VOUCHED, SeenIds
+from p2p.protocol.conflicts import (
+    MAX_AHEAD_MS,
+    MAX_PENDING,
+    MAX_REWIND,
+    MAX_VOUCHED,
+    RULES_VERSION,
+    SeenIds,
+)
 from p2p.protocol.effects import (
     CANCEL_EXPIRED,
     CANCEL_NO_COMMIT,
@@ -152,6 +159,8 @@ class RoundMachine:
         """Ids processed once already (bounded); chain positions are checked by id too."""
         self.pending: dict[str, Event] = {}
         self.side: dict[tuple[str, bytes], Event] = {}
+        self._advanced: tuple[Game, str] | None = None
+        """Our move's game and state hash while we sign it (``_append_move``)."""
         self.phase_since = now
         self.expired = False
         self._chat_limit = RateLimiter()
@@ -519,10 +528,12 @@ class RoundMachine:
             if event.pk != self.me.public_key and event.prev is not None:
                 self._vouched.add(event.prev)  # it names its head: it holds that event
             return signs + round_side.answer_sync(self, event, now)
-        if event.seq is not None and self._local_end:
-            return [dropped(event, f"the round has ended here ({self.state.end_reason})")]
-        self._accepted_side = False
         effects: list[Effect] = []
+        if event.seq is not None and self._local_end:
+            if not self._goes_on(event):
+                return [dropped(event, f"the round has ended here ({self.state.end_reason})")]
+            effects.append(Notice("the round we took as abandoned goes on", "goes_on"))
+        self._accepted_side = False
         if event.seq is not None:
             effects += self._receive_chain(event, now)
         else:
@@ -548,6 +559,10 @@ class RoundMachine:
 
     _accepted_side = False
     """Set when a side event entered the pool (so ``receive`` knows to react)."""
+
+    rules = RULES_VERSION
+    """The conflict table this machine judges by (docs §8.1).  Only the simulator sets
+    2 (``python -m p2p.sim --rules 2``), to show the hole of the old table."""
 
     def _receive_chain(self, event: Event, now: int) -> list[Effect]:
         """A chain event: cheap checks first (position, member, clock), then apply."""
@@ -580,7 +595,8 @@ class RoundMachine:
         snapshot = st.snapshot()
         mover = _mover(st, event)
         try:
-            st.apply(event)
+            st.apply(event, self._advanced if event.pk == self.me.public_key else None)
+            self._advanced = None
         except RoundError as err:
             return [dropped(event, str(err)), *round_notices.draw_dispute(self, event)]
         round_conflicts.keep_snapshot(self, seq, snapshot)
@@ -861,6 +877,28 @@ class RoundMachine:
         code = reason.split(":")[0]  # expired / abandoned
         return [Notice(f"the round ended here: {reason}", "cancelled", {"reason": code})]
 
+    def _goes_on(self, event: Event) -> bool:
+        """A round we ended here as *abandoned* moves on after all: ``event`` is a valid
+        next chain event (its forfeiter came back and signed).  The local end is lifted
+        (True; ``_receive_chain`` applies it), as every member that waited longer
+        applies it: a local end never outlives the chain it was a guess about (§15.6)."""
+        st = self.state
+        if (
+            not st.end_reason.startswith("abandoned")
+            or event.seq != len(st.chain)
+            or event.prev != st.head.id
+        ):
+            return False
+        trial = st.snapshot()
+        trial.phase, trial.end_reason = Phase.PLAY, ""
+        try:
+            trial.apply(event)
+        except RoundError:
+            return False
+        st.phase, st.end_reason = Phase.PLAY, ""
+        self._local_end = False
+        return True
+
     def _due_forfeit(self, now: int) -> dict[str, Any] | None:
         """The body of the forfeit we may sign now, or ``None``.
 
@@ -891,6 +929,17 @@ class RoundMachine:
         return {"seat": seat, "reason": "silent"}
 
     # -- acting on our own -------------------------------------------------------------
+
+    def held(self, value: object) -> Event | None:
+        """The pooled side event that an embedded envelope ``value`` claims to be (same
+        kind and key), if we hold one; ``events.parse`` compares the bytes, so a sealed
+        copy of it needs no second signature check."""
+        if not isinstance(value, dict) or not isinstance(value.get("pk"), str):
+            return None
+        try:
+            return self.side.get((value.get("kind"), bytes.fromhex(value["pk"])))  # type: ignore[arg-type]
+        except ValueError:
+            return None
 
     def _pooled(self, kind: str) -> list[Event]:
         """Pooled side events of ``kind``, in seat order."""
@@ -1100,9 +1149,12 @@ class RoundMachine:
         assert st.game is not None
         trial = st.game.copy()
         trial.push(text)
-        return self._append(
-            "move", {"ply": st.ply, "move": text, "state": trial.state_hash()}, now
-        )
+        digest = trial.state_hash()
+        self._advanced = (trial, digest)  # applied as it is: not played and hashed twice
+        try:
+            return self._append("move", {"ply": st.ply, "move": text, "state": digest}, now)
+        finally:
+            self._advanced = None
 
     # -- user actions -----------------------------------------------------------------
 

@@ -86,8 +86,10 @@ class Controller:
 
     def current_game(self) -> Game | None:
         """The position on the board pane (online round first, then local match)."""
-        if self.online is not None and self.online.game() is not None:
-            return self.online.shown_game()
+        if self.online is not None:
+            game = self.online.shown_game()  # (also a running round a forming one covers)
+            if game is not None:
+                return game
         if self.match is not None:
             return self.match.shown_game()
         return None
@@ -202,8 +204,9 @@ class Controller:
 
     def play(self, text: str) -> None:
         """A person's move in the running round (local or online): a move or one line."""
-        if self.online is not None and self.online.game() is not None:
-            rnd = self.online.round
+        board = self.online.board_round() if self.online is not None else None
+        if board is not None and board.game is not None:
+            rnd = board  # the shown round, or the running one a forming round of ours covers
             if rnd.is_over or rnd.game.is_over():
                 self.say("msg.game_over", "warn")
             elif (off := move_input.off_board(rnd.game, text)) is not None:

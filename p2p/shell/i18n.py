@@ -85,6 +85,13 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Dieser Broker speichert keine Nachrichten (retained): Diese langsame Runde geht nur weiter, solange ihr gleichzeitig online seid (nichts geht verloren; mit einem Broker, der sie speichert, könnt ihr zu verschiedenen Zeiten ziehen).",
         "This broker keeps no retained messages: this slow round goes on only while its players are online together (nothing is lost; a broker that keeps them lets you take turns at different times).",
     ),
+    "notice.broker_too_large": (
+        "Der Broker {broker} nimmt Nachrichten nur bis {limit} Bytes: {what} ({size} Bytes) ging über ihn nicht hinaus. Sie bleibt in deinem Protokoll, nichts verzweigt sich; für das, was sie braucht, nimm einen Broker, der größere Nachrichten annimmt (--broker).",
+        "The broker {broker} takes messages of at most {limit} bytes: {what} ({size} bytes) could not go through it. It stays in your log and nothing forks; for what needs it, use a broker that takes larger messages (--broker).",
+    ),
+    "notice.broker_too_large.store": ("der Speicher der langsamen Runde", "the slow round's store"),
+    "notice.broker_too_large.round": ("eine Nachricht der Runde", "a message of the round"),
+    "notice.broker_too_large.lobby": ("eine Nachricht der Lobby", "a lobby message"),
     "notice.took_over": (
         "Du spielst jetzt in diesem Fenster; deine andere Sitzung schaut zu.",
         "You play in this window now; your other session watches.",
@@ -533,6 +540,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "notice.cancelled.abandoned": (
         "Wer am Zug ist und wer ihn aufgeben lassen dürfte, sind beide fort; die Runde ist beendet.",
         "The player to move and whoever may forfeit them are both gone; the round has ended.",
+    ),
+    "notice.goes_on": (
+        "Die Runde geht doch weiter: wer aufgeben lassen darf, ist zurück.",
+        "The round goes on after all: whoever may forfeit is back.",
     ),
     "notice.cancelled.void": (
         "Der Einladende hat zwei Ereignisse für eine Stelle signiert; die Runde ist ungültig.",

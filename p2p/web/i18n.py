@@ -269,6 +269,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "notice.forfeit_replaced": ("Ein rechtzeitiger Zug ersetzt den Verfall.", "A move made in time replaces the forfeit."),
     "notice.over": ("Die Runde ist vorbei.", "The round is over."),
     "notice.cancelled": ("Die Runde wurde abgesagt.", "The round was called off."),
+    "notice.goes_on": ("Die Runde geht doch weiter: wer aufgeben lassen darf, ist zurück.",
+                       "The round goes on after all: whoever may forfeit is back."),
     "notice.expired": ("Die Runde ist verfallen (niemand kam).", "The round expired (nobody came)."),
     "notice.draw_stalled": ("Die Auslosung stockt.", "The draw has stalled."),
     "notice.reveal_left_out": ("{seat} hat die Auslosung nicht aufgedeckt.", "{seat} did not reveal for the draw."),
