@@ -39,7 +39,7 @@ def accept(m: RoundMachine, now: int) -> list[Effect]:
     """Accept the invitation to our seat."""
     m._check_acting()
     seat = m.my_seat
-    if m.state.phase is not Phase.FORMING or seat is None or m.expired:
+    if m.phase is not Phase.FORMING or seat is None or m.expired:
         raise ActionError("there is no open invitation to accept", "no_invitation")
     return m._side_event(
         "accept", {"seat": seat}, now, prev=m.state.genesis.id
@@ -51,7 +51,7 @@ def decline(m: RoundMachine, now: int) -> list[Effect]:
     """Decline the invitation (also what a busy peer answers automatically)."""
     m._check_acting()
     seat = m.my_seat
-    if m.state.phase is not Phase.FORMING or seat is None:
+    if m.phase is not Phase.FORMING or seat is None:
         raise ActionError("there is no open invitation to decline", "no_invitation")
     return m._side_event(
         "decline", {"seat": seat}, now, prev=m.state.genesis.id
@@ -64,7 +64,7 @@ def join(m: RoundMachine, nick: str, now: int) -> list[Effect]:
     m._check_acting()
     if not m.state.private or m.code is None:
         raise ActionError("only a private round can be joined with its code")
-    if m.state.phase is not Phase.FORMING:
+    if m.phase is not Phase.FORMING:
         raise ActionError("the round has already started", "code_closed")
     body = {
         "nick": sanitize_nickname(nick) or "?",
@@ -80,7 +80,7 @@ def move(m: RoundMachine, text: str, now: int) -> list[Effect]:
     """Play ``text`` for our seat; ``ActionError`` if it is not our turn or illegal."""
     m._check_acting()
     st = m.state
-    if st.phase is not Phase.PLAY or st.game is None:
+    if m.phase is not Phase.PLAY or st.game is None:
         raise ActionError("the round is not in play", "not_in_play")
     if (
         st.owner() != m.me.public_key
@@ -109,11 +109,11 @@ def resign(m: RoundMachine, now: int) -> list[Effect]:
 
 def leave(m: RoundMachine, now: int) -> list[Effect]:
     """Leave the round; in play this resigns the seat (and hands on the admin role)."""
-    if m.state.phase in PRE_PLAY:
+    if m.phase in PRE_PLAY:
         if m.is_admin:
             return cancel(m, "the admin left", now)
         if (
-            m.state.phase is Phase.FORMING
+            m.phase is Phase.FORMING
             and ("accept", m.me.public_key) not in m.side
         ):
             return decline(m, now)
@@ -123,11 +123,10 @@ def leave(m: RoundMachine, now: int) -> list[Effect]:
 
 def give_up(m: RoundMachine, kind: str, now: int) -> list[Effect]:
     m._check_acting()
-    st = m.state
     if m.my_seat is None:
         raise ActionError("you hold no seat in this round", "no_seat_here")
-    if st.phase in (Phase.OVER, Phase.CANCELLED):
-        raise ActionError(f"the round is already {st.phase.value}")
+    if m.phase in (Phase.OVER, Phase.CANCELLED):
+        raise ActionError(f"the round is already {m.phase.value}")
     if (kind, m.me.public_key) in m.side:
         raise ActionError(f"you already sent {kind}")
     return m._side_event(kind, {}, now) + m._react(now)
@@ -140,7 +139,7 @@ def request_takeback(m: RoundMachine, now: int) -> list[Effect]:
     st = m.state
     head = st.head
     seat = m.my_seat
-    if st.phase is not Phase.PLAY or st.game is None or seat is None or head.kind != "move" \
+    if m.phase is not Phase.PLAY or st.game is None or seat is None or head.kind != "move" \
             or head.pk != m.me.public_key:
         raise ActionError("only your own last move can be taken back, before it is answered")
     trial = st.game.copy()
@@ -180,7 +179,7 @@ def cancel(m: RoundMachine, reason: str, now: int) -> list[Effect]:
     m._check_acting()
     if not m.is_admin:
         raise ActionError("only the admin can cancel the round", "only_admin")
-    if m.state.phase not in PRE_PLAY:
+    if m.phase not in PRE_PLAY:
         raise ActionError("a round in play cannot be cancelled; resign instead", "cancel_in_play")
     return m._append(
         "cancel", {"reason": clean_line(reason)[:80] or "cancelled"}, now

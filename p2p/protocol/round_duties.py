@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 
 
 def react_once(m: RoundMachine, now: int) -> list[Effect]:
+    if m.local_end is not None:
+        return []  # ended here: nothing is ours to do (``goes_on`` may lift it)
     st = m.state
     mine = m.me.public_key
     seat = m.my_seat

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from p2p.protocol import round_conflicts, round_notices, round_side
-from p2p.protocol.admission import WHY_UNKNOWN_NON_MEMBER, refusal
+from p2p.protocol.admission import WHY_UNKNOWN_NON_MEMBER, out_of_phase, refusal
 from p2p.protocol.conflicts import MAX_AHEAD_MS, MAX_PENDING
 from p2p.protocol.effects import (
     Applied,
@@ -66,9 +66,9 @@ def receive(m: RoundMachine, event: Event, now: int) -> list[Effect]:
             m._vouched.add(event.prev)  # it names its head: it holds that event
         return signs + round_side.answer_sync(m, event, now)
     effects: list[Effect] = []
-    if event.seq is not None and m._local_end:
+    if event.seq is not None and m.local_end is not None:
         if not goes_on(m, event):
-            return [dropped(event, f"the round has ended here ({m.state.end_reason})")]
+            return [dropped(event, f"the round has ended here ({m.local_end.reason})")]
         effects.append(Notice("the round we took as abandoned goes on", "goes_on"))
     m._accepted_side = False
     if event.seq is not None:
@@ -125,6 +125,11 @@ def receive_chain(m: RoundMachine, event: Event, now: int) -> list[Effect]:
         and round_conflicts.forfeit_too_soon(m, event, now)
     ):
         return round_conflicts.wait_for_clock(m, event, WHY_EARLY, now)
+    why = out_of_phase(st, event.kind)  # the transition table, as the chain rules read it
+    if why:
+        return [dropped(event, why), *round_notices.draw_dispute(m, event)]
+    if m.local_end is not None:  # ended here (``goes_on`` lifts an abandoned end first)
+        return [dropped(event, f"the round has ended here ({m.local_end.reason})")]
     before = st.phase
     snapshot = st.snapshot()
     mover = _mover(st, event)
@@ -268,17 +273,15 @@ def goes_on(m: RoundMachine, event: Event) -> bool:
     applies it: a local end never outlives the chain it was a guess about (§15.6)."""
     st = m.state
     if (
-        not st.end_reason.startswith("abandoned")
+        m.local_end is None
+        or m.local_end.kind != "abandoned"
         or event.seq != len(st.chain)
         or event.prev != st.head.id
     ):
         return False
-    trial = st.snapshot()
-    trial.phase, trial.end_reason = Phase.PLAY, ""
     try:
-        trial.apply(event)
+        st.snapshot().apply(event)  # the chain never said it ended: it is still in play
     except RoundError:
         return False
-    st.phase, st.end_reason = Phase.PLAY, ""
-    m._local_end = False
+    m.local_end = None
     return True

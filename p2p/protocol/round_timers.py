@@ -6,6 +6,7 @@ nobody can move on, and asking for missing acks.  Plain functions of a ``RoundMa
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from p2p.protocol import round_conflicts, round_side
@@ -48,6 +49,22 @@ START_DEADLINE_MS = 120_000
 
 
 
+@dataclass(frozen=True)
+class LocalEnd:
+    """A round that ended here by a local rule, with no chain event to say so: a verdict
+    of this member's, beside the chain (``RoundMachine.local_end``).  Nobody wins."""
+
+    kind: str
+    """``expired`` (it never got into play in time) or ``abandoned`` (the player to move
+    and whoever may forfeit it are both gone)."""
+    detail: str
+    """Why, in one English line."""
+
+    @property
+    def reason(self) -> str:
+        return f"{self.kind}: {self.detail}"
+
+
 def tick(m: RoundMachine,
     now: int,
     offline: frozenset[bytes] = frozenset(),
@@ -71,7 +88,7 @@ def tick(m: RoundMachine,
     if any(isinstance(e, Applied) for e in effects) or (m._was_acting and not was):
         effects += m._react(now)  # (acting again: what is due is ours to do)
     st = m.state  # a conflict may have replaced it
-    if m._local_end:
+    if m.local_end is not None:
         return effects
     if st.phase in (Phase.OVER, Phase.CANCELLED):
         return effects + ask_for_acks(m, now)
@@ -135,7 +152,7 @@ def asks_for_acks(m: RoundMachine, now: int) -> bool:
     ``ACK_ASK_MS`` old: ``tick`` then asks the members for their acks."""
     return (
         m.state.phase in (Phase.OVER, Phase.CANCELLED)
-        and not m._local_end
+        and m.local_end is None
         and m.my_seat is not None
         and not round_side.agreed(m)
         and now - m.phase_since < ACK_ASK_MS
@@ -166,9 +183,9 @@ def end_if_stuck(m: RoundMachine, now: int) -> list[Effect]:
     st = m.state
     expires = m.expires_here  # the admin's clock, judged in its frame
     if st.phase is Phase.FORMING and now >= expires + FORMING_GRACE_MS:
-        return end_here(m, "expired: the round did not start in time", now)
+        return end_here(m, "expired", "the round did not start in time", now)
     if st.phase in (Phase.COMMIT, Phase.REVEAL) and now >= expires + START_DEADLINE_MS:
-        return end_here(m, "expired: the draw did not finish in time", now)
+        return end_here(m, "expired", "the draw did not finish in time", now)
     if st.phase is not Phase.PLAY:
         return []
     owner = st.owner()
@@ -181,20 +198,20 @@ def end_if_stuck(m: RoundMachine, now: int) -> list[Effect]:
     since = max(m._applied_at.get(st.head.id, st.head.ts), st.head.ts)
     if now - since < 2 * m.timeouts.offline_ms:
         return []
-    return end_here(m, 
-        "abandoned: the player to move and whoever may forfeit it are gone", now
+    return end_here(
+        m, "abandoned", "the player to move and whoever may forfeit it are gone", now
     )
 
 
 
-def end_here(m: RoundMachine, reason: str, now: int) -> list[Effect]:
-    """A local end (no chain event): the round is over for us, nobody wins."""
-    m.state.phase = Phase.CANCELLED
-    m.state.end_reason = reason
-    m._local_end = True
+def end_here(m: RoundMachine, kind: str, detail: str, now: int) -> list[Effect]:
+    """A local end (no chain event): the round is over for us, nobody wins.  A verdict
+    of ours beside the chain (``RoundMachine.local_end``); the chain's state is left as
+    the chain made it."""
+    end = LocalEnd(kind, detail)
+    m.local_end = end
     m.phase_since = now
-    code = reason.split(":")[0]  # expired / abandoned
-    return [Notice(f"the round ended here: {reason}", "cancelled", {"reason": code})]
+    return [Notice(f"the round ended here: {end.reason}", "cancelled", {"reason": kind})]
 
 
 
