@@ -155,6 +155,8 @@ def request_takeback(m: RoundMachine, now: int) -> list[Effect]:
 def takeback_request(m: RoundMachine) -> Event | None:
     """Another member's pooled request to take back the last move, if any."""
     head = m.state.head
+    if m.declined_at == head.id:
+        return None  # the player to move said no (signed); the request is answered
     for (kind, pk), event in m.side.items():
         if kind == "takeback" and pk != m.me.public_key and event.prev == head.id:
             return event

@@ -180,6 +180,9 @@ class RoundMachine:
         self._proof: tuple[Event, Event] | None = None
         """The equivocation proof the round ended by (``_verdict``): its log ends with it,
         and sync answers to another branch carry it."""
+        self.declined_at: str | None = None
+        """Id of the move whose take-back the player to move declined (a signed
+        ``takeback_decline``, ``round_side.receive_takeback_decline``): no longer asked."""
         self._catch_up_until = now
         """Until then we catch up after our own sync request: no observation times."""
         self._last_head_sent = now
@@ -706,6 +709,12 @@ class RoundMachine:
     def takeback_request(self) -> Event | None:
         """Another member's pooled request to take back the last move, if any."""
         return round_actions.takeback_request(self)
+
+    def decline_takeback(self, now: int) -> list[Effect]:
+        """As the owner of the position: say no to the pending take-back at once (a signed
+        ``takeback_decline``; it changes no state, docs/protocol.md §6.3)."""
+        self._check_acting()
+        return round_side.decline_takeback(self, now)
 
     def accept_takeback(self, now: int) -> list[Effect]:
         """As the owner of the position: agree to the pending take-back (a ``seal``)."""
