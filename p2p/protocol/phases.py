@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Protocol
 
 
@@ -137,3 +138,19 @@ def out_of_phase(phase: Phase, kind: str) -> str:
 def advance(state: HasPhase, step: str) -> None:
     """Take ``step``: the one place a round's phase is set."""
     state.phase = next_phase(state.phase, step)
+
+
+@dataclass(frozen=True)
+class LocalEnd:
+    """A round that ended here by a local rule, with no chain event to say so: a verdict
+    of this member's, beside the chain (``RoundMachine.local_end``).  Nobody wins."""
+
+    kind: str
+    """``expired`` (it never got into play in time) or ``abandoned`` (the player to move
+    and whoever may forfeit it are both gone)."""
+    detail: str
+    """Why, in one English line."""
+
+    @property
+    def reason(self) -> str:
+        return f"{self.kind}: {self.detail}"

@@ -65,7 +65,7 @@ from p2p.protocol.effects import (
 from p2p.protocol.events import Event, EventError
 from p2p.protocol.freshness import ReplayGuard
 from p2p.protocol.identity import Identity, peer_id
-from p2p.protocol.phases import ENDED
+from p2p.protocol.phases import ENDED, LocalEnd
 from p2p.protocol.round import (
     DEFAULT_TIMEOUTS,
     ChainError,
@@ -88,7 +88,6 @@ from p2p.protocol.round_timers import FORMING_GRACE_MS as FORMING_GRACE_MS
 from p2p.protocol.round_timers import HEAD_EXCHANGE_MS as HEAD_EXCHANGE_MS
 from p2p.protocol.round_timers import REVEAL_TIMEOUT_MS as REVEAL_TIMEOUT_MS
 from p2p.protocol.round_timers import START_DEADLINE_MS as START_DEADLINE_MS
-from p2p.protocol.round_timers import LocalEnd
 from p2p.protocol.topics import Route, Topics, code_secret, private_key
 
 INVITE_TTL_MS = 60_000

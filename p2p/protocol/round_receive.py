@@ -1,11 +1,10 @@
 """The round machine's incoming chain and side events: the checks in order, applying
 a chain event at the head, parking events that do not fit yet, and draining the parked
-ones once they do.  Plain functions of a ``RoundMachine`` (``p2p.protocol.round_machine``);
+ones once they do.  Plain functions of the machine's ``ReceiveHost`` (``p2p.protocol.round_hosts``:
+what of ``RoundMachine`` they may touch);
 pure."""
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 from p2p.protocol import round_conflicts, round_notices, round_side
 from p2p.protocol.admission import WHY_UNKNOWN_NON_MEMBER, out_of_phase, refusal
@@ -25,9 +24,7 @@ from p2p.protocol.round import (
     RoundState,
 )
 from p2p.protocol.round_conflicts import WHY_AHEAD, WHY_EARLY
-
-if TYPE_CHECKING:
-    from p2p.protocol.round_machine import RoundMachine
+from p2p.protocol.round_hosts import ReceiveHost
 
 _MAY_FIT_LATER = frozenset({WHY_UNKNOWN_NON_MEMBER})  # a joiner before its start
 
@@ -39,7 +36,7 @@ def _mover(state: RoundState, event: Event) -> int | None:
     return state.game.to_move()
 
 
-def receive(m: RoundMachine, event: Event, now: int) -> list[Effect]:
+def receive(m: ReceiveHost, event: Event, now: int) -> list[Effect]:
     signs: list[Effect] = []
     if event.kind == "sync_request":
         refused = refusal(m.state, event.pk, event.kind)
@@ -86,7 +83,7 @@ def receive(m: RoundMachine, event: Event, now: int) -> list[Effect]:
 
 
 
-def remember(m: RoundMachine, event: Event, effects: list[Effect]) -> None:
+def remember(m: ReceiveHost, event: Event, effects: list[Effect]) -> None:
     """Each event id is processed once: remember it unless it waits or may fit later."""
     if event.id in m.pending or event.id in m._clock_wait:
         return
@@ -98,7 +95,7 @@ def remember(m: RoundMachine, event: Event, effects: list[Effect]) -> None:
 
 
 
-def receive_chain(m: RoundMachine, event: Event, now: int) -> list[Effect]:
+def receive_chain(m: ReceiveHost, event: Event, now: int) -> list[Effect]:
     """A chain event: cheap checks first (position, member, clock), then apply."""
     st = m.state
     chain = st.chain
@@ -143,7 +140,7 @@ def receive_chain(m: RoundMachine, event: Event, now: int) -> list[Effect]:
 
 
 
-def dated_ahead(m: RoundMachine, event: Event, now: int) -> bool:
+def dated_ahead(m: ReceiveHost, event: Event, now: int) -> bool:
     """A chain event dated more than ``MAX_AHEAD_MS`` ahead of every clock that could
     explain its ``ts``: ours, its signer's (estimated offset), and the chain's (its
     ``prev``'s ``ts`` plus the time since we saw ``prev``; a chain event is never
@@ -165,7 +162,7 @@ def dated_ahead(m: RoundMachine, event: Event, now: int) -> bool:
 
 
 
-def applied(m: RoundMachine, event: Event, before: Phase, now: int, mover: int | None = None
+def applied(m: ReceiveHost, event: Event, before: Phase, now: int, mover: int | None = None
 ) -> list[Effect]:
     """Bookkeeping and notices once ``event`` is the new head."""
     m.seen.add(event.id)
@@ -189,7 +186,7 @@ def applied(m: RoundMachine, event: Event, before: Phase, now: int, mover: int |
 
 
 
-def orphan(m: RoundMachine, ids: list[str]) -> None:
+def orphan(m: ReceiveHost, ids: list[str]) -> None:
     """Forget a losing branch: these ids and every parked event built on them."""
     m._orphans.update(ids)
     m.seen.update(ids)
@@ -205,7 +202,7 @@ def orphan(m: RoundMachine, ids: list[str]) -> None:
 
 
 
-def park(m: RoundMachine, event: Event, now: int | None = None) -> list[Effect]:
+def park(m: ReceiveHost, event: Event, now: int | None = None) -> list[Effect]:
     if event.prev in m._orphans and m._pairs and now is not None:
         # built on a claim we did not keep: a member's sign of the head it holds,
         # which the table weighs (§8); it may make us switch to that claim
@@ -239,7 +236,7 @@ def park(m: RoundMachine, event: Event, now: int | None = None) -> list[Effect]:
 
 
 
-def drain_pending(m: RoundMachine, now: int) -> list[Effect]:
+def drain_pending(m: ReceiveHost, now: int) -> list[Effect]:
     effects: list[Effect] = []
     progress = True
     while progress and m.pending:
@@ -266,7 +263,7 @@ def drain_pending(m: RoundMachine, now: int) -> list[Effect]:
     return effects
 
 
-def goes_on(m: RoundMachine, event: Event) -> bool:
+def goes_on(m: ReceiveHost, event: Event) -> bool:
     """A round we ended here as *abandoned* moves on after all: ``event`` is a valid
     next chain event (its forfeiter came back and signed).  The local end is lifted
     (True; ``receive_chain`` applies it), as every member that waited longer

@@ -1,13 +1,12 @@
 """The round machine's local timers (``RoundMachine.tick``): invitation expiry, the
 draw's commit and reveal timeouts, turn timeouts and forfeits, the local end of a round
-nobody can move on, and asking for missing acks.  Plain functions of a ``RoundMachine``
-(``p2p.protocol.round_machine``); pure: ``now`` is the caller's clock."""
+nobody can move on, and asking for missing acks.  Plain functions of the machine's ``TimerHost`` (``p2p.protocol.round_hosts``:
+what of ``RoundMachine`` they may touch); pure: ``now`` is the caller's clock."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from p2p.protocol import round_conflicts, round_side
 from p2p.protocol.effects import (
@@ -17,17 +16,16 @@ from p2p.protocol.effects import (
     Notice,
 )
 from p2p.protocol.events import Event
+from p2p.protocol.phases import LocalEnd
 from p2p.protocol.round import (
     Phase,
     evidence_error,
 )
+from p2p.protocol.round_hosts import TimerHost
 from p2p.protocol.round_side import (
     MAX_SYNC_ANSWER,
     SYNC_INTERVAL_MS,
 )
-
-if TYPE_CHECKING:
-    from p2p.protocol.round_machine import RoundMachine
 
 COMMIT_TIMEOUT_MS = 20_000
 """A commitment still missing this long after start: the admin cancels (v1: it closed the
@@ -49,23 +47,9 @@ START_DEADLINE_MS = 120_000
 
 
 
-@dataclass(frozen=True)
-class LocalEnd:
-    """A round that ended here by a local rule, with no chain event to say so: a verdict
-    of this member's, beside the chain (``RoundMachine.local_end``).  Nobody wins."""
-
-    kind: str
-    """``expired`` (it never got into play in time) or ``abandoned`` (the player to move
-    and whoever may forfeit it are both gone)."""
-    detail: str
-    """Why, in one English line."""
-
-    @property
-    def reason(self) -> str:
-        return f"{self.kind}: {self.detail}"
 
 
-def tick(m: RoundMachine,
+def tick(m: TimerHost,
     now: int,
     offline: frozenset[bytes] = frozenset(),
     evidence: Mapping[bytes, tuple[Event, int]] | None = None,
@@ -146,7 +130,7 @@ def tick(m: RoundMachine,
 
 
 
-def asks_for_acks(m: RoundMachine, now: int) -> bool:
+def asks_for_acks(m: TimerHost, now: int) -> bool:
     """True while the round has ended here by its chain (or a proof), we hold a seat,
     a human seat's ack of the final head is missing, and the end is less than
     ``ACK_ASK_MS`` old: ``tick`` then asks the members for their acks."""
@@ -160,7 +144,7 @@ def asks_for_acks(m: RoundMachine, now: int) -> bool:
 
 
 
-def ask_for_acks(m: RoundMachine, now: int) -> list[Effect]:
+def ask_for_acks(m: TimerHost, now: int) -> list[Effect]:
     """A sync request naming our final head, at most every ``HEAD_EXCHANGE_MS``,
     while an ack is missing; members that hold this head answer with their acks."""
     if not asks_for_acks(m, now) or now - m._last_head_sent < HEAD_EXCHANGE_MS:
@@ -170,7 +154,7 @@ def ask_for_acks(m: RoundMachine, now: int) -> list[Effect]:
 
 
 
-def end_if_stuck(m: RoundMachine, now: int) -> list[Effect]:
+def end_if_stuck(m: TimerHost, now: int) -> list[Effect]:
     """End the round here by a fixed local rule when nobody can move it on any more.
 
     * Not in play ``FORMING_GRACE_MS`` after ``expires`` (still forming) or
@@ -204,7 +188,7 @@ def end_if_stuck(m: RoundMachine, now: int) -> list[Effect]:
 
 
 
-def end_here(m: RoundMachine, kind: str, detail: str, now: int) -> list[Effect]:
+def end_here(m: TimerHost, kind: str, detail: str, now: int) -> list[Effect]:
     """A local end (no chain event): the round is over for us, nobody wins.  A verdict
     of ours beside the chain (``RoundMachine.local_end``); the chain's state is left as
     the chain made it."""
@@ -215,7 +199,7 @@ def end_here(m: RoundMachine, kind: str, detail: str, now: int) -> list[Effect]:
 
 
 
-def due_forfeit(m: RoundMachine, now: int) -> dict[str, Any] | None:
+def due_forfeit(m: TimerHost, now: int) -> dict[str, Any] | None:
     """The body of the forfeit we may sign now, or ``None``.
 
     Due once both our clock since we saw the head and the signed ``ts`` gap from the
