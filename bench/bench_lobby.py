@@ -106,6 +106,7 @@ async def _worker(
     loop = asyncio.get_running_loop()
     quiet(loop, debug)
     peers: list[Peer] = []
+    last: Exception | None = None
     for i in range(count):
         for attempt in range(5):
             peer = Peer(
@@ -114,11 +115,12 @@ async def _worker(
             try:
                 await peer.start()
                 break
-            except ConnectionError:
+            except ConnectionError as err:
+                last = err
                 await peer.close()
                 await asyncio.sleep(1 + attempt)
         else:
-            raise RuntimeError("a bench peer could not connect 5 times")
+            raise RuntimeError(f"a bench peer could not connect 5 times: {last}")
         peers.append(peer)
         await asyncio.sleep(gap)  # a ramp: joins at --join-rate, not a storm
     conn.send(("ready", count))
