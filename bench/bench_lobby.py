@@ -282,6 +282,7 @@ async def measure(
             result["idle_pub"] = (counter.count - pubs) * per_s
             result["idle_deliv"] = (after["received"] - before["received"]) * per_s
             result["idle_cpu_ms"] = (after["cpu"] - before["cpu"]) * 1000 * per_s
+            print(f"  N = {n} idle: {result}", file=sys.stderr, flush=True)
             await workers.ask("heartbeat", STRETCHED_HEARTBEAT_MS)
             await asyncio.sleep(1)
         # the workers' own cost with nothing happening (timers), subtracted per join
@@ -292,21 +293,29 @@ async def measure(
         base_cpu_per_s = (quiet1["cpu"] - quiet0["cpu"]) / (time.monotonic() - t0)
         result["base_cpu_ms"] = base_cpu_per_s * 1000 / n
         rows = []
+        result["failed_joins"] = 0
         for _ in range(joins):
             await asyncio.sleep(1.0)
             before, pubs = await workers.stats(), counter.count
             cpu0, w0 = time.process_time(), time.monotonic()
-            newcomer = Peer(broker.url, nick="newcomer", namespace=namespace)
+            newcomer = Peer(
+                broker.url, nick="newcomer", namespace=namespace, connect_timeout=JOIN_TIMEOUT_S
+            )
             t0 = time.monotonic()
-            await asyncio.wait_for(newcomer.start(), JOIN_TIMEOUT_S)
-            while len(newcomer.lobby.peers) < n:
-                if time.monotonic() - t0 > JOIN_TIMEOUT_S:
-                    await newcomer.close()
-                    raise RuntimeError(
-                        f"N = {n}: the newcomer saw {len(newcomer.lobby.peers)} peers"
-                        f" after {JOIN_TIMEOUT_S:.0f} s"
-                    )
-                await asyncio.sleep(0.005)
+            try:
+                await asyncio.wait_for(newcomer.start(), JOIN_TIMEOUT_S)
+                while len(newcomer.lobby.peers) < n:
+                    if time.monotonic() - t0 > JOIN_TIMEOUT_S:
+                        raise RuntimeError(
+                            f"the newcomer saw {len(newcomer.lobby.peers)} peers"
+                            f" after {JOIN_TIMEOUT_S:.0f} s"
+                        )
+                    await asyncio.sleep(0.005)
+            except (ConnectionError, TimeoutError, RuntimeError) as err:
+                print(f"  N = {n}: a join failed: {err}", file=sys.stderr, flush=True)
+                result["failed_joins"] += 1
+                await newcomer.close()
+                continue
             seen_s = time.monotonic() - t0
             await asyncio.sleep(1.5)
             after = await workers.stats()
@@ -327,6 +336,8 @@ async def measure(
                 }
             )
             await newcomer.close()
+        if not rows:
+            raise RuntimeError(f"N = {n}: every join failed ({result})")
         for key in rows[0]:
             result[key] = statistics.median(r[key] for r in rows)
         result["seen_max_s"] = max(r["seen_s"] for r in rows)
@@ -373,7 +384,8 @@ def table(results: list[dict], markdown: bool) -> str:
             [
                 str(r["n"]),
                 str(r["processes"]),
-                f"{r['seen_s'] * 1000:.0f} / {r['seen_max_s'] * 1000:.0f} ms",
+                f"{r['seen_s'] * 1000:.0f} / {r['seen_max_s'] * 1000:.0f} ms"
+                + (f" ({r['failed_joins']} joins failed)" if r.get("failed_joins") else ""),
                 f"{r['pubs']:.0f}",
                 f"{r['to_peers']:.0f}",
                 f"{r['to_newcomer']:.0f}",
