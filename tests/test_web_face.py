@@ -89,7 +89,7 @@ def test_decline_leave_unfriend_nick_rules_stats_and_another_broker(
             assert friends_mod.load(web.config_dir / friends_mod.FILE_NAME).is_friend(bob.public_key)
             await forget.click()
             await page.wait_for_selector("#log li:has-text('is no longer a friend')", timeout=10_000)
-            assert await page.locator("#friends li").count() == 0
+            await page.wait_for_selector("#friends li", state="detached", timeout=10_000)  # the next snapshot
             assert not friends_mod.load(web.config_dir / friends_mod.FILE_NAME).is_friend(bob.public_key)
             # /rules of the game in the form, in the page's language
             await page.select_option("#new-game", "connect4")
@@ -197,5 +197,55 @@ def test_analysis_text_hint_rules_and_statistics_here(browser_loop: Any, tmp_pat
             await page.wait_for_selector("#analysis-text li:has-text('Zug 7 Rot 1: hält den Sieg')", timeout=30_000)
             await page.click("#btn-stats")
             await page.wait_for_selector("#info .stats-local li:has-text('0 gewonnen, 1 verloren')", timeout=10_000)
+
+    _run(browser_loop, body(), 120)
+
+
+def test_a_round_called_off_and_a_private_round_started_now_with_who_joined(
+        browser_loop: Any, broker_url: str, tmp_path: Path) -> None:
+    """``/cancel`` and ``/start now`` from the page: an invitation bob leaves unanswered is
+    called off (bob's invitation goes away); then a private cube round for three, bob
+    joins by its code, and *Start now* plays it with the two of them (bob gets a direct
+    invitation to a two-seat cube round, and the board comes up on both sides)."""
+    import re
+
+    ns = "web-face-start"
+    _loop, browser = browser_loop
+
+    async def body() -> None:
+        async with web_process(tmp_path / "alice", "--broker", broker_url, "--namespace", ns, "--nick", "alice",
+                               "--lang", "en") as web, \
+                Peer(broker_url, nick="bob", namespace=ns) as bob:
+            page = await open_page(browser, web)
+            await page.wait_for_selector('#lobby li[data-nick="bob"] input', timeout=20_000)
+            await page.check('#lobby li[data-nick="bob"] input')
+            await page.select_option("#new-game", "connect4")
+            await page.click("#btn-invite")
+            await eventually(lambda: bool(bob.invitations), 20, "bob's invitation")
+            await page.click("#btn-cancel", timeout=10_000)
+            await eventually(lambda: not bob.invitations, 20, "the invitation called off")
+            await wait_status(page, lambda s: s["over"] == "yes", 10, "the called-off round shown as over")
+            # a private round behind a code; bob joins by it; alice starts with who is there
+            await page.uncheck('#lobby li[data-nick="bob"] input')
+            await page.select_option("#new-game", "cube")
+            await page.fill("#opt-players", "3")
+            await page.fill("#new-open", "2")
+            await page.select_option("#new-start", "me")
+            await page.click("#btn-private")
+            st = await wait_status(page, lambda s: "Code" in s["status"], 20, "the code")
+            code = re.search(r"Code for friends: (\w{3}) (\w{3})", st["status"])
+            assert code is not None, st
+            joined = await bob.join(code.group(1) + code.group(2), timeout=20)
+            assert joined.phase.value == "forming"
+            await page.click("#btn-start-now", timeout=10_000)
+            await eventually(lambda: any(i.game == "cube" for i in bob.invitations), 20, "the direct invitation")
+            offer = next(i for i in bob.invitations if i.game == "cube")
+            rnd = await offer.accept()
+            st = await wait_status(page, lambda s: s["my_turn"] == "yes", 30, "the started round")
+            assert st["round_no"] == "1"
+            assert rnd.game is not None and rnd.game.players == 2
+            await page.fill("#move-input", "b2")
+            await page.press("#move-input", "Enter")
+            await eventually(lambda: rnd.game is not None and rnd.game.history() == ["b2"], 20, "bob to see b2")
 
     _run(browser_loop, body(), 120)

@@ -186,3 +186,20 @@ def test_rules_of_every_game_and_statistics_of_rounds_against_the_computer(tmp_p
         await session.close()
 
     run(body(), 30)
+
+
+def test_no_review_for_a_pop_out_round_says_so_in_one_line() -> None:
+    """The solver knows only drops: a finished Pop Out round gets one line, not an empty
+    chart claiming no mistakes."""
+    async def body() -> None:
+        session, seen = _session()
+        await session.handle({"a": "local_start", "game": "connect4", "options": {"popout": True},
+                              "seats": [None, None]})
+        assert session.local is not None
+        for col in "1212121":
+            session.local.game.push(col)
+        await session.handle({"a": "local_analysis"})
+        assert _warnings(seen) == ["err.no_analysis"]
+        assert not [m for m in seen if m.get("t") == "analysis"]
+
+    run(body(), 20)

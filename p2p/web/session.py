@@ -123,8 +123,9 @@ class WebSession:
         self._exit: list[Callable[[], Coroutine[Any, Any, None]]] = []
         self._pump: asyncio.Task[None] | None = None
         self._ledger: Any = None
-        self._recorded: tuple[int, int] | None = None
-        """The local round whose result is in the statistics (``id`` of the play, round)."""
+        self._recorded: tuple[LocalPlay, int] | None = None
+        """The local round whose result is in the statistics (the play itself, not its
+        ``id``: a new play may get a freed one; and the round number)."""
         self.seq = 0
         """Counts snapshots: the page ignores an older one arriving late."""
         self.actions: dict[str, Action] = {
@@ -513,7 +514,7 @@ class WebSession:
         if rnd.game is None or not rnd.game.is_over():
             raise Refused("err.still_running")
         data = await asyncio.to_thread(boards.analysis, rnd.game.copy())
-        if data is None:
+        if not data:  # no review for this game, or none for this round (Pop Out, no moves)
             raise Refused("err.no_analysis")
         self.emit({"t": "analysis", "round": rnd.id, "data": data})
 
@@ -609,7 +610,7 @@ class WebSession:
         if not local.game.is_over():
             raise Refused("err.still_running")
         data = await asyncio.to_thread(boards.analysis, local.game.copy())
-        if data is None:
+        if not data:  # no review for this game, or none for this round (Pop Out, no moves)
             raise Refused("err.no_analysis")
         self.emit({"t": "analysis", "round": "local", "data": data})
 
@@ -628,12 +629,13 @@ class WebSession:
         """A finished local round against the computer counts once in the statistics (as
         the shell's ``/stats``: one person against computer seats; hot-seat does not count)."""
         local = self.local
-        if local is None or not local.game.is_over() or self._recorded == (id(local), local.round_no):
+        if local is None or not local.game.is_over() or (
+                self._recorded is not None and self._recorded[0] is local and self._recorded[1] == local.round_no):
             return
         outcome = local.outcome()
         if outcome is None:
             return
-        self._recorded = (id(local), local.round_no)
+        self._recorded = (local, local.round_no)
         level = "+".join(sorted({lv for lv in local.levels if lv is not None}))
         self.settings.record(local.game.name, level, outcome)
         self.save()

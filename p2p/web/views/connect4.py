@@ -160,23 +160,19 @@ def analysis(game: Game) -> list[State]:
     return rows
 
 
-RULES: tuple[str, str] = (
+RULES: tuple[str, str] = (  # one paragraph per line: the page wraps them
     """Vier in einer Reihe
 Zwei Spieler (Rot ✕, Gelb ○) werfen abwechselnd einen Stein in eine Spalte; er fällt nach unten.
 Wer zuerst vier eigene Steine in einer Reihe hat (waagrecht, senkrecht, diagonal), gewinnt.
 Volles Brett ohne Vierer: unentschieden.
 Zug: auf die Spalte tippen oder klicken (oder ihre Nummer ins Zugfeld schreiben, 1-7).
-Pop Out: statt einzuwerfen darfst du einen eigenen Stein unten herausziehen (der Knopf unter
-der Spalte, oder p3); wer dabei Vierer für beide erzeugt, gewinnt; dreimal dieselbe Stellung
-ist unentschieden.""",
+Pop Out: statt einzuwerfen darfst du einen eigenen Stein unten herausziehen (der Knopf unter der Spalte, oder p3); wer dabei Vierer für beide erzeugt, gewinnt; dreimal dieselbe Stellung ist unentschieden.""",
     """Connect Four
 Two players (Red ✕, Yellow ○) take turns dropping a stone into a column; it falls to the bottom.
 The first with four own stones in a row (horizontal, vertical, diagonal) wins.
 A full board without four is a draw.
 Move: tap or click the column (or type its number into the move field, 1-7).
-Pop Out: instead of dropping you may pull one of your stones out at the bottom (the button
-under the column, or p3); a pop that makes fours for both wins for the popper; the same
-position three times is a draw.""",
+Pop Out: instead of dropping you may pull one of your stones out at the bottom (the button under the column, or p3); a pop that makes fours for both wins for the popper; the same position three times is a draw.""",
 )
 """The rules as the page shows them (``WebView.rules``)."""
 

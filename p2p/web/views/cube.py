@@ -54,7 +54,7 @@ def state(game: Game) -> State:
     }
 
 
-RULES: tuple[str, str] = (
+RULES: tuple[str, str] = (  # one paragraph per line: the page wraps them
     """Viergewinnt 3D
 Ein Würfel aus 4x4x4 Feldern, 16 Säulen a1-d4; ein Stein fällt auf die unterste freie Ebene.
 Jede Viererreihe zählt einen Punkt: entlang Linien, Reihen, Säulen, Flächen- und Raumdiagonalen (76).
