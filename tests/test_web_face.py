@@ -249,3 +249,42 @@ def test_a_round_called_off_and_a_private_round_started_now_with_who_joined(
             await eventually(lambda: rnd.game is not None and rnd.game.history() == ["b2"], 20, "bob to see b2")
 
     _run(browser_loop, body(), 120)
+
+
+def test_another_round_asked_by_a_member_who_is_not_the_admin(
+        browser_loop: Any, broker_url: str, tmp_path: Path) -> None:
+    """``/again`` is not the admin's alone (as in the shell): bob invites alice and starts,
+    bob resigns; alice's *Another round* invites bob to the same seats with the next seat
+    (alice) starting, and her page shows round 2 with the score carried on."""
+    ns = "web-face-again"
+    _loop, browser = browser_loop
+
+    async def body() -> None:
+        async with web_process(tmp_path / "alice", "--broker", broker_url, "--namespace", ns, "--nick", "alice",
+                               "--lang", "en") as web, \
+                Peer(broker_url, nick="bob", namespace=ns) as bob:
+            page = await open_page(browser, web)
+            await eventually(lambda: bob.find_peer("alice") is not None, 20, "alice in bob's lobby")
+            alice_pk = bob.find_peer("alice").pk
+            first = await bob.invite([alice_pk], "connect4", {"width": 8}, start=0)
+            await page.click(f'[data-invitation="{first.id}"] button.accept', timeout=20_000)
+            await first.wait_turn(20)
+            await first.play("4")
+            await wait_status(page, lambda s: s["moves"] == "4" and s["my_turn"] == "yes", 20, "bob's move")
+            await first.resign()
+            st = await wait_status(page, lambda s: s["over"] == "yes", 20, "bob's resignation")
+            assert st["round_no"] == "1" and "alice 1" in st["score"], st
+            await page.click("#btn-again")
+            await eventually(lambda: bool(bob.invitations), 20, "alice's invitation to another round")
+            offer = bob.invitations[-1]
+            assert offer.game == "connect4" and offer.options["width"] == 8
+            second = await offer.accept()
+            st = await wait_status(page, lambda s: s["round_no"] == "2" and s["my_turn"] == "yes", 30,
+                                   "round 2, alice (the next seat) to start")
+            assert "alice 1" in st["score"] and "bob 0" in st["score"], st
+            assert [s.pk for s in second.chain_state.seats] == [bob.public_key, alice_pk]  # colours kept
+            await second.wait_started(20)
+            assert second.starter == 1 and not second.is_admin
+
+    _run(browser_loop, body(), 90)
+

@@ -465,14 +465,31 @@ class WebSession:
         await self._round(msg).cancel()
 
     async def a_again(self, msg: dict[str, Any]) -> None:
+        """``/again``: the admin invites the same seats again (``another_round``); any
+        other member does what the shell's ``/again`` does: invites the same seats, each
+        keeping its colour, the next seat starting, and becomes that round's admin."""
         rnd = self._round(msg)
         if not rnd.is_over:
             raise Refused("err.still_running")
-        if not rnd.is_admin:
-            raise Refused("err.only_admin")
         if rnd.turn_limit is None and self.peer.busy:
             raise Refused("err.busy")
-        new = await self.peer.another_round(rnd)
+        if rnd.is_admin:
+            new = await self.peer.another_round(rnd)
+        else:
+            me = self.peer.public_key
+            st = rnd.chain_state
+            if rnd.my_seat is None:
+                raise Refused("err.only_admin")
+            layout = [f"computer:{s.level}" if s.is_computer else "me" if s.pk == me else (s.pk or b"").hex()
+                      for s in st.seats]
+            if any(not spec for spec in layout):
+                raise Refused("err.only_admin")  # a seat never taken: only the admin may re-open it
+            others = [s.pk for s in st.seats if s.pk is not None and not s.is_computer and s.pk != me]
+            starter = rnd.starter
+            start = None if starter is None else (starter + 1) % len(st.seats)
+            options = {k: v for k, v in st.options.items() if k != "first"}
+            new = await self.peer.invite(others, rnd.game_name, options, seats=layout, start=start,
+                                         turn_limit=rnd.turn_limit)
         self.line("round", "msg.again", game=new.game_name, round=new.id)
 
     async def a_start_now(self, msg: dict[str, Any]) -> None:

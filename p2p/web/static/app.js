@@ -472,7 +472,7 @@ function renderStage() {
     controls.append(h('button', { type: 'button', id: 'btn-leave', on: { click: () => { send('leave', { round: r.id }); } } }, t('ui.leave')));
     controls.append(h('button', { type: 'button', id: 'btn-rules', on: { click: () => send('rules', { game: r.game }) } }, t('ui.rules')));
     if (over) {
-      if (r.admin) controls.append(h('button', { type: 'button', id: 'btn-again', on: { click: () => { app.pinned = null; app.replay = null; send('again', { round: r.id }); } } }, t('ui.again')));
+      if (r.admin || r.my_seat !== null) controls.append(h('button', { type: 'button', id: 'btn-again', on: { click: () => { app.pinned = null; app.replay = null; send('again', { round: r.id }); } } }, t('ui.again')));
       controls.append(h('button', { type: 'button', id: 'btn-replay', on: { click: () => send('replay', { round: r.id }) } }, t('ui.replay')));
       if (r.board.analysis) controls.append(h('button', { type: 'button', id: 'btn-analysis', on: { click: () => send('analysis', { round: r.id }) } }, t('ui.analysis')));
     }
