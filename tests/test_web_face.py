@@ -190,13 +190,14 @@ def test_analysis_text_hint_rules_and_statistics_here(browser_loop: Any, tmp_pat
             else:
                 assert summary == ("Analysis done: 1 mistake." if mistakes == 1 else f"Analysis done: {mistakes} mistakes."), texts
             assert await page.locator("#chart:not([hidden]) > *").count() > 0
-            # the same review in German once the language is switched and asked again
+            # the language switched: the review and the statistics still shown are said in German
             await page.click("#lang")
             await wait_status(page, lambda s: "gewinnt" in s["result"], 10, "German")
-            await page.click("#btn-analysis")
-            await page.wait_for_selector("#analysis-text li:has-text('Zug 7 Rot 1: hält den Sieg')", timeout=30_000)
-            await page.click("#btn-stats")
+            await page.wait_for_selector("#analysis-text li:has-text('Zug 7 Rot 1: hält den Sieg')", timeout=10_000)
             await page.wait_for_selector("#info .stats-local li:has-text('0 gewonnen, 1 verloren')", timeout=10_000)
+            # and the rules, asked for in German, come in German
+            await page.click("#btn-rules")
+            await page.wait_for_selector("#info[data-kind=rules]:has-text('Regeln: Vier in einer Reihe')", timeout=10_000)
 
     _run(browser_loop, body(), 120)
 

@@ -141,6 +141,7 @@ function receive(msg) {
       app.texts = msg.texts; app.games = msg.games; app.lang = msg.lang;
       document.documentElement.lang = msg.lang;
       staticTexts(); buildNewForm(); render();
+      relabelInfo();
       break;
     case 'history':
       app.lines = msg.lines.slice();
@@ -165,6 +166,7 @@ function receive(msg) {
       showAnalysis(msg.data);
       break;
     case 'rules':
+      app.info = { kind: 'rules', game: msg.game };
       showInfo(t('ui.rules.title', { game: gameTitle(msg.game) }), msg.lines.map((line) => h('p', {}, line)), 'rules');
       break;
     case 'stats':
@@ -547,6 +549,7 @@ function showAnalysis(data) {
 // the mover, a mistake (with what the best move kept) or the decisive move; then how many
 // mistakes.
 function showAnalysisText(data, shown) {
+  app.review = { data, shown };
   const list = $('analysis-text');
   list.hidden = false;
   const label = (i) => (shown === 'local' ? localSeatLabel(app.snap.local, i) : shown ? seatLabel(shown, i) : String(i + 1));
@@ -582,7 +585,16 @@ function showInfo(title, children, kind) {
   box.scrollIntoView({ block: 'nearest' });
 }
 
+// After a language switch: the texts asked for are said again in the new language.
+function relabelInfo() {
+  if (!$('analysis-text').hidden && app.review) showAnalysisText(app.review.data, app.review.shown);
+  if ($('info').hidden || !app.info) return;
+  if (app.info.kind === 'rules') send('rules', { game: app.info.game });
+  else if (app.info.kind === 'stats') showStats(app.info.msg);
+}
+
 function showStats(msg) {
+  app.info = { kind: 'stats', msg };
   const parts = [h('h3', {}, t('ui.stats.local'))];
   const local = msg.local.map((row) => h('li', {}, t('ui.stats.local_row', { ...row, game: gameTitle(row.game), level: row.level.split('+').map(levelName).join(', ') })));
   parts.push(h('ul', { class: 'stats-local' }, local.length ? local : h('li', { class: 'muted' }, t('ui.stats.none'))));
