@@ -9,7 +9,8 @@ checked after it).  ``--count`` schedules are split over the families in turn an
 ``--workers`` processes (each schedule is independent and deterministic, so the split
 changes nothing but the time).  Prints per family: schedules run, schedules with a
 violation, violations by invariant, schedules per second (wall time, all workers), and
-the replay command of every failing seed (the first 20 per family).
+the replay command of every failing seed (the first 20 per family); on stderr, each
+failing seed as it is found and the progress every 500 schedules.
 """
 
 from __future__ import annotations
@@ -55,12 +56,19 @@ def main() -> int:
     failed: dict[str, list[int]] = collections.defaultdict(list)
     codes: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
     started = time.perf_counter()
+    rules = None if args.rules == RULES_VERSION else args.rules
     with ProcessPoolExecutor(max_workers=max(1, args.workers)) as pool:
         for family, seed, violations in pool.map(run_one, jobs, chunksize=16):
             ran[family] += 1
             if violations:
                 failed[family].append(seed)
                 codes[family].update({code for code, _ in violations})
+                print(f"failing: {Scenario.draw(family, seed).command(rules)}",
+                      file=sys.stderr, flush=True)
+            done = sum(ran.values())
+            if done % 500 == 0:
+                print(f"{done} run, {sum(map(len, failed.values()))} failing,"
+                      f" {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
     wall = time.perf_counter() - started
     total = sum(ran.values())
     print(f"{total} schedules (rules v{args.rules}) in {wall:.1f} s wall, {args.workers} worker(s):"
@@ -75,7 +83,6 @@ def main() -> int:
             continue
         print(f"\n{family}: failing seeds ({len(seeds)}): {' '.join(map(str, seeds[:200]))}")
         for seed in seeds[:SHOWN]:
-            rules = None if args.rules == RULES_VERSION else args.rules
             print(f"  {Scenario.draw(family, seed).command(rules)}")
     return 1 if failed else 0
 

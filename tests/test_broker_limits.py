@@ -1,6 +1,7 @@
 """One test per row of the broker-limits table in docs/brokers.md (issue 25): the
-harness (``tests/broker_limits.py``) plays the limit, runs a live round and a slow round
-between peers never online together, and the outcome must be the documented one -- and
+harness (``tests/broker_limits.py``) plays the limit, runs its scenarios (a live round, a
+3-seat round, a slow round between peers never online together, a private round joined
+by code, a resume after ``kill -9``), and the outcome must be the documented one -- and
 every documented outcome either works (complete and agreed) or degrades with the line the
 user is told, finished unforked once both are online together."""
 
@@ -10,7 +11,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from broker_limits import AGREED, KICKS, LIMITS, Limit, documented, run_limit
+from broker_limits import AGREED, KICKS, LARGEST, LIMITS, Limit, documented, run_limit
 from conftest import eventually, invitation, meet, run
 
 from p2p.net import known
@@ -33,7 +34,7 @@ def test_every_limit_has_its_row_in_the_docs_and_no_row_fails() -> None:
     rows = documented()
     assert sorted(rows) == sorted(limit.name for limit in LIMITS)
     for cells in rows.values():
-        assert len(cells) == 4, cells
+        assert len(cells) == 5, cells
         for cell in cells:
             assert cell == AGREED or cell.startswith("degrades: told "), cell
 
@@ -54,6 +55,8 @@ def test_broker_limit_row(limit: Limit, tmp_path: Path, broker_url: str) -> None
             assert proxy.drops >= 1
     if limit.takeover:
         assert KICKS[0] > kicks, "no takeover happened"
+    # what the product sent stays under 8 KB as one packet (the 8 KB rows' premise)
+    assert 0 < LARGEST[0] <= 8192
 
 
 # -- messages over a broker's size limit (issue 25) -----------------------------------------

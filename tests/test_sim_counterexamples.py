@@ -12,6 +12,11 @@ machine), a plain machine-level test states the rule beside the seed:
 * ``mixed/108``: a member that ended the round locally as *abandoned* (the player to
   move and its forfeiter both offline) kept that end when the forfeiter came back and
   forfeited: now a valid next chain event lifts a local abandoned end (§15.6).
+* ``mixed/3`` (found once the simulator wrote logs as the peer does): the adversary
+  acked the middle of the chain; the member kept that ack as a sign (evidence) in its
+  log, and replay took it for "an ack of another end": live agreed, replay disputed.
+  Replay now counts an ack of an earlier chain event as a sign only
+  (``tests/test_protocol_replay.py::test_every_member_acknowledges_the_end_and_replay_says_agreed``).
 * ``mixed/444`` was a simulator bug (a restart resumed without the log's closing acks,
   which the live peer takes up); ``mixed/48`` and ``silent_loser/105`` were mended on
   main before (a lost equivocation proof now travels in sync answers; the three-seat
@@ -34,7 +39,8 @@ from p2p.sim import simulate
 
 @pytest.mark.parametrize(
     "family,seed",
-    [("honest", 282), ("mixed", 108), ("mixed", 444), ("mixed", 48), ("silent_loser", 105)],
+    [("honest", 282), ("mixed", 108), ("mixed", 444), ("mixed", 3), ("mixed", 48),
+     ("silent_loser", 105)],
 )
 def test_a_counterexample_seed_holds_every_invariant(family: str, seed: int) -> None:
     result = simulate(family, seed)

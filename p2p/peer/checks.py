@@ -189,10 +189,13 @@ ROUTINE_DROPS = re.compile(
     r"|genesis of a round we already know|the invitation has expired|expired presence"
     r"|older than this inviter's open invitation|invitation while busy|invitation list full"
     r"|lobby full|hello budget|lobby chat budget|chat rate limit"
+    r"|takeback_decline of a move that is no longer the last|takeback_decline of no request we hold"
+    r"|unknown kind"
 )
 """Drop reasons that honest peers cause in everyday play: a resumed or reconnected peer
 asking to sync too soon, a move and a forfeit crossing, a copy arriving after the end,
-full budgets.  They go to the log file only; a warning on screen is kept for what may be
+full budgets, a take-back's "no" that crossed the next move (or reached us before the
+request), an event of a kind a newer client added (it changes nothing here).  They go to the log file only; a warning on screen is kept for what may be
 an attack or a real fault (a bad signature, an illegal move, a forfeit by a key that may
 not forfeit it ...)."""
 

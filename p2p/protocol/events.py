@@ -308,6 +308,8 @@ KINDS: dict[str, Kind] = {
     "leave": Kind("side", {}),
     "ack": Kind("side", {"state": _hex(32)}),  # prev = the final chain event
     "takeback": Kind("side", {"ply": _int(0, 100_000)}),  # prev: the move to take back
+    # the player to move says no to that request at once (changes no state, never sealed)
+    "takeback_decline": Kind("side", {"ply": _int(0, 100_000)}),  # prev: the same move
     "sync_request": Kind("side", {"from_seq": _int(0, 100_000)}),
 }
 

@@ -299,6 +299,8 @@ class OnlineNotes(SessionPart):
             return  # a round that is not on the board (e.g. one we left)
         if code == "takeback_asked" and isinstance(seat, int) and rnd is not None:
             self.s.commands.show_takeback_request(seat)
+        elif code == "takeback_declined" and isinstance(seat, int) and rnd is not None:
+            self._takeback_declined(rnd, seat, params.get("by"))
         elif code == "drawing":
             self.state.add(t.t("net.drawing"), "round")
         elif code in ("expired", "invitation_expired"):
@@ -372,6 +374,21 @@ class OnlineNotes(SessionPart):
                 self._said_cancel(rnd)
         else:
             self.state.add(t.t("notice.untranslated", text=note.text), "info")
+
+    def _takeback_declined(self, rnd: Any, seat: int, by: object) -> None:
+        """The player to move said no to a take-back (signed, at once): the asker is told
+        and its request is answered; the others read who declined whose move."""
+        if by == rnd.my_seat:
+            return  # our own "no": /decline said so
+        head = rnd.chain_state.head
+        move = head.body.get("move", "?") if head.kind == "move" else "?"
+        decliner = self.s.member_nick(by, with_fingerprint=False) if isinstance(by, int) else "?"
+        if seat == rnd.my_seat:
+            self.s.takeback_for = None
+            self.state.add(self.t.t("takeback.declined_mine", nick=decliner, move=move), "round")
+        else:
+            self.state.add(self.t.t("takeback.declined_other", by=decliner, move=move,
+                                    nick=self.s.member_nick(seat, with_fingerprint=False)), "round")
 
     def _said_cancel(self, rnd: Any) -> None:
         """Why ``rnd`` was called off is on the screen: a running round it covered may go
