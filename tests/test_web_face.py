@@ -19,7 +19,7 @@ from conftest import eventually
 from webface import chromium, open_page, require_browser, status, wait_status, web_process
 
 from p2p import friends as friends_mod
-from p2p.peer import Peer
+from p2p.peer import Peer, RoundNotice
 
 
 @pytest.fixture(scope="module")
@@ -252,11 +252,13 @@ def test_a_round_called_off_and_a_private_round_started_now_with_who_joined(
     _run(browser_loop, body(), 120)
 
 
-def test_another_round_asked_by_a_member_who_is_not_the_admin(
+def test_take_backs_declined_both_ways_then_another_round_asked_by_a_member(
         browser_loop: Any, broker_url: str, tmp_path: Path) -> None:
-    """``/again`` is not the admin's alone (as in the shell): bob invites alice and starts,
-    bob resigns; alice's *Another round* invites bob to the same seats with the next seat
-    (alice) starting, and her page shows round 2 with the score carried on."""
+    """bob invites alice and starts. A take-back declined both ways, each side told at
+    once: bob asks, alice declines in the page (bob gets the signed decline); alice asks,
+    bob declines (alice's page says so). Then bob resigns, and ``/again`` is not the
+    admin's alone (as in the shell): alice's *Another round* invites bob to the same seats
+    with the next seat (alice) starting, and her page shows round 2, the score carried on."""
     ns = "web-face-again"
     _loop, browser = browser_loop
 
@@ -272,6 +274,33 @@ def test_another_round_asked_by_a_member_who_is_not_the_admin(
             await first.wait_turn(20)
             await first.play("4")
             await wait_status(page, lambda s: s["moves"] == "4" and s["my_turn"] == "yes", 20, "bob's move")
+            declined: list[Any] = []
+            with bob.events() as notes:
+                async def listen() -> None:
+                    async for note in notes:
+                        if isinstance(note, RoundNotice) and note.code == "takeback_declined":
+                            declined.append(note)
+
+                listener = asyncio.create_task(listen())
+                await first.request_takeback()
+                await page.click("#btn-decline-takeback", timeout=15_000)
+                await eventually(lambda: bool(declined), 15, "bob told of the decline")
+                assert declined[0].params == {"seat": 0, "by": 1}
+                assert first.takeback_asked is None and first.game.history() == ["4"]
+                listener.cancel()
+            await page.wait_for_selector("#log li:has-text('Take-back declined – bob is told at once.')", timeout=10_000)
+            await page.wait_for_selector("#takeback-note", state="hidden", timeout=10_000)
+            st = await status(page)
+            assert st["moves"] == "4" and st["my_turn"] == "yes", st
+            await page.fill("#move-input", "5")
+            await page.press("#move-input", "Enter")
+            await first.wait_turn(20)
+            await page.click("#btn-takeback", timeout=10_000)
+            await eventually(lambda: first.takeback_asked == 1, 15, "alice's request at bob")
+            await first.decline_takeback()
+            await page.wait_for_selector("#log li:has-text(\"bob declined to take back alice's last move.\")",
+                                         timeout=15_000)
+            assert (await status(page))["moves"] == "4 5"
             await first.resign()
             st = await wait_status(page, lambda s: s["over"] == "yes", 20, "bob's resignation")
             assert st["round_no"] == "1" and "alice 1" in st["score"], st

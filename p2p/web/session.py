@@ -134,6 +134,7 @@ class WebSession:
             "invite": self.a_invite, "private": self.a_private, "join": self.a_join,
             "accept": self.a_accept, "decline": self.a_decline, "play": self.a_play,
             "takeback": self.a_takeback, "accept_takeback": self.a_accept_takeback,
+            "decline_takeback": self.a_decline_takeback,
             "resign": self.a_resign, "leave": self.a_leave, "cancel": self.a_cancel,
             "again": self.a_again, "start_now": self.a_start_now, "replay": self.a_replay, "analysis": self.a_analysis,
             "takeover": self.a_takeover,
@@ -452,6 +453,16 @@ class WebSession:
 
     async def a_accept_takeback(self, msg: dict[str, Any]) -> None:
         await self._round(msg).accept_takeback()
+
+    async def a_decline_takeback(self, msg: dict[str, Any]) -> None:
+        """As the player to move: say no to the take-back asked for, at once (a signed
+        ``takeback_decline``; the asker is told by a ``takeback_declined`` notice)."""
+        rnd = self._round(msg)
+        asker = rnd.takeback_asked
+        await rnd.decline_takeback()
+        seats = rnd.chain_state.seats
+        pk = seats[asker].pk if asker is not None and 0 <= asker < len(seats) else None
+        self.line("info", "msg.takeback_declined", nick=self._nick(pk) if pk is not None else "?")
 
     async def a_resign(self, msg: dict[str, Any]) -> None:
         await self._round(msg).resign()

@@ -465,6 +465,7 @@ function renderStage() {
       note.replaceChildren(t('ui.takeback_asked', { seat: label(r.takeback) }));
       if (r.my_turn && r.takeback !== r.my_seat) {
         note.append(' ', h('button', { type: 'button', id: 'btn-allow', on: { click: () => send('accept_takeback', { round: r.id }) } }, t('ui.accept_takeback')));
+        note.append(' ', h('button', { type: 'button', id: 'btn-decline-takeback', on: { click: () => send('decline_takeback', { round: r.id }) } }, t('ui.decline_takeback')));
       }
     }
     if (!over) {
