@@ -560,24 +560,13 @@ class WebSession:
         """``/stats``: rounds here against the computer (saved in ``web.json``) and the
         finished online rounds per group of people, from the signed round logs (the
         numbers every member's face computes alike)."""
-        local = [{"game": game, "level": level, **counts}
-                 for game, levels in sorted(self.settings.stats.items())
-                 for level, counts in sorted(levels.items())]
+        from p2p.web.records import local_rows, online_rows
+
         online: list[dict[str, Any]] = []
         if self.peer is not None and self._ledger is not None:
-            me = self.peer.public_key
-            groups: dict[frozenset[bytes], dict[str, int]] = {}
             summaries = await asyncio.to_thread(self._ledger.rounds)
-            for summary in summaries:
-                if not summary.over or me not in summary.members:
-                    continue
-                entry = groups.setdefault(summary.members - {me}, {"won": 0, "lost": 0, "drawn": 0})
-                key = "drawn" if summary.winner is None else "won" if summary.winner == me else "lost"
-                entry[key] += 1
-            for others, counts in groups.items():
-                names = sorted(self._nick(pk) for pk in others)
-                online.append({"with": names, **counts, "played": sum(counts.values())})
-            online.sort(key=lambda e: (-e["played"], e["with"]))
+            online = online_rows(summaries, self.peer.public_key, self._nick)
+        local = local_rows(self.settings.stats)
         self.emit({"t": "stats", "local": local, "online": online})
 
     async def a_takeover(self, msg: dict[str, Any]) -> None:
