@@ -69,6 +69,7 @@ def test_decline_leave_unfriend_nick_rules_stats_and_another_broker(
             # /nick: saved at once, the others see it with the next presence (a heartbeat)
             await _settings(page, nick="alicia")
             await page.wait_for_selector("#log li:has-text('You are now called alicia.')", timeout=10_000)
+            await page.wait_for_selector("#me:has-text('alicia')", timeout=10_000)  # the page's own name at once
             await eventually(lambda: bob.find_peer("alice") is not None, 20, "alice in bob's lobby")
             alice_pk = bob.find_peer("alice").pk
             # /decline: bob's invitation shown with its options, declined from the page
