@@ -2,10 +2,11 @@
 brokers set, each limit played by a Mosquitto configuration or by ``faults.MqttLimits``
 (an MQTT-aware proxy) where Mosquitto has no switch.
 
-Scenarios per limit: a live Connect Four round between two peers to the end, a slow
-round between two peers who are never online together after the invitation, a
-private round that the second peer joins by its code, and a round resumed from its log
-after one player's process was killed with SIGKILL on its turn.  Each ends
+Scenarios per limit: a live Connect Four round between two peers to the end, a 3-seat
+Viergewinnt 3D round to the end, a slow round between two peers who are never online
+together after the invitation, a private round that the second peer joins by its code,
+and a round resumed from its log after one player's process was killed with SIGKILL on
+its turn.  Each ends
 "complete and agreed" in both logs (it works), or the product tells the user why in one
 line and the round goes on, unforked and with nothing lost, once both are online together
 (it degrades).  ``tests/test_broker_limits.py`` runs one test per row and checks it
@@ -21,6 +22,7 @@ import asyncio
 import contextlib
 import sys
 import tempfile
+import threading
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,6 +67,8 @@ LIMITS = [
     Limit("no retained messages (`retain_available false`)", "retain_available false\n"),
     Limit("messages up to 8 KB (`message_size_limit 8192`)", "message_size_limit 8192\n"),
     Limit("messages up to 64 KB (`message_size_limit 65536`)", "message_size_limit 65536\n"),
+    Limit("packets up to 8 KB, told to v5 clients (`max_packet_size 8192`)",
+          "max_packet_size 8192\n"),
     Limit("QoS 0 only (`max_qos 0`)", "max_qos 0\n"),
     Limit("10 publishes/s per client, disconnect on excess (proxy)",
           proxy={"publish_rate": (10, 10.0)}),
@@ -78,12 +82,22 @@ LIMITS = [
 @dataclass
 class Outcome:
     live: str
+    three: str
     slow: str
     private: str
     resume: str
 
-    def cells(self) -> tuple[str, str, str, str]:
-        return self.live, self.slow, self.private, self.resume
+    def cells(self) -> tuple[str, str, str, str, str]:
+        return self.live, self.three, self.slow, self.private, self.resume
+
+
+LARGEST: list[int] = [0]
+"""The largest MQTT packet any peer of the last ``run_limit`` sent (bytes)."""
+
+
+def _note_sizes(*peers: Peer) -> None:
+    for peer in peers:
+        LARGEST[0] = max(LARGEST[0], peer.edge.transport.stats.get("largest_published", 0))
 
 
 AGREED = "works: complete and agreed"
@@ -125,8 +139,31 @@ async def _live(url: str, tmp: Path, port: int, limit: Limit) -> str:
         finally:
             if kicker is not None:
                 kicker.cancel()
+        _note_sizes(alice, bob)
         verdicts, heads = _verdicts([r.log_path for r in rounds])
         if rounds[0].phase is Phase.OVER and verdicts == ["agreed", "agreed"] and len(heads) == 1:
+            return AGREED
+        return f"FAILS: {verdicts}"
+
+
+async def _three(url: str, tmp: Path, port: int, limit: Limit) -> str:
+    """A 3-seat Viergewinnt 3D round between three peers, played to the end."""
+    async with Peer(url, nick="alice", log_dir=tmp / "three-a") as alice, \
+            Peer(url, nick="bob", log_dir=tmp / "three-b") as bob, \
+            Peer(url, nick="carol", log_dir=tmp / "three-c") as carol:
+        kicker = asyncio.create_task(_kick(bob, port, 0.5)) if limit.takeover else None
+        try:
+            await meet(alice, bob, carol, timeout=20)
+            rounds = await start_round(alice, [bob, carol], "cube", {"players": 3}, start=0)
+            await play_out(rounds, 60)
+            for r in rounds:
+                await r.wait_until(lambda r: r.agreed, 20)
+        finally:
+            if kicker is not None:
+                kicker.cancel()
+        _note_sizes(alice, bob, carol)
+        verdicts, heads = _verdicts([r.log_path for r in rounds])
+        if rounds[0].phase is Phase.OVER and verdicts == ["agreed"] * 3 and len(heads) == 1:
             return AGREED
         return f"FAILS: {verdicts}"
 
@@ -158,6 +195,7 @@ async def _slow(url: str, tmp: Path, port: int, limit: Limit) -> str:
         await asyncio.sleep(0.5)  # a tick of the timers: the broker's limits are told
         for stop in stops:
             stop()
+        _note_sizes(alice, bob)
         logs = [rnd.log_path, theirs.log_path]
     assert logs[0] is not None and logs[1] is not None
     paths = {"alice": logs[0], "bob": logs[1]}
@@ -208,6 +246,7 @@ async def _private(url: str, tmp: Path, port: int, limit: Limit) -> str:
         finally:
             if kicker is not None:
                 kicker.cancel()
+        _note_sizes(alice, bob)
     verdicts, heads = _verdicts([r.log_path for r in rounds])
     return AGREED if verdicts == ["agreed", "agreed"] and len(heads) == 1 else f"FAILS: {verdicts}"
 
@@ -252,8 +291,44 @@ async def _resume(url: str, tmp: Path, port: int, limit: Limit) -> str:
             await play_out([ra, rb], 40)
             for r in (ra, rb):
                 await r.wait_until(lambda r: r.agreed, 20)
+            _note_sizes(alice, bob)
     verdicts, heads = _verdicts([r.log_path for r in (ra, rb)])
     return AGREED if verdicts == ["agreed", "agreed"] and len(heads) == 1 else f"FAILS: {verdicts}"
+
+
+@contextlib.asynccontextmanager
+async def _proxy_thread(port: int, limit: Limit) -> AsyncIterator[MqttLimits]:
+    """``MqttLimits`` on an event loop of its own, in a thread: it reads each packet when
+    it arrives, not when the peers' loop (busy signing and replaying) lets it, so a
+    burst it reads late is not counted as packets sent closer together than they were."""
+    started: asyncio.Future[MqttLimits] = asyncio.get_running_loop().create_future()
+    outer = asyncio.get_running_loop()
+    stop = threading.Event()
+
+    async def serve() -> None:
+        try:
+            async with MqttLimits(port, **limit.proxy) as proxy:  # type: ignore[arg-type]
+                dropper = (
+                    asyncio.create_task(proxy.reset_every(limit.drop_every_s))
+                    if limit.drop_every_s else None
+                )
+                outer.call_soon_threadsafe(started.set_result, proxy)
+                while not stop.is_set():
+                    await asyncio.sleep(0.05)
+                if dropper is not None:
+                    dropper.cancel()
+        except BaseException as err:  # e.g. no port: the harness fails, not hangs
+            if not started.done():
+                outer.call_soon_threadsafe(started.set_exception, err)
+            raise
+
+    thread = threading.Thread(target=asyncio.run, args=(serve(),), daemon=True)
+    thread.start()
+    try:
+        yield await started
+    finally:
+        stop.set()
+        await asyncio.to_thread(thread.join, 10)
 
 
 @contextlib.asynccontextmanager
@@ -262,34 +337,29 @@ async def _played(limit: Limit) -> AsyncIterator[tuple[str, int, MqttLimits | No
         if limit.proxy is None:
             yield broker.url, broker.port, None
             return
-        async with MqttLimits(broker.port, **limit.proxy) as proxy:  # type: ignore[arg-type]
-            dropper = (
-                asyncio.create_task(proxy.reset_every(limit.drop_every_s))
-                if limit.drop_every_s else None
-            )
-            try:
-                yield proxy.url, broker.port, proxy
-            finally:
-                if dropper is not None:
-                    dropper.cancel()
+        async with _proxy_thread(broker.port, limit) as proxy:
+            yield proxy.url, broker.port, proxy
 
 
 async def run_limit(limit: Limit, tmp: Path) -> tuple[Outcome, MqttLimits | None]:
     """Both scenarios under ``limit``; what happened, and the proxy's measurements."""
     known.forget()
+    LARGEST[0] = 0
     async with _played(limit) as (url, port, proxy):
         live = await _live(url, tmp, port, limit)
+        three = await _three(url, tmp, port, limit)
         slow = await _slow(url, tmp, port, limit)
         private = await _private(url, tmp, port, limit)
         resume = await _resume(url, tmp, port, limit)
-    return Outcome(live, slow, private, resume), proxy
+    return Outcome(live, three, slow, private, resume), proxy
 
 
 def table(rows: list[tuple[Limit, Outcome]]) -> str:
     lines = [
-        "| broker limit | live round, two peers | slow round, never online together "
-        "| private round, joined by code | resume after `kill -9` |",
-        "|---|---|---|---|---|",
+        "| broker limit | live round, two peers | 3-seat round "
+        "| slow round, never online together | private round, joined by code "
+        "| resume after `kill -9` |",
+        "|---|---|---|---|---|---|",
     ]
     for limit, outcome in rows:
         lines.append(f"| {limit.name} | {' | '.join(outcome.cells())} |")

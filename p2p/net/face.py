@@ -111,6 +111,11 @@ class Broker(Service, Protocol):
         """Call ``callback(state, detail)`` on every connection state change."""
         ...
 
+    def on_refused(self, callback: Callable[..., None]) -> None:
+        """Call ``callback(refused)`` (``p2p.net.transport.Refused``) for every message
+        not sent because it is larger than a broker takes."""
+        ...
+
     async def start(self, wait: float | None = 10.0) -> None:
         """Connect; wait up to ``wait`` s for the first connection (``ConnectionError``)."""
         ...

@@ -1,5 +1,5 @@
-"""What this machine learned about brokers, per broker URL: the MQTT version it speaks
-and to whom it hands retained messages.
+"""What this machine learned about brokers, per broker URL: the MQTT version it speaks,
+to whom it hands retained messages and the largest packet it takes (when learned).
 
 ``Transport`` reads it before connecting (a broker known to speak 3.1.1 only is not
 tried with v5 again; a broker whose retained delivery is known is not probed again) and
@@ -30,6 +30,9 @@ RETAINED = ("wildcard", "exact", "none")
 """Retained delivery: to wildcard filters too (MQTT as written), to exact topic
 subscriptions only (RabbitMQ 3.x), or not at all (retained messages switched off)."""
 
+MIN_PACKET = 128
+"""A smaller ``max_packet`` in the file is ignored (no broker is that strict)."""
+
 _MAX_FILE = 64 * 1024
 _MAX_BROKERS = 64
 
@@ -51,6 +54,9 @@ def _clean(raw: object) -> dict[str, dict[str, str]]:
             item["protocol"] = entry["protocol"]
         if entry.get("retained") in RETAINED:
             item["retained"] = entry["retained"]
+        size = entry.get("max_packet")
+        if isinstance(size, str) and size.isdigit() and MIN_PACKET <= int(size) < 2**28:
+            item["max_packet"] = size
         if item:
             kept[url] = item
     return kept
@@ -72,7 +78,8 @@ def facts(url: str) -> dict[str, str]:
 
 
 def note(url: str, **found: str) -> None:
-    """Remember facts about a broker (``protocol=``, ``retained=``)."""
+    """Remember facts about a broker (``protocol=``, ``retained=``, ``max_packet=``:
+    the largest MQTT packet in bytes, as digits)."""
     entry = _facts.setdefault(url, {})
     if all(entry.get(k) == v for k, v in found.items()):
         return

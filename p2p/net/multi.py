@@ -107,7 +107,10 @@ class MultiTransport(Broker):
         total: dict[str, int] = {}
         for transport in self.transports:
             for key, value in transport.stats.items():
-                total[key] = total.get(key, 0) + value
+                if key == "largest_published":
+                    total[key] = max(total.get(key, 0), value)
+                else:
+                    total[key] = total.get(key, 0) + value
         return total
 
     @property
@@ -142,6 +145,11 @@ class MultiTransport(Broker):
         return current if current in self._announcing else None
 
     # -- lifecycle ---------------------------------------------------------------------
+
+    def on_refused(self, callback: Callable[..., None]) -> None:
+        """Every broker's messages too large for it (``Transport.on_refused``)."""
+        for transport in self.transports:
+            transport.on_refused(callback)
 
     def on_state(self, callback: StateCallback) -> None:
         """``callback(state, detail)``: connected / lost (all brokers) / reconnected / closed;

@@ -27,12 +27,11 @@ from pathlib import Path
 from p2p.friends import Friends
 from p2p.net.face import Broker, Service
 from p2p.net.inbound import InboundQueues
-from p2p.net.transport import ConnectionState
-from p2p.peer import opening
+from p2p.net.transport import ConnectionState, Refused
+from p2p.peer import config, opening
 from p2p.peer.checks import _BENIGN, _WarnBudget, is_routine
 from p2p.peer.config import (
     MAX_MEMBER_NICKS,
-    PRESENCE_TTL_S,
     SETTLE_S,
     TICK_S,
     now_ms,
@@ -45,6 +44,7 @@ from p2p.peer.notifications import (
     Notification,
     Notifications,
     Rejected,
+    RoundNotice,
 )
 from p2p.peer.round_link import RoundLink, RoundLinks
 from p2p.peer.runs import Runs
@@ -161,6 +161,8 @@ class Peer(Service):
             tls_context=tls_context,
         )
         self.edge.transport.on_state(self._on_connection_state)
+        self.edge.transport.on_refused(self._on_refused)
+        self._told_refused: set[tuple[str, str, str]] = set()
         self.listeners: list[Notifications] = []
         self._tasks: list[asyncio.Task[None]] = []
         self.stats = PeerStats()
@@ -334,7 +336,7 @@ class Peer(Service):
 
     def _send(self, effect: Publish, link: RoundLink | None) -> None:
         route = effect.route
-        expiry = PRESENCE_TTL_S if effect.event.kind == "presence" else None
+        expiry = config.presence_ttl_s() if effect.event.kind == "presence" else None
         payload = self.edge.seal(route.topic, effect.payload, effect.event, link, effect.sealed_with)
         if payload is None:
             return
@@ -454,6 +456,29 @@ class Peer(Service):
 
     def _on_connection_state(self, state: ConnectionState, detail: str) -> None:
         self.notify(ConnectionChanged(state.value, detail))
+
+    def _on_refused(self, refused: Refused) -> None:
+        """A message larger than the broker takes was not sent (``p2p.net.transport``):
+        tell the user once per broker, round and kind of message (notice
+        ``broker_too_large``; what was not sent stays in our log)."""
+        place = self.topics.parse(refused.topic)
+        key = place.key if place is not None and place.is_round else ""
+        what = "store" if place is not None and place.channel == "store" else (
+            "round" if key else "lobby"
+        )
+        told = (refused.broker, key, what)
+        if told in self._told_refused or len(self._told_refused) >= 64:
+            return
+        self._told_refused.add(told)
+        link = self.links.by_key.get(key)
+        self.notify(RoundNotice(
+            None,
+            f"the broker {refused.broker} takes messages of at most {refused.limit} bytes: "
+            f"a {what} message of {refused.size} bytes was not sent through it",
+            "broker_too_large",
+            {"what": what, "size": refused.size, "limit": refused.limit,
+             "broker": refused.broker, "round_id": link.id if link is not None else None},
+        ))
 
     def interrupt_connection(self, hold: float = 0.0) -> None:
         """Cut the network connection as a failure would (tests, demo); it comes back."""

@@ -85,6 +85,13 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Dieser Broker speichert keine Nachrichten (retained): Diese langsame Runde geht nur weiter, solange ihr gleichzeitig online seid (nichts geht verloren; mit einem Broker, der sie speichert, könnt ihr zu verschiedenen Zeiten ziehen).",
         "This broker keeps no retained messages: this slow round goes on only while its players are online together (nothing is lost; a broker that keeps them lets you take turns at different times).",
     ),
+    "notice.broker_too_large": (
+        "Der Broker {broker} nimmt Nachrichten nur bis {limit} Bytes: {what} ({size} Bytes) ging über ihn nicht hinaus. Sie bleibt in deinem Protokoll, nichts verzweigt sich; für das, was sie braucht, nimm einen Broker, der größere Nachrichten annimmt (--broker).",
+        "The broker {broker} takes messages of at most {limit} bytes: {what} ({size} bytes) could not go through it. It stays in your log and nothing forks; for what needs it, use a broker that takes larger messages (--broker).",
+    ),
+    "notice.broker_too_large.store": ("der Speicher der langsamen Runde", "the slow round's store"),
+    "notice.broker_too_large.round": ("eine Nachricht der Runde", "a message of the round"),
+    "notice.broker_too_large.lobby": ("eine Nachricht der Lobby", "a lobby message"),
     "notice.took_over": (
         "Du spielst jetzt in diesem Fenster; deine andere Sitzung schaut zu.",
         "You play in this window now; your other session watches.",
@@ -534,6 +541,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Wer am Zug ist und wer ihn aufgeben lassen dürfte, sind beide fort; die Runde ist beendet.",
         "The player to move and whoever may forfeit them are both gone; the round has ended.",
     ),
+    "notice.goes_on": (
+        "Die Runde geht doch weiter: wer aufgeben lassen darf, ist zurück.",
+        "The round goes on after all: whoever may forfeit is back.",
+    ),
     "notice.cancelled.void": (
         "Der Einladende hat zwei Ereignisse für eine Stelle signiert; die Runde ist ungültig.",
         "The inviting player signed two events for one position; the round is void.",
@@ -726,7 +737,15 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "The take-back is for {mover} (to move) to answer, not you.",
     ),
     "takeback.request": (">>> {nick} möchte den Zug {move} zurücknehmen. /accept oder /decline <<<", ">>> {nick} asks to take back the move {move}. /accept or /decline <<<"),
-    "takeback.declined": ("Abgelehnt – dein nächster Zug ist die Antwort.", "Declined – your next move is the answer."),
+    "takeback.declined": ("Rücknahme abgelehnt – {nick} erfährt es sofort.", "Take-back declined – {nick} is told at once."),
+    "takeback.declined_mine": (
+        "{nick} lehnt es ab, deinen Zug {move} zurückzunehmen; {nick} ist am Zug.",
+        "{nick} declined to take back your move {move}; {nick} is to move.",
+    ),
+    "takeback.declined_other": (
+        "{by} lehnt es ab, den Zug {move} von {nick} zurückzunehmen.",
+        "{by} declined to take back {nick}'s move {move}.",
+    ),
     "takeback.done": (
         "Der letzte Zug von {nick} ({move}) wurde zurückgenommen; {nick} ist wieder am Zug.",
         "{nick}'s last move ({move}) was taken back; {nick} moves again.",
