@@ -104,7 +104,7 @@ def test_2500_fake_presences_hide_no_real_peer_and_forfeit_no_member(
             await flood(mallory, fakes, retain=True, batch=2_500, settle=0)
             await eventually(
                 lambda: len(alice.lobby.peers) >= 100,
-                10,
+                30,
                 "the flood to fill alice's list",
             )
             # the rest of what her lanes let through (a fixed 1 s was too short under load)
@@ -194,21 +194,21 @@ def test_key_rotating_chat_flood_and_invitation_spam(
                     + alice.stats.dropped.get("stranger lane over budget", 0)
                     >= 1_990
                 ),
-                20,
+                60,  # CPU-bound: 2,000 signatures (20 s did not do on a loaded machine)
                 "alice to refuse the flood",
             )
             assert alice.stats.dropped.get("lobby chat budget", 0) >= 100
             await bob.say("still here")
-            seconds = time.monotonic() - started
             shown: list[str] = []
-            while True:
+            while True:  # until a quiet second after bob's last line (a loaded run is slow)
                 try:
-                    note = await notes.next(1.0)
+                    note = await notes.next(1.0 if "still here" in shown else 30.0)
                 except TimeoutError:
                     break
                 if isinstance(note, ChatMessage):
                     shown.append(note.text)
             assert "hi alice, mid-flood" in shown and "still here" in shown
+            seconds = time.monotonic() - started  # the budget's time: all the lines shown
             spam_shown = [t for t in shown if t.startswith("buy gold")]
             assert (
                 len(spam_shown) <= 5 + seconds / 2 + 1
@@ -217,7 +217,7 @@ def test_key_rotating_chat_flood_and_invitation_spam(
             # invitation spam: a friend's real invitation is never pushed out
             real = await bob.invite([alice.peer_id], "connect4")
             await eventually(
-                lambda: alice.invitation(real.id) is not None, 10, "the invitation"
+                lambda: alice.invitation(real.id) is not None, 30, "the invitation"
             )
             inbox = topics.inbox(alice.peer_id).topic
             ts = now_ms()
@@ -254,16 +254,16 @@ def test_key_rotating_chat_flood_and_invitation_spam(
                 junk.append((inbox, sealed))
             await flood(mallory, junk)
             await eventually(
-                lambda: len(alice.invitations) == 16, 10, "the spam to fill the list"
+                lambda: len(alice.invitations) == 16, 30, "the spam to fill the list"
             )
             await asyncio.sleep(0.5)  # the rest of the 40 arrives and evicts spam only
             assert (
                 alice.invitation(real.id) is not None and len(alice.invitations) == 16
             )
             accepted = await alice.invitation(real.id).accept()
-            await accepted.wait_started(10)
+            await accepted.wait_started(30)
 
-    run(body(), timeout=90)
+    run(body(), timeout=180)  # generous: CPU-bound floods on a loaded machine
 
 
 def test_replayed_chat_and_hellos_are_dropped_and_nobody_republishes(
@@ -303,7 +303,7 @@ def test_replayed_chat_and_hellos_are_dropped_and_nobody_republishes(
                     captured = bytes(message.payload)
                     break
             shown = []
-            await eventually(lambda: bob.stats.received > 0, 5)
+            await eventually(lambda: bob.stats.received > 0, 30)
             # later than the edge's duplicate window: the lobby's replay guard decides
             await asyncio.sleep(DEDUPE_WINDOW_S + 0.3)
             edge_dupes = bob.inbound.stats.get("dropped: duplicate", 0)
@@ -314,14 +314,14 @@ def test_replayed_chat_and_hellos_are_dropped_and_nobody_republishes(
             )  # elsewhere
             await eventually(
                 lambda: bob.stats.dropped.get("duplicate", 0) >= 1,
-                5,
+                30,
                 "bob to drop the replays",
             )  # once by the lobby's replay guard (asked at the edge, as alice is a
             # known key: tests/test_net_edge_attacks.py), then by the duplicate check
             assert bob.inbound.stats.get("dropped: duplicate", 0) - edge_dupes >= 1
             await eventually(
                 lambda: elsewhere.stats.dropped.get("signed for another lobby", 0) >= 1,
-                5,
+                30,
                 "the other lobby to refuse the replay",
             )
             while True:
@@ -341,7 +341,7 @@ def test_replayed_chat_and_hellos_are_dropped_and_nobody_republishes(
             )
             await mallory.publish(topics.lobby_chat().topic, old.raw)
             await eventually(
-                lambda: bob.stats.dropped.get("outside the replay window", 0) >= 1, 5
+                lambda: bob.stats.dropped.get("outside the replay window", 0) >= 1, 30
             )
 
             # hellos, fresh and replayed: nobody re-publishes its presence
@@ -377,7 +377,7 @@ def test_replayed_chat_and_hellos_are_dropped_and_nobody_republishes(
 
                 await eventually(dropped_them, 30, f"{peer.nick} to drop the hellos")
 
-    run(body(), timeout=60)
+    run(body(), timeout=180)  # generous: CPU-bound floods on a loaded machine
 
 
 def test_a_join_costs_one_publication_and_a_deleted_presence_is_repaired(
@@ -428,4 +428,4 @@ def test_a_join_costs_one_publication_and_a_deleted_presence_is_repaired(
             async with Peer(broker_url, nick="late", namespace="joincost") as late:
                 await meet(late, p1)
 
-    run(body(), timeout=60)
+    run(body(), timeout=180)  # generous: CPU-bound floods on a loaded machine
