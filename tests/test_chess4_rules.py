@@ -574,9 +574,12 @@ def test_resign_any_seat_any_time_and_replay() -> None:
     with pytest.raises(IllegalMove, match="already out"):
         g.resign(YELLOW)
     g.resign(RED)
+    # all at 0 points: the one who played on is first alone, the three who resigned share
+    # second (house rule RESIGNED_RANK_BELOW; all four "won" before, issue 26.12)
     assert (
-        g.is_over() and g.winners() == (0, 1, 2, 3) and g.end_reason() == "last player"
+        g.is_over() and g.winners() == (BLUE,) and g.end_reason() == "last player"
     )
+    assert g.ranks() == (2, 1, 2, 2) and g.resigned_seats() == (YELLOW, GREEN, RED)
     with pytest.raises(IllegalMove):
         g.resign(BLUE)
     assert g.pop() == "resign:0"

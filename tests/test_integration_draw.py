@@ -15,7 +15,7 @@ from test_integration_hostile import expect_rejected
 from test_integration_rounds import assert_same_outcome
 
 from p2p.peer import Peer, RoundNotice
-from p2p.protocol import draw, round_machine
+from p2p.protocol import draw, round_timers
 from p2p.protocol import events as ev
 from p2p.protocol.effects import Publish
 from p2p.protocol.round import Phase
@@ -96,7 +96,7 @@ def test_admin_sealing_only_its_own_commitment_is_refused_live(peers: Peers) -> 
 def test_admin_choosing_a_subset_after_seeing_the_reveals_is_refused_live(
     peers: Peers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(round_machine, "REVEAL_TIMEOUT_MS", 1500)
+    monkeypatch.setattr(round_timers, "REVEAL_TIMEOUT_MS", 1500)
 
     async def body() -> None:
         async with peers("admin", "bob", "carol") as (admin, bob, carol):
@@ -146,7 +146,7 @@ def test_admin_choosing_a_subset_after_seeing_the_reveals_is_refused_live(
 def test_withheld_reveal_cancels_the_draw_live(
     peers: Peers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(round_machine, "REVEAL_TIMEOUT_MS", 1500)
+    monkeypatch.setattr(round_timers, "REVEAL_TIMEOUT_MS", 1500)
 
     async def body() -> None:
         async with peers("fair1", "fair2", "cheat") as (p1, p2, cheat):

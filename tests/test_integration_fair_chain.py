@@ -17,7 +17,7 @@ from test_integration_hostile import expect_rejected, move_event
 
 from p2p.net.inbound import DEDUPE_WINDOW_S
 from p2p.peer import InvitationReceived, Peer, RoundOver
-from p2p.protocol import canonical, round_machine, sealing
+from p2p.protocol import canonical, round_machine, round_timers, sealing
 from p2p.protocol import events as ev
 from p2p.protocol.identity import Identity
 from p2p.protocol.replay import replay_log
@@ -313,7 +313,7 @@ def test_live_an_invitee_whose_admin_vanished_is_freed(
     peers: Peers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(round_machine, "INVITE_TTL_MS", 2_000)
-    monkeypatch.setattr(round_machine, "FORMING_GRACE_MS", 1_000)
+    monkeypatch.setattr(round_timers, "FORMING_GRACE_MS", 1_000)
 
     async def body() -> None:
         async with peers("alice", "bob") as (alice, bob):

@@ -280,17 +280,28 @@ def test_every_member_acknowledges_the_end_and_replay_says_agreed(
     result = replay_log(chain[:-1] + logged)
     assert result.verdict == "prefix" and result.ahead == 3
     assert "a valid prefix" in result.verdict_text()
-    # a member that signed another end (an earlier head) disputes the result
+    # a member that signed another end (the final head, another state) disputes it
     other = events.make(
         PEOPLE[2],
         "ack",
         5,
         {"state": "00" * 32},
         round=ROUND,
-        prev=machines[0].state.chain[-2].id,
+        prev=machines[0].state.chain[-1].id,
     )
     result = replay_log(chain + logged[:2] + [other.raw])
     assert result.verdict == "disputed" and list(result.disputes) == [2]
+    # an ack of an earlier head is no end at all (the chain goes on from it): only a
+    # sign of the head its signer held, as a member's log keeps it beside the chain
+    # (evidence, §8.1); it neither stands for that member's closing ack nor disputes
+    # the one it signed (the simulator's mixed/3: live agreed, replay said disputed)
+    earlier = events.make(
+        PEOPLE[2], "ack", 5, {"state": "00" * 32}, round=ROUND,
+        prev=machines[0].state.chain[-2].id,
+    )
+    result = replay_log(chain + logged[:2] + [earlier.raw])
+    assert result.verdict == "unacknowledged" and result.missing_acks() == [2]
+    assert replay_log(chain + logged + [earlier.raw]).verdict == "agreed"
 
 
 def test_an_ack_of_another_end_is_refused_by_a_member() -> None:

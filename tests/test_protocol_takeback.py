@@ -181,3 +181,78 @@ def test_a_game_ending_move_is_never_taken_back_even_with_both_signatures() -> N
         assert not any(isinstance(e, Applied) for e in effects), effects
     assert bob.state.head.id == winning.id and bob.state.phase is Phase.OVER
     assert bob.state.game.winners() == (0,)
+
+
+def decline_of(who, answered: events.Event, ts: int = 8) -> events.Event:
+    return events.make(who, "takeback_decline", ts, {"ply": answered.body["ply"]}, round=ROUND, prev=answered.id)
+
+
+def test_a_declined_take_back_reaches_the_asker_at_once_and_changes_nothing() -> None:
+    """Issue 26.13: the player to move says no with a signed ``takeback_decline``; the
+    asker is told at once (not when the decliner moves), the request is answered, the
+    chain, the state and the log stay as they were, and the decliner plays on."""
+    net, alice, bob = started()
+    net.post("alice", alice.move("4", net.now))
+    net.run()
+    with pytest.raises(ActionError, match="nobody asks"):
+        bob.decline_takeback(net.now)
+    net.post("alice", alice.request_takeback(net.now))
+    net.run()
+    with pytest.raises(ActionError, match="nobody asks"):
+        alice.decline_takeback(net.now)  # her own request: nothing for her to answer
+    chain_before = [e.id for e in alice.state.chain]
+    hash_before = alice.state.state_hash()
+    log_before = [e.id for e in alice.log()]
+    net.post("bob", bob.decline_takeback(net.now))
+    net.run()
+    told = [e for n, e in net.seen if n == "alice" and isinstance(e, Notice) and e.code == "takeback_declined"]
+    assert len(told) == 1 and told[0].params == {"seat": 0, "by": 1}
+    assert [e.id for e in alice.state.chain] == chain_before and alice.state.state_hash() == hash_before
+    assert [e.id for e in alice.log()] == log_before  # never sealed, never logged
+    for machine in (alice, bob):
+        assert machine.takeback_request() is None  # answered
+    with pytest.raises(ActionError, match="nobody asks"):
+        bob.accept_takeback(net.now)
+    with pytest.raises(ActionError, match="already asked"):
+        alice.request_takeback(net.now)  # still one request per round
+    net.post("bob", bob.move("3", net.now))
+    net.run()
+    assert alice.state.game.history() == ["4", "3"]
+    finish(net, alice, bob)
+
+
+def test_a_takeback_decline_from_anyone_but_the_player_to_move_is_dropped() -> None:
+    """A stranger, the asker itself, a forged or replayed "no", one for another ply or an
+    older move: dropped with a reason, nothing changes, the request stays open."""
+    from test_protocol_hostile import MALLORY
+
+    net, alice, bob = started()
+    net.post("alice", alice.move("4", net.now))
+    net.run()
+    move = alice.state.head
+    # before any request: a "no" to nothing
+    only_dropped(alice.receive(decline_of(BOB, move), net.now), "no request we hold")
+    net.post("alice", alice.request_takeback(net.now))
+    net.run()
+    only_dropped(alice.receive(decline_of(MALLORY, move), net.now), "non-member")
+    only_dropped(bob.receive(decline_of(ALICE, move), net.now), "does not answer take-backs")
+    wrong_ply = events.make(BOB, "takeback_decline", 8, {"ply": 5}, round=ROUND, prev=move.id)
+    only_dropped(alice.receive(wrong_ply, net.now), "another ply")
+    genesis = alice.state.chain[0]
+    old = events.make(BOB, "takeback_decline", 8, {"ply": 0}, round=ROUND, prev=genesis.id)
+    only_dropped(alice.receive(old, net.now), "no longer the last")
+    forged = dict(decline_of(BOB, move).value())
+    forged["sig"] = "00" * 64
+    with pytest.raises(events.EventError):
+        events.from_value(forged)
+    assert alice.takeback_request() is None and bob.takeback_request() is not None  # still open
+    real = decline_of(BOB, move, ts=7)  # (the one at ts 8 was taken as seen when it came too early)
+    told = alice.receive(real, net.now)
+    assert [e.code for e in told if isinstance(e, Notice)] == ["takeback_declined"]
+    assert alice.replayed(real, net.now) == "duplicate"  # a replay costs one lookup
+    only_dropped(alice.receive(decline_of(BOB, move, ts=9), net.now), "again")  # a second "no": nothing new
+    # a "no" that arrives after the decliner's next move is stale
+    net.post("bob", bob.move("3", net.now))
+    net.run()
+    only_dropped(alice.receive(decline_of(BOB, move, ts=10), net.now), "no longer the last")
+    assert alice.state.game.history() == ["4", "3"]

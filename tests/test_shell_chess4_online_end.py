@@ -1,7 +1,8 @@
 """Four-player chess online when every human gives up (issue 26, items 10 and 12), at
 80x24 in both languages: the reason stands before the ranking (it stood beside the
 computer seat that did not resign: "… Green (computer easy) 0 points (resignation)"),
-the seat still in is listed first among equal points, and the status line keeps every
+the computer seat that played on ranks first alone and the three who resigned share
+second (all four ranked first before), and the status line keeps every
 member's score whole when the ranking does not fit ("Score alice 0 · bob 0 …" dropped one)."""
 
 from __future__ import annotations
@@ -44,6 +45,11 @@ def test_all_humans_resign_in_chess4_at_80x24(tmp_path: Path, broker_url: str, l
             await rb.resign()
             line = await said(h, over, 20)
             assert line.count(why) == 1 and f"points {why}" not in line and f"Punkte {why}" not in line, line
+            # the computer that played on is first alone; the three who resigned share second
+            # (all four were "1." before: equal points shared the first place)
+            ranking = line.split(": ", 1)[1]
+            assert ranking.count("1. ") == 1 and ranking.count("2. ") == 3, line
+            assert h.controller.online.round.winners == (3,)  # the chain's result: Green alone
             rows = h.shell._status_rows()
             assert len(rows) <= 2 and all(len(r) <= 78 for r in rows), rows
             assert rows[-1].endswith(score), rows

@@ -392,7 +392,7 @@ def test_an_online_take_back_the_opponent_must_accept(tmp_path: Path, broker_url
             await rb.request_takeback()  # now bob asks: we are told and decline
             await said(h, "bob asks to take back the move 5. /accept or /decline")
             await h.type_line("/decline")
-            await said(h, "Declined – your next move is the answer.")
+            await said(h, "Take-back declined – bob is told at once.")
             assert rnd.game.history() == ["3", "5"]
             h.send("3")
             await h.wait_for(lambda: rb.game.history() == ["3", "5", "3"], 10)

@@ -1,6 +1,11 @@
 """Slow rounds (issue 26.16), through the real shell in both languages: inviting while a
-slow round is on the board said "No game" (as if that round had gone) until the answer;
-a live move in another slow round that takes the board there was never listed in the chat."""
+slow round is on the board said "No game" (as if that round had gone) until the answer,
+and again after a decline; a live move in another slow round that takes the board there
+was never listed in the chat.
+
+Now the board keeps the running slow round while the invitation waits (its moves are
+listed, a move typed goes to it), the status line says whom we invited, a decline puts
+that round back on the board, and a move elsewhere that takes the board is listed."""
 
 from __future__ import annotations
 
@@ -12,15 +17,17 @@ from test_shell_many_rounds import accept, run, said, shell
 peer_mod = pytest.importorskip("p2p.peer")
 Peer = peer_mod.Peer
 
-WORDS = {"en": ("Invitation to dave for Connect Four · waiting for an answer", "No game",
-                "On the board (/rounds", "Red (bob): 3"),
-         "de": ("Einladung an dave zu Vier in einer Reihe · warte auf Antwort", "Kein Spiel",
-                "Auf dem Brett (/rounds", "Rot (bob): 3")}
+WORDS = {"en": {"waiting": "Invitation to dave for Connect Four · waiting for an answer", "idle": "No game",
+                "shown": "On the board (/rounds", "moved_bob": "Red (bob): 3", "moved_carol": "Red (carol): 5",
+                "mine": "Yellow (you): 2", "declined": "dave declined", "title": "Connect Four"},
+         "de": {"waiting": "Einladung an dave zu Vier in einer Reihe · warte auf Antwort", "idle": "Kein Spiel",
+                "shown": "Auf dem Brett (/rounds", "moved_bob": "Rot (bob): 3", "moved_carol": "Rot (carol): 5",
+                "mine": "Gelb (du): 2", "declined": "dave hat abgelehnt", "title": "Vier in einer Reihe"}}
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])
 def test_an_invitation_and_a_move_that_takes_the_board_are_said(tmp_path: Path, broker_url: str, lang: str) -> None:
-    waiting, idle, shown, moved = WORDS[lang]
+    w = WORDS[lang]
 
     async def scenario() -> None:
         async with Peer(broker_url, nick="bob") as bob, Peer(broker_url, nick="carol") as carol, \
@@ -37,18 +44,34 @@ def test_an_invitation_and_a_move_that_takes_the_board_are_said(tmp_path: Path, 
                 await slow_bob.wait_turn(15)  # bob to move in the slow round
                 slow_carol = await accept(h, carol, slow=True, start=0)  # carol to move
                 await h.wait_for(lambda: h.controller.online.round.id == slow_carol.id, 15)
-                # a live invitation while a slow round is on the board: whom, not "No game"
+                # a live invitation while a slow round is on the board: whom, not "No game";
+                # the board keeps the slow round
                 await h.wait_for(lambda: any(e.nick == "dave" for e in h.controller.state.lobby), 10)
                 await h.type_line("/invite dave connect4")
-                await h.wait_for(lambda: waiting in h.controller.status_text(), 10)
-                assert idle not in h.controller.status_text()
+                await h.wait_for(lambda: w["waiting"] in h.controller.status_text(), 10)
+                assert w["idle"] not in h.controller.status_text()
+                await h.wait_for(lambda: w["title"] in h.screen() and w["idle"] not in h.screen(), 10)
+                # carol moves in the slow round on the board: listed; our answer goes to that round
+                await slow_carol.play("5")
+                await said(h, w["moved_carol"], 15)
+                await h.wait_for(lambda: h.controller.current_game().history() == ["5"], 10)  # on the board
+                await h.wait_for(lambda: any(r.id == slow_carol.id and r.is_my_turn for r in me.rounds.values()), 15)
+                await h.type_line("2")
+                await slow_carol.wait_turn(15)
+                await said(h, w["mine"], 10)
+                assert slow_carol.game.history() == ["5", "2"]
                 await h.wait_for(lambda: dave.invitations, 10)
                 await dave.invitations[-1].decline()
+                # the decline said, and the slow round is back on the board (not "No game")
+                await said(h, w["declined"], 15)
+                await said(h, w["shown"], 15)
+                await h.wait_for(lambda: h.controller.online.round.id == slow_carol.id, 10)
+                await h.wait_for(lambda: w["idle"] not in h.controller.status_text() and w["idle"] not in h.screen(), 10)
                 # bob moves in his slow round (live): the board goes there, and the move is listed
                 await h.wait_for(lambda: not me.busy, 10)
                 await slow_bob.play("3")
-                await said(h, shown, 15)
-                await said(h, moved, 10)
-                assert h.controller.online.round.id == slow_bob.id
+                await said(h, w["shown"], 15, count=2)
+                await said(h, w["moved_bob"], 10)
+                await h.wait_for(lambda: h.controller.online.round.id == slow_bob.id, 10)
 
     run(scenario())

@@ -96,12 +96,12 @@ def test_chess4_says_check_mate_elimination_and_points(tmp_path: Path, lang: str
                 assert "Blue checkmates Yellow – Yellow is out." in texts
                 assert any(re.fullmatch(r"Blue: \+20 points \(checkmate\), now \d+\.", t) for t in texts), texts
                 assert any(re.search(r": \+\d+ points \(capture\), now \d+\.", t) for t in texts)
-                screen = h.screen()
-                assert "out: Yellow" in screen and "D promoted queen" in screen
+                # the board pane is redrawn after the chat line: poll it (read at once it failed under load)
+                await h.wait_for(lambda: "out: Yellow" in h.screen() and "D promoted queen" in h.screen(), 10)
             else:
                 assert "Blau setzt Gelb matt – Gelb ist raus." in texts
                 assert any(re.fullmatch(r"Blau: \+20 Punkte \(Matt\), jetzt \d+\.", t) for t in texts), texts
-                assert "raus: Gelb" in h.screen() and "U umgewandelte Dame" in h.screen()
+                await h.wait_for(lambda: "raus: Gelb" in h.screen() and "U umgewandelte Dame" in h.screen(), 10)
 
     run(scenario())
 

@@ -5,9 +5,9 @@ new rules (issue 23 items 1-2) land:
 
 * ``test_the_silent_loser_finds_nothing_under_rules_v3`` (was: the simulator FINDS the
   silent loser on the v2 rules; flipped when the rules landed);
-* ``test_no_violation_in_N_schedules`` runs a few hundred schedules of every family and
-  asserts that no invariant is violated: ``xfail`` (not strict) until the rules land,
-  then a plain test.
+* ``test_no_violation_in_N_schedules`` runs 300 schedules of every family and asserts
+  that no invariant is violated (``xfail`` until the counterexamples found on rules v3
+  were mended, tests/test_sim_counterexamples.py; now a plain test).
 
 The others hold whatever the rules: a schedule replays exactly (also across processes
 with another hash seed), and every check can fail.
@@ -45,18 +45,31 @@ def test_the_silent_loser_finds_nothing_under_rules_v3() -> None:
     assert not failing, "\n".join(r.report() for r in failing[:5])
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="rules v2 let a silent loser take a finished game and fork three seats"
-    " (issue 23 items 1-2, mended by rules v3); under rules v3 (main d85438b) mixed/48 (a lost"
-    " equivocation proof is never sent again) and mixed/108 (a local 'abandoned' end"
-    " stays) still diverge; flip to a plain test when all are mended",
-)
-def test_no_violation_in_N_schedules() -> None:
-    """A few hundred schedules: faults only, a random adversary, and the silent loser."""
-    runs = [("mixed", s) for s in range(120)] + [("honest", s) for s in range(60)]
-    runs += [("silent_loser", s) for s in range(40)]
-    failing = [r for r in (simulate(f, s) for f, s in runs) if not r.ok]
+def test_the_simulator_still_finds_the_silent_loser_on_the_v2_rules() -> None:
+    """The switch to the old table (``simulate(..., rules=2)``, ``--rules 2``: rules v2's
+    "held as final" counted the forfeiter's own sign): the same family finds the hole
+    of issue 23 again, in two seats and three, with the adversary winning."""
+    results = [simulate("silent_loser", seed, rules=2) for seed in range(16)]
+    failing = [r for r in results if not r.ok]
+    assert {r.scenario.seats for r in failing} >= {2, 3}
+    codes = {code for r in failing for code, _ in r.violations}
+    assert {"timely-replaced", "adversary-gain"} <= codes
+    assert all("--rules 2" in r.report() for r in failing)
+
+
+CHUNKS = [("mixed", 0), ("mixed", 50), ("mixed", 100), ("honest", 0), ("honest", 50),
+          ("silent_loser", 0)]
+"""300 schedules in chunks of 50 (so ``-n`` spreads them): seeds 0-149 of ``mixed`` (a
+random adversary, faults, skewed clocks), 0-99 of ``honest`` (faults only) and 0-49 of
+``silent_loser`` (issue 23's attack, two and three seats, live and slow)."""
+
+
+@pytest.mark.parametrize("family,start", CHUNKS)
+def test_no_violation_in_N_schedules(family: str, start: int) -> None:
+    """Under rules v3 no schedule violates an invariant (was ``xfail`` until the
+    counterexamples of tests/test_sim_counterexamples.py were mended)."""
+    runs = [simulate(family, seed) for seed in range(start, start + 50)]
+    failing = [r for r in runs if not r.ok]
     assert not failing, f"{len(failing)} of {len(runs)} schedules:\n" + "\n".join(
         r.report() for r in failing[:10])
 

@@ -209,6 +209,13 @@ def test_phone_sized_hot_seat(tmp_path: Path) -> None:
             box = await page.locator("#board").bounding_box()
             assert box is not None and box["y"] < 844 and box["width"] <= 390
             await board_shot(page, "phone", tmp_path)
+            # the rules (German) and the statistics fit the phone too
+            await page.tap("#btn-rules")
+            await page.wait_for_selector("#info[data-kind=rules]:has-text('Regeln: Vier in einer Reihe')", timeout=10_000)
+            await page.tap("#btn-stats")
+            await page.wait_for_selector("#info[data-kind=stats]:has-text('Hier gegen den Computer')", timeout=10_000)
+            width = await page.evaluate("document.scrollingElement.scrollWidth")
+            assert width <= 390, f"the texts make the page wider than the phone: {width}px"
 
     run(body(), 90)
 

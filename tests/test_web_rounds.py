@@ -13,7 +13,9 @@ from pathlib import Path
 
 from conftest import run
 from webface import (
+    background,
     chromium,
+    notifying_page,
     open_page,
     play_when_my_turn,
     require_browser,
@@ -21,19 +23,6 @@ from webface import (
     wait_status,
     web_process,
 )
-
-# Headless Chromium shows no notifications: the page's Notification is recorded instead,
-# and the tab's visibility is the test's to set (the page reads document.hidden).
-NOTIFICATION_STUB = """
-window.__notes = [];
-window.__hidden = false;
-window.Notification = class {
-  constructor(title, options) { window.__notes.push([title, options && options.body]); }
-  static get permission() { return 'granted'; }
-  static requestPermission() { return Promise.resolve('granted'); }
-};
-Object.defineProperty(Document.prototype, 'hidden', { configurable: true, get: () => window.__hidden });
-"""
 
 
 async def _play(page, move: str) -> None:
@@ -52,11 +41,7 @@ def test_private_round_takeback_again_resign_and_notifications(broker_url: str, 
         async with web_process(tmp_path / "alice", *common, "--nick", "alice") as wa, \
                 web_process(tmp_path / "bob", *common, "--nick", "bob") as wb, chromium() as browser:
             alice = await open_page(browser, wa)
-            ctx = await browser.new_context()
-            await ctx.add_init_script(NOTIFICATION_STUB)
-            bob = await ctx.new_page()
-            await bob.goto(wb.url)
-            await bob.wait_for_selector("#new-form select", timeout=20_000)
+            bob = await notifying_page(browser, wb)  # notifications allowed; the tab goes to the background
             for page in (alice, bob):
                 await page.wait_for_selector("#conn[data-state=connected]", timeout=20_000)
             # a private Connect Four round behind a code; bob joins by it
@@ -93,7 +78,8 @@ def test_private_round_takeback_again_resign_and_notifications(broker_url: str, 
             await alice.click("#btn-analysis")
             await alice.wait_for_selector("#chart:not([hidden]) > *", timeout=30_000)
             # another round, bob starts; bob's tab is in the background when his turn comes
-            await bob.evaluate("window.__hidden = true; document.dispatchEvent(new Event('visibilitychange'))")
+            assert await bob.evaluate("window.__notes") == []  # his turns in round 1 came while he looked
+            await background(bob, True)
             await alice.click("#btn-again")
             await bob.click("[data-invitation] button.accept", timeout=20_000)
             for _ in range(200):  # (no wait_for_function: the page's CSP forbids eval)
@@ -101,18 +87,19 @@ def test_private_round_takeback_again_resign_and_notifications(broker_url: str, 
                 if notes:
                     break
                 await asyncio.sleep(0.1)
-            assert notes[0][0] == "Your move – p2p" and "Connect Four" in notes[0][1]
+            assert notes[0][0] == "Your move – p2p" and "Connect Four" in notes[0][1], notes
+            assert notes[0][2] == "granted"  # the browser's own Notification, allowed for the page
             assert (await bob.title()).startswith("●")
             # back to the tab: the title is restored
-            await bob.evaluate("window.__hidden = false; document.dispatchEvent(new Event('visibilitychange'))")
+            await background(bob, False)
             assert not (await bob.title()).startswith("●")
             st = await wait_status(bob, lambda s: s["my_turn"] == "yes", 20, "bob to start round 2")
             assert st["round_no"] == "2"
-            await bob.evaluate("window.__hidden = true; document.dispatchEvent(new Event('visibilitychange'))")
+            await background(bob, True)
             await play_when_my_turn(bob)
             await _play(alice, "7")
             # bob comes back: the page says alice moved while he was away
-            await bob.evaluate("window.__hidden = false; document.dispatchEvent(new Event('visibilitychange'))")
+            await background(bob, False)
             await bob.wait_for_selector("#banner:not([hidden])", timeout=10_000)
             assert "while you were away" in await bob.text_content("#banner")
             # bob switches to German, then resigns round 2

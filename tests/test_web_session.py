@@ -137,3 +137,69 @@ def test_the_two_faces_do_not_import_each_other() -> None:
         assert found == [], f"p2p/{face} imports the other face: {found}"
     found = [p.name for p in (root / "commands").glob("web.py") if pattern["web"].search(p.read_text())]
     assert found == []
+
+
+def test_rules_of_every_game_and_statistics_of_rounds_against_the_computer(tmp_path: Path) -> None:
+    """``/rules`` and ``/stats`` as the page asks for them: the rules of each registered
+    game in the page's language; a round here against the computer counts once in the
+    statistics (saved in web.json), hot-seat does not; an unknown game is one line."""
+    from p2p.games import game_names
+    from p2p.web.settings import load_settings
+
+    async def body() -> None:
+        session = WebSession(settings=WebSettings(nick="anna", lang="de"), config_dir=tmp_path, broker=None)
+        seen: list[dict[str, Any]] = []
+        session.listeners.append(seen.append)
+        for game in game_names():
+            await session.handle({"a": "rules", "game": game})
+            rules = [m for m in seen if m.get("t") == "rules"][-1]
+            assert rules["game"] == game and len(rules["lines"]) >= 2, rules
+        german = [m["lines"][0] for m in seen if m.get("t") == "rules" and m["game"] == "connect4"]
+        assert german == ["Vier in einer Reihe"]
+        seen.clear()
+        await session.handle({"a": "rules", "game": "go"})
+        assert _warnings(seen) == ["err.game"]
+        # against the computer: resigned, then asked for the statistics twice (counted once)
+        await session.handle({"a": "local_start", "game": "connect4", "seats": [None, "neuling"]})
+        await session.handle({"a": "local_resign"})
+        await session.handle({"a": "stats"})
+        await session.handle({"a": "stats"})
+        stats = [m for m in seen if m.get("t") == "stats"][-1]
+        assert stats["local"] == [{"game": "connect4", "level": "neuling", "won": 0, "lost": 1, "drawn": 0}]
+        assert stats["online"] == []  # not connected: no round logs of ours
+        # hot-seat counts nothing; four-player chess where the three computers give up at
+        # once ends with all four on 0 points: a shared first place counts as drawn
+        await session.handle({"a": "local_start", "game": "connect4", "seats": [None, None]})
+        await session.handle({"a": "local_resign"})
+        await session.handle({"a": "local_start", "game": "chess4", "seats": [None, "einfach", "einfach", "einfach"]})
+        assert session.local is not None
+        game = session.local.game
+        await session.handle({"a": "local_play", "move": game.legal_moves()[0]})
+        for seat in (1, 2, 3):
+            game.resign(seat)
+        await session.handle({"a": "stats"})
+        stats = [m for m in seen if m.get("t") == "stats"][-1]
+        assert {(r["game"], r["level"], r["won"], r["lost"], r["drawn"]) for r in stats["local"]} == {
+            ("connect4", "neuling", 0, 1, 0), ("chess4", "einfach", 0, 0, 1)}, stats
+        assert load_settings(tmp_path).stats == {"connect4": {"neuling": {"won": 0, "lost": 1, "drawn": 0}},
+                                                 "chess4": {"einfach": {"won": 0, "lost": 0, "drawn": 1}}}
+        await session.close()
+
+    run(body(), 30)
+
+
+def test_no_review_for_a_pop_out_round_says_so_in_one_line() -> None:
+    """The solver knows only drops: a finished Pop Out round gets one line, not an empty
+    chart claiming no mistakes."""
+    async def body() -> None:
+        session, seen = _session()
+        await session.handle({"a": "local_start", "game": "connect4", "options": {"popout": True},
+                              "seats": [None, None]})
+        assert session.local is not None
+        for col in "1212121":
+            session.local.game.push(col)
+        await session.handle({"a": "local_analysis"})
+        assert _warnings(seen) == ["err.no_analysis"]
+        assert not [m for m in seen if m.get("t") == "analysis"]
+
+    run(body(), 20)

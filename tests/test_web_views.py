@@ -189,6 +189,13 @@ def test_connect4_analysis_is_chart_rows_from_reds_side() -> None:
     assert rows[-1]["score"] is not None and rows[-1]["score"] > 0
     assert rows[-1]["value"] > 50  # Red's win, exact: beyond the half line
     assert connect4_view.analysis(game) == rows  # deterministic
+    # the words of the text under the chart, from the mover's side: Red's winning move
+    # keeps the win; a mistake says what the best move kept, and it was better
+    assert rows[-1]["verdict"] == "win"
+    order = ["loss", "est_loss", "est_behind", "est_even", "unknown", "est_ahead", "draw", "est_win", "win"]
+    assert all(r["verdict"] in order and r["was"] in order for r in rows)
+    exact = [r for r in rows if r["mistake"] and not r["estimated"]]
+    assert all(order.index(r["was"]) >= order.index(r["verdict"]) for r in exact), exact
 
 
 def test_connect4_analysis_is_empty_for_a_running_round_and_pop_out() -> None:

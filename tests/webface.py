@@ -202,6 +202,47 @@ def png_colours(data: bytes, limit: int = 10_000) -> int:
     return len(colours)
 
 
+BACKGROUND_TAB = """
+(() => {
+  const Real = window.Notification;
+  window.__notes = [];
+  window.Notification = class extends Real {
+    constructor(title, options) {
+      super(title, options);
+      window.__notes.push([title, options && options.body, Real.permission]);
+    }
+  };
+  window.__hidden = false;
+  Object.defineProperty(Document.prototype, 'hidden', { configurable: true, get: () => window.__hidden });
+  Object.defineProperty(Document.prototype, 'visibilityState', {
+    configurable: true, get: () => (window.__hidden ? 'hidden' : 'visible') });
+})();
+"""
+"""An init script for a page whose tab the test puts in the background: the browser's own
+``Notification`` (the permission granted to the context) with each one created recorded in
+``window.__notes`` (title, body, permission); and ``document.hidden`` set by
+``window.__hidden``, since headless Chromium never hides a tab (neither another tab in
+front nor a minimized window changes its visibility)."""
+
+
+async def background(page: Any, hidden: bool) -> None:
+    """Put the tab in the background (or bring it back), as the page sees it."""
+    await page.evaluate(f"window.__hidden = {'true' if hidden else 'false'}; "
+                        "document.dispatchEvent(new Event('visibilitychange'))")
+
+
+async def notifying_page(browser: Any, web: WebProcess) -> Any:
+    """A page on ``web`` whose context allows notifications (``BACKGROUND_TAB`` loaded)."""
+    ctx = await browser.new_context()
+    await ctx.grant_permissions(["notifications"], origin=web.base)
+    await ctx.add_init_script(BACKGROUND_TAB)
+    page = await ctx.new_page()
+    page.on("pageerror", lambda err: print("page error:", err))
+    await page.goto(web.url)
+    await page.wait_for_selector("#new-form select", timeout=20_000)
+    return page
+
+
 SHOTS = Path(os.environ.get("P2P_SCREENSHOTS", "")) if os.environ.get("P2P_SCREENSHOTS") else None
 """Set ``P2P_SCREENSHOTS=docs/images`` to keep the boards' screenshots for the docs."""
 

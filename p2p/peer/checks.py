@@ -13,7 +13,7 @@ from p2p.protocol.effects import (
     Dropped,
     Effect,
 )
-from p2p.protocol.events import Event
+from p2p.protocol.events import Event, Signed
 from p2p.protocol.identity import verify
 from p2p.protocol.lobby import (
     DECLINED_CANCEL,
@@ -78,13 +78,13 @@ def _claimed_round(payload: bytes) -> str | None:
         return None
 
 
-def _signed_id(payload: bytes, public_key: bytes) -> str | None:
-    """The event id if ``payload`` carries a valid signature by ``public_key``, else None.
+def _unverified(payload: bytes, public_key: bytes) -> Signed | None:
+    """The id and signature ``payload`` claims for ``public_key`` (not yet checked).
 
-    The cheap half of ``events.parse``: in the canonical encoding the envelope's ``sig``
-    is the last ``"sig":"`` (only ``ts`` and ``v`` follow it), so the signed bytes are the
-    payload without that field, and the id is their SHA-256.  A payload that is not
-    canonical fails here or in the full parse that follows for everything accepted.
+    In the canonical encoding the envelope's ``sig`` is the last ``"sig":"`` (only
+    ``ts`` and ``v`` follow it), so the signed bytes are the payload without that field,
+    and the id is their SHA-256.  A payload that is not canonical fails here or in the
+    full parse that follows for everything accepted.
     """
     at = payload.rfind(b'"sig":"')
     end = at + 7 + 128
@@ -95,9 +95,29 @@ def _signed_id(payload: bytes, public_key: bytes) -> str | None:
     except ValueError:
         return None
     digest = hashlib.sha256(payload[:at] + payload[end + 2 :]).digest()
-    if not verify(public_key, signature, digest):
-        return None
-    return digest.hex()
+    return Signed(public_key, signature, digest.hex())
+
+
+def _checked(claim: Signed) -> bool:
+    """Whether the claimed signature is valid (one Ed25519 check)."""
+    return verify(claim.pk, claim.sig, bytes.fromhex(claim.id))
+
+
+def _signed(payload: bytes, public_key: bytes) -> Signed | None:
+    """The checked signature if ``payload`` carries a valid one by ``public_key``, else None.
+
+    The cheap half of ``events.parse`` (``_unverified`` and one check); that parse takes
+    the result (``events.parse(..., signed=...)``) and does not check the signature
+    again when key, signature and id are the ones checked here.
+    """
+    claim = _unverified(payload, public_key)
+    return claim if claim is not None and _checked(claim) else None
+
+
+def _signed_id(payload: bytes, public_key: bytes) -> str | None:
+    """The event id if ``payload`` carries a valid signature by ``public_key``, else None."""
+    checked = _signed(payload, public_key)
+    return None if checked is None else checked.id
 
 
 def claimed_version(payload: bytes) -> int | None:
@@ -169,10 +189,13 @@ ROUTINE_DROPS = re.compile(
     r"|genesis of a round we already know|the invitation has expired|expired presence"
     r"|older than this inviter's open invitation|invitation while busy|invitation list full"
     r"|lobby full|hello budget|lobby chat budget|chat rate limit"
+    r"|takeback_decline of a move that is no longer the last|takeback_decline of no request we hold"
+    r"|unknown kind"
 )
 """Drop reasons that honest peers cause in everyday play: a resumed or reconnected peer
 asking to sync too soon, a move and a forfeit crossing, a copy arriving after the end,
-full budgets.  They go to the log file only; a warning on screen is kept for what may be
+full budgets, a take-back's "no" that crossed the next move (or reached us before the
+request), an event of a kind a newer client added (it changes nothing here).  They go to the log file only; a warning on screen is kept for what may be
 an attack or a real fault (a bad signature, an illegal move, a forfeit by a key that may
 not forfeit it ...)."""
 

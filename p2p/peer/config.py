@@ -41,5 +41,8 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-PRESENCE_TTL_S = lobby.PRESENCE_TTL_S
-"""How long the broker keeps our presence (the lobby's; a bench stretches it here)."""
+def presence_ttl_s() -> int:
+    """How long the broker keeps our presence: the lobby's ``PRESENCE_TTL_S`` (the ttl
+    our presences sign), read when it is used -- never a copy taken at import, which a
+    bench or test that changes the lobby's setting would not reach."""
+    return lobby.PRESENCE_TTL_S

@@ -28,11 +28,10 @@ from p2p.friends import Friends
 from p2p.net.face import Broker, Service
 from p2p.net.inbound import InboundQueues
 from p2p.net.transport import ConnectionState, Refused
-from p2p.peer import opening
+from p2p.peer import config, opening
 from p2p.peer.checks import _BENIGN, _WarnBudget, is_routine
 from p2p.peer.config import (
     MAX_MEMBER_NICKS,
-    PRESENCE_TTL_S,
     SETTLE_S,
     TICK_S,
     now_ms,
@@ -337,7 +336,7 @@ class Peer(Service):
 
     def _send(self, effect: Publish, link: RoundLink | None) -> None:
         route = effect.route
-        expiry = PRESENCE_TTL_S if effect.event.kind == "presence" else None
+        expiry = config.presence_ttl_s() if effect.event.kind == "presence" else None
         payload = self.edge.seal(route.topic, effect.payload, effect.event, link, effect.sealed_with)
         if payload is None:
             return

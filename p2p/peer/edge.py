@@ -15,7 +15,7 @@ import logging
 import os
 import ssl
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from p2p.friends import Friends
 from p2p.net.face import Broker
@@ -24,12 +24,14 @@ from p2p.net.multi import MultiTransport
 from p2p.net.transport import Inbound, Transport, WillMessage, split_brokers
 from p2p.peer.checks import (
     OtherVersions,
+    _checked,
     _claimed_key,
     _claimed_round,
     _inbox_problem,
     _is_duplicate,
     _signed_id,
     _unjoinable,
+    _unverified,
     claimed_version,
 )
 from p2p.peer.notifications import Notification, RoundNotice
@@ -50,6 +52,15 @@ if TYPE_CHECKING:
     from p2p.peer.lobby_link import LobbyLink
 
 log = logging.getLogger("p2p.peer")
+
+
+class _Opened(NamedTuple):
+    """An inbox message the edge has opened, parsed and key-authenticated (``classify``):
+    ``dispatch`` takes it as it is instead of doing that work again."""
+
+    invite_key: bytes
+    topic_key: bytes
+    event: Event
 
 
 class EdgeHost(Protocol):
@@ -184,7 +195,7 @@ class Edge:
         Runs for every message in the network read path, so it only looks at the topic
         and the key the payload claims (no JSON parse), except for one case: a message on
         our round's topic that claims a member's key has its signature checked here
-        (``_signed_id``), so a forger can neither jump the queue nor use up that member's
+        (``_unverified``, ``_checked``), so a forger can neither jump the queue nor use up that member's
         budget, and a replay of an event we hold costs one hash and one verification.
         """
         place = self.topics.parse(topic)
@@ -264,43 +275,44 @@ class Edge:
             return Verdict(None, reason="no signer")
 
         def confirm() -> Verdict:
-            why = self._inbox_auth(sender, *sealed)
-            return Verdict(None, reason=why) if why else Verdict(Lane.INBOX, sender)
+            why, opened = self._inbox_auth(sender, *sealed)
+            return Verdict(None, reason=why) if why else Verdict(Lane.INBOX, sender, parsed=opened)
 
         if not self._known_key(sender):
             return Verdict(Lane.INBOX, None, confirm=confirm)
         checked = confirm()
         if checked.lane is None:
             return checked
-        return Verdict(Lane.INBOX, sender, checked=True)
+        return Verdict(Lane.INBOX, sender, checked=True, parsed=checked.parsed)
 
     def _inbox_auth(
         self, sender: bytes, invite_key: bytes, auth: bytes, topic_key: bytes, inner: bytes
-    ) -> str:
+    ) -> tuple[str, _Opened | None]:
         """Why an opened inbox message is not an event ``sender`` itself signed and sealed to
-        us (key-auth), or is a replay or stale ('' if it is fresh and really theirs)."""
+        us (key-auth), or is a replay or stale ('' if it is fresh and really theirs); and
+        if it is, what ``dispatch`` takes instead of opening and parsing it again."""
         try:
             event = ev.parse(inner)
         except EventError:
-            return "forged"
+            return "forged", None
         if event.pk != sender:
-            return "forged"
+            return "forged", None
         if event.round is None:  # a lobby event: no round key it could have sealed
-            return "not an invitation or cancel"
+            return "not an invitation or cancel", None
         if event.id in self.inbox_seen:
-            return "duplicate"
+            return "duplicate", None
         now = self._host.lobby.their_now(event.pk, self._host.now_ms())  # signer's clock
         if event.ts < now - LONGEST_INVITATION_MS or (
             event.kind == "genesis" and event.body["expires"] <= now
         ):
-            return "stale invitation or cancel"  # by its own signed time: no memory needed
+            return "stale invitation or cancel", None  # by its own signed time
         # (a round event its signer really sealed to us is charged to the signer and goes
         # on: the inbox rule, §15.3, drops it there with a warning naming it)
         if not sealing.check_key_auth(
             self._seed, self._pk, sender, event.round, invite_key, topic_key, auth
         ):
-            return "round key not sealed by the event's signer"
-        return ""
+            return "round key not sealed by the event's signer", None
+        return "", _Opened(invite_key, topic_key, event)
 
     def _classify_round(self, place: Place, payload: bytes) -> Verdict:
         """A message on a round topic: members' signed events of our rounds go first.
@@ -371,13 +383,19 @@ class Edge:
         not only by its bounded memory of ids, so a flushed memory lets none through."""
         if sender is None:
             return Verdict(None, reason="forged")
-        event_id = _signed_id(opened, sender)
-        if event_id is None:
+        signed = _unverified(opened, sender)
+        if signed is None:
             return Verdict(None, reason="forged")
-        if event_id in rnd.machine.seen:  # a replay of an event we have: one hash
+        if signed.id in rnd.machine.seen:
+            # a copy of an event we hold (a sync answer, another broker's copy, a
+            # replay): one hash, no signature check -- whatever its signature, it is
+            # dropped unread and charged to nobody
             return Verdict(None, reason="duplicate")
+        if not _checked(signed):
+            return Verdict(None, reason="forged")
         try:
-            event = ev.parse(opened)
+            # the signature is not checked twice; sealed events we hold are not either
+            event = ev.parse(opened, signed=signed, held=rnd.machine.held)
         except EventError:  # signed by the sender, but not a valid event: its own doing,
             return Verdict(lane, sender, parsed=opened)  # charged; dispatch reports why
         why = rnd.machine.replayed(event, self._host.now_ms())
@@ -443,7 +461,11 @@ class Edge:
         if not payload:
             return  # an emptied retained message: harmless by design
         inbox = place.area == "inbox" and place.name == self._peer_id
-        if inbox:  # sealed to us: (round key, its proof, event)
+        opened = message.parsed if inbox and isinstance(message.parsed, _Opened) else None
+        if opened is not None:  # opened, parsed and key-authenticated at the edge
+            invite_key, topic_key, checked = opened
+        elif inbox:  # sealed to us: (round key, its proof, event)
+            checked = None
             try:
                 invite_key, auth, topic_key, payload = sealing.open_invitation(
                     self._seed, self._pk, payload
@@ -452,7 +474,7 @@ class Edge:
                 self._host.warn(f"dropped payload on {rest}: {err}", None, str(err), "payload")
                 return
         try:
-            event = checked if checked is not None and not inbox else ev.parse(payload)
+            event = checked if checked is not None else ev.parse(payload)
         except EventError as err:
             if self.tell_other_version(payload, _claimed_key(payload)):
                 return
@@ -461,14 +483,11 @@ class Edge:
             )
             return
         if inbox:
-            if event.round is None or not sealing.check_key_auth(
-                self._seed,
-                self._pk,
-                event.pk,
-                event.round,
-                invite_key,
-                topic_key,
-                auth,
+            if opened is None and (
+                event.round is None
+                or not sealing.check_key_auth(
+                    self._seed, self._pk, event.pk, event.round, invite_key, topic_key, auth
+                )
             ):
                 reason = "round key not sealed by the event's signer"
                 self._host.warn(f"dropped {event.describe()}: {reason}", event.round, reason, event.kind)

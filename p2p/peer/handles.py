@@ -217,6 +217,12 @@ class Round:
         """As the player to move: agree to take back the last move its mover asked about."""
         await self._link.act(lambda m, now: m.accept_takeback(now))
 
+    async def decline_takeback(self) -> None:
+        """As the player to move: say no to the take-back asked about, at once (the asker
+        and every member get ``RoundNotice`` ``takeback_declined`` (seat: the asker, by:
+        the decliner); without it, the move we play next is the answer)."""
+        await self._link.act(lambda m, now: m.decline_takeback(now))
+
     @property
     def takeback_asked(self) -> int | None:
         """The seat asking to take back the last move (``None``: nobody asks)."""

@@ -126,7 +126,7 @@ class LobbyLink:
         """A fresh session per connection, and its pre-signed offline presence as the Will."""
         event = self.lobby.will(self._host.now_ms(), session=os.urandom(16))
         route = self.lobby.will_route()
-        return WillMessage(route.topic, event.raw, route.qos, route.retain, config.PRESENCE_TTL_S)
+        return WillMessage(route.topic, event.raw, route.qos, route.retain, config.presence_ttl_s())
 
     async def run(self, effects: list[Effect]) -> None:
         """Carry out lobby effects that go out or are shown as they are (publish, chat,

@@ -25,6 +25,7 @@ from p2p.protocol import events as ev
 from p2p.protocol import sealing
 from p2p.protocol.events import Event
 from p2p.protocol.lobby import PeerInfo
+from p2p.protocol.resume import machine_from_replay
 from p2p.protocol.round import (
 MAX_TURN_S,
 MIN_TURN_S,
@@ -348,17 +349,9 @@ async def resume(peer: Peer, path: Path | str, code: str | None = None) -> Round
         code = normalize_code(code) if code is not None else None
     except TopicError as err:
         raise ActionError(str(err)) from None
-    machine = RoundMachine.from_log(
-        peer.identity,
-        replay.chain,
-        os.urandom(32),
-        peer.topics,
-        code,
-        peer.now_ms(),
+    machine = machine_from_replay(  # as the simulator resumes a member (p2p.sim)
+        peer.identity, replay, os.urandom(32), peer.topics, code, peer.now_ms(),
         peer.turn_timeouts,
-        proof=replay.proof,
-        acks=replay.acks.values(),
-        evidence=replay.evidence(),
     )
     key_path = Path(path).with_suffix(".key")
     try:

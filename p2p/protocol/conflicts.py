@@ -34,7 +34,7 @@ from p2p.protocol.round import TurnTimeouts
 
 RULES_VERSION = 3
 """The conflict rule set (docs/protocol.md §8, the one table): ``p2p replay`` names it
-("rules v3"); a version-2 log is judged by the rules of version 2 (``judge_v2``)."""
+("rules v3"); a version-2 log is judged by the rules of version 2 (``replay._settle``)."""
 MAX_REWIND = 8
 """A conflict replaces at most this many chain events (checked before anything is done)."""
 HOLD_MS = 30_000
@@ -48,8 +48,8 @@ MAX_AHEAD_MS = 10_000
 """A chain event dated further than this ahead of our clock waits for the clock."""
 HELD_FINAL_MS = HOLD_MS + MAX_AHEAD_MS
 """Rules v2's "another member holds the forfeit as final" delay (40 s after the forfeit's
-date).  Rules v3 do not use it: kept because the simulator's adversary (``p2p.sim``)
-forges exactly that v2 attack, to show the v3 table refuses it."""
+date).  Rules v3 do not use it: ``judge(..., rules=2)`` does, so the simulator
+(``python -m p2p.sim --rules 2``) can show the hole of issue 23 on the old table."""
 MAX_CLOCK_WAITS = 256
 """Chain events waiting for our clock (dated ahead, or a forfeit too soon); oldest dropped."""
 MAX_PENDING = 256
@@ -179,6 +179,7 @@ def judge(
     rival_branch: Collection[str],
     next_owner: bytes | None = None,
     turn_start: int | None = None,
+    rules: int = RULES_VERSION,
 ) -> Judgement:
     """The conflict table (docs/protocol.md §8), a pure function of signed events.
 
@@ -193,6 +194,10 @@ def judge(
        forfeit (``holding_proof``) and no member but the forfeited seat holds the rival:
        the forfeit keeps it (nobody witnesses for itself);
     3. *timely* / *late*: else R1 (``rival_wins``) on the signed timestamps.
+
+    ``rules=2`` (the simulator's look at the old table only, never a peer's): row 2 as
+    rules v2 had it, any member but the forfeited seat -- the forfeiter too -- holding
+    the forfeit by a sign dated ``HELD_FINAL_MS`` after it makes it final.
     """
     signs = list(signs)
     seat = rival.pk
@@ -208,7 +213,10 @@ def judge(
     )
     if answer is not None:
         return Judgement(rival, "answered", (answer,))
-    held = holding_proof(signs, forfeit_branch, {forfeit.pk, seat})
+    if rules == 2:
+        held = held_v2(signs, forfeit, forfeit_branch, seat)
+    else:
+        held = holding_proof(signs, forfeit_branch, {forfeit.pk, seat})
     holds_rival = holder(signs, rival_branch, {seat})
     if held is not None and holds_rival is None:
         return Judgement(forfeit, "held", held)
@@ -216,6 +224,21 @@ def judge(
         proof = (holds_rival,) if holds_rival is not None and held is not None else ()
         return Judgement(rival, "timely", proof)
     return Judgement(forfeit, "late")
+
+
+def held_v2(
+    signs: Iterable[Event], forfeit: Event, ids: Collection[str], seat: bytes
+) -> tuple[Event, Event] | None:
+    """Rules v2's "held as final" (the hole of issue 23, for ``judge(rules=2)``): a sign
+    on the forfeit's branch by any member but the forfeited seat, the forfeiter's own
+    included, dated ``HELD_FINAL_MS`` or more after the forfeit."""
+    found = [
+        s for s in signs
+        if s.pk != seat and on_branch(s, ids) and s.ts - forfeit.ts >= HELD_FINAL_MS
+    ]
+    if not found:
+        return None
+    return forfeit, min(found, key=lambda s: (s.ts, s.id))
 
 
 def branch_ids(root: Event, signs: Iterable[Event]) -> set[str]:

@@ -96,9 +96,11 @@ class Notice:
     (count, seq), ``starts`` (seat, how: drawn|named), ``reveal_left_out`` (seat),
     ``drawing``, ``over`` (reason), ``cancelled`` (reason: a ``cancel_reason`` code, seat),
     ``expired``, ``draw_stalled``, ``event_ahead`` (kind, secs), ``forfeit_replaced`` (count,
-    seq, seat); ``cancelled`` also has reason ``abandoned`` and ``void`` (local ends), ``peer_left`` / ``peer_online`` / ``peer_silent``
+    seq, seat); ``cancelled`` also has reason ``abandoned`` and ``void`` (local ends; ``goes_on``:
+    an abandoned round moves on after all), ``peer_left`` / ``peer_online`` / ``peer_silent``
     (nick), ``auto_declined``, ``invited`` (nick, game), ``invitation_cancelled`` (reason,
-    seat), ``invitation_expired``, ``takeback_asked`` (seat), ``disputed`` (seq, forfeiter,
+    seat), ``invitation_expired``, ``takeback_asked`` (seat), ``takeback_declined`` (seat: the asker, by: the
+    player to move who said no), ``disputed`` (seq, forfeiter,
     seat, kept: forfeit|move; docs/protocol.md §8 R3), ``other_version`` (nick, theirs,
     ours: a peer of another protocol version, once per peer).
     """

@@ -65,7 +65,9 @@ class EventError(ValueError):
 
 # -- body schema ------------------------------------------------------------------------
 
-Check = Callable[[Any], None]
+Check = Callable[[Any], Any]
+"""Checks one body field; raises ``EventError``.  ``_sealed`` and ``_evidence`` (``_Nested``)
+return the embedded events they checked, kept in ``Event.inner`` (never checked again)."""
 
 
 def _hex(nbytes: int) -> Check:
@@ -162,23 +164,63 @@ def _seats(value: Any) -> None:
             raise EventError("a seat is human (pk) or computer (level), not both")
 
 
-def _sealed(kinds: tuple[str, ...]) -> Check:
-    def check(value: Any) -> None:
+Held = Callable[[Any], "Event | None"]
+"""Looks up an already checked event that an embedded value may be a copy of (the
+receiver's pool of side events): ``None`` if there is none."""
+
+
+def _inner(item: Any, held: Held | None) -> Event:
+    """A signed event embedded in another one's body, checked (signature included) --
+    unless it is byte for byte an event we have checked already: an ``EventValue``
+    taken from one, or the event ``held`` finds for it.  The same bytes need no second
+    check of their signature."""
+    known = item.event if isinstance(item, EventValue) else None
+    if known is None and held is not None:
+        known = held(item)
+    if known is not None:
+        try:
+            if canonical.encode(item) == known.raw:
+                return known
+        except canonical.CanonicalError:
+            pass  # reported by the full check below
+    return from_value(item, nested=True, versions=ALL_VERSIONS)
+
+
+class _Nested:
+    """The check of a body field that embeds signed events (``sealed``, ``evidence``):
+    returns them, checked, and takes the receiver's ``held`` lookup."""
+
+    def __init__(self, check: Callable[[Any, Held | None], tuple[Event, ...]]) -> None:
+        self.check = check
+
+    def __call__(self, value: Any, held: Held | None = None) -> tuple[Event, ...]:
+        return self.check(value, held)
+
+
+def _sealed(kinds: tuple[str, ...]) -> _Nested:
+    def check(value: Any, held: Held | None) -> tuple[Event, ...]:
         if not isinstance(value, list) or len(value) > MAX_SEALED:
             raise EventError(f"sealed must be a list of at most {MAX_SEALED} events")
+        found = []
         for item in value:
-            inner = from_value(item, nested=True, versions=ALL_VERSIONS)
+            inner = _inner(item, held)
             if inner.kind not in kinds:
                 raise EventError(f"a {inner.kind} event cannot be sealed here")
+            found.append(inner)
+        return tuple(found)
 
-    return check
+    return _Nested(check)
 
 
-def _evidence(value: Any) -> None:
+def _evidence_check(value: Any, held: Held | None) -> tuple[Event, ...]:
     """A forfeit's evidence: one signed ``offline`` presence (a Last Will or goodbye)."""
-    inner = from_value(value, nested=True, versions=ALL_VERSIONS)
+    inner = _inner(value, held)
     if inner.kind != "presence" or inner.body["status"] != "offline":
         raise EventError("evidence must be an offline presence")
+    return (inner,)
+
+
+_evidence = _Nested(_evidence_check)
 
 
 def _ns(value: Any) -> None:
@@ -266,6 +308,8 @@ KINDS: dict[str, Kind] = {
     "leave": Kind("side", {}),
     "ack": Kind("side", {"state": _hex(32)}),  # prev = the final chain event
     "takeback": Kind("side", {"ply": _int(0, 100_000)}),  # prev: the move to take back
+    # the player to move says no to that request at once (changes no state, never sealed)
+    "takeback_decline": Kind("side", {"ply": _int(0, 100_000)}),  # prev: the same move
     "sync_request": Kind("side", {"from_seq": _int(0, 100_000)}),
 }
 
@@ -304,26 +348,60 @@ class Event:
     """The canonical wire bytes (what is published and what logs store)."""
     v: int = PROTOCOL_VERSION
     """The protocol version the event was signed under."""
+    inner: tuple[Event, ...] = field(default=(), compare=False, repr=False)
+    """The signed events embedded in the body (``sealed`` or ``evidence``), checked
+    with this event: ``sealed()`` and ``evidence()`` hand them out without a new check."""
 
     @property
     def pk_hex(self) -> str:
         return self.pk.hex()
 
     def value(self) -> dict[str, Any]:
-        """The envelope as a canonical value (for sealing inside another event)."""
-        return canonical.decode(self.raw)  # type: ignore[return-value]
+        """The envelope as a canonical value (for sealing inside another event): an
+        ``EventValue`` that remembers this event, so sealing it needs no second check of
+        its signature while its bytes stay the same."""
+        return EventValue(canonical.decode(self.raw), self)  # type: ignore[arg-type]
 
     def sealed(self) -> list[Event]:
         """The side events embedded in this chain event's body (already verified)."""
-        return [
-            from_value(item, nested=True, versions=(self.v,))
-            for item in self.body.get("sealed", [])
-        ]
+        return list(self.inner) if "sealed" in self.body else []
+
+    def evidence(self) -> Event:
+        """A forfeit's evidence, already verified; ``EventError`` if there is none or
+        it was signed under another protocol version than this event."""
+        if "evidence" not in self.body or not self.inner:
+            raise EventError("no evidence")
+        will = self.inner[0]
+        if will.v != self.v:
+            raise EventError(f"sealed event: unsupported protocol version {str(will.v)!r}")
+        return will
 
     def describe(self) -> str:
         """A short human-readable line: kind, sender fingerprint, id prefix."""
         where = "" if self.seq is None else f" #{self.seq}"
         return f"{self.kind}{where} by {self.pk.hex()[:8]} ({self.id[:12]})"
+
+
+class EventValue(dict[str, Any]):
+    """An event's envelope as a value, with the checked ``Event`` it was decoded from."""
+
+    def __init__(self, value: dict[str, Any], event: Event) -> None:
+        super().__init__(value)
+        self.event = event
+
+
+@dataclass(frozen=True)
+class Signed:
+    """A signature already checked by the caller: ``sig`` by ``pk`` over the id ``id``.
+
+    ``parse(payload, signed=...)`` skips its own check when the event it parses has
+    exactly this key, signature and id (the same inputs give the same answer), and
+    checks as usual otherwise.
+    """
+
+    pk: bytes
+    sig: bytes
+    id: str
 
 
 def _unsigned(value: dict[str, Any]) -> dict[str, Any]:
@@ -338,7 +416,10 @@ def event_id(unsigned: dict[str, Any]) -> str:
 _ENVELOPE_KEYS = {"v", "kind", "pk", "ts", "round", "seq", "prev", "body", "sig"}
 
 
-def _check_envelope(value: Any, versions: tuple[int, ...]) -> None:
+def _check_envelope(
+    value: Any, versions: tuple[int, ...], held: Held | None = None
+) -> tuple[Event, ...]:
+    """Check everything but the signature; return the embedded events (checked)."""
     if not isinstance(value, dict) or set(value) != _ENVELOPE_KEYS:
         raise EventError("not an event envelope")
     version = value["v"]
@@ -391,41 +472,63 @@ def _check_envelope(value: Any, versions: tuple[int, ...]) -> None:
         raise EventError(
             f"{kind} body must have exactly: {', '.join(sorted(fields)) or 'nothing'}"
         )
+    inner: tuple[Event, ...] = ()
     for name, check in {**fields, **spec.optional}.items():
         if name not in body:
             continue
         try:
-            check(body[name])
+            if isinstance(check, _Nested):
+                inner += check(body[name], held)
+            else:
+                check(body[name])
         except EventError as err:
             raise EventError(f"{kind}.{name}: {err}") from None
-    for inner in body.get("sealed", ()):
-        if inner["v"] != version:  # checked strictly by the sealed schema above
+    for item in body.get("sealed", ()):
+        if item["v"] != version:  # checked strictly by the sealed schema above
             raise EventError("a sealed event of another protocol version")
+    return inner
 
 
 def from_value(
-    value: Any, nested: bool = False, versions: tuple[int, ...] = (PROTOCOL_VERSION,)
+    value: Any,
+    nested: bool = False,
+    versions: tuple[int, ...] = (PROTOCOL_VERSION,),
+    signed: Signed | None = None,
+    raw: bytes | None = None,
+    held: Held | None = None,
 ) -> Event:
     """Check a decoded envelope (schema, id, signature) and wrap it as an ``Event``.
 
     ``versions``: the protocol versions accepted (only the current one, unless replaying
-    an old log).
+    an old log).  ``signed``: a signature the caller has checked already (used only if
+    key, signature and id all match).  ``raw``: the canonical bytes of ``value``, if the
+    caller has them (``parse`` has checked they are).  ``held``: the receiver's lookup
+    of events it has checked already, so a sealed copy of one is not checked again.
     """
     try:
-        _check_envelope(value, versions)
+        inner = _check_envelope(value, versions, held)
         unsigned = _unsigned(value)
         eid = event_id(unsigned)
         pk = bytes.fromhex(value["pk"])
         sig = bytes.fromhex(value["sig"])
-        if not verify(pk, sig, bytes.fromhex(eid)):
+        if not (
+            signed is not None and signed.pk == pk and signed.sig == sig and signed.id == eid
+        ) and not verify(pk, sig, bytes.fromhex(eid)):
             raise EventError("bad signature")
-        raw = canonical.encode(value)
+        if raw is None:
+            raw = canonical.encode(value)
     except canonical.CanonicalError as err:
         raise EventError(str(err)) from None
     except EventError as err:
         if nested:
             raise EventError(f"sealed event: {err}") from None
         raise
+    return _event(value, pk, sig, eid, raw, inner)
+
+
+def _event(
+    value: dict[str, Any], pk: bytes, sig: bytes, eid: str, raw: bytes, inner: tuple[Event, ...]
+) -> Event:
     return Event(
         kind=value["kind"],
         pk=pk,
@@ -438,14 +541,24 @@ def from_value(
         id=eid,
         raw=raw,
         v=value["v"],
+        inner=inner,
     )
 
 
-def parse(payload: bytes, legacy: bool = False) -> Event:
+def parse(
+    payload: bytes,
+    legacy: bool = False,
+    signed: Signed | None = None,
+    held: Held | None = None,
+) -> Event:
     """Check bytes received from the broker and return the event; ``EventError`` if invalid.
 
     ``legacy``: also accept the older protocol versions (``LEGACY_VERSIONS``), for
     replaying old round logs; live traffic is always the current version only.
+    ``signed``: the signature the network edge has just checked on these very bytes
+    (``p2p.peer.checks._signed``), so that it is not checked twice; ``held``: the
+    receiver's lookup of side events it holds (``RoundMachine.held``), so that a sealed
+    copy of one is not checked again.
     """
     if not isinstance(payload, (bytes, bytearray)):
         raise EventError("payload is not bytes")
@@ -457,7 +570,13 @@ def parse(payload: bytes, legacy: bool = False) -> Event:
         value = canonical.decode(bytes(payload))
     except canonical.CanonicalError as err:
         raise EventError(str(err)) from None
-    return from_value(value, versions=ALL_VERSIONS if legacy else (PROTOCOL_VERSION,))
+    return from_value(
+        value,
+        versions=ALL_VERSIONS if legacy else (PROTOCOL_VERSION,),
+        signed=signed,
+        raw=bytes(payload),
+        held=held,
+    )
 
 
 def make(
@@ -469,8 +588,12 @@ def make(
     seq: int | None = None,
     prev: str | None = None,
 ) -> Event:
-    """Create and sign an event; raises ``EventError`` if it would not pass ``parse``."""
-    unsigned = {
+    """Create and sign an event; raises ``EventError`` if it would not pass ``parse``.
+
+    Everything ``parse`` checks is checked, except our own fresh signature: signed here
+    once, it is not verified again.
+    """
+    unsigned: dict[str, Any] = {
         "v": PROTOCOL_VERSION,
         "kind": kind,
         "pk": identity.pk_hex,
@@ -481,11 +604,21 @@ def make(
         "body": body,
     }
     try:
-        eid = event_id(unsigned)
+        signed_bytes = canonical.encode(unsigned)
     except canonical.CanonicalError as err:
         raise EventError(str(err)) from None
-    value = dict(unsigned, sig=identity.sign(bytes.fromhex(eid)).hex())
-    event = from_value(value)
+    digest = hashlib.sha256(signed_bytes).digest()
+    sig = identity.sign(digest)
+    value: dict[str, Any] = dict(unsigned, sig=sig.hex())
+    try:
+        inner = _check_envelope(value, (PROTOCOL_VERSION,))
+    except canonical.CanonicalError as err:
+        raise EventError(str(err)) from None
+    # the wire bytes: the signed bytes with ``sig`` in its sorted place, before the
+    # envelope's ``ts`` (the last ``"ts":`` -- only ``v`` follows it)
+    at = signed_bytes.rfind(b',"ts":')
+    raw = signed_bytes[:at] + b',"sig":"' + sig.hex().encode() + b'"' + signed_bytes[at:]
+    event = _event(value, identity.public_key, sig, digest.hex(), raw, inner)
     if len(event.raw) > MAX_EVENT_SIZE:
         raise EventError(f"event of {len(event.raw)} bytes exceeds {MAX_EVENT_SIZE}")
     return event

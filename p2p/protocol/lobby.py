@@ -51,18 +51,13 @@ from __future__ import annotations
 
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, replace
 
-from p2p.games import game_class
-from p2p.protocol import events
+from p2p.protocol import events, lobby_clocks
 from p2p.protocol.chat import RateLimiter, TokenBucket, clean_line
 from p2p.protocol.clocks import (
     ROUND_TOLERANCE_MS,
-    TOLERANCE_MS,
     ClockOffsets,
-    about,
-    describe,
 )
 from p2p.protocol.conflicts import SeenIds
 from p2p.protocol.effects import Backoff as Backoff  # the lobby's own effect
@@ -72,14 +67,20 @@ from p2p.protocol.effects import (
     Effect,
     Notice,
     Publish,
-    cancel_reason,
     dropped,
 )
 from p2p.protocol.events import Event, EventError
 from p2p.protocol.freshness import ReplayGuard
 from p2p.protocol.identity import Identity, label, peer_id, sanitize_nickname
-from p2p.protocol.round import RoundError, RoundState
-from p2p.protocol.round_machine import PRIVATE_TTL_MS
+from p2p.protocol.lobby_clocks import MAX_FAR as MAX_FAR
+from p2p.protocol.lobby_invitations import DECLINE_BUDGET as DECLINE_BUDGET
+from p2p.protocol.lobby_invitations import DECLINED_CANCEL as DECLINED_CANCEL
+from p2p.protocol.lobby_invitations import LONGEST_INVITATION_MS as LONGEST_INVITATION_MS
+from p2p.protocol.lobby_invitations import MAX_DECLINED as MAX_DECLINED
+from p2p.protocol.lobby_invitations import MAX_INVITATIONS as MAX_INVITATIONS
+from p2p.protocol.lobby_invitations import Invitation as Invitation
+from p2p.protocol.lobby_invitations import Invitations
+from p2p.protocol.lobby_invitations import plan_seats as plan_seats
 from p2p.protocol.sessions import Sessions
 from p2p.protocol.topics import Route, Topics
 
@@ -92,8 +93,6 @@ SILENCE_MS = 65_000
 MAX_SKEW_MS = 300_000
 """Presence stamped further than this ahead of its signer's clock (as we estimate it) is
 refused; one that expired longer than this ago, too."""
-MAX_FAR = 64
-"""Keys whose live presences were refused as too far off that we remember (to say so)."""
 MAX_PEERS = 4_096
 """Strangers in the online list at most (friends and people we play with come on top)."""
 ESTABLISHED_MS = 15_000
@@ -103,17 +102,9 @@ STALE_MS = HEARTBEAT_MS + 5_000
 """An established stranger not heard for this long missed its heartbeat: evictable."""
 MAX_KEPT = 64
 """People we play with, most recent first, kept whatever the lobby holds."""
-MAX_INVITATIONS = 16
-MAX_DECLINED = 64
-LONGEST_INVITATION_MS = PRIVATE_TTL_MS + 300_000
-"""The latest ``expires`` an invitation may name, from our clock: the longest a round may
-form (a private round's 10 min) plus 5 min for an inviter whose clock runs ahead (refusing
-the invitation is harsher than the wait a chain event dated ahead gets)."""
 
 WILL_REPLAYED = "a replayed Last Will (it already took this key out once)"
 """Drop reason of an offline presence we applied before: Wills are one-shot."""
-DECLINED_CANCEL = "cancel of an invitation we declined"
-"""Drop reason of the admin's expected cancel after our decline (not worth a warning)."""
 REPLAY_WINDOW_MS = 120_000
 """``hello`` and lobby ``chat`` stamped further than this from our clock are stale."""
 MAX_SEEN = 4_096
@@ -130,8 +121,6 @@ REPAIR_BUDGET = (3, 10_000)
 ASK_BUDGET = (3, 10_000)
 """Answers to ``hello``s that ask everyone present (``all``), whoever sent them (burst,
 ms per one): a stranger's flood of them costs each peer at most one presence per 10 s."""
-DECLINE_BUDGET = (4, 5_000)
-"""Automatic declines while busy for invitations from strangers (burst, ms per one)."""
 MAX_CHANGES = 8_192
 """Online-list changes kept for ``take_changes`` (oldest forgotten if nobody drains)."""
 
@@ -153,34 +142,6 @@ class PeerInfo:
     @property
     def label(self) -> str:
         return label(self.nick, self.pk)
-
-
-@dataclass
-class Invitation:
-    """A round someone invited us to; ``genesis`` is the signed round opening."""
-
-    genesis: Event
-    received: int
-    rank: int = 3
-    round_key: bytes = field(default=b"", repr=False)
-    """The round key the invitation was sealed with (``p2p.protocol.sealing``)."""
-    topic_key: str = ""
-    """The round's topic key as the invitation named it (a public round's: its id)."""
-
-    @property
-    def route_key(self) -> str:
-        """Where this round's topics are: the invitation's topic key, else the round id."""
-        return self.topic_key or self.round_id
-
-    @property
-    def round_id(self) -> str:
-        return self.genesis.round or ""
-
-    @property
-    def admin(self) -> bytes:
-        return self.genesis.pk
-
-
 
 
 class Lobby:
@@ -206,12 +167,6 @@ class Lobby:
         self.max_peers = max_peers
         self.busy = False
         self.peers: dict[bytes, PeerInfo] = {}
-        self.invitations: dict[str, Invitation] = {}
-        self.declined: dict[str, None] = {}
-        """Round ids of invitations we declined (newest last, at most ``MAX_DECLINED``):
-        the admin's cancel that follows is expected, not an error to show."""
-        self.known_rounds = SeenIds(limit=1024)
-        """Round ids offered to us before: their genesis is never an invitation again."""
         self._last_presence: int | None = None
         self._chat_limit = RateLimiter()
         self._chat_budget = {r: TokenBucket(*b) for r, b in CHAT_BUDGETS.items()}
@@ -224,7 +179,7 @@ class Lobby:
         newcomer there cannot read our retained presence through ``presence/+``."""
         self._asked_at: int | None = None
         """When an ``all`` hello we mean to answer arrived (our clock), else None."""
-        self._decline_budget = TokenBucket(*DECLINE_BUDGET)
+        self._invitations = Invitations(me, self.topics)
         self._chat_seen = ReplayGuard(REPLAY_WINDOW_MS, MAX_SEEN)
         self._hello_seen = ReplayGuard(REPLAY_WINDOW_MS, MAX_SEEN)
         self._connected_at = 0
@@ -243,8 +198,8 @@ class Lobby:
         self.clocks = ClockOffsets()
         """Other peers' clock offsets, from their live presences (and, fed by the driver,
         their live round side events): their timestamps are judged in their own frame."""
-        self._far: OrderedDict[bytes, tuple[int, int]] = OrderedDict()
-        """Keys whose live presence was too far off our clock: (signed ts, arrival)."""
+        self._far = lobby_clocks.FarClocks()
+        """Keys whose live presence was too far off our clock (told once two agree)."""
         # our own retained presence: what we published last, and whether the broker has it
         self._sent: deque[bytes] = deque(maxlen=8)
         self._echoed = False
@@ -551,20 +506,10 @@ class Lobby:
         except Exception as err:  # noqa: BLE001 - a bug must not let a stranger crash a peer
             return [dropped(event, f"internal error: {type(err).__name__}: {err}")]
 
-    # -- clocks ------------------------------------------------------------------------
+    # -- clocks (of presences and round rules; ``p2p.protocol.lobby_clocks``) ----------
 
     def _presence_local(self, event: Event, now: int, age: int | None) -> int:
-        """A presence's ``ts`` on our clock, in its signer's frame (docs/protocol.md, Time).
-
-        A live presence was signed a moment ago: its own ``ts - now`` is its signer's
-        offset, accepted up to ``TOLERANCE_MS`` (so any clock within an hour is seen, and
-        a clock that was just corrected is seen at once).  A retained one may be old: it
-        is judged by the offset estimated from the signer's live presences (or ours).
-        """
-        if age is None:
-            return self.clocks.local(event.pk, event.ts)
-        offset = max(-TOLERANCE_MS, min(TOLERANCE_MS, event.ts - (now - age)))
-        return event.ts - offset
+        return lobby_clocks.presence_local(self.clocks, event, now, age)
 
     def local_time(self, pk: bytes, ts: int) -> int:
         """``pk``'s signed time ``ts`` on our clock, for round rules (corrected at most by
@@ -576,36 +521,12 @@ class Lobby:
         return now - self.local_time(pk, 0)
 
     def _clock_notices(self, event: Event, now: int, age: int) -> list[Effect]:
-        """Record a live presence's clock sample; say once if its signer is far off."""
-        self.clocks.observe(event.pk, event.ts, now - age)
-        if not self.clocks.notable(event.pk):
-            return []
-        offset = self.clocks.offset(event.pk) or 0
-        return [self._clock_notice(label(event.body["nick"], event.pk), offset, "clock_off")]
-
-    @staticmethod
-    def _clock_notice(name: str, offset: int, code: str) -> Notice:
-        amount, unit = about(offset)
-        text = f"{name}'s clock is {describe(offset)} yours"
-        if code == "clock_far":
-            text += ": too far off to play (set the clock right)"
-        params = {"nick": name, "amount": amount, "unit": unit, "ahead": offset > 0}
-        return Notice(text, code, params)
+        return lobby_clocks.clock_notices(self.clocks, event, now, age)
 
     def _too_far(self, event: Event, now: int, age: int | None) -> list[Effect]:
-        """A live presence refused as too far off: say so once, after a second one agrees
-        (one replayed presence says nothing about its signer's clock)."""
-        if age is None or self.clocks.told(event.pk):
-            return []
-        offset = event.ts - (now - age)
-        seen = self._far.pop(event.pk, None)
-        self._far[event.pk] = (event.ts, now)
-        while len(self._far) > MAX_FAR:
-            self._far.popitem(last=False)
-        if seen is None or seen[0] >= event.ts or abs((seen[0] - seen[1]) - offset) > 5_000:
-            return []
-        self.clocks.tell(event.pk)
-        return [self._clock_notice(label(event.body["nick"], event.pk), offset, "clock_far")]
+        return self._far.too_far(self.clocks, event, now, age)
+
+    # -- incoming: presence, hello, chat -------------------------------------------
 
     def _receive(
         self, event: Event, now: int, topic: str | None, age: int | None = 0
@@ -774,132 +695,50 @@ class Lobby:
         nick = known.nick if known else ""
         return [ChatLine(event.pk, nick, event.body["text"], None, event.ts)]
 
+    # -- invitations (``p2p.protocol.lobby_invitations``) --------------------------------
+
+    @property
+    def invitations(self) -> dict[str, Invitation]:
+        """The invitations waiting for our answer, by round id."""
+        return self._invitations.pending
+
+    @property
+    def declined(self) -> dict[str, None]:
+        """Round ids of invitations we declined (newest last, at most ``MAX_DECLINED``):
+        the admin's cancel that follows is expected, not an error to show."""
+        return self._invitations.declined
+
+    @property
+    def known_rounds(self) -> SeenIds:
+        """Round ids offered to us before: their genesis is never an invitation again."""
+        return self._invitations.known_rounds
+
     def _on_invitation(
         self, event: Event, now: int, sealed_with: tuple[bytes, str] | None
     ) -> list[Effect]:
-        try:
-            state = RoundState.from_genesis(event)
-        except RoundError as err:
-            return [dropped(event, f"unusable invitation: {err}")]
-        seat = state.seat_of(self.me.public_key)
-        if seat is None or event.pk == self.me.public_key:
-            return [dropped(event, "invitation without a seat for us")]
-        if event.round in self.invitations:
-            return [dropped(event, "duplicate")]
-        if event.round in self.known_rounds:  # a replayed genesis of a known round
-            return [dropped(event, "genesis of a round we already know")]
-        # the admin's clock, as its presences show it (never the genesis's own ts: an old
-        # genesis replayed to a fresh lobby would look new)
-        expires = self.local_time(event.pk, event.body["expires"])
-        if expires <= now:
-            return [dropped(event, "the invitation has expired")]
-        if expires > now + LONGEST_INVITATION_MS:
-            # else the admin keeps an invitee that accepted waiting (busy) as long as it
-            # likes, and starts (then forfeits it) when the invitee has long gone
-            return [dropped(event, "the invitation expires too far ahead")]
-        self.known_rounds.add(state.round_id)
-        rank = self.rank(event.pk)
-        slow = event.body.get("turn") is not None  # a slow round never finds us busy (§6.7)
-        if self.busy and self.sessions.acting and not slow:  # (a watcher never declines)
-            if rank and not self._decline_budget.take(now):
-                return [dropped(event, "invitation while busy (decline budget)")]
-            decline = events.make(
-                self.me,
-                "decline",
-                now,
-                {"seat": seat},
-                round=event.round,
-                prev=event.id,
-            )
-            self._remember_declined(state.round_id)
-            key, topic_key = sealed_with or (b"", "")
-            return [
-                Publish(
-                    self.topics.round_events(topic_key or state.round_id),
-                    decline,
-                    sealed_with=key or None,
-                ),
-                Notice("declined an invitation: busy", "auto_declined"),
-            ]
-        for rid, older in list(self.invitations.items()):
-            if older.admin == event.pk:  # one open invitation per inviter: the newest
-                if older.genesis.ts > event.ts:
-                    return [dropped(event, "older than this inviter's open invitation")]
-                del self.invitations[rid]
-        if len(self.invitations) >= MAX_INVITATIONS:
-            # evict the lowest-ranked (then oldest) invitation, never a better one
-            worst = max(
-                self.invitations.values(),
-                key=lambda inv: (inv.rank, -inv.received),
-            )
-            if worst.rank < rank:
-                return [dropped(event, "invitation list full")]
-            del self.invitations[worst.round_id]
-        key, topic_key = sealed_with or (b"", "")
-        self.invitations[state.round_id] = Invitation(event, now, rank, key, topic_key)
         who = self.peers.get(event.pk)
-        name = who.label if who else label("?", event.pk)
-        return [
-            Notice(
-                f"{name} invites you to {state.game_name}",
-                "invited",
-                {"nick": name, "game": state.game_name},
-            )
-        ]
+        return self._invitations.offer(
+            event,
+            now,
+            sealed_with,
+            rank=self.rank(event.pk),
+            busy=self.busy and self.sessions.acting,
+            local_time=self.local_time,
+            inviter=who.label if who else label("?", event.pk),
+        )
 
     def _on_cancel(self, event: Event, now: int, topic: str | None) -> list[Effect]:
-        invitation = self.invitations.get(event.round or "")
-        if (
-            invitation is None
-            or event.pk != invitation.admin
-            or event.seq != 1
-            or event.prev != invitation.genesis.id
-        ):
-            if event.round in self.declined:
-                return [dropped(event, DECLINED_CANCEL)]
-            return [dropped(event, "cancel of no invitation of ours")]
-        del self.invitations[invitation.round_id]
-        why, seat = cancel_reason(event.body["reason"])
-        return [
-            Notice(
-                f"the invitation was cancelled: {event.body['reason']}",
-                "invitation_cancelled",
-                {"reason": why, "seat": seat},
-            )
-        ]
+        return self._invitations.cancelled(event)
 
     def decline_invitation(self, round_id: str, now: int) -> list[Effect]:
         """Decline and forget an invitation."""
         self.sessions.check()  # the session of our key that acts answers invitations
-        invitation = self.invitations.pop(round_id, None)
-        if invitation is None:
-            raise ValueError("no such invitation")
-        self._remember_declined(round_id)
-        state = RoundState.from_genesis(invitation.genesis)
-        seat = state.seat_of(self.me.public_key)
-        decline = events.make(
-            self.me,
-            "decline",
-            now,
-            {"seat": seat},
-            round=round_id,
-            prev=invitation.genesis.id,
-        )
-        route = self.topics.round_events(invitation.route_key)
-        return [Publish(route, decline, sealed_with=invitation.round_key or None)]
-
-    def _remember_declined(self, round_id: str) -> None:
-        self.declined[round_id] = None
-        while len(self.declined) > MAX_DECLINED:
-            del self.declined[next(iter(self.declined))]
+        return self._invitations.decline(round_id, now)
 
     def take_invitation(self, round_id: str) -> Invitation:
         """Remove an invitation we are about to accept (the peer then builds its round)."""
         self.sessions.check()
-        invitation = self.invitations.pop(round_id, None)
-        if invitation is None:
-            raise ValueError("no such invitation")
-        return invitation
+        return self._invitations.take(round_id)
 
     # -- time --------------------------------------------------------------------------
 
@@ -936,35 +775,6 @@ class Lobby:
                         f"{info.label} went silent", "peer_silent", {"nick": info.label}
                     )
                 )
-        for rid, invitation in list(self.invitations.items()):
-            if now >= self.local_time(invitation.admin, invitation.genesis.body["expires"]):
-                del self.invitations[rid]
-                self._remember_declined(rid)  # the admin's cancel that follows is expected
-                effects.append(Notice("an invitation expired", "invitation_expired"))
+        effects += self._invitations.expire(now, self.local_time)
         return effects
 
-
-def plan_seats(
-    game: str,
-    options: dict[str, Any],
-    admin: bytes,
-    invitees: list[bytes],
-    level: str | None = None,
-) -> list[dict[str, Any]]:
-    """Seats for a new round: the admin first, then the invitees, computers fill the rest.
-
-    Connect Four takes 1 invitee, Viergewinnt 3D 1 or 2 (``players`` 2 or 3), four-player
-    chess up to 3; ``ValueError`` (one line) if the numbers do not fit.
-    """
-    players = game_class(game).create(options).players
-    if len(set(invitees)) != len(invitees) or admin in invitees:
-        raise ValueError("each player can hold one seat only")
-    free = players - 1 - len(invitees)
-    if free < 0:
-        raise ValueError(f"{game} has room for {players - 1} invitee(s)")
-    if free and level is None:
-        raise ValueError(f"{game} needs {players - 1} invitee(s) or computer players")
-    seats = [{"pk": admin.hex(), "level": None}]
-    seats += [{"pk": pk.hex(), "level": None} for pk in invitees]
-    seats += [{"pk": None, "level": level} for _ in range(free)]
-    return seats

@@ -12,8 +12,9 @@ computer move against ``p2p.ai.choose_move``.
 first bad line or chain position.  A log that verifies gets a *verdict*
 (``Replay.verdict``): ``agreed`` (the round ended and every human seat's closing ``ack``
 of the final head and state hash is in the log), ``unacknowledged`` (ended, but some
-member's ack is missing), ``disputed`` (ended, but a member signed an ack of another end)
-or ``prefix`` (the log stops before the round ended).
+member's ack is missing), ``disputed`` (ended, but a member signed an ack of another end,
+or a contested position is disputed) or ``prefix`` (the log stops before the round ended).
+An ack naming an earlier event of the chain is no end: only a sign (evidence, §8.1).
 """
 
 from __future__ import annotations
@@ -467,6 +468,10 @@ def _sort_acks(result: Replay, acks: list[Event]) -> None:
             result.ignored += 1
         elif ack.prev not in position:
             result.ahead += 1
+        elif ack.prev != st.head.id:
+            # the chain goes on from the event it names: no end at all, only a sign of
+            # the head its signer held (kept as evidence, §8.1); never a closing ack
+            result.ignored += 1
         elif (
             result.ended
             and ack.prev == st.head.id

@@ -52,13 +52,19 @@ chain rule for every chain event: its ``ts`` is not earlier than its ``prev``'s.
 from __future__ import annotations
 
 import dataclasses
-import enum
 from dataclasses import dataclass, field
 from typing import Any
 
 from p2p.games import Game, MoveError, OptionError, game_class
 from p2p.protocol import draw, events
 from p2p.protocol.events import Event
+from p2p.protocol.phases import PRE_PLAY as PRE_PLAY
+from p2p.protocol.phases import Phase as Phase
+from p2p.protocol.timeouts import DEFAULT_TIMEOUTS as DEFAULT_TIMEOUTS
+from p2p.protocol.timeouts import MAX_TURN_S as MAX_TURN_S
+from p2p.protocol.timeouts import MIN_TURN_S as MIN_TURN_S
+from p2p.protocol.timeouts import TurnTimeouts as TurnTimeouts
+from p2p.protocol.timeouts import timeouts_for as timeouts_for
 
 FAIR_DRAW_VERSION = 2
 """Rounds from this protocol version on use the fair draw (docs/protocol.md §7): every
@@ -67,60 +73,8 @@ round with computer seats draws its seed even when the admin names the starter. 
 (v1) logs keep the v1 rules so they still replay."""
 
 
-@dataclass(frozen=True)
-class TurnTimeouts:
-    """How long a human seat to move may stay silent before it can be forfeited (ms).
-
-    Part of the chain rules: every member of a round must use the same values (the
-    protocol's are the defaults; tests pass shorter ones).
-    """
-
-    silent_ms: int = 900_000
-    """The seat has simply not moved."""
-    offline_ms: int = 180_000
-    """The forfeit carries the seat's own signed offline presence (its Last Will or
-    goodbye) as evidence, which the forfeiter's lobby held unrevoked this long: the grace
-    period, long enough that a Wi-Fi change never costs a round (docs/protocol.md §6.6)."""
-
-    def limit(self, reason: str) -> int:
-        return self.offline_ms if reason == "offline" else self.silent_ms
-
-
-DEFAULT_TIMEOUTS = TurnTimeouts()
-
-MIN_TURN_S = events.MIN_TURN_S
-MAX_TURN_S = events.MAX_TURN_S
-
-
-def timeouts_for(genesis: Event, fallback: TurnTimeouts = DEFAULT_TIMEOUTS) -> TurnTimeouts:
-    """The turn timeouts of the round ``genesis`` opens: a chain rule.
-
-    A genesis that names ``turn`` (seconds; a slow round, docs/protocol.md §6.7) has that
-    limit for every turn, whether the seat is online or not (being offline is normal in
-    a round played over days, so its signed goodbye does not shorten the turn).  A genesis
-    without it has ``fallback``: the protocol's defaults, so every older log replays as
-    before (tests pass shorter ones).
-    """
-    turn = genesis.body.get("turn") if genesis.kind == "genesis" else None
-    if not isinstance(turn, int) or isinstance(turn, bool):
-        return fallback
-    return TurnTimeouts(silent_ms=turn * 1000, offline_ms=turn * 1000)
-
-
 class RoundError(ValueError):
     """A chain event that cannot be appended here; ``str(err)`` says why in one line."""
-
-
-class Phase(enum.Enum):
-    FORMING = "forming"
-    COMMIT = "commit"
-    REVEAL = "reveal"
-    PLAY = "play"
-    OVER = "over"
-    CANCELLED = "cancelled"
-
-
-PRE_PLAY = (Phase.FORMING, Phase.COMMIT, Phase.REVEAL)
 
 
 @dataclass
@@ -389,8 +343,13 @@ class RoundState:
 
     # -- appending -----------------------------------------------------------------------
 
-    def apply(self, event: Event) -> None:
-        """Append one chain event; ``RoundError`` (state unchanged) if it does not fit."""
+    def apply(self, event: Event, advanced: tuple[Game, str] | None = None) -> None:
+        """Append one chain event; ``RoundError`` (state unchanged) if it does not fit.
+
+        ``advanced``: for a move we have just signed, the copy of our game on which we
+        played it and its state hash (``round_duties.append_move``): taken as the new
+        position instead of playing and encoding the move a second time.
+        """
         if event.round != self.round_id:
             raise RoundError("event of another round")
         if event.v != self.genesis.v:
@@ -419,7 +378,10 @@ class RoundState:
         handler = getattr(self, f"_apply_{event.kind}", None)
         if handler is None:
             raise RoundError(f"{event.kind} is not a chain event")
-        handler(event)  # each handler validates fully before it changes anything
+        if event.kind == "move":
+            self._apply_move(event, advanced)
+        else:
+            handler(event)  # each handler validates fully before it changes anything
         self.chain.append(event)
 
     def _sealed_side(
@@ -540,7 +502,7 @@ class RoundState:
         assert level is not None
         return choose_move(self.game, level, draw.ply_seed(self.seed, self.ply))
 
-    def _apply_move(self, event: Event) -> None:
+    def _apply_move(self, event: Event, advanced: tuple[Game, str] | None = None) -> None:
         if self.phase is not Phase.PLAY or self.game is None:
             raise RoundError("no move outside play")
         body = event.body
@@ -560,6 +522,17 @@ class RoundState:
                 raise RoundError(
                     f"the computer at seat {seat} plays {expected}, not {text}"
                 )
+        if (
+            advanced is not None
+            and advanced[1] == body["state"]
+            and advanced[0].history() == [*self.game.history(), text]
+        ):
+            self.game = advanced[0]  # played and hashed once, by ourselves, just now
+            self.ply += 1
+            if self.game.is_over():
+                self.phase = Phase.OVER
+                self.end_reason = "game over"
+            return
         try:
             self.game.push(text)
         except MoveError as err:
@@ -656,7 +629,7 @@ class RoundState:
         the chain (a claim of "offline" without it is refused)."""
         if "evidence" not in event.body:
             raise RoundError("an offline forfeit needs the seat's signed offline presence")
-        will = events.from_value(event.body["evidence"], nested=True, versions=(event.v,))
+        will = event.evidence()  # checked with the forfeit, signature included
         why = evidence_error(self, seat, will, event.ts)
         if why is not None:
             raise RoundError(why)

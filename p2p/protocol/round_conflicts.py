@@ -235,7 +235,7 @@ def status(
     prev = m.state.chain[seq - 1]
     j = judge(
         rival, forfeit, prev, ends, m.timeouts, held, fb, rb,
-        next_owner=trial.owner(), turn_start=turn_start(m, seq),
+        next_owner=trial.owner(), turn_start=turn_start(m, seq), rules=m.rules,
     )
     keep = j.keep
     if (
@@ -350,7 +350,7 @@ def rejudge(m: RoundMachine, now: int) -> list[Effect]:
 
 def readmit(m: RoundMachine, keep: Event) -> None:
     """We switched to ``keep``: the chain events built on it that we held only as signs
-    wait among the pending events again (``_drain_pending`` applies those that fit)."""
+    wait among the pending events again (``round_receive.drain_pending`` applies those that fit)."""
     held = [e for kept in m._signs.values() for e in kept if e.seq is not None]
     ids = branch_ids(keep, held)
     for event in sorted(held, key=lambda e: (e.seq or 0, e.id)):
@@ -419,15 +419,25 @@ def contest(m: RoundMachine, event: Event, now: int) -> list[Effect]:
         ]
     if rival.pk != base.owner() or forfeit.body["seat"] != target[0]:
         return [dropped(event, f"position {seq} is already taken")]
+    trial = base.snapshot()
     if event is forfeit and any(e.pk != rival.pk for e in st.chain[seq + 1 :]):
         # a forfeit races the pending turn; once another seat answered it, it is settled
+        # (T1), but a valid one is kept beside the chain: the turn after counts from it
+        # (T6) for every member that holds it, so every member weighs it, whenever it came
+        try:
+            trial.apply(event)  # one event on a copy: bounded
+        except RoundError:
+            pass
+        else:
+            if seq not in m._pairs:
+                remember_pair(m, seq, forfeit, rival)
+                m._orphan([event.id])
         return [
             dropped(
                 event,
                 f"a forfeit may replace only the pending turn; position {seq} is settled",
             )
         ]
-    trial = base.snapshot()
     try:
         trial.apply(event)  # one event on a copy: bounded
     except RoundError as err:

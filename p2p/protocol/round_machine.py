@@ -30,7 +30,7 @@ successor forfeits the admin's seat the same way).  Two events for one position 
 settled by ``p2p.protocol.conflicts`` (``Rewound`` when our chain changes; a proven
 equivocation ends the round); in play members exchange chain heads every
 ``HEAD_EXCHANGE_MS``; a round that never starts, or whose player to move and forfeiter
-both vanished, ends here by ``_end_if_stuck``.
+both vanished, ends here by ``round_timers.end_if_stuck``.
 Computer moves are computed inside ``receive``/``tick`` (``p2p.ai.choose_move``); a slow
 level blocks the caller for that long.
 """
@@ -40,88 +40,61 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from p2p.games.base import CodedError
-from p2p.protocol import draw, events, round_conflicts, round_notices, round_side
-from p2p.protocol.admission import WHY_UNKNOWN_NON_MEMBER, refusal
-from p2p.protocol.chat import RateLimiter, clean_line
+from p2p.games.base import Game
+from p2p.protocol import (
+    draw,
+    events,
+    round_actions,
+    round_conflicts,
+    round_duties,
+    round_receive,
+    round_side,
+    round_timers,
+)
+from p2p.protocol.chat import RateLimiter
 from p2p.protocol.clocks import ROUND_TOLERANCE_MS, ClockOffsets
-from p2p.protocol.conflicts import MAX_AHEAD_MS, MAX_PENDING, MAX_REWIND, MAX_VOUCHED, SeenIds
+from p2p.protocol.conflicts import MAX_PENDING as MAX_PENDING
+from p2p.protocol.conflicts import MAX_REWIND, MAX_VOUCHED, RULES_VERSION, SeenIds
 from p2p.protocol.effects import (
-    CANCEL_EXPIRED,
-    CANCEL_NO_COMMIT,
-    CANCEL_NO_REVEAL,
     Applied,
     Dropped,
     Effect,
-    Notice,
     Publish,
-    Rewound,
     dropped,
 )
 from p2p.protocol.events import Event, EventError
 from p2p.protocol.freshness import ReplayGuard
-from p2p.protocol.identity import Identity, peer_id, sanitize_nickname
+from p2p.protocol.identity import Identity, peer_id
 from p2p.protocol.round import (
     DEFAULT_TIMEOUTS,
-    PRE_PLAY,
     ChainError,
     Phase,
     RoundError,
     RoundState,
     TurnTimeouts,
-    evidence_error,
-    seats_text,
     verify_chain,
 )
-from p2p.protocol.round_conflicts import WHY_AHEAD, WHY_EARLY
+from p2p.protocol.round_actions import CATCH_UP_MS as CATCH_UP_MS
+from p2p.protocol.round_actions import ActionError as ActionError
 from p2p.protocol.round_side import (
     MAX_ROUND_CHAT_SEEN,
-    MAX_SYNC_ANSWER,
     ROUND_CHAT_WINDOW_MS,
     SYNC_INTERVAL_MS,
 )
-from p2p.protocol.topics import Route, Topics, code_secret, join_proof, private_key
+from p2p.protocol.round_timers import ACK_ASK_MS as ACK_ASK_MS
+from p2p.protocol.round_timers import COMMIT_TIMEOUT_MS as COMMIT_TIMEOUT_MS
+from p2p.protocol.round_timers import FORMING_GRACE_MS as FORMING_GRACE_MS
+from p2p.protocol.round_timers import HEAD_EXCHANGE_MS as HEAD_EXCHANGE_MS
+from p2p.protocol.round_timers import REVEAL_TIMEOUT_MS as REVEAL_TIMEOUT_MS
+from p2p.protocol.round_timers import START_DEADLINE_MS as START_DEADLINE_MS
+from p2p.protocol.topics import Route, Topics, code_secret, private_key
 
-COMMIT_TIMEOUT_MS = 20_000
-"""A commitment still missing this long after start: the admin cancels (v1: it closed the
-set without it)."""
-REVEAL_TIMEOUT_MS = 20_000
-"""A reveal still missing this long after the commit set closed: the admin cancels (v1: it
-drew without it)."""
 INVITE_TTL_MS = 60_000
 """An invitation (genesis) expires this long after it was made."""
 PRIVATE_TTL_MS = 600_000
 """A private round waits this long for people typing its join code (read aloud, passed on)."""
-CATCH_UP_MS = 30_000
-"""After our own sync request, events we apply for this long are not "seen live"."""
-HEAD_EXCHANGE_MS = 15_000
-"""In play, members name their chain head to each other this often (``tick``)."""
-ACK_ASK_MS = 900_000
-"""After the end, a member that lacks a human seat's ack of the final head asks the others
-for their acks every ``HEAD_EXCHANGE_MS``, for at most this long (an ack lost while a
-member was offline, or signed again after a rewind, is fetched; a seat that never
-returns costs at most 60 small requests)."""
-FORMING_GRACE_MS = 30_000
-"""A round still forming this long after its ``expires`` ends for every member."""
-START_DEADLINE_MS = 120_000
-"""A round not in play this long after its ``expires`` ends for every member."""
 MAX_ORPHANS = 4096
 """Ids of replaced chain events (and events built on them) remembered; oldest forgotten."""
-
-
-_MAY_FIT_LATER = frozenset({WHY_UNKNOWN_NON_MEMBER})  # a joiner before its start
-
-
-def _mover(state: RoundState, event: Event) -> int | None:
-    """The seat that makes ``event`` if it is a move: the seat to move before it."""
-    if event.kind != "move" or state.game is None:
-        return None
-    return state.game.to_move()
-
-
-class ActionError(CodedError):
-    """A user action that cannot be done now: a one-line reason (English) and, where a
-    user interface wants to say it in its own language, a ``code`` with ``params``."""
 
 
 class RoundMachine:
@@ -152,6 +125,8 @@ class RoundMachine:
         """Ids processed once already (bounded); chain positions are checked by id too."""
         self.pending: dict[str, Event] = {}
         self.side: dict[tuple[str, bytes], Event] = {}
+        self._advanced: tuple[Game, str] | None = None
+        """Our move's game and state hash while we sign it (``_append_move``)."""
         self.phase_since = now
         self.expired = False
         self._chat_limit = RateLimiter()
@@ -203,6 +178,9 @@ class RoundMachine:
         self._proof: tuple[Event, Event] | None = None
         """The equivocation proof the round ended by (``_verdict``): its log ends with it,
         and sync answers to another branch carry it."""
+        self.declined_at: str | None = None
+        """Id of the move whose take-back the player to move declined (a signed
+        ``takeback_decline``, ``round_side.receive_takeback_decline``): no longer asked."""
         self._catch_up_until = now
         """Until then we catch up after our own sync request: no observation times."""
         self._last_head_sent = now
@@ -384,7 +362,7 @@ class RoundMachine:
     @property
     def ended_here(self) -> bool:
         """The round ended here by a local rule (expired, abandoned): no chain event
-        says so, so its log shows the prefix it is (``_end_here``)."""
+        says so, so its log shows the prefix it is (``round_timers.end_here``)."""
         return self._local_end
 
     @property
@@ -455,7 +433,7 @@ class RoundMachine:
         """Handle one incoming, already parsed event; never raises."""
         self._clock = max(self._clock, now)
         try:
-            return self._receive(event, now)
+            return round_receive.receive(self, event, now)
         except Exception as err:  # noqa: BLE001 - a bug must not let a stranger crash a peer
             return [dropped(event, f"internal error: {type(err).__name__}: {err}")]
 
@@ -493,98 +471,29 @@ class RoundMachine:
             return "duplicate"
         return None
 
-    def _receive(self, event: Event, now: int) -> list[Effect]:
-        signs: list[Effect] = []
-        if event.kind == "sync_request":
-            refused = refusal(self.state, event.pk, event.kind)
-            if refused:
-                return [dropped(event, refused)]  # no memory for strangers
-            if (
-                event.pk != self.me.public_key
-                and event.prev is not None
-                and event.round == self.state.round_id
-                and round_conflicts.add_sign(self, event)  # a sign, even if old (§8)
-                and self._pairs
-            ):
-                signs = round_conflicts.rejudge(self, now)
-                if any(isinstance(e, Applied) for e in signs):
-                    signs += self._react(now)
-        why = self.replayed(event, now)
-        if why:
-            return signs + [dropped(event, why)]
-        if event.kind == "chat":
-            return round_side.receive_chat(self, event, now)
-        if event.kind == "sync_request":
-            self._sync_floor[event.pk] = (event.ts, event.id)  # members only: bounded
-            if event.pk != self.me.public_key and event.prev is not None:
-                self._vouched.add(event.prev)  # it names its head: it holds that event
-            return signs + round_side.answer_sync(self, event, now)
-        if event.seq is not None and self._local_end:
-            return [dropped(event, f"the round has ended here ({self.state.end_reason})")]
-        self._accepted_side = False
-        effects: list[Effect] = []
-        if event.seq is not None:
-            effects += self._receive_chain(event, now)
-        else:
-            if event.kind == "ack" and self.state.is_member(event.pk):
-                round_conflicts.add_sign(self, event)  # also an ack of another end
-            effects += round_side.receive_side(self, event, now)
-        if self._pairs and not any(isinstance(e, Rewound) for e in effects):
-            effects += round_conflicts.rejudge(self, now)
-        self._remember(event, effects)
-        if any(isinstance(e, Applied) for e in effects) or self._accepted_side:
-            effects += self._react(now)
-        return effects
+    def _receive_chain(self, event: Event, now: int) -> list[Effect]:
+        """A chain event: cheap checks first, then apply (``round_receive.receive_chain``)."""
+        return round_receive.receive_chain(self, event, now)
 
     def _remember(self, event: Event, effects: list[Effect]) -> None:
-        """Each event id is processed once: remember it unless it waits or may fit later."""
-        if event.id in self.pending or event.id in self._clock_wait:
-            return
-        if any(
-            isinstance(e, Dropped) and e.reason in _MAY_FIT_LATER for e in effects
-        ):
-            return
-        self.seen.add(event.id)
+        round_receive.remember(self, event, effects)
 
+    def _applied(
+        self, event: Event, before: Phase, now: int, mover: int | None = None
+    ) -> list[Effect]:
+        return round_receive.applied(self, event, before, now, mover)
+
+    def _orphan(self, ids: list[str]) -> None:
+        round_receive.orphan(self, ids)
+
+    def _park(self, event: Event, now: int | None = None) -> list[Effect]:
+        return round_receive.park(self, event, now)
     _accepted_side = False
     """Set when a side event entered the pool (so ``receive`` knows to react)."""
 
-    def _receive_chain(self, event: Event, now: int) -> list[Effect]:
-        """A chain event: cheap checks first (position, member, clock), then apply."""
-        st = self.state
-        chain = st.chain
-        seq = event.seq
-        assert seq is not None
-        if seq < len(chain) and chain[seq].id == event.id:
-            return [dropped(event, "duplicate")]
-        if event.prev in self._orphans and self._pairs:
-            return self._park(event, now)  # built on a claim we did not keep: a sign (§8.1)
-        why = refusal(st, event.pk, event.kind, seq)
-        if why and seq <= len(chain):
-            return [dropped(event, why)]
-        if st.version >= 2 and self._dated_ahead(event, now):
-            return round_conflicts.wait_for_clock(self, event, WHY_AHEAD, now)
-        if seq < len(chain):
-            return round_conflicts.contest(self, event, now)
-        if event.prev == st.head.id and seq != len(chain):
-            return [dropped(event, f"position {seq} does not follow its prev")]
-        if seq > len(chain) or event.prev != st.head.id:
-            return self._park(event, now)
-        if (  # the signed rules hold (else apply says why): what does our clock say?
-            event.kind == "forfeit"
-            and round_conflicts.forfeit_fits(self, event)
-            and round_conflicts.forfeit_too_soon(self, event, now)
-        ):
-            return round_conflicts.wait_for_clock(self, event, WHY_EARLY, now)
-        before = st.phase
-        snapshot = st.snapshot()
-        mover = _mover(st, event)
-        try:
-            st.apply(event)
-        except RoundError as err:
-            return [dropped(event, str(err)), *round_notices.draw_dispute(self, event)]
-        round_conflicts.keep_snapshot(self, seq, snapshot)
-        return self._applied(event, before, now, mover)
+    rules = RULES_VERSION
+    """The conflict table this machine judges by (docs §8.1).  Only the simulator sets
+    2 (``python -m p2p.sim --rules 2``), to show the hole of the old table."""
 
     def local_time(self, pk: bytes, ts: int) -> int:
         """``pk``'s signed time ``ts`` on our clock: corrected by its estimated offset, at
@@ -598,122 +507,7 @@ class RoundMachine:
         """The invitation's ``expires`` (the admin's clock) on our clock."""
         return self.local_time(self.state.genesis.pk, self.state.expires)
 
-    def _dated_ahead(self, event: Event, now: int) -> bool:
-        """A chain event dated more than ``MAX_AHEAD_MS`` ahead of every clock that could
-        explain its ``ts``: ours, its signer's (estimated offset), and the chain's (its
-        ``prev``'s ``ts`` plus the time since we saw ``prev``; a chain event is never
-        dated before its ``prev``, so a signer whose clock is behind signs the head's).
-
-        A local decision (the event waits, ``tick`` retries it): never a chain rule, so
-        replay needs no clock.
-        """
-        limit = now + MAX_AHEAD_MS
-        if event.ts <= limit or self.local_time(event.pk, event.ts) <= limit:
-            return False
-        chain = self.state.chain
-        seq = event.seq or 0
-        if 0 < seq <= len(chain) and chain[seq - 1].id == event.prev:
-            prev = chain[seq - 1]
-            seen = self._observed_at.get(prev.id, self._applied_at.get(prev.id, now))
-            return event.ts > prev.ts + max(0, now - seen) + MAX_AHEAD_MS
-        return True
-
-    def _applied(
-        self, event: Event, before: Phase, now: int, mover: int | None = None
-    ) -> list[Effect]:
-        """Bookkeeping and notices once ``event`` is the new head."""
-        self.seen.add(event.id)
-        self._applied_at[event.id] = now
-        if now >= self._catch_up_until:
-            self._observed_at[event.id] = now
-        for (
-            inner
-        ) in event.sealed():  # late copies are duplicates; the sealed one counts
-            self.seen.add(inner.id)
-            self.side[(inner.kind, inner.pk)] = inner
-        effects: list[Effect] = [Applied(event, mover)]
-        if event.kind == "forfeit":
-            effects += round_notices.forfeit_notices(self, event, now)
-        if self.state.phase is not before:
-            self.phase_since = now
-            effects += round_notices.phase_notices(self, before)
-            if self.state.phase in (Phase.OVER, Phase.CANCELLED):
-                effects += round_side.acknowledge(self, now)
-        return effects
-
-    def _orphan(self, ids: list[str]) -> None:
-        """Forget a losing branch: these ids and every parked event built on them."""
-        self._orphans.update(ids)
-        self.seen.update(ids)
-        found = True
-        while found:
-            found = False
-            for eid, parked in list(self.pending.items()):
-                if parked.prev in self._orphans:
-                    del self.pending[eid]
-                    self._orphans.add(eid)
-                    self.seen.add(eid)
-                    found = True
-
-    def _park(self, event: Event, now: int | None = None) -> list[Effect]:
-        if event.prev in self._orphans and self._pairs and now is not None:
-            # built on a claim we did not keep: a member's sign of the head it holds,
-            # which the table weighs (§8); it may make us switch to that claim
-            if refusal(self.state, event.pk, event.kind, event.seq, known=False):
-                return [dropped(event, "answers an event a forfeit replaced")]
-            round_conflicts.add_sign(self, event)
-            self.pending[event.id] = event  # a sign while it waits (signs(): pending)
-            effects = round_conflicts.rejudge(self, now)
-            if any(isinstance(e, Rewound) for e in effects):
-                self._orphans.discard(event.id)
-                self.seen.discard(event.id)
-                if len(self.pending) > MAX_PENDING:
-                    self.pending.pop(next(iter(self.pending)))
-                return effects
-            self.pending.pop(event.id, None)
-            self._orphans.add(event.id)
-            self.seen.add(event.id)
-            return effects + [dropped(event, "answers an event a forfeit replaced")]
-        if event.prev in self._orphans:
-            self._orphans.add(event.id)
-            self.seen.add(event.id)
-            return [dropped(event, "answers an event a forfeit replaced")]
-        why = refusal(self.state, event.pk, event.kind, event.seq, known=False)
-        if why:
-            return [dropped(event, why)]
-        if event.id not in self.pending:
-            if len(self.pending) >= MAX_PENDING:
-                self.pending.pop(next(iter(self.pending)))
-            self.pending[event.id] = event
-        return []
-
-    def _drain_pending(self, now: int) -> list[Effect]:
-        effects: list[Effect] = []
-        progress = True
-        while progress and self.pending:
-            progress = False
-            known = {e.id for e in self.state.chain}
-            head = self.state.head
-            for eid, event in list(self.pending.items()):
-                if event.seq is None:
-                    ready = event.prev in known
-                else:
-                    ready = event.prev == head.id and event.seq == len(self.state.chain)
-                if ready:
-                    del self.pending[eid]
-                    if event.seq is None:
-                        step = round_side.receive_side(self, event, now)
-                    else:
-                        step = self._receive_chain(event, now)
-                    self._remember(event, step)
-                    effects += step
-                    progress = (
-                        eid not in self.pending
-                    )  # never loop on an event parked again
-                    break
-        return effects
-
-    # -- timers ----------------------------------------------------------------------
+    # -- timers (``p2p.protocol.round_timers``) ----------------------------------------
 
     def tick(
         self,
@@ -729,168 +523,31 @@ class RoundMachine:
         arrived (our clock): once it has stood ``TurnTimeouts.offline_ms`` we may forfeit
         the seat as ``offline`` with it; silence alone never shortens a turn.
         """
-        st = self.state
-        self._clock = max(self._clock, now)
-        self.offline = frozenset(offline)
-        self.evidence = dict(evidence or {})
-        effects: list[Effect] = round_conflicts.retry_clock_waits(self, now)
-        effects += round_conflicts.rejudge(self, now)
-        was, self._was_acting = self._was_acting, self.acting
-        if any(isinstance(e, Applied) for e in effects) or (self._was_acting and not was):
-            effects += self._react(now)  # (acting again: what is due is ours to do)
-        st = self.state  # a conflict may have replaced it
-        if self._local_end:
-            return effects
-        if st.phase in (Phase.OVER, Phase.CANCELLED):
-            return effects + self._ask_for_acks(now)
-        ended = self._end_if_stuck(now)
-        if ended:
-            return effects + ended
-        if st.phase is Phase.PLAY and now - self._last_head_sent >= HEAD_EXCHANGE_MS:
-            self._last_head_sent = now
-            effects += self.request_sync(now, catch_up=False)
-        elif (  # a full (capped) sync answer came in: ask for the rest
-            len(st.chain) - self._asked_len >= MAX_SYNC_ANSWER
-            and now - self._last_asked >= SYNC_INTERVAL_MS
-        ):
-            effects += self.request_sync(now)
-        forfeit = self._due_forfeit(now)
-        if forfeit is not None:
-            return effects + self._append("forfeit", forfeit, now) + self._react(now)
-        if st.phase is Phase.FORMING and now >= self.expires_here:
-            if self.is_admin:
-                return self._append("cancel", {"reason": CANCEL_EXPIRED}, now)
-            if not self.expired:
-                self.expired = True
-                effects.append(Notice("the invitation expired", "expired"))
-        if not self.is_admin:
-            waited = now - self.phase_since
-            limit = 3 * (
-                COMMIT_TIMEOUT_MS if st.phase is Phase.COMMIT else REVEAL_TIMEOUT_MS
-            )
-            if (
-                st.phase in (Phase.COMMIT, Phase.REVEAL)
-                and waited >= limit
-                and not self.expired
-            ):
-                self.expired = (
-                    True  # told once; the round still goes on if the admin returns
-                )
-                effects.append(
-                    Notice("the admin has not closed the draw for a long time", "draw_stalled")
-                )
-            return effects
-        waited = now - self.phase_since
-        if (
-            st.phase is Phase.COMMIT
-            and waited >= COMMIT_TIMEOUT_MS
-            and self.my_seat in self._pooled_seats("commit")
-        ):
-            effects += self._close_commits(now)
-        elif (
-            st.phase is Phase.REVEAL
-            and waited >= REVEAL_TIMEOUT_MS
-            and self.my_seat in self._pooled_seats("reveal")
-        ):
-            effects += self._draw(now)
-        return effects
+        return round_timers.tick(self, now, offline, evidence)
 
     def asks_for_acks(self, now: int) -> bool:
         """True while the round has ended here by its chain (or a proof), we hold a seat,
         a human seat's ack of the final head is missing, and the end is less than
         ``ACK_ASK_MS`` old: ``tick`` then asks the members for their acks."""
-        return (
-            self.state.phase in (Phase.OVER, Phase.CANCELLED)
-            and not self._local_end
-            and self.my_seat is not None
-            and not round_side.agreed(self)
-            and now - self.phase_since < ACK_ASK_MS
-        )
-
-    def _ask_for_acks(self, now: int) -> list[Effect]:
-        """A sync request naming our final head, at most every ``HEAD_EXCHANGE_MS``,
-        while an ack is missing; members that hold this head answer with their acks."""
-        if not self.asks_for_acks(now) or now - self._last_head_sent < HEAD_EXCHANGE_MS:
-            return []
-        self._last_head_sent = now
-        return self.request_sync(now, catch_up=False)
+        return round_timers.asks_for_acks(self, now)
 
     def _missing(self, kind: str, seats: Iterable[int]) -> list[int]:
         """The ``seats`` whose ``kind`` side event we do not hold."""
         held = self._pooled_seats(kind)
         return [s for s in seats if s not in held]
 
-    def _end_if_stuck(self, now: int) -> list[Effect]:
-        """End the round here by a fixed local rule when nobody can move it on any more.
-
-        * Not in play ``FORMING_GRACE_MS`` after ``expires`` (still forming) or
-          ``START_DEADLINE_MS`` after it (the draw never finished): the round expired.
-        * In play, the key that must act (the owner of the position) and the key that may
-          forfeit it are both offline in our lobby view (or nobody may forfeit), for
-          twice the offline timeout: the round is abandoned.
-        Nobody wins; every member applies the same rule with its own clock.
-        """
-        st = self.state
-        expires = self.expires_here  # the admin's clock, judged in its frame
-        if st.phase is Phase.FORMING and now >= expires + FORMING_GRACE_MS:
-            return self._end_here("expired: the round did not start in time", now)
-        if st.phase in (Phase.COMMIT, Phase.REVEAL) and now >= expires + START_DEADLINE_MS:
-            return self._end_here("expired: the draw did not finish in time", now)
-        if st.phase is not Phase.PLAY:
-            return []
-        owner = st.owner()
-        target = st.forfeit_target()
-        mine = self.me.public_key
-        if owner is None or owner == mine or target is not None and target[1] == mine:
-            return []
-        if owner not in self.offline or target is not None and target[1] not in self.offline:
-            return []
-        since = max(self._applied_at.get(st.head.id, st.head.ts), st.head.ts)
-        if now - since < 2 * self.timeouts.offline_ms:
-            return []
-        return self._end_here(
-            "abandoned: the player to move and whoever may forfeit it are gone", now
-        )
-
-    def _end_here(self, reason: str, now: int) -> list[Effect]:
-        """A local end (no chain event): the round is over for us, nobody wins."""
-        self.state.phase = Phase.CANCELLED
-        self.state.end_reason = reason
-        self._local_end = True
-        self.phase_since = now
-        code = reason.split(":")[0]  # expired / abandoned
-        return [Notice(f"the round ended here: {reason}", "cancelled", {"reason": code})]
-
-    def _due_forfeit(self, now: int) -> dict[str, Any] | None:
-        """The body of the forfeit we may sign now, or ``None``.
-
-        Due once both our clock since we saw the head and the signed ``ts`` gap from the
-        head reach the timeout (so our event satisfies the chain rule).
-        """
-        target = self.state.forfeit_target()
-        if target is None or target[1] != self.me.public_key:
-            return None
-        seat = target[0]
-        pk = self.state.seats[seat].pk
-        head = self.state.head
-        since = max(self._observed_at.get(head.id, head.ts), head.ts)
-        start = round_conflicts.turn_start(self, len(self.state.chain))
-        if start is not None:  # R5: a rival beat a forfeit at the head
-            since = max(since, start)
-        held = self.evidence.get(pk)  # type: ignore[arg-type]
-        limit = self.timeouts.offline_ms
-        if (
-            held is not None
-            and now - held[1] >= limit  # it stood the whole grace period here
-            and evidence_error(self.state, seat, held[0], self._chain_ts(now)) is None
-            and now - since >= limit
-        ):
-            return {"seat": seat, "reason": "offline", "evidence": held[0].value()}
-        if now - since < self.timeouts.silent_ms:
-            return None
-        return {"seat": seat, "reason": "silent"}
-
     # -- acting on our own -------------------------------------------------------------
+
+    def held(self, value: object) -> Event | None:
+        """The pooled side event that an embedded envelope ``value`` claims to be (same
+        kind and key), if we hold one; ``events.parse`` compares the bytes, so a sealed
+        copy of it needs no second signature check."""
+        if not isinstance(value, dict) or not isinstance(value.get("pk"), str):
+            return None
+        try:
+            return self.side.get((value.get("kind"), bytes.fromhex(value["pk"])))  # type: ignore[arg-type]
+        except ValueError:
+            return None
 
     def _pooled(self, kind: str) -> list[Event]:
         """Pooled side events of ``kind``, in seat order."""
@@ -980,7 +637,7 @@ class RoundMachine:
         """Do whatever the protocol says we do now; repeat until nothing changes."""
         effects: list[Effect] = []
         for _ in range(64):
-            effects += self._drain_pending(now)
+            effects += round_receive.drain_pending(self, now)
             step = self._react_once(now)
             if not step:
                 break
@@ -989,264 +646,70 @@ class RoundMachine:
         return effects
 
     def _react_once(self, now: int) -> list[Effect]:
-        st = self.state
-        mine = self.me.public_key
-        seat = self.my_seat
-        if st.phase in PRE_PLAY and self.is_admin:
-            gone = self._pooled("leave") + self._pooled("resign")
-            if gone:
-                return self._append(
-                    "cancel", {"reason": f"seat {st.seat_of(gone[0].pk)} left"}, now
-                )
-        if st.phase is Phase.FORMING and self.is_admin:
-            declined = self._pooled("decline")
-            if declined:
-                return self._append(
-                    "cancel",
-                    {"reason": f"seat {st.seat_of(declined[0].pk)} declined"},
-                    now,
-                )
-            return self._try_start(now)
-        if st.phase is Phase.COMMIT:
-            if seat is not None and ("commit", mine) not in self.side:
-                commit = draw.commitment(st.round_id, mine, self.nonce)
-                return self._side_event(
-                    "commit", {"commit": commit}, now, prev=st.chain[1].id
-                )
-            if self.is_admin and self._pooled_seats("commit") >= set(st.human_seats()):
-                return self._close_commits(now)
-        if st.phase is Phase.REVEAL:
-            if (
-                seat in st.commits
-                and ("reveal", mine) not in self.side
-                # a commitment another session of our key made is not ours to reveal
-                and st.commits[seat] == draw.commitment(st.round_id, mine, self.nonce)
-            ):
-                return self._side_event(
-                    "reveal", {"nonce": self.nonce.hex()}, now, prev=st.head.id
-                )
-            if self.is_admin and self._pooled_seats("reveal") >= set(st.commits):
-                return self._draw(now)
-        if st.phase is Phase.PLAY and st.owner() == mine:
-            to_seal = [
-                e
-                for (k, _), e in self.side.items()
-                if k == "resign"
-                and st.seat_of(e.pk) not in st.resigned
-                or k == "leave"
-                and st.seat_of(e.pk) not in st.left
-            ]
-            if to_seal:
-                return self._append(
-                    "seal", {"sealed": [e.value() for e in to_seal]}, now
-                )
-            assert st.game is not None
-            to_move = st.game.to_move()
-            if to_move is not None and st.seats[to_move].is_computer:
-                text = st.computer_move()
-                return self._append_move(text, now)
-        return []
-
-    def _try_start(self, now: int) -> list[Effect]:
-        st = self.state
-        sealed: list[Event] = []
-        for s in st.seats:
-            if s.is_computer or s.pk == self.me.public_key or s.pk is None:
-                continue
-            accept = self.side.get(("accept", s.pk))
-            if accept is None:
-                return []
-            sealed.append(accept)
-        open_count = sum(1 for s in st.seats if s.pk is None and not s.is_computer)
-        if open_count:
-            joins = [
-                e for (k, _), e in self.side.items() if k == "join"
-            ]  # arrival order
-            if len(joins) < open_count:
-                return []
-            sealed += joins[:open_count]
-        return self._append("start", {"sealed": [e.value() for e in sealed]}, now)
+        return round_duties.react_once(self, now)
 
     def _close_commits(self, now: int) -> list[Effect]:
         """Seal the commitments; under the fair-draw rules a missing one cancels (§7)."""
-        missing = self._missing("commit", self.state.human_seats())
-        if missing and self.state.fair_draw:
-            reason = f"{seats_text(missing)} {CANCEL_NO_COMMIT}"
-            return self._append("cancel", {"reason": reason}, now)
-        commits = self._pooled("commit")
-        return self._append(
-            "commit_close", {"sealed": [e.value() for e in commits]}, now
-        )
+        return round_duties.close_commits(self, now)
 
     def _draw(self, now: int) -> list[Effect]:
         """Seal the reveals; under the fair-draw rules a missing one cancels (§7)."""
-        st = self.state
-        missing = self._missing("reveal", sorted(st.commits))
-        if missing and st.fair_draw:
-            reason = f"{seats_text(missing)} {CANCEL_NO_REVEAL}"
-            return self._append("cancel", {"reason": reason}, now)
-        reveals = [e for e in self._pooled("reveal") if st.seat_of(e.pk) in st.commits]
-        by_seat = {st.seat_of(e.pk): bytes.fromhex(e.body["nonce"]) for e in reveals}
-        seed, starter = st.draw_result(by_seat)  # type: ignore[arg-type]
-        body = {
-            "sealed": [e.value() for e in reveals],
-            "seed": seed.hex(),
-            "starter": starter,
-        }
-        return self._append("draw", body, now)
+        return round_duties.draw_starter(self, now)
 
     def _append_move(self, text: str, now: int) -> list[Effect]:
-        st = self.state
-        assert st.game is not None
-        trial = st.game.copy()
-        trial.push(text)
-        return self._append(
-            "move", {"ply": st.ply, "move": text, "state": trial.state_hash()}, now
-        )
+        return round_duties.append_move(self, text, now)
 
-    # -- user actions -----------------------------------------------------------------
+    # -- user actions (``p2p.protocol.round_actions``) ---------------------------------
 
     def accept(self, now: int) -> list[Effect]:
         """Accept the invitation to our seat."""
-        self._check_acting()
-        seat = self.my_seat
-        if self.state.phase is not Phase.FORMING or seat is None or self.expired:
-            raise ActionError("there is no open invitation to accept", "no_invitation")
-        return self._side_event(
-            "accept", {"seat": seat}, now, prev=self.state.genesis.id
-        )
+        return round_actions.accept(self, now)
 
     def decline(self, now: int) -> list[Effect]:
         """Decline the invitation (also what a busy peer answers automatically)."""
-        self._check_acting()
-        seat = self.my_seat
-        if self.state.phase is not Phase.FORMING or seat is None:
-            raise ActionError("there is no open invitation to decline", "no_invitation")
-        return self._side_event(
-            "decline", {"seat": seat}, now, prev=self.state.genesis.id
-        )
+        return round_actions.decline(self, now)
 
     def join(self, nick: str, now: int) -> list[Effect]:
         """Ask for an open seat of a private round (needs the code)."""
-        self._check_acting()
-        if not self.state.private or self.code is None:
-            raise ActionError("only a private round can be joined with its code")
-        if self.state.phase is not Phase.FORMING:
-            raise ActionError("the round has already started", "code_closed")
-        body = {
-            "nick": sanitize_nickname(nick) or "?",
-            "proof": join_proof(
-                self.code, self.state.round_id, self.me.public_key, self._secret
-            ),
-        }
-        return self._side_event("join", body, now, prev=self.state.genesis.id)
+        return round_actions.join(self, nick, now)
 
     def move(self, text: str, now: int) -> list[Effect]:
         """Play ``text`` for our seat; ``ActionError`` if it is not our turn or illegal."""
-        self._check_acting()
-        st = self.state
-        if st.phase is not Phase.PLAY or st.game is None:
-            raise ActionError("the round is not in play", "not_in_play")
-        if (
-            st.owner() != self.me.public_key
-            or st.seats[st.game.to_move() or 0].is_computer
-        ):
-            raise ActionError("it is not your turn", "not_your_turn")
-        from p2p.games import MoveError
-
-        try:
-            text = st.game.normalize(text)
-            if text not in st.game.legal_moves():
-                st.game.copy().push(text)  # the engine says why, with its code
-                raise ActionError(f"{text} is not a legal move here")
-            effects = self._append_move(text, now)
-        except MoveError as err:  # the engine's code and params go up unchanged
-            raise ActionError(str(err), err.code, **err.params) from None
-        return effects + self._react(now)
+        return round_actions.move(self, text, now)
 
     def resign(self, now: int) -> list[Effect]:
         """Give up our seat (sealed by the owner of the next position)."""
-        return self._give_up("resign", now)
+        return round_actions.resign(self, now)
 
     def leave(self, now: int) -> list[Effect]:
         """Leave the round; in play this resigns the seat (and hands on the admin role)."""
-        if self.state.phase in PRE_PLAY:
-            if self.is_admin:
-                return self.cancel("the admin left", now)
-            if (
-                self.state.phase is Phase.FORMING
-                and ("accept", self.me.public_key) not in self.side
-            ):
-                return self.decline(now)
-        return self._give_up("leave", now)
-
-    def _give_up(self, kind: str, now: int) -> list[Effect]:
-        self._check_acting()
-        st = self.state
-        if self.my_seat is None:
-            raise ActionError("you hold no seat in this round", "no_seat_here")
-        if st.phase in (Phase.OVER, Phase.CANCELLED):
-            raise ActionError(f"the round is already {st.phase.value}")
-        if (kind, self.me.public_key) in self.side:
-            raise ActionError(f"you already sent {kind}")
-        return self._side_event(kind, {}, now) + self._react(now)
+        return round_actions.leave(self, now)
 
     def request_takeback(self, now: int) -> list[Effect]:
         """Ask the others to take back our last move (once per round; it must be the head)."""
-        self._check_acting()
-        st = self.state
-        head = st.head
-        seat = self.my_seat
-        if st.phase is not Phase.PLAY or st.game is None or seat is None or head.kind != "move" \
-                or head.pk != self.me.public_key:
-            raise ActionError("only your own last move can be taken back, before it is answered")
-        trial = st.game.copy()
-        trial.pop()
-        if trial.to_move() != seat:
-            raise ActionError("only your own last move can be taken back, before it is answered")
-        if ("takeback", self.me.public_key) in self.side:
-            raise ActionError("you have already asked for a take-back in this round")
-        return self._side_event("takeback", {"ply": head.body["ply"]}, now)
+        return round_actions.request_takeback(self, now)
 
     def takeback_request(self) -> Event | None:
         """Another member's pooled request to take back the last move, if any."""
-        head = self.state.head
-        for (kind, pk), event in self.side.items():
-            if kind == "takeback" and pk != self.me.public_key and event.prev == head.id:
-                return event
-        return None
+        return round_actions.takeback_request(self)
+
+    def decline_takeback(self, now: int) -> list[Effect]:
+        """As the owner of the position: say no to the pending take-back at once (a signed
+        ``takeback_decline``; it changes no state, docs/protocol.md §6.3)."""
+        self._check_acting()
+        return round_side.decline_takeback(self, now)
 
     def accept_takeback(self, now: int) -> list[Effect]:
         """As the owner of the position: agree to the pending take-back (a ``seal``)."""
-        self._check_acting()
-        request = self.takeback_request()
-        if request is None:
-            raise ActionError("nobody asks to take back the last move")
-        if self.state.owner() != self.me.public_key:
-            raise ActionError("only the player to move can agree to a take-back")
-        return self._append("seal", {"sealed": [request.value()]}, now) + self._react(now)
+        return round_actions.accept_takeback(self, now)
 
     def cancel(self, reason: str, now: int) -> list[Effect]:
         """The admin calls the round off before play."""
-        self._check_acting()
-        if not self.is_admin:
-            raise ActionError("only the admin can cancel the round", "only_admin")
-        if self.state.phase not in PRE_PLAY:
-            raise ActionError("a round in play cannot be cancelled; resign instead", "cancel_in_play")
-        return self._append(
-            "cancel", {"reason": clean_line(reason)[:80] or "cancelled"}, now
-        )
+        return round_actions.cancel(self, reason, now)
 
     def chat(self, text: str, now: int) -> list[Effect]:
         """A round chat line from us."""
-        line = clean_line(text)
-        if not line:
-            raise ActionError("an empty chat line", "empty_chat")
-        event = events.make(
-            self.me, "chat", now, {"text": line}, round=self.state.round_id
-        )
-        self._chat_seen.add(event.id, event.ts, now)  # our own echo is a duplicate
-        return [Publish(self.topics.round_chat(self.key), event)]
+        return round_actions.chat(self, text, now)
 
     def request_sync(self, now: int, catch_up: bool = True) -> list[Effect]:
         """Ask the members for the chain from our head on, naming our head.
@@ -1256,23 +719,10 @@ class RoundMachine:
         says nothing about when they were made).  ``False``: a periodic head exchange;
         members whose head is ours do not answer.
         """
-        if catch_up:
-            self._catch_up_until = now + CATCH_UP_MS
-        return self._ask_sync(now, len(self.state.chain))
+        return round_actions.request_sync(self, now, catch_up)
 
     def _ask_sync(self, now: int, from_seq: int) -> list[Effect]:
-        self._last_asked = now
-        self._asked_len = len(self.state.chain)
-        head = self.state.chain[min(from_seq, len(self.state.chain)) - 1]
-        body = {"from_seq": head.seq + 1}  # type: ignore[operator]
-        event = events.make(
-            self.me, "sync_request", now, body, round=self.state.round_id, prev=head.id
-        )
-        # not into ``seen``: sync requests must not flush the memory of chain events
-        self._sync_floor[self.me.public_key] = (event.ts, event.id)
-        round_conflicts.add_sign(self, event)  # our own sign of the head we hold
-        return [Publish(self.topics.round_sync(self.key), event)]
-
+        return round_actions.ask_sync(self, now, from_seq)
     def receive_all(self, items: Iterable[Event], now: int) -> list[Effect]:
         """Receive several events in the given order (e.g. a sync answer)."""
         effects: list[Effect] = []

@@ -49,6 +49,8 @@ def receive_side(m: RoundMachine, event: Event, now: int) -> list[Effect]:
     known = {e.id for e in st.chain}
     if event.prev not in known:
         return m._park(event, now)
+    if event.kind == "takeback_decline":
+        return receive_takeback_decline(m, event)
     key = (event.kind, event.pk)
     first = m.side.get(key)
     if first is not None and first.id == event.id:
@@ -84,6 +86,66 @@ def receive_side(m: RoundMachine, event: Event, now: int) -> list[Effect]:
         seat = m.state.seat_of(event.pk)
         return [Notice(f"seat {seat} asks to take back its last move", "takeback_asked", {"seat": seat})]
     return []
+
+
+def takeback_decline_problem(m: RoundMachine, event: Event) -> str:
+    """Why a ``takeback_decline`` says nothing here ('' if it answers the request on the
+    board): it must name the chain head, a move whose mover asked to take it back, and
+    come from the owner of the position after it (the one who could agree), once."""
+    st = m.state
+    why = refusal(st, event.pk, event.kind)
+    if why:
+        return why
+    head = st.head
+    if st.phase is not Phase.PLAY or event.prev != head.id or head.kind != "move":
+        return "takeback_decline of a move that is no longer the last"
+    if event.body["ply"] != head.body["ply"]:
+        return "takeback_decline names another ply"
+    if event.pk != st.owner() or event.pk == head.pk:
+        return "takeback_decline by a key that does not answer take-backs here"
+    if m.declined_at == head.id:
+        return "takeback_decline again"
+    request = m.side.get(("takeback", head.pk))
+    if request is None or request.prev != head.id:
+        return "takeback_decline of no request we hold"
+    return ""
+
+
+def receive_takeback_decline(m: RoundMachine, event: Event) -> list[Effect]:
+    """The player to move said no to a take-back: every member (the asker first) is told
+    at once.  Nothing in the chain or the pool changes; the request is answered
+    (``RoundMachine.takeback_request`` no longer returns it)."""
+    why = takeback_decline_problem(m, event)
+    if why:
+        return [dropped(event, why)]
+    m.seen.add(event.id)
+    m.declined_at = event.prev
+    st = m.state
+    asker = st.seat_of(st.head.pk)
+    by = st.seat_of(event.pk)
+    return [Notice(f"seat {by} declines to take back seat {asker}'s last move", "takeback_declined",
+                   {"seat": asker, "by": by})]
+
+
+def decline_takeback(m: RoundMachine, now: int) -> list[Effect]:
+    """Sign and publish our ``takeback_decline`` of the pending request (the machine's
+    ``decline_takeback``)."""
+    from p2p.protocol import events
+    from p2p.protocol.round_machine import ActionError
+
+    request = m.takeback_request()
+    if request is None:
+        raise ActionError("nobody asks to take back the last move", "no_takeback")
+    st = m.state
+    if st.owner() != m.me.public_key:
+        raise ActionError("only the player to move can answer a take-back", "not_your_turn")
+    if not m.acting:
+        return []
+    event = events.make(m.me, "takeback_decline", now, m._signed_body({"ply": st.head.body["ply"]}),
+                        round=st.round_id, prev=st.head.id)
+    m.seen.add(event.id)
+    m.declined_at = st.head.id
+    return [Publish(m.route(), event)]
 
 
 def acks(m: RoundMachine) -> dict[int, Event]:

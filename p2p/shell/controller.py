@@ -86,8 +86,10 @@ class Controller:
 
     def current_game(self) -> Game | None:
         """The position on the board pane (online round first, then local match)."""
-        if self.online is not None and self.online.game() is not None:
-            return self.online.shown_game()
+        if self.online is not None:
+            game = self.online.shown_game()  # (also a running round a forming one covers)
+            if game is not None:
+                return game
         if self.match is not None:
             return self.match.shown_game()
         return None
@@ -202,8 +204,9 @@ class Controller:
 
     def play(self, text: str) -> None:
         """A person's move in the running round (local or online): a move or one line."""
-        if self.online is not None and self.online.game() is not None:
-            rnd = self.online.round
+        board = self.online.board_round() if self.online is not None else None
+        if board is not None and board.game is not None:
+            rnd = board  # the shown round, or the running one a forming round of ours covers
             if rnd.is_over or rnd.game.is_over():
                 self.say("msg.game_over", "warn")
             elif (off := move_input.off_board(rnd.game, text)) is not None:
@@ -257,15 +260,17 @@ class Controller:
         return name
 
     def ranking_text(self, game: Game, out: set[int] | None = None) -> str:
-        """Four-player chess: the players ranked by points ("1. Red (you) 12 points · 2. …";
-        equal points share a rank), those who are out marked; a result in chess4 is a
+        """Four-player chess: the players ranked by the game's rule ("1. Red (you) 12 points
+        · 2. …"; equal places shared, at equal points a resigner below), those out marked; a result in chess4 is a
         ranking, not a list of winners (all at 0 points "won" together)."""
         scores = game.scores()
         gone = set(out or ()) | set(getattr(game, "eliminated", lambda: ())())
-        order = sorted(range(len(scores)), key=lambda s: (-scores[s], s in gone, s))  # at equal points: in before out
+        places = getattr(game, "ranks", None)  # the game's rule: at equal points a resigner ranks below
+        ranks = places() if places is not None else tuple(1 + sum(1 for o in scores if o > p) for p in scores)
+        order = sorted(range(len(scores)), key=lambda s: (ranks[s], s in gone, s))  # at equal places: in before out
         parts = []
         for seat in order:
-            rank = 1 + sum(1 for other in scores if other > scores[seat])
+            rank = ranks[seat]
             text = self.t.t("result.rank", rank=rank, seat=self.seat_label(game, seat), points=scores[seat])
             parts.append(text + (" " + self.t.t("result.out") if seat in gone else ""))
         return self.t.t("result.ranking", ranks=" · ".join(parts))

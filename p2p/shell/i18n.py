@@ -541,6 +541,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Wer am Zug ist und wer ihn aufgeben lassen dürfte, sind beide fort; die Runde ist beendet.",
         "The player to move and whoever may forfeit them are both gone; the round has ended.",
     ),
+    "notice.goes_on": (
+        "Die Runde geht doch weiter: wer aufgeben lassen darf, ist zurück.",
+        "The round goes on after all: whoever may forfeit is back.",
+    ),
     "notice.cancelled.void": (
         "Der Einladende hat zwei Ereignisse für eine Stelle signiert; die Runde ist ungültig.",
         "The inviting player signed two events for one position; the round is void.",
@@ -733,7 +737,15 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "The take-back is for {mover} (to move) to answer, not you.",
     ),
     "takeback.request": (">>> {nick} möchte den Zug {move} zurücknehmen. /accept oder /decline <<<", ">>> {nick} asks to take back the move {move}. /accept or /decline <<<"),
-    "takeback.declined": ("Abgelehnt – dein nächster Zug ist die Antwort.", "Declined – your next move is the answer."),
+    "takeback.declined": ("Rücknahme abgelehnt – {nick} erfährt es sofort.", "Take-back declined – {nick} is told at once."),
+    "takeback.declined_mine": (
+        "{nick} lehnt es ab, deinen Zug {move} zurückzunehmen; {nick} ist am Zug.",
+        "{nick} declined to take back your move {move}; {nick} is to move.",
+    ),
+    "takeback.declined_other": (
+        "{by} lehnt es ab, den Zug {move} von {nick} zurückzunehmen.",
+        "{by} declined to take back {nick}'s move {move}.",
+    ),
     "takeback.done": (
         "Der letzte Zug von {nick} ({move}) wurde zurückgenommen; {nick} ist wieder am Zug.",
         "{nick}'s last move ({move}) was taken back; {nick} moves again.",

@@ -75,6 +75,11 @@ class OnlineSession:
         """Rounds whose "X starts" line was shown (once, before the first human move)."""
         self.takeback_for: tuple[str, str] | None = None
         """(round id, id of our move) while our take-back request is unanswered."""
+        self.behind: Any = None
+        """The running round that was on the board when a round of ours that is still
+        forming took its place (an invitation sent or accepted, a private round): the
+        board pane keeps showing it, moves typed go to it, and it is shown again if the
+        new round is called off (issue 26.16: "No game" with a slow round running)."""
         self.join_timeout = 10.0
         """Seconds ``/join`` waits for the round behind a code (its retained genesis)."""
         self._lobby_refresh: asyncio.TimerHandle | None = None
@@ -138,7 +143,18 @@ class OnlineSession:
     def game(self) -> Game | None:
         return self.round.game if self.round is not None else None
 
+    def board_round(self) -> Any:
+        """The round whose board the pane shows: the shown round, or while it is forming
+        (no game yet) the running round it covers (``behind``)."""
+        rnd, under = self.round, self.behind
+        if rnd is not None and rnd.game is None and under is not None and not under.is_over:
+            return under
+        return rnd
+
     def shown_game(self) -> Game | None:
+        rnd = self.board_round()
+        if rnd is not self.round:
+            return rnd.game
         game = self.game()
         if game is None or self.replay_ply is None:
             return game
@@ -401,7 +417,7 @@ class OnlineSession:
         self.ctl.refresh()
 
     def play(self, text: str) -> None:
-        rnd = self.round
+        rnd = self.board_round()
         if rnd is None or rnd.game is None or rnd.is_over:
             self.ctl.say("msg.game_over", "warn")
             return
@@ -448,6 +464,7 @@ class OnlineSession:
             await rnd.leave()
             self.left.add(rnd.id)  # its end still counts in the score, as on the others' screens
         self.round = None
+        self.behind = None
         self.away.clear()
         self.replay_ply = None
         if rounds:
@@ -499,6 +516,19 @@ class OnlineSession:
         self.state.add(self.t.t("net.invite_sent", nicks=", ".join(self.nick_of(pk) for pk in others),
                                 game=self.t.game(game_name), code=rnd.id[:8]), "round")
 
+    def back_to_behind(self, rnd: Any) -> None:
+        """``rnd``, a round of ours that was forming, was called off: the running round
+        its invitation covered goes back on the board, said in one line."""
+        under = self.behind
+        if rnd is not self.round or under is None:
+            return
+        self.behind = None
+        if under.is_over or not self._holds_seat(under):
+            return
+        self.rounds.show(under)
+        self.ctl.say("rounds.shown", n=self.rounds.number_of(under), game=self.t.game(under.game_name),
+                     others=self.rounds.others(under), turn=self.rounds.turn_text(under))
+
     def _in_shown_round(self, pk: bytes) -> bool:
         """True if ``pk`` holds a seat in the round on the board (its name is kept)."""
         rnd = self.round
@@ -519,6 +549,11 @@ class OnlineSession:
         return self.names.get(pk) or fallback or "?"
 
     def adopt_round(self, rnd: Any, game_name: str, options: dict[str, Any], others: list[bytes]) -> None:
+        old = self.round
+        if old is not None and old is not rnd and old.game is not None and self._holds_seat(old):
+            self.behind = old if rnd.game is None else None  # forming: the board keeps the running round
+        elif old is None or old.game is not None:
+            self.behind = None  # (a forming round replaced by another -- start now -- keeps it)
         self.round = rnd
         self.replay_ply = None
         self.away.clear()

@@ -306,8 +306,16 @@ class OnlineCommands(SessionPart):
         self.s.run(go())
 
     def _cmd_decline(self, args: list[str]) -> None:
-        if self._takeback_pending() is not None:
-            self.ctl.say("takeback.declined")  # the move we play next is the answer
+        rnd = self._takeback_pending()
+        if rnd is not None:
+            asker = rnd.takeback_asked
+            nick = self.s.member_nick(asker, with_fingerprint=False) if asker is not None else "?"
+
+            async def decline() -> None:
+                await rnd.decline_takeback()  # signed: the asker is told at once
+                self.ctl.say("takeback.declined", nick=nick)
+
+            self.s.run(decline())
             return
         invitation = self.pending()
         if invitation is None:

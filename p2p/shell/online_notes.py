@@ -56,6 +56,10 @@ class OnlineNotes(SessionPart):
         """Join/leave/rename lines of strangers held back by that budget, said as one count."""
         self._lost_at: float | None = None
         """``time.monotonic()`` when our own link went down (``None`` while it is up)."""
+        self._cancel_said: set[str] = set()
+        """Forming rounds that covered a running one and whose cancel was said (bounded:
+        one per such invitation)."""
+        self._back_timer: asyncio.TimerHandle | None = None
 
     async def pump(self) -> None:
         """Mirror the peer's notifications into the shell until it closes."""
@@ -295,10 +299,14 @@ class OnlineNotes(SessionPart):
             return  # a round that is not on the board (e.g. one we left)
         if code == "takeback_asked" and isinstance(seat, int) and rnd is not None:
             self.s.commands.show_takeback_request(seat)
+        elif code == "takeback_declined" and isinstance(seat, int) and rnd is not None:
+            self._takeback_declined(rnd, seat, params.get("by"))
         elif code == "drawing":
             self.state.add(t.t("net.drawing"), "round")
         elif code in ("expired", "invitation_expired"):
             self.state.add(t.t("net.expired"), "warn")
+            if rnd is not None:
+                self._said_cancel(rnd)
         elif code == "forfeit":
             how = t.t("net.forfeit.offline" if params.get("reason") == "offline" else "net.forfeit.silent")
             mine = rnd is not None and seat == rnd.my_seat
@@ -344,7 +352,8 @@ class OnlineNotes(SessionPart):
             what = t.t(f"notice.broker_too_large.{params.get('what')}")
             self.state.add(t.t("notice.broker_too_large", what=what, size=params.get("size", "?"),
                                limit=params.get("limit", "?"), broker=params.get("broker", "?")), "warn")
-        elif code in ("other_session_took_over", "other_session_gone", "took_over", "broker_no_retained"):
+        elif code in ("other_session_took_over", "other_session_gone", "took_over", "broker_no_retained",
+                      "goes_on"):
             self.state.add(t.t(f"notice.{code}"), "warn")
         elif code == "draw_left_out":
             seats = params.get("seats") or []
@@ -361,8 +370,36 @@ class OnlineNotes(SessionPart):
             elif key == "notice.cancelled.declined" and self._busy_member(rnd, seat):
                 key = "notice.cancelled.busy"  # his client answered for him: he is in another round
             self.state.add(t.t(key if key in CATALOGUE else f"notice.{code}.other", nick=nick, text=text), "warn")
+            if rnd is not None:
+                self._said_cancel(rnd)
         else:
             self.state.add(t.t("notice.untranslated", text=note.text), "info")
+
+    def _takeback_declined(self, rnd: Any, seat: int, by: object) -> None:
+        """The player to move said no to a take-back (signed, at once): the asker is told
+        and its request is answered; the others read who declined whose move."""
+        if by == rnd.my_seat:
+            return  # our own "no": /decline said so
+        head = rnd.chain_state.head
+        move = head.body.get("move", "?") if head.kind == "move" else "?"
+        decliner = self.s.member_nick(by, with_fingerprint=False) if isinstance(by, int) else "?"
+        if seat == rnd.my_seat:
+            self.s.takeback_for = None
+            self.state.add(self.t.t("takeback.declined_mine", nick=decliner, move=move), "round")
+        else:
+            self.state.add(self.t.t("takeback.declined_other", by=decliner, move=move,
+                                    nick=self.s.member_nick(seat, with_fingerprint=False)), "round")
+
+    def _said_cancel(self, rnd: Any) -> None:
+        """Why ``rnd`` was called off is on the screen: a running round it covered may go
+        back on the board now (``_back_after_notice``)."""
+        if self.s.behind is None:
+            return
+        self._cancel_said.add(rnd.id)
+        if self._back_timer is not None and rnd.phase.value == "cancelled":
+            self._back_timer.cancel()
+            self._back_timer = None
+            self.s.back_to_behind(rnd)
 
     def _busy_member(self, rnd: Any, seat: object) -> bool:
         """Whether the member at ``seat`` is busy in our lobby (playing another live round):
@@ -441,6 +478,8 @@ class OnlineNotes(SessionPart):
         t = self.t
         rnd = note.round
         if rnd is not self.s.round:
+            if rnd is self.s.board_round() and note.kind == "move":
+                self.s.rounds.say_move(rnd, note.seq, note.seat)  # the board shows it while a round of ours forms
             return
         st = rnd.chain_state
         if note.kind == "start" and rnd.id not in self.s.seen_starts:
@@ -525,6 +564,7 @@ class OnlineNotes(SessionPart):
         self.s.refresh_standing()
         self.s.away.clear()
         if rnd.game is None or rnd.phase.value == "cancelled":
+            self._back_after_notice(rnd)  # the running round it covered goes on the board again
             return  # a round called off before play: its notice said why
         result = self.s.result_text()
         self._shown_results[rnd.id] = result
@@ -539,6 +579,17 @@ class OnlineNotes(SessionPart):
             self.state.add(self.t.t(key, round=self.s.round_no, result=result, why=self.t.t(why_key)), "round")
         else:
             self.state.add(self.t.t("net.round_over", round=self.s.round_no, result=result), "round")
+
+    def _back_after_notice(self, rnd: Any) -> None:
+        """A forming round of ours was called off: the running round it covered goes back
+        on the board once the notice that says why is shown (it may come just after the
+        end), or a moment later."""
+        if self.s.behind is None or rnd is not self.s.round:
+            return
+        if rnd.id in self._cancel_said:
+            self.s.back_to_behind(rnd)
+            return
+        self._back_timer = asyncio.get_running_loop().call_later(1.0, self.s.back_to_behind, rnd)
 
     def _corrected_over(self, rnd: Any) -> None:
         """A second outcome of a round whose end we showed (the peer says each outcome

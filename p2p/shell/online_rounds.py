@@ -124,6 +124,7 @@ class HeldRounds(SessionPart):
         others = [s.pk for s in rnd.chain_state.seats
                   if s.pk is not None and not s.is_computer and s.pk != self.peer.public_key]
         self.s.round = rnd
+        self.s.behind = None
         self.s.replay_ply = None
         self.s.away.clear()
         self.s.last_group = (rnd.game_name, dict(rnd.chain_state.options), others)
@@ -193,19 +194,39 @@ class HeldRounds(SessionPart):
     def _say_last_move(self, rnd: Any) -> None:
         """The move line ("Yellow (bob): 4") of the head of ``rnd``, a move made while
         another round was on the board (its update was not shown then)."""
-        event = rnd.chain_state.head
-        seat = rnd.chain_state.seat_of(event.pk)
-        if event.kind != "move" or rnd.game is None or seat is None:
+        self.say_move(rnd, len(rnd.chain_state.chain) - 1)
+
+    def say_move(self, rnd: Any, seq: int, seat: int | None = None) -> None:
+        """The move line ("Yellow (bob): 4") of the chain event at ``seq`` of ``rnd``
+        (``seat``: the mover, when the note names it -- a computer's move is signed by
+        its host)."""
+        st = rnd.chain_state
+        if not 0 < seq < len(st.chain):
             return
-        self.state.add(self.t.t("net.moved", nick=self.ctl.seat_label(rnd.game, seat), move=event.body["move"]),
-                       "round")
+        event = st.chain[seq]
+        seat = st.seat_of(event.pk) if seat is None else seat
+        if event.kind != "move" or rnd.game is None or seat is None or seat >= len(st.seats):
+            return
+        if rnd is self.s.round:
+            label = self.ctl.seat_label(rnd.game, seat)
+        else:  # not the shown round: its own seats name the mover
+            names = rnd.game.seat_names()
+            name = self.t.seat(names[seat]) if seat < len(names) else str(seat + 1)
+            s = st.seats[seat]
+            who = (self.t.t("msg.you") if seat == rnd.my_seat else
+                   f"{self.t.t('msg.computer')} {self.t.level(s.level or '')}" if s.is_computer else
+                   self.s.nick_of(s.pk, s.nick) if s.pk is not None else "?")
+            label = f"{name} ({who})"
+        self.state.add(self.t.t("net.moved", nick=label, move=event.body["move"]), "round")
 
     def _say_turn(self, rnd: Any, head: str) -> None:
         if (rnd is self.s.round or rnd.is_over or not rnd.is_my_turn
                 or rnd.chain_state.head.id != head or self._told.get(rnd.id) == head):
             return
         self._told[rnd.id] = head
-        if self.take_to(rnd):
+        if rnd is self.s.board_round():  # on the board while a round of ours forms: its move was listed
+            pass
+        elif self.take_to(rnd):
             self._say_last_move(rnd)  # the move that switched the board, listed like any other
         else:
             self.state.add(self.t.t("rounds.your_turn", game=self.t.game(rnd.game_name), others=self.others(rnd),

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from p2p.protocol.conflicts import RULES_VERSION
 from p2p.sim.scenario import FAMILIES, Scenario
 from p2p.sim.world import Verdict
 
@@ -34,6 +35,8 @@ class Result:
     trace: list[str]
     verdicts: dict[int, Verdict]
     sim_ms: int
+    rules: int = RULES_VERSION
+    """The conflict table the members judged by (``RoundMachine.rules``)."""
 
     @property
     def ok(self) -> bool:
@@ -43,17 +46,18 @@ class Result:
         """The failure as people read it: seed, the replay command, the violations."""
         sc = self.scenario
         lines = [f"schedule {sc.family}/{sc.seed}: {len(self.violations)} violation(s);"
-                 f" replay: {sc.command()}"]
+                 f" replay: {sc.command(None if self.rules == RULES_VERSION else self.rules)}"]
         lines += [f"  {code}: {text}" for code, text in self.violations]
         return "\n".join(lines)
 
 
-def simulate(family: str, seed: int) -> Result:
-    """Run one schedule and check every invariant on it."""
+def simulate(family: str, seed: int, rules: int = RULES_VERSION) -> Result:
+    """Run one schedule and check every invariant on it (``rules``: the conflict table
+    the members judge by, ``RoundMachine.rules``; 2 is the old table of issue 23)."""
     from p2p.sim.invariants import check
     from p2p.sim.world import World
 
-    world = World(Scenario.draw(family, seed)).run()
+    world = World(Scenario.draw(family, seed), rules).run()
     violations = check(world)
     verdicts = {m.index: world.verdict(m) for m in world.members if m.machine is not None}
-    return Result(world.sc, violations, world.trace, verdicts, world.t)
+    return Result(world.sc, violations, world.trace, verdicts, world.t, rules)

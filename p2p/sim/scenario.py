@@ -83,9 +83,11 @@ class Scenario:
         """The turn limit of a ``silent`` forfeit in this round (ms)."""
         return SLOW_TURN_S * 1000 if self.slow else LIVE.silent_ms
 
-    def command(self) -> str:
-        """The one line that replays this schedule exactly."""
-        return f"python -m p2p.sim --family {self.family} --seed {self.seed} -v"
+    def command(self, rules: int | None = None) -> str:
+        """The one line that replays this schedule exactly (``rules``: another conflict
+        table than the current one, ``--rules``)."""
+        extra = f" --rules {rules}" if rules is not None else ""
+        return f"python -m p2p.sim --family {self.family} --seed {self.seed}{extra} -v"
 
     @classmethod
     def draw(cls, family: str, seed: int) -> Scenario:

@@ -3,9 +3,10 @@
 Every member runs a real ``RoundMachine`` and is driven as ``p2p.peer.round_link`` drives
 one: ``tick`` once a second while connected and settled (not in the first 5 s after a
 reconnect, ``SETTLE_S``), a sync request after a reconnect, a restart or events parked
-for 2 s, the log file kept from the effects (``Applied`` and ``Acknowledged`` append,
-``Rewound`` rewrites it from the chain), a restart resumes as ``p2p.peer.opening.resume``
-does (``replay_log`` of the file, then ``RoundMachine.from_log``), and the clock offsets
+for 2 s, the log file written after every step as ``RoundLink.write_log`` writes it
+(exactly ``RoundMachine.log_events()``), a restart resumes as ``p2p.peer.opening.resume``
+does (``replay_log`` of the file, then ``p2p.protocol.resume.machine_from_replay``, the
+same code), and the clock offsets
 are fed from live side events and from the lobby's presence heartbeats (every 20 s).
 Honest members move at random after a random think time; the adversary
 (``p2p.sim.adversary``) drives its own machine the same way but chooses what leaves it.
@@ -24,10 +25,12 @@ import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from p2p.protocol.effects import Acknowledged, Applied, Effect, Equivocation, Publish, Rewound
+from p2p.protocol.conflicts import RULES_VERSION
+from p2p.protocol.effects import Applied, Effect, Equivocation, Publish, Rewound
 from p2p.protocol.events import Event
 from p2p.protocol.identity import Identity
 from p2p.protocol.replay import LogError, replay_log
+from p2p.protocol.resume import machine_from_replay
 from p2p.protocol.round import Phase
 from p2p.protocol.round_machine import ActionError, RoundMachine
 from p2p.sim.scenario import LIVE, SLOW_TURN_S, Scenario
@@ -74,7 +77,6 @@ class Member:
     """(head id, true time) of the move we plan at that head."""
     parked_since: int | None = None
     last_sync: int = -10**9
-    proof: tuple[Event, Event] | None = None
     replaced_own: list[Event] = field(default_factory=list)
     """Our own chain events a forfeit took out of our chain (``Rewound``)."""
     notes: list[str] = field(default_factory=list)
@@ -108,8 +110,11 @@ class Signed:
 class World:
     """One schedule: build the round, run it to the end and keep what the checks need."""
 
-    def __init__(self, scenario: Scenario) -> None:
+    def __init__(self, scenario: Scenario, rules: int = RULES_VERSION) -> None:
         self.sc = scenario
+        self.rules = rules
+        """The conflict table the members judge by (``RoundMachine.rules``): 2 shows the
+        hole of the old table (``python -m p2p.sim --rules 2``)."""
         seed = scenario.seed
         tag = f"{scenario.family}/{seed}"
         self.net_rng = random.Random(f"net/{tag}")
@@ -169,11 +174,13 @@ class World:
             None, nonce, timeouts=LIVE, turn_s=self.turn_s,
         )
         admin.machine = machine
+        machine.rules = self.rules
         admin.log = [e.raw for e in machine.log()]
         genesis = machine.state.genesis
         for m in self.members[1:]:
             nonce = random.Random(f"nonce/{sc.family}/{sc.seed}/{m.index}").randbytes(32)
             m.machine = RoundMachine(m.identity, genesis, nonce, now=m.clock(0), timeouts=LIVE)
+            m.machine.rules = self.rules
             m.log = [genesis.raw]
         self.run_effects(admin, effects)
         for m in self.members[1:]:
@@ -292,9 +299,11 @@ class World:
                 m.identity, _chain_of(m.log), random.Random(self.t).randbytes(32),
                 now=m.clock(self.t), timeouts=LIVE)
         else:
-            m.machine = RoundMachine.from_log(
-                m.identity, replay.chain, random.Random(self.t).randbytes(32),
-                now=m.clock(self.t), timeouts=LIVE, proof=replay.proof)
+            m.machine = machine_from_replay(  # as p2p.peer.opening.resume
+                m.identity, replay, random.Random(self.t).randbytes(32),
+                now=m.clock(self.t), timeouts=LIVE)
+        m.machine.rules = self.rules
+        m.log = [e.raw for e in m.machine.log_events()]  # RoundLink.start_log
         m.down_since = None
         m.link = "up"
         self.note(f"member {m.index} resumed from its log ({len(m.machine.log())} chain events)")
@@ -379,20 +388,19 @@ class World:
     # -- effects, the log file, the network --------------------------------------------------
 
     def run_effects(self, m: Member, effects: Iterable[Effect]) -> None:
-        """What ``RoundLink.run_effects`` does with a machine's effects."""
+        """What ``RoundLink.step`` and ``run_effects`` do after a machine step: the log
+        file made to hold exactly ``log_events()`` (``RoundLink.write_log``), then the
+        effects."""
+        if m.machine is not None:
+            m.log = [e.raw for e in m.machine.log_events()]
         for effect in effects:
             if isinstance(effect, Publish):
                 self._publish_of(m, effect)
             elif isinstance(effect, Applied):
                 event = effect.event
-                if event.seq:
-                    m.log.append(event.raw)
                 if event.pk == m.pk and event.id not in self.first_signed:
                     self._signed(m, event)
-            elif isinstance(effect, Acknowledged):
-                m.log.append(effect.event.raw)
             elif isinstance(effect, Equivocation):
-                m.proof = (effect.first, effect.second)
                 self.note(f"member {m.index}: {effect.describe()}")
             elif isinstance(effect, Rewound):
                 self._rewound(m, effect)
@@ -419,11 +427,6 @@ class World:
         if len(st.chain) > effect.seq and st.chain[effect.seq].kind == "forfeit":
             # a forfeit took the place (not an end by an equivocation proof)
             m.replaced_own += [e for e in effect.replaced if e.pk == m.pk]
-        chain = machine.log()[: effect.seq]
-        proof = m.proof
-        if proof is not None and machine.ended_by_proof and proof[0].seq == effect.seq:
-            chain += list(proof)
-        m.log = [e.raw for e in chain]
 
     def _publish_of(self, m: Member, effect: Publish) -> None:
         channel = effect.route.topic.rsplit("/", 1)[-1]

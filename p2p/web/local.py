@@ -68,6 +68,26 @@ class LocalPlay:
         seat = self.game.to_move()
         return seat is not None and self.levels[seat] is not None
 
+    def outcome(self) -> str | None:
+        """How a finished round went for the one person against computer seats (won,
+        lost, drawn; a shared first place is drawn); ``None`` while it runs, for hot-seat
+        and for computers only.
+
+        >>> p = LocalPlay("connect4", {}, (None, "neuling"))
+        >>> for col in "1212121": p.game.push(col)
+        >>> p.outcome()
+        'won'
+        """
+        people = [i for i, level in enumerate(self.levels) if level is None]
+        if not self.game.is_over() or len(people) != 1 or len(people) == len(self.levels):
+            return None
+        winners = list(self.game.winners())
+        if not winners:
+            return "drawn"
+        if people[0] not in winners:
+            return "lost"
+        return "won" if len(winners) == 1 else "drawn"
+
     def play(self, move: str, now: float) -> None:
         """A person's move (``MoveError`` for a bad one; ``LocalError`` when not theirs)."""
         if self.game.is_over():

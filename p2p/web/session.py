@@ -123,6 +123,9 @@ class WebSession:
         self._exit: list[Callable[[], Coroutine[Any, Any, None]]] = []
         self._pump: asyncio.Task[None] | None = None
         self._ledger: Any = None
+        self._recorded: tuple[LocalPlay, int] | None = None
+        """The local round whose result is in the statistics (the play itself, not its
+        ``id``: a new play may get a freed one; and the round number)."""
         self.seq = 0
         """Counts snapshots: the page ignores an older one arriving late."""
         self.actions: dict[str, Action] = {
@@ -139,6 +142,7 @@ class WebSession:
             "local_resign": self.a_local_resign, "local_close": self.a_local_close,
             "local_replay": self.a_local_replay, "local_hint": self.a_local_hint,
             "local_analysis": self.a_local_analysis,
+            "rules": self.a_rules, "stats": self.a_stats,
         }
 
     # -- talking to pages --------------------------------------------------------------------
@@ -216,6 +220,7 @@ class WebSession:
             action = self.actions.get(msg["a"])
             if action is None:
                 raise Refused("err.action")
+            self._record_local()
             await action(msg)
         except Refused as err:
             self.line("warn", err.key, **err.params)
@@ -225,6 +230,7 @@ class WebSession:
         except Exception as err:  # noqa: BLE001 - the page gets one line, the log the rest
             log.exception("action failed: %r", msg)
             self.line("error", "err.internal", reason=type(err).__name__)
+        self._record_local()
         self.changed()
 
     def _need_peer(self) -> Any:
@@ -251,7 +257,7 @@ class WebSession:
             self.emit(self.hello())
         if "notifications" in msg:
             self.settings.notifications = bool(msg["notifications"])
-        if "nick" in msg:
+        if "nick" in msg and _text(msg, "nick").strip() != self.settings.nick:
             nick = _text(msg, "nick").strip()
             if not 1 <= len(nick) <= 20 or " " in nick:
                 raise Refused("err.nick")
@@ -267,14 +273,18 @@ class WebSession:
                 urls = check_broker_urls(raw) if raw else []
             except ValueError as err:
                 raise Refused("err.broker", url=str(err)) from None
-            self.settings.broker = " ".join(urls)
-            self.line("info", "msg.broker_set", broker=self.settings.broker or "-")
+            if " ".join(urls) != self.settings.broker:
+                self.settings.broker = " ".join(urls)
+                self.line("info", "msg.broker_set", broker=self.settings.broker or "-")
         if "namespace" in msg:
             wanted = _text(msg, "namespace").strip().lower() or "public"
             try:
                 check_namespace(wanted)
             except ValueError:
                 raise Refused("err.namespace", namespace=wanted) from None
+            if wanted == (self.settings.namespace or "public"):  # unchanged: no reconnect
+                self.save()
+                return
             if self.peer is not None and self.peer.busy:
                 raise Refused("err.namespace_busy")
             self.settings.namespace = "" if wanted == "public" else wanted
@@ -504,9 +514,43 @@ class WebSession:
         if rnd.game is None or not rnd.game.is_over():
             raise Refused("err.still_running")
         data = await asyncio.to_thread(boards.analysis, rnd.game.copy())
-        if data is None:
+        if not data:  # no review for this game, or none for this round (Pop Out, no moves)
             raise Refused("err.no_analysis")
         self.emit({"t": "analysis", "round": rnd.id, "data": data})
+
+    async def a_rules(self, msg: dict[str, Any]) -> None:
+        """``/rules``: the rules of a game in the page's language."""
+        from p2p.web.web_view import rules_text
+
+        game = _text(msg, "game")
+        if game not in game_names():
+            raise Refused("err.game", game=game[:40])
+        lines = await asyncio.to_thread(rules_text, game, self.texts.lang)
+        self.emit({"t": "rules", "game": game, "lines": lines})
+
+    async def a_stats(self, msg: dict[str, Any]) -> None:
+        """``/stats``: rounds here against the computer (saved in ``web.json``) and the
+        finished online rounds per group of people, from the signed round logs (the
+        numbers every member's face computes alike)."""
+        local = [{"game": game, "level": level, **counts}
+                 for game, levels in sorted(self.settings.stats.items())
+                 for level, counts in sorted(levels.items())]
+        online: list[dict[str, Any]] = []
+        if self.peer is not None and self._ledger is not None:
+            me = self.peer.public_key
+            groups: dict[frozenset[bytes], dict[str, int]] = {}
+            summaries = await asyncio.to_thread(self._ledger.rounds)
+            for summary in summaries:
+                if not summary.over or me not in summary.members:
+                    continue
+                entry = groups.setdefault(summary.members - {me}, {"won": 0, "lost": 0, "drawn": 0})
+                key = "drawn" if summary.winner is None else "won" if summary.winner == me else "lost"
+                entry[key] += 1
+            for others, counts in groups.items():
+                names = sorted(self._nick(pk) for pk in others)
+                online.append({"with": names, **counts, "played": sum(counts.values())})
+            online.sort(key=lambda e: (-e["played"], e["with"]))
+        self.emit({"t": "stats", "local": local, "online": online})
 
     async def a_takeover(self, msg: dict[str, Any]) -> None:
         await self._need_peer().take_over()
@@ -566,7 +610,7 @@ class WebSession:
         if not local.game.is_over():
             raise Refused("err.still_running")
         data = await asyncio.to_thread(boards.analysis, local.game.copy())
-        if data is None:
+        if not data:  # no review for this game, or none for this round (Pop Out, no moves)
             raise Refused("err.no_analysis")
         self.emit({"t": "analysis", "round": "local", "data": data})
 
@@ -580,6 +624,21 @@ class WebSession:
             raise Refused("err.over" if local.game.is_over() else "err.not_your_turn")
         move = await asyncio.to_thread(hint, local.game.copy())
         self.line("info", "msg.hint", move=move)
+
+    def _record_local(self) -> None:
+        """A finished local round against the computer counts once in the statistics (as
+        the shell's ``/stats``: one person against computer seats; hot-seat does not count)."""
+        local = self.local
+        if local is None or not local.game.is_over() or (
+                self._recorded is not None and self._recorded[0] is local and self._recorded[1] == local.round_no):
+            return
+        outcome = local.outcome()
+        if outcome is None:
+            return
+        self._recorded = (local, local.round_no)
+        level = "+".join(sorted({lv for lv in local.levels if lv is not None}))
+        self.settings.record(local.game.name, level, outcome)
+        self.save()
 
     def _need_local(self) -> LocalPlay:
         if self.local is None:
@@ -610,6 +669,7 @@ class WebSession:
                 if self.local is not local or local.game is not game:
                     return
                 local.computer_move(move)
+                self._record_local()
                 self.changed()
 
         self._local_task = asyncio.get_running_loop().create_task(turns())

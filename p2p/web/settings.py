@@ -7,6 +7,11 @@ corrupt file gives defaults (a corrupt one is left as it is until the next save)
 >>> s = from_json({"nick": "anna", "lang": "xx", "notifications": False})
 >>> s.nick, s.lang, s.notifications
 ('anna', '', False)
+>>> s.record("connect4", "neuling", "won"); s.record("connect4", "neuling", "won")
+>>> from_json({"stats": s.stats, "nick": 3}).stats
+{'connect4': {'neuling': {'won': 2, 'lost': 0, 'drawn': 0}}}
+>>> from_json({"stats": {"cube": {"x": {"won": "many"}}}}).stats
+{}
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +36,13 @@ class WebSettings:
     namespace: str = ""
     """Empty: ``public``."""
     notifications: bool = True
+    stats: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
+    """Rounds at this device against the computer: game -> level -> won/lost/drawn."""
+
+    def record(self, game: str, level: str, outcome: str) -> None:
+        """Count one finished round against the computer (``outcome``: won, lost, drawn)."""
+        entry = self.stats.setdefault(game, {}).setdefault(level, {"won": 0, "lost": 0, "drawn": 0})
+        entry[outcome] = entry.get(outcome, 0) + 1
 
 
 def from_json(data: Any) -> WebSettings:
@@ -45,7 +57,25 @@ def from_json(data: Any) -> WebSettings:
         s.lang = data["lang"]
     if isinstance(data.get("notifications"), bool):
         s.notifications = data["notifications"]
+    s.stats = _stats(data.get("stats"))
     return s
+
+
+def _stats(raw: Any) -> dict[str, dict[str, dict[str, int]]]:
+    """The well-formed part of saved statistics (anything odd is dropped, not guessed)."""
+    out: dict[str, dict[str, dict[str, int]]] = {}
+    if not isinstance(raw, dict):
+        return out
+    for game, levels in list(raw.items())[:50]:
+        if not isinstance(game, str) or not isinstance(levels, dict):
+            continue
+        for level, entry in list(levels.items())[:20]:
+            if not isinstance(level, str) or not isinstance(entry, dict):
+                continue
+            counts = {k: entry.get(k, 0) for k in ("won", "lost", "drawn")}
+            if all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 10**9 for v in counts.values()):
+                out.setdefault(game[:40], {})[level[:40]] = counts
+    return out
 
 
 def load_settings(directory: Path) -> WebSettings:

@@ -13,6 +13,8 @@ product's games ``p2p/web/views/*.py``) defines ``VIEW = WebView(...)``:
 - ``states(game)``: one state per position of the round, from the start to now, for
   stepping back and forth through a finished round (default ``replay_states``: the
   history replayed on a fresh game; the states carry no legal moves).
+- ``rules``: the game's rules as the page shows them (German, English), how to play it
+  on this board included; a view without them shows the engine's own description.
 - ``analysis(game)``: optional, a finished round's review as JSON-safe rows for
   ``boards/chart.js`` (today Connect Four's solver review). It may take seconds: call it
   off the event loop (``asyncio.to_thread``).
@@ -34,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from p2p.games import Game, spec
+from p2p.games import Game, create_game, spec
 from p2p.games.base import RESIGN_PREFIX
 from p2p.games.registry import resolve
 
@@ -115,6 +117,9 @@ class WebView:
     """Every position of the round for stepping through it (``None``: ``replay_states``)."""
     style: str = "boards/boards.css"
     """The boards' style sheet under ``p2p/web/static``."""
+    rules: tuple[str, str] = ("", "")
+    """The rules as lines of text (German, English); empty: ``rules_text`` falls back to
+    the engine's own description."""
 
     def all_states(self, game: Game) -> list[State]:
         """``states(game)``, or the history replayed through ``state``."""
@@ -127,6 +132,28 @@ PLAIN = WebView(script="boards/plain.js", state=plain_state)
 """The view of a game whose entry names none: the text picture and its legal moves."""
 
 _CACHE: dict[str, WebView] = {}
+
+
+def rules_text(game_name: str, lang: str) -> list[str]:
+    """The rules of ``game_name`` as lines in ``lang`` (``de``/``en``): its view's text, else
+    the first paragraph of the engine's module description (English; a game that brings
+    no text for the page is still explained).
+
+    >>> rules_text("connect4", "en")[0]
+    'Connect Four'
+    >>> rules_text("cube", "de")[0]
+    'Viergewinnt 3D'
+    """
+    import sys
+
+    de, en = web_view_for(game_name).rules
+    text = de if lang == "de" else en
+    if text:
+        return text.splitlines()
+    engine = type(create_game(game_name))
+    doc = sys.modules[engine.__module__].__doc__ or engine.__doc__ or ""
+    first = doc.strip().split("\n\n")[0]
+    return [spec(game_name).title[0 if lang == "de" else 1], " ".join(first.split())]
 
 
 def web_view_for(game_name: str) -> WebView:

@@ -231,7 +231,16 @@ class Chess4(Game):
     def winners(self) -> tuple[int, ...]:
         if not self._pos.over:
             return ()
-        return rules.winners(self._pos.scores)
+        return rules.winners(self._pos.scores, self.resigned_seats())
+
+    def resigned_seats(self) -> tuple[int, ...]:
+        """The seats that resigned (online also: left or were forfeited), in order."""
+        return tuple(int(e[len(RESIGN_PREFIX):]) for e in self._history if e.startswith(RESIGN_PREFIX))
+
+    def ranks(self) -> tuple[int, ...]:
+        """Each seat's place by points, 1 = first (``rules.ranks``: at equal points a seat
+        that resigned after those that did not; equal places shared)."""
+        return rules.ranks(self._pos.scores, self.resigned_seats())
 
     def eliminated(self) -> tuple[int, ...]:
         return tuple(s for s in SEATS if not self._pos.live >> s & 1)

@@ -78,11 +78,38 @@ points, draws or the move limit; it stops only when fewer than two live players 
 RESIGN_POINTS = 0
 """House rule: a resigning player is out as if mated, but nobody gets the +20."""
 
+RESIGNED_RANK_BELOW = True
+"""House rule: at equal points a player who resigned (online also: left the round or was
+forfeited, which the round records as a resignation) ranks below every player who did
+not.  Without it, a round in which every human resigned at 0 points ranked all four seats
+first, the computer that played on beside those who gave up (issue 26.12)."""
 
-def winners(scores: tuple[int, ...] | list[int]) -> tuple[int, ...]:
-    """Decision 4: the seats whose score equals the top score."""
-    top = max(scores)
-    return tuple(seat for seat, points in enumerate(scores) if points == top)
+
+def ranks(scores: tuple[int, ...] | list[int], resigned: tuple[int, ...] | list[int] = ()) -> tuple[int, ...]:
+    """Each seat's place, 1 = first: by points (decision 4), at equal points a seat that
+    resigned after those that did not (``RESIGNED_RANK_BELOW``); equal places are shared.
+
+    >>> ranks([0, 0, 0, 0], resigned=[0, 1, 3])
+    (2, 2, 1, 2)
+    >>> ranks([12, 3, 12, 0], resigned=[0])
+    (2, 3, 1, 4)
+    >>> ranks([5, 5, 0, 0])
+    (1, 1, 3, 3)
+    """
+    gave_up = set(resigned) if RESIGNED_RANK_BELOW else set()
+    key = [(points, seat not in gave_up) for seat, points in enumerate(scores)]
+    return tuple(1 + sum(1 for other in key if other > mine) for mine in key)
+
+
+def winners(scores: tuple[int, ...] | list[int], resigned: tuple[int, ...] | list[int] = ()) -> tuple[int, ...]:
+    """Decision 4: the seats whose score equals the top score -- at that score, those
+    that did not resign, if any did not (``RESIGNED_RANK_BELOW``).
+
+    >>> winners([0, 0, 0, 0], resigned=[0, 1, 3]), winners([9, 9, 2, 0], resigned=[0, 1])
+    ((2,), (0, 1))
+    """
+    places = ranks(scores, resigned)
+    return tuple(seat for seat, place in enumerate(places) if place == 1)
 
 
 RULES_TEXT: dict[str, str] = {
@@ -120,9 +147,10 @@ that player gets +20 and is out.
 End: when one live player is left, or two are left 21 or more points apart. Draw:
 third repetition of a position, or 50 plies per live player without a capture or pawn
 move: every live player gets +10 and the game ends. Winners: everyone (out or not)
-whose score equals the top score.
+whose score equals the top score (but see the house rules).
 
-House rules: a player may resign at any time: out as if mated, no points for anyone.
+House rules: a player may resign at any time: out as if mated, no points for anyone;
+at equal points a player who resigned ranks below every player who did not.
 Options: starting seat ("first"), a move limit after which the game ends on points
 ("move_limit", 0 = none), and whether the next game starts with the next seat.
 
@@ -164,10 +192,12 @@ ist patt: er bekommt +20 und scheidet aus.
 Ende: wenn nur noch ein lebender Spieler übrig ist, oder zwei mit 21 oder mehr Punkten
 Abstand. Remis: dritte Wiederholung einer Stellung, oder 50 Halbzüge je lebendem
 Spieler ohne Schlagen oder Bauernzug: jeder lebende Spieler bekommt +10, das Spiel
-endet. Gewinner: alle (ausgeschieden oder nicht) mit der höchsten Punktzahl.
+endet. Gewinner: alle (ausgeschieden oder nicht) mit der höchsten Punktzahl (siehe
+Hausregeln).
 
 Hausregeln: jeder darf jederzeit aufgeben: er scheidet aus wie mattgesetzt, niemand
-bekommt Punkte. Optionen: Startplatz ("first"), ein Zuglimit, nach dem nach Punkten
+bekommt Punkte; bei gleicher Punktzahl steht, wer aufgegeben hat, hinter allen, die
+nicht aufgegeben haben. Optionen: Startplatz ("first"), ein Zuglimit, nach dem nach Punkten
 gewertet wird ("move_limit", 0 = keins), und ob das nächste Spiel mit dem nächsten
 Platz beginnt.
 

@@ -164,6 +164,12 @@ function receive(msg) {
     case 'analysis':
       showAnalysis(msg.data);
       break;
+    case 'rules':
+      showInfo(t('ui.rules.title', { game: gameTitle(msg.game) }), msg.lines.map((line) => h('p', {}, line)), 'rules');
+      break;
+    case 'stats':
+      showStats(msg);
+      break;
     case 'your_turn':
       yourTurn(msg);
       break;
@@ -191,6 +197,7 @@ function staticTexts() {
   $('chat-input').placeholder = t('ui.chat.placeholder');
   $('join-code').placeholder = t('ui.code');
   $('lang').textContent = app.lang === 'de' ? 'English' : 'Deutsch';
+  set('btn-stats', 'ui.stats'); set('info-close', 'ui.close');
   renderLog();
 }
 
@@ -377,7 +384,10 @@ function playMove(move) {
 function renderStage() {
   const shown = shownRound();
   const chartKey = shown === 'local' ? 'local' : shown ? shown.id : '';
-  if (app.chartKey !== chartKey) { app.chartKey = chartKey; $('chart').hidden = true; $('chart').replaceChildren(); }
+  if (app.chartKey !== chartKey) {
+    app.chartKey = chartKey; $('chart').hidden = true; $('chart').replaceChildren();
+    $('analysis-text').hidden = true; $('analysis-text').replaceChildren();
+  }
   const status = $('status');
   const controls = $('controls');
   const result = $('result');
@@ -413,11 +423,12 @@ function renderStage() {
     scoreText = l.score.map((s, i) => `${label(i)} ${s}`).join(' · ');
     controls.append(...[
       h('button', { type: 'button', id: 'btn-undo', on: { click: () => send('local_undo') } }, t('ui.undo')),
-      h('button', { type: 'button', id: 'btn-hint', on: { click: () => send('local_hint') } }, t('ui.hint')),
+      gameInfo(l.game).levels.length ? h('button', { type: 'button', id: 'btn-hint', on: { click: () => send('local_hint') } }, t('ui.hint')) : null,
       h('button', { type: 'button', id: 'btn-resign', on: { click: () => send('local_resign') } }, t('ui.resign')),
       h('button', { type: 'button', id: 'btn-again', on: { click: () => { app.replay = null; send('local_again'); } } }, t('ui.again')),
       h('button', { type: 'button', id: 'btn-replay', on: { click: () => send('local_replay') } }, t('ui.replay')),
       over && l.board.analysis ? h('button', { type: 'button', id: 'btn-analysis', on: { click: () => send('local_analysis') } }, t('ui.analysis')) : null,
+      h('button', { type: 'button', id: 'btn-rules', on: { click: () => send('rules', { game: l.game }) } }, t('ui.rules')),
       h('button', { type: 'button', id: 'btn-close', on: { click: () => { app.pinned = null; app.replay = null; send('local_close'); } } }, t('ui.local.close')),
     ].filter(Boolean));
   } else {
@@ -459,6 +470,7 @@ function renderStage() {
       if (r.held) controls.append(h('button', { type: 'button', id: 'btn-resign', on: { click: () => send('resign', { round: r.id }) } }, t('ui.resign')));
     }
     controls.append(h('button', { type: 'button', id: 'btn-leave', on: { click: () => { send('leave', { round: r.id }); } } }, t('ui.leave')));
+    controls.append(h('button', { type: 'button', id: 'btn-rules', on: { click: () => send('rules', { game: r.game }) } }, t('ui.rules')));
     if (over) {
       if (r.admin) controls.append(h('button', { type: 'button', id: 'btn-again', on: { click: () => { app.pinned = null; app.replay = null; send('again', { round: r.id }); } } }, t('ui.again')));
       controls.append(h('button', { type: 'button', id: 'btn-replay', on: { click: () => send('replay', { round: r.id }) } }, t('ui.replay')));
@@ -528,6 +540,56 @@ function showAnalysis(data) {
   }).catch(() => {
     el.append(h('p', {}, data.map((row) => `${row.ply}: ${row.score ?? '?'}`).join(' · ')));
   });
+  showAnalysisText(data, shown);
+}
+
+// The same review as lines, as the shell's /analyze says it: each move, what it kept for
+// the mover, a mistake (with what the best move kept) or the decisive move; then how many
+// mistakes.
+function showAnalysisText(data, shown) {
+  const list = $('analysis-text');
+  list.hidden = false;
+  const label = (i) => (shown === 'local' ? localSeatLabel(app.snap.local, i) : shown ? seatLabel(shown, i) : String(i + 1));
+  let mistakes = 0; let estimated = 0; let anyEstimate = false;
+  const items = data.map((row) => {
+    const notes = [];
+    anyEstimate = anyEstimate || row.estimated;
+    if (row.mistake) {
+      mistakes += 1;
+      if (row.estimated) estimated += 1;
+      notes.push(t(row.estimated ? 'ui.analysis.probable_mistake' : 'ui.analysis.mistake', { was: t('ui.analysis.' + row.was) }));
+    }
+    if (row.decisive) notes.push(t('ui.analysis.decisive'));
+    const verdict = [t('ui.analysis.' + row.verdict), ...notes].join(' · ');
+    return h('li', { class: row.mistake ? 'mistake' : '', dataset: { ply: String(row.ply) } },
+      t('ui.analysis.line', { ply: row.ply, seat: label(row.seat), move: row.move, verdict }));
+  });
+  let summary;
+  if (estimated) summary = t(mistakes === 1 ? 'ui.analysis.summary_estimates_one' : 'ui.analysis.summary_estimates', { mistakes, estimated });
+  else summary = mistakes === 1 ? t('ui.analysis.summary_one') : t('ui.analysis.summary', { mistakes });
+  items.push(h('li', { class: 'summary' }, summary));
+  if (anyEstimate) items.push(h('li', { class: 'muted' }, t('ui.analysis.estimate_note')));
+  list.replaceChildren(...items);
+}
+
+// A box under the board for texts asked for: the rules of a game, the statistics.
+function showInfo(title, children, kind) {
+  const box = $('info');
+  box.hidden = false;
+  box.dataset.kind = kind;
+  $('info-title').textContent = title;
+  $('info-lines').replaceChildren(...children);
+  box.scrollIntoView({ block: 'nearest' });
+}
+
+function showStats(msg) {
+  const parts = [h('h3', {}, t('ui.stats.local'))];
+  const local = msg.local.map((row) => h('li', {}, t('ui.stats.local_row', { ...row, game: gameTitle(row.game), level: row.level.split('+').map(levelName).join(', ') })));
+  parts.push(h('ul', { class: 'stats-local' }, local.length ? local : h('li', { class: 'muted' }, t('ui.stats.none'))));
+  parts.push(h('h3', {}, t('ui.stats.online')));
+  const online = msg.online.map((row) => h('li', {}, t('ui.stats.online_row', { ...row, with: row.with.length ? row.with.join(', ') : t('ui.stats.computers') })));
+  parts.push(h('ul', { class: 'stats-online' }, online.length ? online : h('li', { class: 'muted' }, t('ui.stats.none'))));
+  showInfo(t('ui.stats'), parts, 'stats');
 }
 
 // -- your turn, away, notifications -----------------------------------------------------------
@@ -613,6 +675,7 @@ function buildNewForm() {
       fields.push(h('label', {}, text, h('input', { type: 'number', name: 'opt-' + key, id: 'opt-' + key, value: String(value), min: 0, max: 99, on: onInput })));
     }
   }
+  fields.push(h('button', { type: 'button', id: 'btn-rules-form', class: 'small', on: { click: () => send('rules', { game: app.formGame }) } }, t('ui.rules')));
   fields.push(h('label', {}, t('ui.computers'), h('input', { type: 'number', name: 'computers', id: 'new-computers', value: '0', min: 0, max: 3 })));
   fields.push(h('label', {}, t('ui.level'), h('select', { name: 'level', id: 'new-level' },
     info.levels.map((lv) => h('option', { value: lv }, levelName(lv))))));
@@ -732,6 +795,8 @@ function wire() {
   });
   $('lang').addEventListener('click', () => send('settings', { lang: app.lang === 'de' ? 'en' : 'de' }));
   $('btn-takeover').addEventListener('click', () => send('takeover', {}));
+  $('btn-stats').addEventListener('click', () => send('stats', {}));
+  $('info-close').addEventListener('click', () => { $('info').hidden = true; });
   const step = (fn) => () => {
     if (!app.replay) return;
     app.replay.ply = Math.max(0, Math.min(app.replay.states.length - 1, fn(app.replay.ply)));

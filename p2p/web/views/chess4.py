@@ -55,4 +55,24 @@ def state(game: Game) -> State:
     }
 
 
-VIEW = WebView(script="boards/chess4.js", state=state)
+RULES: tuple[str, str] = (  # one paragraph per line: the page wraps them
+    """Schach zu viert (jeder gegen jeden, nach chess.com)
+Rot, Blau, Gelb, Grün ziehen reihum auf dem 14x14-Kreuzbrett; freie Plätze spielt der Computer.
+Punkte: geschlagene Figuren; König schlagen +20 (der Besitzer ist sofort raus); Matt +20 für jeden mattgesetzten Gegner; Schach gegen zwei Könige +5, drei +20 (mehr mit Damen).
+Patt: +20 für den Pattgesetzten, er ist raus.  Remis (dreimal dieselbe Stellung oder 50 Züge je Spieler ohne Schlagen/Bauernzug): +10 für alle.
+Ende: ein Spieler übrig oder zwei mit 21+ Punkten Abstand.
+Figuren ausgeschiedener Spieler werden grau und bleiben stehen.  Es gewinnt die höchste Punktzahl.
+en passant: für jeden Doppelschritt, solange der Spieler nicht wieder zieht.
+Zug: Figur anklicken, dann ein markiertes Zielfeld (oder ziehen; oder h2-h4 ins Zugfeld).""",
+    """Four-player chess (free-for-all, after chess.com)
+Red, Blue, Yellow, Green move in turn on the 14x14 cross board; the computer plays free seats.
+Points: captured pieces; capturing a king +20 (its owner is out at once); mate +20 for each mated opponent; check on two kings +5, three +20 (more with queens).
+Stalemate: +20 to the stalemated player, who is out.  Draw (third repetition or 50 moves per player without capture/pawn move): +10 to all.
+End: one player left, or two 21+ points apart.
+Pieces of players who are out turn grey and stay.  The top score wins.
+En passant: per double step, until that player moves again.
+Move: click a piece, then one of the marked targets (or drag it; or type h2-h4).""",
+)
+"""The rules as the page shows them (``WebView.rules``)."""
+
+VIEW = WebView(script="boards/chess4.js", state=state, rules=RULES)

@@ -91,6 +91,32 @@ def chart_value(score: int | None, estimate: int | None, size: int) -> int | Non
     return _sign(estimate) * min(49, abs(estimate) * 25 // ESTIMATE_SCALE)
 
 
+ESTIMATE_CLEAR = 50
+"""An estimate (search units) beyond which one side is called ahead (as the shell's text)."""
+
+
+def verdict(score: int | None, estimate: int | None) -> str:
+    """What a position is worth to the mover, as a word the page translates
+    (``analysis.<word>``): the exact result, else the search's estimate, else unknown.
+
+    >>> verdict(3, None), verdict(0, None), verdict(-2, None), verdict(None, None)
+    ('win', 'draw', 'loss', 'unknown')
+    >>> verdict(None, 80), verdict(None, -10), verdict(None, -100_000)
+    ('est_ahead', 'est_even', 'est_loss')
+    """
+    from p2p.ai.c4_search import WIN
+
+    if score is not None:
+        return "win" if score > 0 else "loss" if score < 0 else "draw"
+    if estimate is None:
+        return "unknown"
+    if abs(estimate) >= WIN // 2:
+        return "est_win" if estimate > 0 else "est_loss"
+    if abs(estimate) > ESTIMATE_CLEAR:
+        return "est_ahead" if estimate > 0 else "est_behind"
+    return "est_even"
+
+
 def analysis(game: Game) -> list[State]:
     """The solver's review of a finished round, one row per move, for ``boards/chart.js``.
 
@@ -98,7 +124,9 @@ def analysis(game: Game) -> list[State]:
     Pons score after the move from Red's side: > 0 Red wins, 0 draw, < 0 Yellow wins;
     ``None`` unknown), ``estimate`` (where the solver could not answer: the search's
     estimate from Red's side, else ``None``), ``value`` (``chart_value``: the bar),
-    ``mistake`` (``True``/``False``/``None`` unknown), ``decisive``. Empty for a running
+    ``mistake`` (``True``/``False``/``None`` unknown), ``decisive``; for the text under
+    the chart, from the mover's side: ``verdict`` (``verdict`` of the move played), ``was``
+    (of the best move) and ``estimated`` (an estimate took part). Empty for a running
     round and for Pop Out (the solver knows only drops). Bounded: ``ANALYSIS_NODES`` and
     ``ESTIMATE_NODES`` per position; it takes seconds, so call it off the event loop.
     """
@@ -125,8 +153,27 @@ def analysis(game: Game) -> list[State]:
             "value": chart_value(score, estimate, c4.width * c4.height),
             "mistake": review.mistake,
             "decisive": review.decisive,
+            "verdict": verdict(review.after, review.est_after),
+            "was": verdict(review.before, review.est_before),
+            "estimated": bool(review.estimated),
         })
     return rows
 
 
-VIEW = WebView(script="boards/connect4.js", state=state, analysis=analysis)
+RULES: tuple[str, str] = (  # one paragraph per line: the page wraps them
+    """Vier in einer Reihe
+Zwei Spieler (Rot ✕, Gelb ○) werfen abwechselnd einen Stein in eine Spalte; er fällt nach unten.
+Wer zuerst vier eigene Steine in einer Reihe hat (waagrecht, senkrecht, diagonal), gewinnt.
+Volles Brett ohne Vierer: unentschieden.
+Zug: auf die Spalte tippen oder klicken (oder ihre Nummer ins Zugfeld schreiben, 1-7).
+Pop Out: statt einzuwerfen darfst du einen eigenen Stein unten herausziehen (der Knopf unter der Spalte, oder p3); wer dabei Vierer für beide erzeugt, gewinnt; dreimal dieselbe Stellung ist unentschieden.""",
+    """Connect Four
+Two players (Red ✕, Yellow ○) take turns dropping a stone into a column; it falls to the bottom.
+The first with four own stones in a row (horizontal, vertical, diagonal) wins.
+A full board without four is a draw.
+Move: tap or click the column (or type its number into the move field, 1-7).
+Pop Out: instead of dropping you may pull one of your stones out at the bottom (the button under the column, or p3); a pop that makes fours for both wins for the popper; the same position three times is a draw.""",
+)
+"""The rules as the page shows them (``WebView.rules``)."""
+
+VIEW = WebView(script="boards/connect4.js", state=state, analysis=analysis, rules=RULES)

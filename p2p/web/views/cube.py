@@ -54,4 +54,20 @@ def state(game: Game) -> State:
     }
 
 
-VIEW = WebView(script="boards/cube.js", state=state)
+RULES: tuple[str, str] = (  # one paragraph per line: the page wraps them
+    """Viergewinnt 3D
+Ein Würfel aus 4x4x4 Feldern, 16 Säulen a1-d4; ein Stein fällt auf die unterste freie Ebene.
+Jede Viererreihe zählt einen Punkt: entlang Linien, Reihen, Säulen, Flächen- und Raumdiagonalen (76).
+Eine Viererreihe beendet das Spiel nicht; es endet, wenn alle 64 Felder voll sind.
+Die meisten Punkte gewinnen.  Zwei oder drei Spieler.
+Zug: eine Säule anklicken, in einer der vier Ebenen oder im drehbaren Würfel (oder b3 ins Zugfeld).""",
+    """3D Connect Four
+A 4x4x4 cube, 16 pillars a1-d4; a stone drops to the lowest free level.
+Every line of four scores one point: along files, rows, pillars, plane and space diagonals (76).
+A four does not end the game; it ends when all 64 cells are full.
+Most points win.  Two or three players.
+Move: click a pillar, on any of the four levels or in the cube you can turn (or type b3).""",
+)
+"""The rules as the page shows them (``WebView.rules``)."""
+
+VIEW = WebView(script="boards/cube.js", state=state, rules=RULES)

@@ -1,0 +1,131 @@
+"""Counterexamples the simulator (``p2p.sim``, docs/simulation.md) found on rules v3, kept.
+
+Each seed below violated an invariant once; it replays exactly (``python -m p2p.sim
+--family F --seed N -v``), in about a second.  Where the cause was a rule (the pure
+machine), a plain machine-level test states the rule beside the seed:
+
+* ``honest/282``: a member that was away when the admin forfeited a timely move judged
+  the next turn by the chain rule (T6 counts it from the beaten forfeit only for those
+  who hold it), and when the beaten forfeit reached it in a sync answer it was dropped
+  unweighed (its position was answered by then): two results for good.  Now a forfeit
+  at an answered position is kept beside the chain and weighed for the next turn (T8).
+* ``mixed/108``: a member that ended the round locally as *abandoned* (the player to
+  move and its forfeiter both offline) kept that end when the forfeiter came back and
+  forfeited: now a valid next chain event lifts a local abandoned end (§15.6).
+* ``mixed/3`` (found once the simulator wrote logs as the peer does): the adversary
+  acked the middle of the chain; the member kept that ack as a sign (evidence) in its
+  log, and replay took it for "an ack of another end": live agreed, replay disputed.
+  Replay now counts an ack of an earlier chain event as a sign only
+  (``tests/test_protocol_replay.py::test_every_member_acknowledges_the_end_and_replay_says_agreed``).
+* ``mixed/444`` was a simulator bug (a restart resumed without the log's closing acks,
+  which the live peer takes up); ``mixed/48`` and ``silent_loser/105`` were mended on
+  main before (a lost equivocation proof now travels in sync answers; the three-seat
+  fork).
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_protocol_forfeit import OFFLINE, SILENT
+from test_protocol_round import PEOPLE, human, open_round
+
+from p2p.protocol.effects import Notice, Publish
+from p2p.protocol.events import Event
+from p2p.protocol.loopback import Loopback
+from p2p.protocol.replay import replay_log
+from p2p.protocol.round import Phase
+from p2p.sim import simulate
+
+
+@pytest.mark.parametrize(
+    "family,seed",
+    [("honest", 282), ("mixed", 108), ("mixed", 444), ("mixed", 3), ("mixed", 48),
+     ("silent_loser", 105)],
+)
+def test_a_counterexample_seed_holds_every_invariant(family: str, seed: int) -> None:
+    result = simulate(family, seed)
+    assert result.ok, result.report()
+
+
+def _sent(effects: list, kind: str) -> Event:
+    return next(e.event for e in effects if isinstance(e, Publish) and e.event.kind == kind)
+
+
+def test_a_beaten_forfeit_that_arrives_after_the_next_turn_still_counts_for_it() -> None:
+    """honest/282 (T6, T8): the admin forfeits carol, whose timely move it has not
+    seen; the move wins where it meets the forfeit, so the admin's own turn after it
+    counts from that forfeit.  Bob never got the forfeit: by the chain rule the admin
+    is late, and bob forfeits it.  The beaten forfeit reaches bob only afterwards (a
+    sync answer's evidence), at a position already answered: it settles nothing there,
+    but bob must weigh it for the next turn, as the others do, or he splits for good."""
+    net = Loopback()
+    admin, bob, carol = open_round(
+        net, "cube", {"players": 3}, [human(0), human(1), human(2)], start=2)
+    machines = (admin, bob, carol)
+    prev = carol.state.head
+    t = prev.ts
+    move = _sent(carol.move(sorted(carol.state.game.legal_moves())[0], t + 5_000), "move")
+    bob.receive(move, t + 5_100)
+    beaten = _sent(admin.tick(t + SILENT + 1_000), "forfeit")  # it never saw the move
+    carol.receive(beaten, t + SILENT + 1_100)
+    admin.receive(move, t + SILENT + 1_200)  # the timely move beats it (T3)
+    assert admin.state.chain[move.seq].id == move.id == carol.state.chain[move.seq].id
+    late = move.ts + SILENT + 1_000  # the admin is late by the chain rule, not by T6
+    forfeit = _sent(bob.tick(late, frozenset()), "forfeit")
+    answer = _sent(admin.move(sorted(admin.state.game.legal_moves())[0], late + 5_000), "move")
+    now = late + SILENT
+    for m in machines:
+        for e in (forfeit, answer):
+            if e.pk != m.me.public_key:
+                m.receive(e, now)
+    assert admin.state.head.id == carol.state.head.id == answer.id  # T6 start: in time
+    assert bob.state.head.id == forfeit.id  # without the beaten forfeit: the chain rule
+    bob.receive(beaten, now + 1_000)
+    assert bob.state.chain[move.seq].id == move.id  # T1: the answered turn stays
+    assert bob.state.head.id == answer.id  # T6 now holds here too
+    for m in machines:
+        replay = replay_log([e.raw for e in m.log_events()])
+        assert replay.state.head.id == answer.id
+
+
+def test_a_round_ended_here_as_abandoned_goes_on_when_its_forfeiter_comes_back() -> None:
+    """mixed/108: carol ended the round locally (the admin to move and its successor
+    both gone); the successor comes back and forfeits the admin: carol takes it up,
+    says so, and ends on the chain every other member holds."""
+    net = Loopback()
+    machines = open_round(net, "cube", {"players": 3}, [human(0), human(1), human(2)], start=0)
+    _admin, bob, carol = machines
+    head = carol.state.head.ts
+    both_gone = frozenset({PEOPLE[0].public_key, PEOPLE[1].public_key})
+    carol.tick(head + 2 * OFFLINE + 1_000, both_gone)
+    assert carol.phase is Phase.CANCELLED and carol.ended_here
+    late = head + max(SILENT, 2 * OFFLINE) + 5_000
+    published = [e.event for e in bob.tick(late, frozenset({PEOPLE[0].public_key}))
+                 if isinstance(e, Publish)]
+    forfeit = next(e for e in published if e.kind == "forfeit")
+    effects = carol.receive(forfeit, late + 1_000)
+    assert any(isinstance(e, Notice) and e.code == "goes_on" for e in effects)
+    assert not carol.ended_here and carol.phase is bob.phase is not Phase.CANCELLED
+    assert carol.state.head.id == forfeit.id == bob.state.head.id
+    replay = replay_log([e.raw for e in carol.log_events()])
+    assert replay.state.head.id == forfeit.id
+
+
+def test_a_round_ended_here_as_abandoned_refuses_what_does_not_go_on() -> None:
+    """Only a valid next chain event lifts the local end: junk at another position
+    (or one that does not follow our head) leaves it ended."""
+    net = Loopback()
+    machines = open_round(net, "cube", {"players": 3}, [human(0), human(1), human(2)], start=0)
+    _admin, bob, carol = machines
+    head = carol.state.head
+    both_gone = frozenset({PEOPLE[0].public_key, PEOPLE[1].public_key})
+    carol.tick(head.ts + 2 * OFFLINE + 1_000, both_gone)
+    assert carol.ended_here
+    # bob may not move for the admin: no valid next event
+    from p2p.protocol import events
+
+    body = {"ply": carol.state.ply, "move": "a1", "state": "00" * 32}
+    wrong = events.make(PEOPLE[1], "move", head.ts + 200_000, body,
+                        round=carol.state.round_id, seq=len(carol.state.chain), prev=head.id)
+    carol.receive(wrong, head.ts + 200_000)
+    assert carol.ended_here and carol.phase is Phase.CANCELLED
