@@ -18,6 +18,7 @@ from p2p.protocol.effects import (
     dropped,
 )
 from p2p.protocol.events import Event
+from p2p.protocol.phases import ENDED
 from p2p.protocol.round import (
     Phase,
     RoundError,
@@ -64,9 +65,11 @@ def receive(m: ReceiveHost, event: Event, now: int) -> list[Effect]:
         return signs + round_side.answer_sync(m, event, now)
     effects: list[Effect] = []
     if event.seq is not None and m.local_end is not None:
+        lifted = m.local_end.kind
         if not goes_on(m, event):
             return [dropped(event, f"the round has ended here ({m.local_end.reason})")]
-        effects.append(Notice("the round we took as abandoned goes on", "goes_on"))
+        if lifted == "abandoned":
+            effects.append(Notice("the round we took as abandoned goes on", "goes_on"))
     m._accepted_side = False
     if event.seq is not None:
         effects += receive_chain(m, event, now)
@@ -264,21 +267,24 @@ def drain_pending(m: ReceiveHost, now: int) -> list[Effect]:
 
 
 def goes_on(m: ReceiveHost, event: Event) -> bool:
-    """A round we ended here as *abandoned* moves on after all: ``event`` is a valid
-    next chain event (its forfeiter came back and signed).  The local end is lifted
-    (True; ``receive_chain`` applies it), as every member that waited longer
-    applies it: a local end never outlives the chain it was a guess about (§15.6)."""
+    """A round we ended here by a local rule follows its chain after all: ``event`` is a
+    valid next chain event.  A round taken as *abandoned* moves on (its forfeiter came
+    back and signed); a round taken as *expired* (never in play in time) takes the
+    chain's own end of it (the admin's ``cancel``), so it ends as every other member's
+    does.  The local end is lifted (True; ``receive_chain`` applies the event), as every
+    member that waited longer applies it: a local end never outlives the chain it was a
+    guess about (§15.6)."""
     st = m.state
-    if (
-        m.local_end is None
-        or m.local_end.kind != "abandoned"
-        or event.seq != len(st.chain)
-        or event.prev != st.head.id
-    ):
+    if m.local_end is None or event.seq != len(st.chain) or event.prev != st.head.id:
         return False
+    after = st.snapshot()
     try:
-        st.snapshot().apply(event)  # the chain never said it ended: it is still in play
+        after.apply(event)  # the chain never said it ended: it is still in play
     except RoundError:
+        return False
+    if m.local_end.kind == "expired" and after.phase not in ENDED:
+        return False  # still not in play by our clock: the guess stands
+    if m.local_end.kind not in ("abandoned", "expired"):
         return False
     m.local_end = None
     return True
