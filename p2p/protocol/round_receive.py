@@ -18,6 +18,7 @@ from p2p.protocol.effects import (
     dropped,
 )
 from p2p.protocol.events import Event
+from p2p.protocol.outcome import RoundEnd
 from p2p.protocol.round import (
     Phase,
     RoundError,
@@ -271,7 +272,7 @@ def goes_on(m: ReceiveHost, event: Event) -> bool:
     st = m.state
     if (
         m.local_end is None
-        or m.local_end.kind != "abandoned"
+        or m.local_end.kind is not RoundEnd.ABANDONED
         or event.seq != len(st.chain)
         or event.prev != st.head.id
     ):
