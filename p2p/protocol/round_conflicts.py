@@ -193,10 +193,13 @@ def signs(m: ConflictHost) -> list[Event]:
         out += kept
     seen: set[str] = set()
     unique = []
-    latest = m._clock + MAX_AHEAD_MS  # a sign dated ahead of our clock waits for it
+    latest = m._clock + MAX_AHEAD_MS  # a sign dated ahead of our clock waits for it,
+    ours = {e.id for e in chain}  # (our own chain passed that check when applied)
     for e in out:
-        if e.id not in seen and e.ts <= latest:
-            seen.add(e.id)
+        if e.id in seen:
+            continue
+        if e.id in ours or e.ts <= latest or m.local_time(e.pk, e.ts) <= latest:
+            seen.add(e.id)  # in its signer's frame: a clock that runs ahead is no lie
             unique.append(e)
     return unique
 
@@ -276,9 +279,19 @@ def disputes(m: ConflictHost) -> list[tuple[int, Event, Event]]:
 
 
 def dispute_notices(m: ConflictHost) -> list[Effect]:
-    """One ``disputed`` notice per position that became disputed here."""
+    """One ``disputed`` notice per position that became disputed here (a position the
+    table settled since, e.g. answered by the next seat, T1, is no longer disputed: so
+    a settled position counts as disputed only if it was at its last judgement, as
+    replay of the log says)."""
     effects: list[Effect] = []
     st = m.state
+    for seq in sorted(m._told_disputes):
+        pair = m._pairs.get(seq)
+        if pair is None:
+            continue
+        found = status(m, seq, *pair)
+        if found is not None and not found[2]:
+            m._told_disputes.discard(seq)
     for seq, kept, other in disputes(m):
         if seq in m._told_disputes:
             continue
@@ -458,6 +471,7 @@ def contest(m: ConflictHost, event: Event, now: int) -> list[Effect]:
     keep, j, _ = found
     if keep.id == there.id:
         m._orphan([event.id])  # it lost: it and whatever was built on it (kept as evidence)
+        add_sign(m, event)  # and it still shows its signer held its prev (§8.1 signs)
         held = now - m._applied_at.get(there.id, now)
         if event is forfeit and held >= RACE_MS:
             text = (

@@ -348,6 +348,7 @@ class RoundMachine:
             forfeit, rival = (event, there) if event.kind == "forfeit" else (there, event)
             round_conflicts.remember_pair(self, seq, forfeit, rival)
             self._orphan([event.id])
+            round_conflicts.add_sign(self, event)  # as live: a claim names its prev
 
     # -- queries -------------------------------------------------------------------------
 
