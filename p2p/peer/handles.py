@@ -16,6 +16,7 @@ from p2p.peer.notifications import (
 from p2p.protocol.chat import clean_line
 from p2p.protocol.events import Event
 from p2p.protocol.lobby import Invitation as LobbyInvitation
+from p2p.protocol.outcome import RoundOutcome
 from p2p.protocol.round import (
     Phase,
     RoundState,
@@ -111,6 +112,12 @@ class Round:
     @property
     def is_over(self) -> bool:
         return self.phase in (Phase.OVER, Phase.CANCELLED)
+
+    @property
+    def outcome(self) -> RoundOutcome | None:
+        """How the round ended for us, typed (``RoundMachine.outcome``); ``None`` while
+        it runs."""
+        return self.machine.outcome
 
     @property
     def end_reason(self) -> str:

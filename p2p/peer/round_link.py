@@ -386,7 +386,9 @@ class RoundLink:
         outcome = (machine.phase, machine.end_reason, winners)
         if self.is_over and self._told_over != outcome:
             self._told_over = outcome
-            self._host.notify(RoundOver(self.handle, winners, machine.end_reason))
+            self._host.notify(
+                RoundOver(self.handle, winners, machine.end_reason, machine.outcome)
+            )
 
     def _on_rewound(self, effect: Rewound) -> None:
         """Chain events were replaced (the log file followed in ``step``): say so."""

@@ -32,6 +32,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
+from p2p.protocol.outcome import RoundEnd, RoundOutcome
+
 
 class Phase(enum.Enum):
     FORMING = "forming"
@@ -145,12 +147,17 @@ class LocalEnd:
     """A round that ended here by a local rule, with no chain event to say so: a verdict
     of this member's, beside the chain (``RoundMachine.local_end``).  Nobody wins."""
 
-    kind: str
-    """``expired`` (it never got into play in time) or ``abandoned`` (the player to move
+    kind: RoundEnd
+    """``EXPIRED`` (it never got into play in time) or ``ABANDONED`` (the player to move
     and whoever may forfeit it are both gone)."""
     detail: str
     """Why, in one English line."""
 
     @property
     def reason(self) -> str:
-        return f"{self.kind}: {self.detail}"
+        return self.outcome.reason
+
+    @property
+    def outcome(self) -> RoundOutcome:
+        """The verdict as a round's outcome: nobody wins."""
+        return RoundOutcome(self.kind, detail=self.detail)

@@ -56,8 +56,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from p2p.games import Game, MoveError, OptionError, game_class
-from p2p.protocol import draw, events
+from p2p.protocol import draw
 from p2p.protocol.events import Event
+from p2p.protocol.evidence import evidence_error as evidence_error
+from p2p.protocol.evidence import seat_session as seat_session
+from p2p.protocol.outcome import RoundEnd, RoundOutcome
 from p2p.protocol.phases import PRE_PLAY as PRE_PLAY
 from p2p.protocol.phases import Phase as Phase
 from p2p.protocol.phases import advance, out_of_phase
@@ -120,8 +123,30 @@ class RoundState:
     taken_back: list[int] = field(default_factory=list)
     """Seats that have taken back a move (once per seat and round, a chain rule)."""
     """Seats proven to have signed two events for one position (they never win)."""
-    end_reason: str = ""
+    ended_by: RoundEnd | None = None
+    """What ended the round by its chain (``None`` while it runs); see ``outcome``."""
+    end_detail: str = ""
     timeouts: TurnTimeouts = DEFAULT_TIMEOUTS
+
+    @property
+    def end_reason(self) -> str:
+        """Why the round ended, in one English line (``''`` while it runs)."""
+        return "" if self.ended_by is None else RoundOutcome(self.ended_by, detail=self.end_detail).reason
+
+    def _end(self, by: RoundEnd, detail: str = "") -> None:
+        self.ended_by, self.end_detail = by, detail
+
+    def outcome(self) -> RoundOutcome | None:
+        """How the round ended by its chain, typed (``None`` while it runs)."""
+        if self.ended_by is None:
+            return None
+        return RoundOutcome(
+            self.ended_by,
+            self.winners(),
+            self.game.scores() if self.game is not None else (),
+            self.game.outcome() if self.game is not None else None,
+            self.end_detail,
+        )
 
     # -- construction ------------------------------------------------------------------
 
@@ -545,7 +570,7 @@ class RoundState:
         assert self.game is not None
         self.ply += 1
         if self.game.is_over():
-            self.end_reason = "game over"
+            self._end(RoundEnd.GAME_OVER)
             advance(self, "game_over")
         else:
             advance(self, "move")
@@ -580,7 +605,7 @@ class RoundState:
                 )
             seats.append(seat)
         leaving = [seat for inner, seat in zip(sealed, seats) if inner.kind == "leave"]
-        advance(self, "game_over" if self._put_out(seats, leaving, "resignation") else "seal")
+        advance(self, "game_over" if self._put_out(seats, leaving, RoundEnd.RESIGNATION) else "seal")
 
     def _take_back(self, event: Event, request: Event) -> None:
         """The owner of the position agrees to take back the last move, at its mover's request.
@@ -627,7 +652,7 @@ class RoundState:
                 f"forfeit ({reason}) {waited} ms after the previous event; needs {limit} ms"
             )
         self.forfeited.append(seat)
-        advance(self, "game_over" if self._put_out([seat], [seat], "forfeit") else "forfeit")
+        advance(self, "game_over" if self._put_out([seat], [seat], RoundEnd.FORFEIT) else "forfeit")
 
     def _check_evidence(self, event: Event, seat: int) -> None:
         """An ``offline`` forfeit carries the seat's own signed offline presence, dated
@@ -640,7 +665,7 @@ class RoundState:
         if why is not None:
             raise RoundError(why)
 
-    def _put_out(self, seats: list[int], leaving: list[int], reason: str) -> bool:
+    def _put_out(self, seats: list[int], leaving: list[int], reason: RoundEnd) -> bool:
         """Seats give up (``leaving`` ones also leave; the admin role passes on).  True if
         the game is over by it (``end_reason`` says why); the caller takes the step."""
         assert self.game is not None
@@ -664,14 +689,14 @@ class RoundState:
                         self.admin = successor
         self.game = trial
         if trial.is_over():
-            self.end_reason = reason
+            self._end(reason)
             return True
         if newly_out:
             # the engine kept going without the seat: only possible if it skips it itself;
             # otherwise (no resignation support) the round ends with the others ranked.
             next_seat = trial.to_move()
             if next_seat is None or next_seat in self.resigned or not self._engine_resigns():
-                self.end_reason = reason
+                self._end(reason)
                 return True
         return False
 
@@ -693,20 +718,20 @@ class RoundState:
         """
         if self.phase in PRE_PLAY:
             advance(self, "equivocation")
-            self.end_reason = f"void: the admin signed two events for position {seq}"
+            self._end(RoundEnd.VOID, f"the admin signed two events for position {seq}")
             return
         if self.phase is Phase.PLAY and seat not in self.left:
-            self._put_out([seat], [seat], "equivocation")
+            self._put_out([seat], [seat], RoundEnd.EQUIVOCATION)
         if seat not in self.equivocators:
             self.equivocators.append(seat)
         advance(self, "equivocation")
-        self.end_reason = f"equivocation: seat {seat} signed two events for position {seq}"
+        self._end(RoundEnd.EQUIVOCATION, f"seat {seat} signed two events for position {seq}")
 
     def _apply_cancel(self, event: Event) -> None:
         if out_of_phase(self.phase, "cancel"):
             raise RoundError(out_of_phase(self.phase, "cancel"))
         advance(self, "cancel")
-        self.end_reason = f"cancelled: {event.body['reason']}"
+        self._end(RoundEnd.CANCELLED, event.body["reason"])
 
 
 def seats_text(seats: list[int]) -> str:
@@ -750,35 +775,3 @@ class ChainError(ValueError):
         self.event = event
         self.reason = reason
 
-
-def seat_session(state: RoundState, seat: int) -> int | None:
-    """The session (``since``) named by seat ``seat``'s newest event in the chain: its
-    own chain events and its side events sealed into them, newest position first;
-    ``None`` if that event names none (a log of an earlier release, or a seat that has
-    signed nothing in the chain)."""
-    pk = state.seats[seat].pk
-    for event in reversed(state.chain):
-        for mine in (event, *event.sealed()):
-            if mine.pk == pk:
-                since = mine.body.get(events.SINCE)
-                return since if isinstance(since, int) else None
-    return None
-
-
-def evidence_error(state: RoundState, seat: int, will: Event, forfeit_ts: int) -> str | None:
-    """Why ``will`` is no evidence for an ``offline`` forfeit of ``seat`` dated
-    ``forfeit_ts`` at the head of ``state``, or ``None`` if it is (docs/protocol.md §6.6).
-
-    It must be the seat's own signed offline presence, dated no later than the forfeit,
-    and name the session (``since``) of the seat's newest event in the chain: a Will of
-    an earlier session of the seat (it came back since, and moved) is never evidence.  A
-    seat whose newest event names no session (a log of an earlier release) is judged as
-    before, by key and date alone."""
-    if will.pk != state.seats[seat].pk:
-        return f"the evidence is not signed by seat {seat}"
-    if will.ts > forfeit_ts:
-        return "the evidence is dated after the forfeit"
-    moved = seat_session(state, seat)
-    if moved is not None and will.body.get("since", will.ts) != moved:
-        return f"the evidence is a Will of another session of seat {seat} than its last event's"
-    return None

@@ -65,6 +65,7 @@ from p2p.protocol.effects import (
 from p2p.protocol.events import Event, EventError
 from p2p.protocol.freshness import ReplayGuard
 from p2p.protocol.identity import Identity, peer_id
+from p2p.protocol.outcome import RoundOutcome
 from p2p.protocol.phases import ENDED, LocalEnd
 from p2p.protocol.round import (
     DEFAULT_TIMEOUTS,
@@ -363,9 +364,16 @@ class RoundMachine:
         return self.phase in ENDED
 
     @property
+    def outcome(self) -> RoundOutcome | None:
+        """How the round ended for us, typed: the chain's (``state.outcome()``), or our
+        local end's (nobody wins); ``None`` while it runs."""
+        return self.local_end.outcome if self.local_end is not None else self.state.outcome()
+
+    @property
     def end_reason(self) -> str:
         """Why the round ended (the chain's reason, or our local end's), else ``''``."""
-        return self.local_end.reason if self.local_end is not None else self.state.end_reason
+        outcome = self.outcome
+        return "" if outcome is None else outcome.reason
 
     @property
     def my_seat(self) -> int | None:

@@ -164,7 +164,7 @@ def phase_notices(m: NoticeHost, before: Phase) -> list[Effect]:
             )
         ]
     if st.phase is Phase.CANCELLED:
-        why, seat = cancel_reason(st.end_reason.removeprefix("cancelled: "))
+        why, seat = cancel_reason(st.end_detail)
         notices = [
             Notice(
                 f"the round was {st.end_reason}",

@@ -18,6 +18,7 @@ from p2p.protocol.effects import (
     dropped,
 )
 from p2p.protocol.events import Event
+from p2p.protocol.outcome import LOCAL_ENDS, RoundEnd
 from p2p.protocol.phases import ENDED
 from p2p.protocol.round import (
     Phase,
@@ -68,7 +69,7 @@ def receive(m: ReceiveHost, event: Event, now: int) -> list[Effect]:
         lifted = m.local_end.kind
         if not goes_on(m, event):
             return [dropped(event, f"the round has ended here ({m.local_end.reason})")]
-        if lifted == "abandoned":
+        if lifted is RoundEnd.ABANDONED:
             effects.append(Notice("the round we took as abandoned goes on", "goes_on"))
     m._accepted_side = False
     if event.seq is not None:
@@ -282,9 +283,9 @@ def goes_on(m: ReceiveHost, event: Event) -> bool:
         after.apply(event)  # the chain never said it ended: it is still in play
     except RoundError:
         return False
-    if m.local_end.kind == "expired" and after.phase not in ENDED:
+    if m.local_end.kind is RoundEnd.EXPIRED and after.phase not in ENDED:
         return False  # still not in play by our clock: the guess stands
-    if m.local_end.kind not in ("abandoned", "expired"):
+    if m.local_end.kind not in LOCAL_ENDS:
         return False
     m.local_end = None
     return True

@@ -16,6 +16,7 @@ from p2p.protocol.effects import (
     Notice,
 )
 from p2p.protocol.events import Event
+from p2p.protocol.outcome import RoundEnd
 from p2p.protocol.phases import LocalEnd
 from p2p.protocol.round import (
     Phase,
@@ -167,9 +168,9 @@ def end_if_stuck(m: TimerHost, now: int) -> list[Effect]:
     st = m.state
     expires = m.expires_here  # the admin's clock, judged in its frame
     if st.phase is Phase.FORMING and now >= expires + FORMING_GRACE_MS:
-        return end_here(m, "expired", "the round did not start in time", now)
+        return end_here(m, RoundEnd.EXPIRED, "the round did not start in time", now)
     if st.phase in (Phase.COMMIT, Phase.REVEAL) and now >= expires + START_DEADLINE_MS:
-        return end_here(m, "expired", "the draw did not finish in time", now)
+        return end_here(m, RoundEnd.EXPIRED, "the draw did not finish in time", now)
     if st.phase is not Phase.PLAY:
         return []
     owner = st.owner()
@@ -183,19 +184,19 @@ def end_if_stuck(m: TimerHost, now: int) -> list[Effect]:
     if now - since < 2 * m.timeouts.offline_ms:
         return []
     return end_here(
-        m, "abandoned", "the player to move and whoever may forfeit it are gone", now
+        m, RoundEnd.ABANDONED, "the player to move and whoever may forfeit it are gone", now
     )
 
 
 
-def end_here(m: TimerHost, kind: str, detail: str, now: int) -> list[Effect]:
+def end_here(m: TimerHost, kind: RoundEnd, detail: str, now: int) -> list[Effect]:
     """A local end (no chain event): the round is over for us, nobody wins.  A verdict
     of ours beside the chain (``RoundMachine.local_end``); the chain's state is left as
     the chain made it."""
     end = LocalEnd(kind, detail)
     m.local_end = end
     m.phase_since = now
-    return [Notice(f"the round ended here: {end.reason}", "cancelled", {"reason": kind})]
+    return [Notice(f"the round ended here: {end.reason}", "cancelled", {"reason": kind.value})]
 
 
 
