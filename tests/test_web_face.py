@@ -16,7 +16,16 @@ from typing import Any
 
 import pytest
 from conftest import eventually
-from webface import chromium, open_page, require_browser, status, wait_status, web_process
+from webface import (
+    background,
+    chromium,
+    notifying_page,
+    open_page,
+    require_browser,
+    status,
+    wait_status,
+    web_process,
+)
 
 from p2p import friends as friends_mod
 from p2p.peer import Peer, RoundNotice
@@ -49,6 +58,17 @@ async def _settings(page: Any, **fields: str) -> None:
     for name, value in fields.items():
         await page.fill(f'#settings-form input[name="{name}"]', value)
     await page.click('#settings-form button[type="submit"]')
+
+
+async def _notifications(page: Any, on: bool) -> None:
+    """``/notify on|off`` in the settings form, saved."""
+    if not await page.is_visible('#settings-form input[name="notifications"]'):
+        await page.click("#settings-box summary")
+    await page.set_checked('#settings-form input[name="notifications"]', on)
+    await page.click('#settings-form button[type="submit"]')
+    word = "on:" if on else "off."
+    await page.wait_for_selector(f"#log li:has-text('Notifications {word}')", timeout=10_000)
+    await page.wait_for_selector(f"body[data-notify={'on' if on else 'off'}]", timeout=10_000)  # the snapshot too
 
 
 def test_decline_leave_unfriend_nick_rules_stats_and_another_broker(
@@ -259,7 +279,9 @@ def test_take_backs_declined_both_ways_then_another_round_asked_by_a_member(
     once: bob asks, alice declines in the page (bob gets the signed decline); alice asks,
     bob declines (alice's page says so). Then bob resigns, and ``/again`` is not the
     admin's alone (as in the shell): alice's *Another round* invites bob to the same seats
-    with the next seat (alice) starting, and her page shows round 2, the score carried on."""
+    with the next seat (alice) starting, and her page shows round 2, the score carried on.
+    On the way, ``/notify``: with notifications off in the settings a turn that comes
+    while the tab is in the background makes none; switched on, the next one does."""
     ns = "web-face-again"
     _loop, browser = browser_loop
 
@@ -267,14 +289,19 @@ def test_take_backs_declined_both_ways_then_another_round_asked_by_a_member(
         async with web_process(tmp_path / "alice", "--broker", broker_url, "--namespace", ns, "--nick", "alice",
                                "--lang", "en") as web, \
                 Peer(broker_url, nick="bob", namespace=ns) as bob:
-            page = await open_page(browser, web)
+            page = await notifying_page(browser, web)
             await eventually(lambda: bob.find_peer("alice") is not None, 20, "alice in bob's lobby")
             alice_pk = bob.find_peer("alice").pk
             first = await bob.invite([alice_pk], "connect4", {"width": 8}, start=0)
             await page.click(f'[data-invitation="{first.id}"] button.accept', timeout=20_000)
+            await _notifications(page, False)
+            await background(page, True)
             await first.wait_turn(20)
             await first.play("4")
+            # (the your-turn message comes before the snapshot that shows the turn)
             await wait_status(page, lambda s: s["moves"] == "4" and s["my_turn"] == "yes", 20, "bob's move")
+            assert await page.evaluate("window.__notes") == [] and not (await page.title()).startswith("●")
+            await background(page, False)
             declined: list[Any] = []
             with bob.events() as notes:
                 async def listen() -> None:
@@ -302,6 +329,14 @@ def test_take_backs_declined_both_ways_then_another_round_asked_by_a_member(
             await page.wait_for_selector("#log li:has-text(\"bob declined to take back alice's last move.\")",
                                          timeout=15_000)
             assert (await status(page))["moves"] == "4 5"
+            await _notifications(page, True)
+            await background(page, True)
+            await first.play("3")
+            await wait_status(page, lambda s: s["moves"] == "4 5 3" and s["my_turn"] == "yes", 20, "bob's 3")
+            notes = await page.evaluate("window.__notes")
+            assert len(notes) == 1 and notes[0][0] == "Your move – p2p" and notes[0][2] == "granted", notes
+            assert (await page.title()).startswith("●")
+            await background(page, False)
             await first.resign()
             st = await wait_status(page, lambda s: s["over"] == "yes", 20, "bob's resignation")
             assert st["round_no"] == "1" and "alice 1" in st["score"], st

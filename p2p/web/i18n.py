@@ -189,6 +189,9 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     # -- lines from the server -------------------------------------------------------------
     "msg.hint": ("Tipp: {move}", "Hint: {move}"),
     "msg.nick_set": ("Du heißt jetzt {nick}.", "You are now called {nick}."),
+    "msg.notify_on": ("Benachrichtigungen an: wenn du dran bist und der Tab im Hintergrund ist.",
+                      "Notifications on: when it is your turn and the tab is in the background."),
+    "msg.notify_off": ("Benachrichtigungen aus.", "Notifications off."),
     "msg.broker_set": ("Broker gespeichert: {broker} (gilt beim nächsten Verbinden).",
                        "Brokers saved: {broker} (used on the next connect)."),
     "msg.namespace_set": ("Namensraum: {namespace}", "Namespace: {namespace}"),

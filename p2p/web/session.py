@@ -256,8 +256,9 @@ class WebSession:
             self.settings.lang = lang
             self.texts = Texts(lang)
             self.emit(self.hello())
-        if "notifications" in msg:
+        if "notifications" in msg and bool(msg["notifications"]) != self.settings.notifications:
             self.settings.notifications = bool(msg["notifications"])
+            self.line("info", "msg.notify_on" if self.settings.notifications else "msg.notify_off")
         if "nick" in msg and _text(msg, "nick").strip() != self.settings.nick:
             nick = _text(msg, "nick").strip()
             if not 1 <= len(nick) <= 20 or " " in nick:

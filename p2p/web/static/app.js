@@ -211,6 +211,7 @@ function render() {
   const conn = snap.connection;
   $('conn').textContent = t('ui.conn.' + conn);
   $('conn').dataset.state = conn;
+  document.body.dataset.notify = snap.settings.notifications ? 'on' : 'off';
   $('me').textContent = snap.me ? `${snap.me.nick} [${snap.me.fp}]` : snap.settings.nick;
   const watching = Boolean(snap.me && !snap.me.acting);  // another session of our key plays
   $('watching').hidden = !watching;
