@@ -104,11 +104,18 @@ class Round:
 
     @property
     def phase(self) -> Phase:
-        return self.machine.state.phase
+        """Where the round is for us: its chain's phase, or ``CANCELLED`` once it ended
+        here by a local rule (``RoundMachine.local_end``; the chain says nothing of it)."""
+        return self.machine.phase
 
     @property
     def is_over(self) -> bool:
         return self.phase in (Phase.OVER, Phase.CANCELLED)
+
+    @property
+    def end_reason(self) -> str:
+        """Why the round ended (its chain's reason, or our local end's), else ``''``."""
+        return self.machine.end_reason
 
     @property
     def my_seat(self) -> int | None:

@@ -281,7 +281,8 @@ def replay_log(
     version = chain[0].v
     for seq in sorted(rivals):
         if version >= RULES_VERSION:
-            conflicts.append(_judge(chain, seq, rivals[seq], timeouts, acks + signs, conflicts))
+            side = acks + signs + list(rivals.values())  # a rival, too, names its prev
+            conflicts.append(_judge(chain, seq, rivals[seq], timeouts, side, conflicts))
         else:
             _settle(chain, seq, rivals[seq], timeouts)
     try:

@@ -11,7 +11,7 @@ Each check reads a finished ``World`` and reports ``(code, one line)`` per viola
   one agreed end (checked while the world runs, ``World._watch_final``);
 * ``replay``: ``p2p replay``'s code (``replay_log``) accepts every honest member's log
   and gives that member's live result, and says ``agreed`` exactly when the member's
-  machine holds every ack;
+  machine holds every ack and shows no disputed position;
 * ``evidence``: the same log with the member's own moves that a rewind took out added
   back (the evidence a member holds) replays to the same result: the live machine
   and replay judge by one rule set;
@@ -123,7 +123,7 @@ def _replay(world: World, m: Member) -> None:
     machine = m.machine
     assert machine is not None
     st = machine.state
-    local_end = bool(getattr(machine, "_local_end", False))
+    local_end = machine.ended_here
     live = _result(st.phase, st.head.id, st.state_hash(), st.winners())
     try:
         replay = replay_log(m.log, LIVE)
@@ -140,10 +140,14 @@ def _replay(world: World, m: Member) -> None:
     if got_cmp != live_cmp:
         world.violation("replay", f"member {m.index}: live {live}, its log replays to {got}")
         return
-    if not local_end and (replay.verdict == "agreed") != machine.agreed():
+    # "agreed" exactly when the live machine holds every ack and shows no dispute (a
+    # disputed position is named live, by its notice, and by replay alike: §8.1 T7)
+    live_agreed = machine.agreed() and not _disputes(m)
+    if not local_end and (replay.verdict == "agreed") != live_agreed:
         world.violation(
             "replay",
-            f"member {m.index}: live agreed={machine.agreed()}, replay says {replay.verdict}")
+            f"member {m.index}: live agreed={machine.agreed()}"
+            f" disputed={bool(_disputes(m))}, replay says {replay.verdict}")
     # its own moves a forfeit replaced (its own losing forfeits are left out: today's
     # replay refuses a log holding a forfeit beside the timely move that beat it)
     own_moves = [e for e in m.replaced_own if e.kind == "move"]

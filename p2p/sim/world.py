@@ -182,10 +182,23 @@ class World:
             m.machine = RoundMachine(m.identity, genesis, nonce, now=m.clock(0), timeouts=LIVE)
             m.machine.rules = self.rules
             m.log = [genesis.raw]
+        self._met()
         self.run_effects(admin, effects)
         for m in self.members[1:]:
             assert m.machine is not None
             self.run_effects(m, m.machine.accept(m.clock(1)))
+
+    def _met(self) -> None:
+        """The members met in the lobby before the invitation (an invitation goes to a
+        member seen online): each has a presence heartbeat of every other as a clock
+        sample, as the peer's machine shares the lobby's estimates
+        (``p2p.peer.opening``: ``machine.clocks = peer.lobby.clocks``)."""
+        for m in self.members:
+            assert m.machine is not None
+            for other in self.members:
+                if other is not m:
+                    sent = -HEARTBEAT_MS // 2  # (no draw from the network's stream)
+                    m.machine.clocks.observe(other.pk, other.clock(sent), m.clock(sent + 100))
 
     def run(self) -> World:
         """Run the schedule to its end; the checks read the result."""
