@@ -81,9 +81,12 @@ function localSeatLabel(local, i) {
 function resultText(state, winners, label) {
   if (gameInfo(state.game).ranking) {
     const scores = state.scores;
-    const order = scores.map((s, i) => i).sort((a, b) => scores[b] - scores[a] || a - b);
+    // the game's own places when it gives them (chess4: at equal points a seat that
+    // resigned ranks below one that played on), else by points
+    const rankOf = (i) => (state.ranks ? state.ranks[i] : 1 + scores.filter((s) => s > scores[i]).length);
+    const order = scores.map((s, i) => i).sort((a, b) => rankOf(a) - rankOf(b) || a - b);
     return order.map((i) => {
-      const rank = 1 + scores.filter((s) => s > scores[i]).length;
+      const rank = rankOf(i);
       return t('ui.result.rank', { rank, seat: label(i), points: scores[i] });
     }).join(' · ');
   }
