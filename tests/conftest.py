@@ -19,6 +19,13 @@ import pytest
 from p2p.net.broker import BrokerError, LocalBroker, mosquitto_path
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The longest tests first (``tests/schedule.py``)."""
+    from schedule import longest_first
+
+    longest_first(items)
+
+
 def _require_mosquitto() -> None:
     if mosquitto_path() is not None:
         return

@@ -299,7 +299,9 @@ class MqttLimits:
     """A TCP proxy in front of Mosquitto that reads the client's MQTT packets and plays a
     hosted broker's limits that Mosquitto has no option for:
 
-    * ``refuse_v5``: a v5 CONNECT is answered by closing the socket (RabbitMQ 3.x);
+    * ``refuse_v5``: a v5 CONNECT is answered by closing the socket (RabbitMQ 3.x), or
+      with ``refuse_v5="connack"`` by a 3.1.1 CONNACK "unacceptable protocol version"
+      and then closing (what MQTT 3.1.1 asks of a broker, and amqtt does);
     * ``publish_rate=(burst, per_s)``: a token bucket per connection over PUBLISH
       packets; a client over it is disconnected (``cut_for_rate`` counts them);
     * ``max_depth``: a PUBLISH or SUBSCRIBE with a topic of more levels is disconnected;
@@ -313,7 +315,7 @@ class MqttLimits:
         self,
         upstream_port: int,
         *,
-        refuse_v5: bool = False,
+        refuse_v5: bool | str = False,
         publish_rate: tuple[int, float] | None = None,
         max_depth: int | None = None,
     ) -> None:
@@ -406,6 +408,9 @@ class MqttLimits:
                         v5 = packet[i + 6] == 5
                         self.v5_connects += v5
                         if v5 and self.refuse_v5:
+                            if self.refuse_v5 == "connack":
+                                writer.write(b"\x20\x02\x00\x01")
+                                await writer.drain()
                             return
                     for topic in self._topics(packet, v5):
                         depth = topic.count("/") + 1

@@ -8,11 +8,13 @@ user is told, finished unforked once both are online together."""
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 import pytest
 from broker_limits import AGREED, KICKS, LARGEST, LIMITS, Limit, documented, run_limit
 from conftest import eventually, invitation, meet, run
+from faults import MqttLimits
 
 from p2p.net import known
 from p2p.net.broker import LocalBroker
@@ -183,3 +185,37 @@ def test_the_user_is_told_in_one_line_in_both_languages_and_nothing_forks(tmp_pa
     for other in others:
         lines = [line for line in other.splitlines() if line]
         assert all(line in alice_log for line in lines[1:]), "bob holds an event alice does not"
+
+
+def test_doctor_finds_a_limit_the_broker_keeps_silently_and_peers_keep_to_it(
+    tmp_path: Path,
+) -> None:
+    """Mosquitto's ``message_size_limit`` over MQTT 3.1.1 takes an over-large message
+    (PUBACK) and drops it: nothing on the wire tells.  ``p2p doctor`` sends the largest
+    message to itself, sees it not come back, finds the largest that does and keeps it in
+    ``brokers.json``; a transport reading that file then refuses (and reports) larger
+    messages instead of losing them."""
+    from test_cli_doctor import doctor
+
+    async def body() -> None:
+        async with LocalBroker(extra_config="message_size_limit 8192\n") as broker, \
+                MqttLimits(broker.port, refuse_v5="connack") as proxy:
+            code, out, err = await doctor(tmp_path, "--lang", "en", "--broker", proxy.url)
+            assert code == 0, err
+            assert "speaks: MQTT 3.1.1 only" in out
+            assert "largest message: only up to about 8192 bytes" in out, out
+            facts = json.loads((tmp_path / "brokers.json").read_text())
+            assert facts[proxy.url]["max_packet"] == "8192"
+            code, out, _ = await doctor(tmp_path, "--lang", "en", "--broker", broker.url)
+            assert "largest message: " in out and "go through" not in out  # v5: cut
+            known.forget()
+            known.attach(tmp_path / "brokers.json")
+            refused: list[Refused] = []
+            async with Transport(proxy.url) as transport:
+                transport.on_refused(refused.append)
+                await transport.publish("t/big", b"x" * BIG, qos=1)
+                await transport.publish("t/small", b"s", qos=1, wait=True)
+            known.forget()
+            assert [r.topic for r in refused] == ["t/big"] and refused[0].limit == 8192
+
+    run(body(), 120)

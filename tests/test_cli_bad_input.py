@@ -62,9 +62,16 @@ def test_the_examples_refuse_bad_input_in_one_line(argv: list[str], words: list[
 def test_a_refused_broker_is_said_in_one_line_within_two_seconds(argv: list[str]) -> None:
     """two_bots.py against a closed port printed the bot task's traceback; every entry
     point waited out the transport's 10 s connect timeout for a refusal."""
+    # the interpreter's start and imports, measured now: 1 s on an idle machine, 3-5 s on
+    # a loaded CI runner (a fixed 1.5 s allowance failed there with 3.5 s in all)
+    started = time.monotonic()
+    run(["-c", "import p2p.peer, p2p.cli, p2p.ai"], cwd=ROOT)
+    start_up = time.monotonic() - started
     started = time.monotonic()
     out = run([*argv, "--broker", "mqtt://127.0.0.1:1"], cwd=ROOT)
-    assert time.monotonic() - started < 2.0 + 1.5  # the interpreter's start included
+    took = time.monotonic() - started
+    # waiting out the 10 s connect timeout costs 10 s plus the start: still far above this
+    assert took < 2.0 + 2 * start_up, f"{took:.1f} s (start-up {start_up:.1f} s)"
     one_line_error(out, "cannot connect to mqtt://127.0.0.1:1: connection refused")
 
 

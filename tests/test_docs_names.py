@@ -23,6 +23,7 @@ parts (``p2p.games.ttt``) is an example, not a claim.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import re
 from collections.abc import Iterator
@@ -124,13 +125,18 @@ def _class_index() -> tuple[dict[str, set[str]], dict[str, set[str]], set[str]]:
     return members, bases, defined
 
 
-MEMBERS, BASES, DEFINED = _class_index()
+@functools.cache
+def class_index() -> tuple[dict[str, set[str]], dict[str, set[str]], set[str]]:
+    """``_class_index`` once, when a test first needs it (at import it cost every pytest
+    worker seconds of collection)."""
+    return _class_index()
 
 
 def class_has(name: str, attr: str, seen: frozenset[str] = frozenset()) -> bool:
-    if attr in MEMBERS.get(name, set()):
+    members, bases, _ = class_index()
+    if attr in members.get(name, set()):
         return True
-    return any(class_has(base, attr, seen | {name}) for base in BASES.get(name, ()) if base not in seen)
+    return any(class_has(base, attr, seen | {name}) for base in bases.get(name, ()) if base not in seen)
 
 
 def problems(where: str, text: str) -> list[str]:
@@ -152,10 +158,10 @@ def problems(where: str, text: str) -> list[str]:
         if not re.fullmatch(r"[A-Za-z_]\w*(?:\.\w+)?", token) or example(token):
             continue
         head, _, attr = token.partition(".")
-        if attr and head in MEMBERS:
+        if attr and head in class_index()[0]:
             if not class_has(head, attr):
                 found.append(f"{where}: {head} has no {attr}")
-        elif not attr and head.startswith("_") and not head.startswith("__") and head not in DEFINED:
+        elif not attr and head.startswith("_") and not head.startswith("__") and head not in class_index()[2]:
             found.append(f"{where}: nothing named {head}")
     return found
 

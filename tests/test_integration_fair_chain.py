@@ -328,7 +328,7 @@ def test_live_an_invitee_whose_admin_vanished_is_freed(
             assert bob.busy and rb.phase is Phase.FORMING
             await rb.wait_over(10)
             assert (
-                rb.phase is Phase.CANCELLED and "expired" in rb.chain_state.end_reason
+                rb.phase is Phase.CANCELLED and "expired" in rb.end_reason
             )
             assert not bob.busy
             del rnd
@@ -383,7 +383,7 @@ def test_live_a_round_whose_admin_and_successor_vanish_ends_for_the_rest(
             bob.interrupt_connection(hold=600)
             await rc.wait_over(20)
             assert rc.phase is Phase.CANCELLED
-            assert rc.chain_state.end_reason.startswith("abandoned")
+            assert rc.end_reason.startswith("abandoned")
             assert not carol.busy
 
     run(body(), timeout=60)

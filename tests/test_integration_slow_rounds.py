@@ -185,19 +185,23 @@ def test_live_junk_on_a_store_topic_costs_its_owner_at_most_one_repair_per_inter
 
             counter = asyncio.create_task(count())
             try:
-                await eventually(lambda: len(ours) == 1, 5, "alice's retained store")
+                await eventually(lambda: len(ours) >= 1, 5, "alice's retained store")
+                # her store may change once more as bob's events about her move arrive
+                # (it shrinks to what he lacks): let that settle, then count from here
+                await asyncio.sleep(0.3)
+                base = len(ours)
                 started = loop.time()
                 for payload in junk:  # over 2 s or so
                     await mallory.publish(topic, payload, qos=0, retain=True)
                     await asyncio.sleep(0.005)
                 ended = loop.time()
                 await asyncio.sleep(0.3)  # what the junk set off has come by
-                during = len(ours) - 1
+                during = len(ours) - base
                 assert during <= 2 + int((ended - started) / 1.5), f"{during} republications"
                 await eventually(lambda: ours[-1] > ended, 10, "a repair after the junk")
             finally:
                 counter.cancel()
-            repairs = len(ours) - 1
+            repairs = len(ours) - base
             allowed = 1 + int((ours[-1] - started) / 1.5)
             assert 1 <= repairs <= allowed, (repairs, allowed)
             assert alice.stats.dropped.get("retained store overwritten", 0) >= 290

@@ -28,12 +28,14 @@ def shell(tmp_path: Path, broker: str, lang: str = "en") -> HeadlessShell:
                          rows=30, columns=120)
 
 
-def test_connect_after_broker_goes_back_to_that_broker(tmp_path: Path, broker_url: str) -> None:
+@pytest.mark.parametrize(("lang", "connected"), [("en", "Connected to"), ("de", "Verbunden mit")])
+def test_connect_after_broker_goes_back_to_that_broker(tmp_path: Path, broker_url: str, lang: str,
+                                                       connected: str) -> None:
     async def scenario() -> None:
-        async with shell(tmp_path, broker_url) as h:
-            await said(h, f"Connected to {broker_url}", 10)
+        async with shell(tmp_path, broker_url, lang) as h:
+            await said(h, f"{connected} {broker_url}", 10)
             await h.type_line("/connect")
-            await h.wait_for(lambda: sum(f"Connected to {broker_url}" in x
+            await h.wait_for(lambda: sum(f"{connected} {broker_url}" in x
                                          for x in h.controller.state.text_lines()) == 2, 15)
             texts = "\n".join(h.controller.state.text_lines())
             assert not any(url in texts for url in DEFAULT_BROKER_URLS), texts

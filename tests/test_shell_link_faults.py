@@ -73,7 +73,7 @@ async def bob_accepts(h: HeadlessShell, bob: Any) -> Any:
     """The shell invites bob to Connect Four and starts; bob accepts."""
     await h.wait_for(lambda: any(e.nick == "bob" for e in h.controller.state.lobby), 10)
     await h.type_line("/invite bob connect4 start=me")
-    for _ in range(400):
+    for _ in range(1200):  # 30 s
         if bob.invitations:
             return await bob.invitations[-1].accept()
         await asyncio.sleep(0.025)
@@ -93,7 +93,9 @@ def test_our_link_down_shows_reconnecting_with_its_time_and_the_round_resumes(
             rnd = h.controller.online.round
             h.send("4")
             await rb.wait_turn(20)
-            h.controller.online.peer.interrupt_connection(3.0)
+            # 6 s down: the count must be seen at 2 s or more while it lasts (with 3 s, a
+            # loaded machine could redraw the status only after the link was back)
+            h.controller.online.peer.interrupt_connection(6.0)
             await h.wait_for(lambda: text["reconnecting"].search(status(h)) is not None, 10)
             await rb.play("3")  # bob moves while we are cut off
             # The note counts up while the link is down.
@@ -123,6 +125,9 @@ def test_a_member_whose_link_came_back_is_announced_as_back(tmp_path: Path, brok
             bob.interrupt_connection(2.0)  # the broker fires bob's Last Will
             await said(h, text["away"], 10)
             await said(h, text["back"], 20)
+            # bob's own side resyncs after its reconnect: it moves once it sees its turn
+            # (played at once, a loaded run got "not your turn" / "not in play")
+            assert await rb.wait_turn(30)
             await rb.play("3")  # and the round goes on
             await h.wait_for(lambda: text["your_turn"] in status(h), 10)
 
@@ -135,7 +140,9 @@ def test_a_computer_seat_whose_host_is_gone_says_so_with_the_countdown(
     from p2p.protocol.round import TurnTimeouts
 
     text = TEXT[lang]
-    fast = TurnTimeouts(silent_ms=600_000, offline_ms=3_000)
+    # offline_ms 6 s: the grace (8 s from anna's goodbye) must outlast the steps that read
+    # the countdown (with 3 s a loaded run saw the forfeit before the status was checked)
+    fast = TurnTimeouts(silent_ms=600_000, offline_ms=6_000)
 
     async def scenario() -> None:
         async with online_shell(tmp_path, broker_url, lang, peer_options={"turn_timeouts": fast}) as h:
@@ -161,7 +168,7 @@ def test_a_computer_seat_whose_host_is_gone_says_so_with_the_countdown(
             assert re.search(r"\d+ s", line), line
             await h.wait_for(lambda: text["host_status"] in status(h), 10)
             # We are anna's successor: after the grace period we forfeit her, naming the computer.
-            forfeit = await said(h, text["forfeit"], 20)
+            forfeit = await said(h, text["forfeit"], 40)
             if lang == "de":
                 assert "lang nicht für Blau (Computer Neuling) gezogen" in forfeit, forfeit
             assert "did not move for 0" not in forfeit and "nicht gezogen (" not in forfeit, forfeit

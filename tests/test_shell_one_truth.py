@@ -32,7 +32,9 @@ def test_a_shell_restarted_between_rounds_counts_like_the_others(tmp_path: Path,
                 await r1.wait_turn(20)
                 await r1.resign()
                 await h.wait_for(lambda: "Round 1 · over" in status(h), 20)
-                assert "Score alice 0 · tester 1" in status(h)
+                # the status reads the chain's end at once, the score follows the end's
+                # notification a moment later: poll it (asserted at once it failed under load)
+                await h.wait_for(lambda: "Score alice 0 · tester 1" in status(h), 10)
             async with online_shell(shell_dir, broker_url) as h:
                 await h.wait_for(lambda: h.controller.online is not None and h.controller.online.connected(), 10)
                 await h.wait_for(lambda: alice.find_peer(my_id[:8]) is not None, 10)
@@ -106,7 +108,7 @@ def test_a_restarted_shell_counts_a_drawn_starter_round_from_its_start(tmp_path:
                 await r1.wait_turn(20)
                 await r1.resign()
                 await h.wait_for(lambda: f"{words[0]} 1 · " in status(h) and h.controller.online.round.is_over, 20)
-                assert f"{words[1]} alice 0 · tester 1" in status(h)
+                await h.wait_for(lambda: f"{words[1]} alice 0 · tester 1" in status(h), 10)  # (the score follows)
             async with online_shell(shell_dir, broker_url, lang=lang) as h:
                 await h.wait_for(lambda: h.controller.online is not None and h.controller.online.connected(), 10)
                 await h.wait_for(lambda: alice.find_peer(my_id[:8]) is not None, 10)
@@ -134,5 +136,52 @@ def test_a_restarted_shell_counts_a_drawn_starter_round_from_its_start(tmp_path:
                 await ra.resign()
                 await said(h, words[2])
                 await h.wait_for(lambda: f"{words[1]} tester 2 · alice 0" in status(h), 10)
+
+    run(scenario())
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_a_restarted_shell_counts_a_cube_round_with_a_computer_from_its_start(tmp_path: Path, broker_url: str,
+                                                                               lang: str) -> None:
+    """Issue 26.1, its second case: after a restart, a cube round with a computer seat and
+    the starter drawn showed "Round 1 · Score 0 · 0" until its end. The computer is no
+    member of the group (alice and us): it is the group's round 2, 1:0, from its start."""
+    words = {"en": ("Round", "Score"), "de": ("Runde", "Stand")}[lang]
+
+    async def scenario() -> None:
+        async with Peer(broker_url, nick="alice") as alice:
+            async with online_shell(tmp_path, broker_url, lang=lang) as h:
+                await h.wait_for(lambda: h.controller.online is not None and h.controller.online.connected(), 10)
+                my_id = h.controller.online.peer.peer_id
+                await h.wait_for(lambda: alice.find_peer(my_id[:8]) is not None, 10)
+                r1 = await alice.invite([my_id[:8]], "connect4", start=0)
+                await h.wait_for(lambda: h.controller.online.commands.pending() is not None, 10)
+                await h.type_line("/accept")
+                await r1.wait_started(20)
+                await r1.wait_turn(20)
+                await r1.resign()
+                await h.wait_for(lambda: f"{words[1]} alice 0 · tester 1" in status(h), 20)
+            async with online_shell(tmp_path, broker_url, lang=lang) as h:
+                await h.wait_for(lambda: h.controller.online is not None and h.controller.online.connected(), 10)
+                await h.wait_for(lambda: any(e.nick == "alice" for e in h.controller.state.lobby), 10)
+                await h.type_line("/invite alice cube ai=1")  # a computer seat; the starter is drawn
+                for _ in range(400):
+                    if alice.invitations:
+                        break
+                    await asyncio.sleep(0.025)
+                ra = await alice.invitations[-1].accept()
+                session = h.controller.online
+                await h.wait_for(lambda: session.round is not None and session.round.game is not None, 20)
+                await h.wait_for(lambda: status(h).startswith(f"{words[0]} 2 · "), 5)
+                assert f"{words[1]} tester 1 · alice 0" in status(h), status(h)
+                await ra.wait_started(20)
+                if session.round.is_my_turn:
+                    await h.type_line("a1")
+                else:
+                    await ra.wait_turn(20)
+                    await ra.play(ra.game.legal_moves()[0])
+                await h.wait_for(lambda: len(session.round.game.history()) >= 1, 20)
+                assert status(h).startswith(f"{words[0]} 2 · "), status(h)  # still right, a move on
+                assert f"{words[1]} tester 1 · alice 0" in status(h), status(h)
 
     run(scenario())

@@ -44,9 +44,15 @@ def _presences(namespace: str) -> list[tuple[str, bytes]]:
 
 @pytest.mark.slow
 def test_a_presence_flood_is_one_count_and_a_friend_still_shows(
-    tmp_path: Path, private_mosquitto
+    tmp_path: Path, private_mosquitto, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from p2p.peer import Peer
+    from p2p.shell import online_notes
+
+    # the strangers' budget refills once a minute here, not every 5 s: on a loaded machine
+    # the shell took 60 s to take in the flood and the refill alone said 12 more lines
+    # (CI: 18 > 12); the burst, the count and the bound are the product's
+    monkeypatch.setattr(online_notes, "PRESENCE_LINES_EVERY_MS", 60_000)
 
     url = private_mosquitto.url
     book = Friends()
@@ -93,4 +99,4 @@ def test_a_presence_flood_is_one_count_and_a_friend_still_shows(
                 hidden = sum(int(x.split("and ")[1].split(" more")[0]) for x in counts)
                 assert hidden >= len(peer.lobby.peers) - len(joined) - 1
 
-    asyncio.run(asyncio.wait_for(scenario(), 90))
+    asyncio.run(asyncio.wait_for(scenario(), 150))

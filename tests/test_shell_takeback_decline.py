@@ -7,6 +7,7 @@ the asker's shell says who declined which move, and the public peer API tells a 
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -96,5 +97,47 @@ def test_our_decline_reaches_the_asking_peer_at_once(tmp_path: Path, broker_url:
             assert rb.state_hash == rnd.state_hash
             assert warnings(h) == [w["nothing"]]  # no other warning
             feed.close()
+
+    run(scenario())
+
+
+@pytest.mark.parametrize(("lang", "asks", "told"), [
+    ("en", "alice asks to take back the move b2; bob is to move and decides.",
+     "bob declined to take back alice's move b2."),
+    ("de", "alice möchte den Zug b2 zurücknehmen; bob ist am Zug und entscheidet.",
+     "bob lehnt es ab, den Zug b2 von alice zurückzunehmen."),
+])
+def test_the_third_player_reads_who_declined_whose_take_back(tmp_path: Path, broker_url: str, lang: str,
+                                                             asks: str, told: str) -> None:
+    """Three seats (the cube): alice asks, bob (to move) declines; our shell, neither
+    asked nor asking, reads both lines at once, and nothing in the round changes."""
+
+    async def scenario() -> None:
+        async with online_shell(tmp_path, broker_url, lang) as h, Peer(broker_url, nick="alice") as alice, \
+                Peer(broker_url, nick="bob") as bob:
+            await h.wait_screen(WORDS[lang]["connected"], 10)
+            for nick in ("alice", "bob"):
+                await h.wait_for(lambda n=nick: any(e.nick == n for e in h.controller.state.lobby), 10)
+            await h.type_line("/invite alice bob cube players=3 start=me")
+            for _ in range(400):
+                if alice.invitations and bob.invitations:
+                    break
+                await asyncio.sleep(0.025)
+            ra = await alice.invitations[-1].accept()
+            rb = await bob.invitations[-1].accept()
+            rnd = h.controller.online
+            await h.wait_for(lambda: rnd.round is not None and rnd.round.game is not None and rnd.round.is_my_turn, 20)
+            await h.type_line("a1")
+            await ra.wait_turn(20)
+            await ra.play("b2")
+            await ra.request_takeback()
+            await said(h, asks)
+            await rb.wait_until(lambda r: r.takeback_asked == ra.my_seat, 10)
+            await rb.decline_takeback()
+            await said(h, told)
+            assert rnd.round.game.history() == ["a1", "b2"] and rnd.round.takeback_asked is None
+            await rb.play("c3")
+            await h.wait_for(lambda: rnd.round.game.history() == ["a1", "b2", "c3"], 10)
+            assert warnings(h) == []
 
     run(scenario())

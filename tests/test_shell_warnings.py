@@ -73,9 +73,9 @@ def test_the_routine_patterns_match_what_the_protocol_says() -> None:
     import inspect
 
     from p2p.peer.checks import is_routine
-    from p2p.protocol import round_conflicts, round_machine, round_side
+    from p2p.protocol import round_conflicts, round_machine, round_receive, round_side
 
-    source = "".join(inspect.getsource(m) for m in (round_conflicts, round_machine, round_side))
+    source = "".join(inspect.getsource(m) for m in (round_conflicts, round_machine, round_receive, round_side))
     for text in ("sync request too soon", "is already taken", "was forfeited (this event is late)",
                  "the round has ended here", "answers an event a forfeit replaced"):
         assert text in source, text

@@ -111,3 +111,24 @@ def test_several_unreachable_brokers_are_a_list(tmp_path: Path, lang: str, joine
             await said(h, joined, 15)
 
     asyncio.run(asyncio.wait_for(scenario(), 30))
+
+
+@pytest.mark.parametrize(("lang", "left", "wrong"), [("en", "2 hours left", "1 hour left"),
+                                                     ("de", "noch 2 Stunden", "noch 1 Stunde")])
+def test_a_two_hour_turn_just_begun_is_listed_with_two_hours_left(tmp_path: Path, broker_url: str, lang: str,
+                                                                   left: str, wrong: str) -> None:
+    """Issue 26.11 through the real shell: ``/rounds`` right after a 2-hour turn began said
+    "1 hour left" (rounded down)."""
+
+    async def scenario() -> None:
+        async with online_shell(tmp_path, broker_url, lang) as h, Peer(broker_url, nick="bob") as bob:
+            await h.wait_for(lambda: h.controller.online is not None and h.controller.online.connected(), 10)
+            rb = await bob_accepts(h, bob, "connect4 turn=2h start=me")
+            await rb.wait_started(20)
+            await h.wait_for(lambda: h.controller.online.round is not None and h.controller.online.round.is_my_turn, 20)
+            await h.type_line("/rounds")
+            line = await said(h, left, 10)
+            texts = h.controller.state.text_lines()
+            assert not any(wrong in x for x in texts), line
+
+    run(scenario())

@@ -34,6 +34,11 @@ machine), a plain machine-level test states the rule beside the seed:
 * ``mixed/755`` was a simulator check too narrow: live and replay both showed the
   position disputed (T5, T7) while every member had acked; the check compared only
   "every ack held" with replay's "agreed".
+* ``mixed/50`` (found when the phase table made a local end a verdict beside the chain):
+  a member whose clock took the forming round for *expired* dropped the admin's
+  ``cancel`` ("the round has ended here") and stayed at the invitation while every other
+  member held the cancelled chain.  A local *expired* end now takes the chain's own end
+  of the round (§15.6), as a local *abandoned* end takes its next chain event.
 * ``mixed/444`` was a simulator bug (a restart resumed without the log's closing acks,
   which the live peer takes up); ``mixed/48`` and ``silent_loser/105`` were mended on
   main before (a lost equivocation proof now travels in sync answers; the three-seat
@@ -57,7 +62,8 @@ from p2p.sim import simulate
 @pytest.mark.parametrize(
     "family,seed",
     [("honest", 282), ("honest", 661), ("mixed", 108), ("mixed", 444), ("mixed", 3),
-     ("mixed", 486), ("mixed", 755), ("mixed", 139), ("mixed", 48), ("silent_loser", 105)],
+     ("mixed", 486), ("mixed", 755), ("mixed", 139), ("mixed", 48), ("silent_loser", 105),
+     ("mixed", 50)],
 )
 def test_a_counterexample_seed_holds_every_invariant(family: str, seed: int) -> None:
     result = simulate(family, seed)

@@ -16,10 +16,19 @@ from typing import Any
 
 import pytest
 from conftest import eventually
-from webface import chromium, open_page, require_browser, status, wait_status, web_process
+from webface import (
+    background,
+    chromium,
+    notifying_page,
+    open_page,
+    require_browser,
+    status,
+    wait_status,
+    web_process,
+)
 
 from p2p import friends as friends_mod
-from p2p.peer import Peer
+from p2p.peer import Peer, RoundNotice
 
 
 @pytest.fixture(scope="module")
@@ -51,6 +60,17 @@ async def _settings(page: Any, **fields: str) -> None:
     await page.click('#settings-form button[type="submit"]')
 
 
+async def _notifications(page: Any, on: bool) -> None:
+    """``/notify on|off`` in the settings form, saved."""
+    if not await page.is_visible('#settings-form input[name="notifications"]'):
+        await page.click("#settings-box summary")
+    await page.set_checked('#settings-form input[name="notifications"]', on)
+    await page.click('#settings-form button[type="submit"]')
+    word = "on:" if on else "off."
+    await page.wait_for_selector(f"#log li:has-text('Notifications {word}')", timeout=10_000)
+    await page.wait_for_selector(f"body[data-notify={'on' if on else 'off'}]", timeout=10_000)  # the snapshot too
+
+
 def test_decline_leave_unfriend_nick_rules_stats_and_another_broker(
         browser_loop: Any, broker_url: str, private_mosquitto: Any, tmp_path: Path) -> None:
     """alice in the page, bob a scripted peer: alice renames herself, declines bob's
@@ -69,6 +89,7 @@ def test_decline_leave_unfriend_nick_rules_stats_and_another_broker(
             # /nick: saved at once, the others see it with the next presence (a heartbeat)
             await _settings(page, nick="alicia")
             await page.wait_for_selector("#log li:has-text('You are now called alicia.')", timeout=10_000)
+            await page.wait_for_selector("#me:has-text('alicia')", timeout=10_000)  # the page's own name at once
             await eventually(lambda: bob.find_peer("alice") is not None, 20, "alice in bob's lobby")
             alice_pk = bob.find_peer("alice").pk
             # /decline: bob's invitation shown with its options, declined from the page
@@ -190,13 +211,14 @@ def test_analysis_text_hint_rules_and_statistics_here(browser_loop: Any, tmp_pat
             else:
                 assert summary == ("Analysis done: 1 mistake." if mistakes == 1 else f"Analysis done: {mistakes} mistakes."), texts
             assert await page.locator("#chart:not([hidden]) > *").count() > 0
-            # the same review in German once the language is switched and asked again
+            # the language switched: the review and the statistics still shown are said in German
             await page.click("#lang")
             await wait_status(page, lambda s: "gewinnt" in s["result"], 10, "German")
-            await page.click("#btn-analysis")
-            await page.wait_for_selector("#analysis-text li:has-text('Zug 7 Rot 1: hält den Sieg')", timeout=30_000)
-            await page.click("#btn-stats")
+            await page.wait_for_selector("#analysis-text li:has-text('Zug 7 Rot 1: hält den Sieg')", timeout=10_000)
             await page.wait_for_selector("#info .stats-local li:has-text('0 gewonnen, 1 verloren')", timeout=10_000)
+            # and the rules, asked for in German, come in German
+            await page.click("#btn-rules")
+            await page.wait_for_selector("#info[data-kind=rules]:has-text('Regeln: Vier in einer Reihe')", timeout=10_000)
 
     _run(browser_loop, body(), 120)
 
@@ -249,3 +271,86 @@ def test_a_round_called_off_and_a_private_round_started_now_with_who_joined(
             await eventually(lambda: rnd.game is not None and rnd.game.history() == ["b2"], 20, "bob to see b2")
 
     _run(browser_loop, body(), 120)
+
+
+def test_take_backs_declined_both_ways_then_another_round_asked_by_a_member(
+        browser_loop: Any, broker_url: str, tmp_path: Path) -> None:
+    """bob invites alice and starts. A take-back declined both ways, each side told at
+    once: bob asks, alice declines in the page (bob gets the signed decline); alice asks,
+    bob declines (alice's page says so). Then bob resigns, and ``/again`` is not the
+    admin's alone (as in the shell): alice's *Another round* invites bob to the same seats
+    with the next seat (alice) starting, and her page shows round 2, the score carried on.
+    On the way, ``/notify``: with notifications off in the settings a turn that comes
+    while the tab is in the background makes none; switched on, the next one does."""
+    ns = "web-face-again"
+    _loop, browser = browser_loop
+
+    async def body() -> None:
+        async with web_process(tmp_path / "alice", "--broker", broker_url, "--namespace", ns, "--nick", "alice",
+                               "--lang", "en") as web, \
+                Peer(broker_url, nick="bob", namespace=ns) as bob:
+            page = await notifying_page(browser, web)
+            await eventually(lambda: bob.find_peer("alice") is not None, 20, "alice in bob's lobby")
+            alice_pk = bob.find_peer("alice").pk
+            first = await bob.invite([alice_pk], "connect4", {"width": 8}, start=0)
+            await page.click(f'[data-invitation="{first.id}"] button.accept', timeout=20_000)
+            await _notifications(page, False)
+            await background(page, True)
+            await first.wait_turn(20)
+            await first.play("4")
+            # (the your-turn message comes before the snapshot that shows the turn)
+            await wait_status(page, lambda s: s["moves"] == "4" and s["my_turn"] == "yes", 20, "bob's move")
+            assert await page.evaluate("window.__notes") == [] and not (await page.title()).startswith("●")
+            await background(page, False)
+            declined: list[Any] = []
+            with bob.events() as notes:
+                async def listen() -> None:
+                    async for note in notes:
+                        if isinstance(note, RoundNotice) and note.code == "takeback_declined":
+                            declined.append(note)
+
+                listener = asyncio.create_task(listen())
+                await first.request_takeback()
+                await page.click("#btn-decline-takeback", timeout=15_000)
+                await eventually(lambda: bool(declined), 15, "bob told of the decline")
+                assert declined[0].params == {"seat": 0, "by": 1}
+                assert first.takeback_asked is None and first.game.history() == ["4"]
+                listener.cancel()
+            await page.wait_for_selector("#log li:has-text('Take-back declined – bob is told at once.')", timeout=10_000)
+            await page.wait_for_selector("#takeback-note", state="hidden", timeout=10_000)
+            st = await status(page)
+            assert st["moves"] == "4" and st["my_turn"] == "yes", st
+            await page.fill("#move-input", "5")
+            await page.press("#move-input", "Enter")
+            await first.wait_turn(20)
+            await page.click("#btn-takeback", timeout=10_000)
+            await eventually(lambda: first.takeback_asked == 1, 15, "alice's request at bob")
+            await first.decline_takeback()
+            await page.wait_for_selector("#log li:has-text(\"bob declined to take back alice's last move.\")",
+                                         timeout=15_000)
+            assert (await status(page))["moves"] == "4 5"
+            await _notifications(page, True)
+            await background(page, True)
+            await first.play("3")
+            await wait_status(page, lambda s: s["moves"] == "4 5 3" and s["my_turn"] == "yes", 20, "bob's 3")
+            notes = await page.evaluate("window.__notes")
+            assert len(notes) == 1 and notes[0][0] == "Your move – p2p" and notes[0][2] == "granted", notes
+            assert (await page.title()).startswith("●")
+            await background(page, False)
+            await first.resign()
+            st = await wait_status(page, lambda s: s["over"] == "yes", 20, "bob's resignation")
+            assert st["round_no"] == "1" and "alice 1" in st["score"], st
+            await page.click("#btn-again")
+            await eventually(lambda: bool(bob.invitations), 20, "alice's invitation to another round")
+            offer = bob.invitations[-1]
+            assert offer.game == "connect4" and offer.options["width"] == 8
+            second = await offer.accept()
+            st = await wait_status(page, lambda s: s["round_no"] == "2" and s["my_turn"] == "yes", 30,
+                                   "round 2, alice (the next seat) to start")
+            assert "alice 1" in st["score"] and "bob 0" in st["score"], st
+            assert [s.pk for s in second.chain_state.seats] == [bob.public_key, alice_pk]  # colours kept
+            await second.wait_started(20)
+            assert second.starter == 1 and not second.is_admin
+
+    _run(browser_loop, body(), 90)
+

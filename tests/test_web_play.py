@@ -126,12 +126,15 @@ def test_connect4_in_the_browser_ends_with_the_winning_line(tmp_path: Path) -> N
             page = await open_page(browser, web)
             await page.select_option("#new-game", "connect4")
             await page.click("#btn-local")
-            for move in "1212121":  # by keyboard on the board: a column focused, Enter
-                await wait_status(page, lambda s: s["my_turn"] == "yes", 10, "a person to move")
+            for n, move in enumerate("1212121", 1):  # by keyboard on the board: a column focused, Enter
+                await wait_status(page, lambda s: s["my_turn"] == "yes", 30, "a person to move")
                 await page.focus(f'#board [data-move="{move}"]')
                 await page.keyboard.press("Enter")
-                await asyncio.sleep(0.3)  # the 0.25 s input lock against a double tap
-            st = await wait_status(page, lambda s: s["over"] == "yes", 10, "the end")
+                # the move shown (the server took it), then the 0.25 s input lock against a
+                # double tap: a fixed sleep after the key alone raced a slow server under load
+                await wait_status(page, lambda s, n=n: len(s["moves"].split()) >= n, 30, f"move {n} shown")
+                await asyncio.sleep(0.3)
+            st = await wait_status(page, lambda s: s["over"] == "yes", 30, "the end")
             assert st["moves"] == "1 2 1 2 1 2 1"
             assert "Red wins" in st["result"]
             assert st["winning"] == "4"
@@ -142,11 +145,21 @@ def test_connect4_in_the_browser_ends_with_the_winning_line(tmp_path: Path) -> N
             # A double tap within the lock plays once: a fresh round, two quick moves.
             await page.click("#btn-again")
             await wait_status(page, lambda s: s["over"] == "" and s["moves"] == "", 10, "the next round")
-            await page.fill("#move-input", "4")
-            await page.press("#move-input", "Enter")
-            await page.fill("#move-input", "5")
-            await page.press("#move-input", "Enter")
-            await asyncio.sleep(0.5)
+            # both taps sent in one go by the page (four Playwright round trips took longer
+            # than the lock on a loaded machine: CI saw "4 5"); then wait for the answer to the
+            # second -- its refusal line, or a second move if the lock failed
+            await page.evaluate("""() => {
+                const input = document.getElementById('move-input');
+                const form = document.getElementById('move-form');
+                input.value = '4'; form.requestSubmit();
+                input.value = '5'; form.requestSubmit();
+            }""")
+            await page.wait_for_function(
+                """() => document.body.innerText.includes('too fast (double tap)')
+                    || document.getElementById('moves').textContent.trim().split(/\\s+/).length > 1""",
+                timeout=30_000,
+            )
+            await wait_status(page, lambda s: s["moves"] != "", 30, "the first tap's move")
             assert (await status(page))["moves"] == "4"
             # Step back and forth through the position (replay of the round so far).
             await page.click("#btn-replay")

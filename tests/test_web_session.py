@@ -168,7 +168,8 @@ def test_rules_of_every_game_and_statistics_of_rounds_against_the_computer(tmp_p
         assert stats["local"] == [{"game": "connect4", "level": "neuling", "won": 0, "lost": 1, "drawn": 0}]
         assert stats["online"] == []  # not connected: no round logs of ours
         # hot-seat counts nothing; four-player chess where the three computers give up at
-        # once ends with all four on 0 points: a shared first place counts as drawn
+        # once: all on 0 points, and a seat that resigned ranks below one that did not
+        # (the house rule), so the person is first alone: won
         await session.handle({"a": "local_start", "game": "connect4", "seats": [None, None]})
         await session.handle({"a": "local_resign"})
         await session.handle({"a": "local_start", "game": "chess4", "seats": [None, "einfach", "einfach", "einfach"]})
@@ -180,9 +181,9 @@ def test_rules_of_every_game_and_statistics_of_rounds_against_the_computer(tmp_p
         await session.handle({"a": "stats"})
         stats = [m for m in seen if m.get("t") == "stats"][-1]
         assert {(r["game"], r["level"], r["won"], r["lost"], r["drawn"]) for r in stats["local"]} == {
-            ("connect4", "neuling", 0, 1, 0), ("chess4", "einfach", 0, 0, 1)}, stats
+            ("connect4", "neuling", 0, 1, 0), ("chess4", "einfach", 1, 0, 0)}, stats
         assert load_settings(tmp_path).stats == {"connect4": {"neuling": {"won": 0, "lost": 1, "drawn": 0}},
-                                                 "chess4": {"einfach": {"won": 0, "lost": 0, "drawn": 1}}}
+                                                 "chess4": {"einfach": {"won": 1, "lost": 0, "drawn": 0}}}
         await session.close()
 
     run(body(), 30)

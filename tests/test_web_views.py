@@ -228,3 +228,16 @@ def test_a_registered_game_without_web_code_is_playable_on_the_plain_board() -> 
         assert [s["ply"] for s in view.all_states(game)] == [0, 1]
     finally:
         unregister_game("ttt")
+
+
+def test_chess4_state_gives_the_games_places_a_resigned_seat_below_at_equal_points() -> None:
+    """The page ranks chess4 seats by the game's own places (``ranks``), not by points
+    alone: when three seats resign at 0 points, the one that played on is first alone."""
+    game = create_game("chess4")
+    game.push(game.legal_moves()[0])
+    for seat in (1, 2, 3):
+        game.resign(seat)
+    s = chess4_view.state(game)
+    assert s["scores"] == [0, 0, 0, 0]
+    assert s["ranks"] == [1, 2, 2, 2]
+    assert s["winners"] == [0]

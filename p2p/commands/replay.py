@@ -74,7 +74,6 @@ def _moves(state: RoundState, names: dict[str, str]) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     from p2p.protocol.replay import LogError, replay_log
-    from p2p.protocol.round import Phase
 
     path: Path = args.file
     try:
@@ -121,10 +120,11 @@ def run(args: argparse.Namespace) -> int:
     if game is not None:
         print(game.render())
         print(f"scores {list(game.scores())}")
-    if state.phase is Phase.OVER:
-        print(f"over ({state.end_reason}); winners: {list(state.winners())}")
-    elif state.phase is Phase.CANCELLED:
-        print(f"{state.end_reason}")
+    outcome = state.outcome()  # how the chain ended it, typed
+    if outcome is not None and not outcome.is_cancelled:
+        print(f"over ({outcome.reason}); winners: {list(outcome.winners)}")
+    elif outcome is not None:
+        print(outcome.reason)
     else:
         print(f"unfinished: {state.phase.value}, {state.ply} moves")
     print(f"state hash {state.state_hash()}")

@@ -194,8 +194,12 @@ class MultiTransport(Broker):
     async def subscribe(
         self, topic: str, qos: int = 1, *, retained: bool = False, no_local: bool = False
     ) -> None:
-        for transport in self.transports:
-            await transport.subscribe(topic, qos, retained=retained, no_local=no_local)
+        await asyncio.gather(  # every broker at once: one round trip, not one each
+            *(
+                transport.subscribe(topic, qos, retained=retained, no_local=no_local)
+                for transport in self.transports
+            )
+        )
 
     async def unsubscribe(self, topic: str) -> None:
         for transport in self.transports:

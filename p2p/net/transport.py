@@ -111,8 +111,7 @@ then ``PUBLISH_RATE_PER_S`` per second (a token bucket; ``Transport(publish_rate
 Hosted brokers cut clients over about 10 publishes a second, counted as the packets
 arrive: a burst held up on the way arrives packed together with what follows it, so the
 burst stays 2 below such a limit's (with a burst of 10 the harness's 10/s proxy cut us
-now and then under load).  A round's busiest moment (its end: acks, store, closing
-events) stays within the burst (docs/brokers.md)."""
+now and then under load).  What goes beyond the burst waits its turn (docs/brokers.md)."""
 
 PROBE_TIMEOUT_S = 3.0
 """The longest the retained-delivery probe of a first connect takes (``_probe_retained``)."""

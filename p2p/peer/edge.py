@@ -145,11 +145,18 @@ class Edge:
         self.transport.publish_nowait(topic, payload, qos=qos, retain=retain, expiry=expiry)
 
     async def subscribe_round(self, key: str) -> None:
-        for topic, qos in self.topics.round_subscriptions(key):
-            # only a private round's genesis is retained (for code joiners)
-            await self.transport.subscribe(
-                topic, qos, retained=topic.endswith("/genesis"), no_local=True
+        """Subscribe to a round's topics, all at once: one round trip to the broker for
+        all their acknowledgements, not one each (issue 28: four in turn took four round
+        trips before an invitation or an accept could go out)."""
+        await asyncio.gather(
+            *(
+                # only a private round's genesis is retained (for code joiners)
+                self.transport.subscribe(
+                    topic, qos, retained=topic.endswith("/genesis"), no_local=True
+                )
+                for topic, qos in self.topics.round_subscriptions(key)
             )
+        )
 
     async def unsubscribe_round(self, key: str) -> None:
         for topic, _ in self.topics.round_subscriptions(key):

@@ -16,6 +16,7 @@ from p2p.peer.notifications import (
 from p2p.protocol.chat import clean_line
 from p2p.protocol.events import Event
 from p2p.protocol.lobby import Invitation as LobbyInvitation
+from p2p.protocol.outcome import RoundOutcome
 from p2p.protocol.round import (
     Phase,
     RoundState,
@@ -104,11 +105,24 @@ class Round:
 
     @property
     def phase(self) -> Phase:
-        return self.machine.state.phase
+        """Where the round is for us: its chain's phase, or ``CANCELLED`` once it ended
+        here by a local rule (``RoundMachine.local_end``; the chain says nothing of it)."""
+        return self.machine.phase
 
     @property
     def is_over(self) -> bool:
         return self.phase in (Phase.OVER, Phase.CANCELLED)
+
+    @property
+    def outcome(self) -> RoundOutcome | None:
+        """How the round ended for us, typed (``RoundMachine.outcome``); ``None`` while
+        it runs."""
+        return self.machine.outcome
+
+    @property
+    def end_reason(self) -> str:
+        """Why the round ended (its chain's reason, or our local end's), else ``''``."""
+        return self.machine.end_reason
 
     @property
     def my_seat(self) -> int | None:

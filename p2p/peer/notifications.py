@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Protocol, Self
 from p2p.protocol.events import Event
 from p2p.protocol.identity import label
 from p2p.protocol.lobby import PeerInfo
+from p2p.protocol.outcome import RoundOutcome
 
 if TYPE_CHECKING:
     from p2p.peer.handles import Invitation, Round
@@ -67,9 +68,13 @@ class YourTurn(Notification):
 
 @dataclass(frozen=True)
 class RoundOver(Notification):
+    """The round is over for us: ``outcome`` says how, typed (``reason`` is its English
+    line; ``winners`` the same as ``outcome.winners``)."""
+
     round: Round
     winners: tuple[int, ...]
     reason: str
+    outcome: RoundOutcome | None = None
 
 
 @dataclass(frozen=True)

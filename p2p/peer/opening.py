@@ -194,7 +194,7 @@ async def join(peer: Peer, code: str, timeout: float = 10.0) -> Round:
     if peer.busy and machine.state.genesis.body.get("turn") is None:  # one live round
         await peer.edge.unsubscribe_round(key)
         raise ActionError("you are already in a round; leave it first", "busy")
-    link = await _adopt(peer, machine, round_key)
+    link = await _adopt(peer, machine, round_key, subscribed=True)  # since the code
     await link.act(lambda m, now: m.join(peer.nick, now))
     return link.handle
 
@@ -296,9 +296,12 @@ async def accept_invitation(peer: Peer, round_id: str) -> Round:
     await link.act(lambda m, now: m.accept(now))
     return link.handle
 
-async def _adopt(peer: Peer, machine: RoundMachine, key: bytes) -> RoundLink:
+async def _adopt(
+    peer: Peer, machine: RoundMachine, key: bytes, subscribed: bool = False
+) -> RoundLink:
     """Hold a round: its link, created once with its routing fixed (topic key and round
-    key, docs/protocol.md §15.3), subscribed before we send anything in it.
+    key, docs/protocol.md §15.3), subscribed before we send anything in it
+    (``subscribed``: a code joiner is, since it looked for the genesis).
 
     ``key``: the round key its payloads are sealed with; it is kept next to the round log
     (mode 0600) so a restarted peer can resume.
@@ -310,7 +313,8 @@ async def _adopt(peer: Peer, machine: RoundMachine, key: bytes) -> RoundLink:
     peer.links.add(link)
     peer.lobby.keep(seat.pk for seat in machine.state.seats if seat.pk is not None)
     link.start_log(lambda path: write_round_key(path, key, machine.key))
-    await peer.edge.subscribe_round(machine.key)
+    if not subscribed:
+        await peer.edge.subscribe_round(machine.key)
     return link
 
 

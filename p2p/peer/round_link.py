@@ -165,7 +165,7 @@ class RoundLink:
 
     @property
     def is_over(self) -> bool:
-        return self.machine.state.phase in (Phase.OVER, Phase.CANCELLED)
+        return self.machine.is_over
 
     def has_member(self, public_key: bytes) -> bool:
         """True if ``public_key`` holds a seat (``p2p.protocol.admission``)."""
@@ -381,11 +381,14 @@ class RoundLink:
 
     def _tell_over(self) -> None:
         """``RoundOver`` once per outcome (a chain event, a local end, an equivocation)."""
-        st = self.machine.state
-        outcome = (st.phase, st.end_reason, st.winners())
+        machine = self.machine
+        winners = machine.state.winners()
+        outcome = (machine.phase, machine.end_reason, winners)
         if self.is_over and self._told_over != outcome:
             self._told_over = outcome
-            self._host.notify(RoundOver(self.handle, st.winners(), st.end_reason))
+            self._host.notify(
+                RoundOver(self.handle, winners, machine.end_reason, machine.outcome)
+            )
 
     def _on_rewound(self, effect: Rewound) -> None:
         """Chain events were replaced (the log file followed in ``step``): say so."""

@@ -100,7 +100,7 @@ class StoreLink:
     def _acks(self) -> list[Event]:
         """The acks of our final head we hold, one per member (the machine's first)."""
         st = self._link.machine.state
-        if st.phase not in (Phase.OVER, Phase.CANCELLED):
+        if not self._link.machine.is_over:
             return []
         found = dict(self._log_acks)
         found.update({a.pk: a for a in self._link.machine.acks().values()})
@@ -260,7 +260,7 @@ class StoreLink:
                 continue
             await link.receive(event, "sync", True)
         st = link.machine.state
-        if st.phase in (Phase.OVER, Phase.CANCELLED):
+        if link.machine.is_over:
             humans = {s.pk for s in st.seats if s.pk is not None}
             shown = {e.pk for e in events if e.kind == "ack" and e.prev == st.head.id}
             if humans <= shown:

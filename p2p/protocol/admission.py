@@ -32,6 +32,7 @@ there, so such an event "answers an event we do not know" and may fit later.
 
 from __future__ import annotations
 
+from p2p.protocol import phases
 from p2p.protocol.round import RoundState
 
 WHY_UNKNOWN_NON_MEMBER = "answers an event we do not know, from a non-member"
@@ -60,6 +61,14 @@ def refusal(
     if not known:
         return WHY_UNKNOWN_NON_MEMBER
     return f"{kind} by a non-member"
+
+
+def out_of_phase(state: RoundState, kind: str) -> str:
+    """Why a chain event of ``kind`` cannot be appended at the head of ``state`` now, by
+    the round's transition table (``p2p.protocol.phases``), or ``''``: the phase half of
+    "may this kind come now", asked by the machine before it applies an event at its head.
+    """
+    return phases.out_of_phase(state.phase, kind)
 
 
 class Members:

@@ -56,10 +56,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from p2p.games import Game, MoveError, OptionError, game_class
-from p2p.protocol import draw, events
+from p2p.protocol import draw
 from p2p.protocol.events import Event
+from p2p.protocol.evidence import evidence_error as evidence_error
+from p2p.protocol.evidence import seat_session as seat_session
+from p2p.protocol.outcome import RoundEnd, RoundOutcome
 from p2p.protocol.phases import PRE_PLAY as PRE_PLAY
 from p2p.protocol.phases import Phase as Phase
+from p2p.protocol.phases import advance, out_of_phase
 from p2p.protocol.timeouts import DEFAULT_TIMEOUTS as DEFAULT_TIMEOUTS
 from p2p.protocol.timeouts import MAX_TURN_S as MAX_TURN_S
 from p2p.protocol.timeouts import MIN_TURN_S as MIN_TURN_S
@@ -119,8 +123,30 @@ class RoundState:
     taken_back: list[int] = field(default_factory=list)
     """Seats that have taken back a move (once per seat and round, a chain rule)."""
     """Seats proven to have signed two events for one position (they never win)."""
-    end_reason: str = ""
+    ended_by: RoundEnd | None = None
+    """What ended the round by its chain (``None`` while it runs); see ``outcome``."""
+    end_detail: str = ""
     timeouts: TurnTimeouts = DEFAULT_TIMEOUTS
+
+    @property
+    def end_reason(self) -> str:
+        """Why the round ended, in one English line (``''`` while it runs)."""
+        return "" if self.ended_by is None else RoundOutcome(self.ended_by, detail=self.end_detail).reason
+
+    def _end(self, by: RoundEnd, detail: str = "") -> None:
+        self.ended_by, self.end_detail = by, detail
+
+    def outcome(self) -> RoundOutcome | None:
+        """How the round ended by its chain, typed (``None`` while it runs)."""
+        if self.ended_by is None:
+            return None
+        return RoundOutcome(
+            self.ended_by,
+            self.winners(),
+            self.game.scores() if self.game is not None else (),
+            self.game.outcome() if self.game is not None else None,
+            self.end_detail,
+        )
 
     # -- construction ------------------------------------------------------------------
 
@@ -401,8 +427,8 @@ class RoundState:
         return sealed
 
     def _apply_start(self, event: Event) -> None:
-        if self.phase is not Phase.FORMING:
-            raise RoundError("start only while forming")
+        if out_of_phase(self.phase, "start"):
+            raise RoundError(out_of_phase(self.phase, "start"))
         if event.ts > self.expires:
             raise RoundError("the invitation had expired")
         sealed = self._sealed_side(event, self.genesis.id, ("accept", "join"))
@@ -431,14 +457,14 @@ class RoundState:
                 raise RoundError(f"seat {seat.index} has not accepted")
         self.seats = seats
         if self.draws_seed():
-            self.phase = Phase.COMMIT
+            advance(self, "start")
         else:
             assert self.start_seat is not None  # draws_seed() is False only then
-            self._begin_play(draw.fixed_seed(self.round_id), self.start_seat)
+            self._begin_play(draw.fixed_seed(self.round_id), self.start_seat, "start_named")
 
     def _apply_commit_close(self, event: Event) -> None:
-        if self.phase is not Phase.COMMIT:
-            raise RoundError("commit_close only while collecting commitments")
+        if out_of_phase(self.phase, "commit_close"):
+            raise RoundError(out_of_phase(self.phase, "commit_close"))
         sealed = self._sealed_side(event, self.chain[1].id, ("commit",))
         commits: dict[int, str] = {}
         for inner in sealed:
@@ -454,11 +480,11 @@ class RoundState:
                 f"commit_close leaves out the commitment of {seats_text(missing)}"
             )
         self.commits = commits
-        self.phase = Phase.REVEAL
+        advance(self, "commit_close")
 
     def _apply_draw(self, event: Event) -> None:
-        if self.phase is not Phase.REVEAL:
-            raise RoundError("draw only while collecting reveals")
+        if out_of_phase(self.phase, "draw"):
+            raise RoundError(out_of_phase(self.phase, "draw"))
         sealed = self._sealed_side(event, self.chain[-1].id, ("reveal",))
         revealed: dict[int, bytes] = {}
         for inner in sealed:
@@ -482,15 +508,15 @@ class RoundState:
                 f"the draw states a wrong result (seed {seed.hex()[:12]}, starter {starter})"
             )
         self.revealed = revealed
-        self._begin_play(seed, starter)
+        self._begin_play(seed, starter, "draw")
 
-    def _begin_play(self, seed: bytes, starter: int) -> None:
+    def _begin_play(self, seed: bytes, starter: int, step: str) -> None:
         self.seed = seed
         self.starter = starter
         self.game = game_class(self.game_name).create(
             {**self.options, "first": starter}
         )
-        self.phase = Phase.PLAY
+        advance(self, step)
 
     def computer_move(self) -> str:
         """The move the computer seat to move must play (every peer gets the same)."""
@@ -503,8 +529,8 @@ class RoundState:
         return choose_move(self.game, level, draw.ply_seed(self.seed, self.ply))
 
     def _apply_move(self, event: Event, advanced: tuple[Game, str] | None = None) -> None:
-        if self.phase is not Phase.PLAY or self.game is None:
-            raise RoundError("no move outside play")
+        if out_of_phase(self.phase, "move") or self.game is None:
+            raise RoundError(out_of_phase(self.phase, "move") or "no move outside play")
         body = event.body
         if body["ply"] != self.ply:
             raise RoundError(f"expected ply {self.ply}, got {body['ply']}")
@@ -528,10 +554,7 @@ class RoundState:
             and advanced[0].history() == [*self.game.history(), text]
         ):
             self.game = advanced[0]  # played and hashed once, by ourselves, just now
-            self.ply += 1
-            if self.game.is_over():
-                self.phase = Phase.OVER
-                self.end_reason = "game over"
+            self._moved()
             return
         try:
             self.game.push(text)
@@ -540,14 +563,21 @@ class RoundState:
         if self.game.state_hash() != body["state"]:
             self.game.pop()
             raise RoundError(f"state hash after {text!r} does not match")
+        self._moved()
+
+    def _moved(self) -> None:
+        """A move is on the board: the next ply, and the step it makes."""
+        assert self.game is not None
         self.ply += 1
         if self.game.is_over():
-            self.phase = Phase.OVER
-            self.end_reason = "game over"
+            self._end(RoundEnd.GAME_OVER)
+            advance(self, "game_over")
+        else:
+            advance(self, "move")
 
     def _apply_seal(self, event: Event) -> None:
-        if self.phase is not Phase.PLAY or self.game is None:
-            raise RoundError("seal only in play")
+        if out_of_phase(self.phase, "seal") or self.game is None:
+            raise RoundError(out_of_phase(self.phase, "seal") or "seal only in play")
         known = {e.id for e in self.chain}
         sealed = event.sealed()
         if not sealed:
@@ -556,6 +586,7 @@ class RoundState:
             if len(sealed) != 1:
                 raise RoundError("a takeback is sealed on its own")
             self._take_back(event, sealed[0])
+            advance(self, "seal")
             return
         seats: list[int] = []
         for inner in sealed:
@@ -574,7 +605,7 @@ class RoundState:
                 )
             seats.append(seat)
         leaving = [seat for inner, seat in zip(sealed, seats) if inner.kind == "leave"]
-        self._put_out(seats, leaving, "resignation")
+        advance(self, "game_over" if self._put_out(seats, leaving, RoundEnd.RESIGNATION) else "seal")
 
     def _take_back(self, event: Event, request: Event) -> None:
         """The owner of the position agrees to take back the last move, at its mover's request.
@@ -621,7 +652,7 @@ class RoundState:
                 f"forfeit ({reason}) {waited} ms after the previous event; needs {limit} ms"
             )
         self.forfeited.append(seat)
-        self._put_out([seat], [seat], "forfeit")
+        advance(self, "game_over" if self._put_out([seat], [seat], RoundEnd.FORFEIT) else "forfeit")
 
     def _check_evidence(self, event: Event, seat: int) -> None:
         """An ``offline`` forfeit carries the seat's own signed offline presence, dated
@@ -634,8 +665,9 @@ class RoundState:
         if why is not None:
             raise RoundError(why)
 
-    def _put_out(self, seats: list[int], leaving: list[int], reason: str) -> None:
-        """Seats give up (``leaving`` ones also leave; the admin role passes on)."""
+    def _put_out(self, seats: list[int], leaving: list[int], reason: RoundEnd) -> bool:
+        """Seats give up (``leaving`` ones also leave; the admin role passes on).  True if
+        the game is over by it (``end_reason`` says why); the caller takes the step."""
         assert self.game is not None
         newly_out = [seat for seat in seats if seat not in self.resigned]
         trial = self.game.copy()
@@ -657,15 +689,16 @@ class RoundState:
                         self.admin = successor
         self.game = trial
         if trial.is_over():
-            self.end_reason = reason
-            self.phase = Phase.OVER
-        elif newly_out:
+            self._end(reason)
+            return True
+        if newly_out:
             # the engine kept going without the seat: only possible if it skips it itself;
             # otherwise (no resignation support) the round ends with the others ranked.
             next_seat = trial.to_move()
             if next_seat is None or next_seat in self.resigned or not self._engine_resigns():
-                self.end_reason = reason
-                self.phase = Phase.OVER
+                self._end(reason)
+                return True
+        return False
 
     def _engine_resigns(self) -> bool:
         assert self.game is not None
@@ -684,21 +717,21 @@ class RoundState:
         equivocator is out as if it had left and the round is over, and it never wins.
         """
         if self.phase in PRE_PLAY:
-            self.phase = Phase.CANCELLED
-            self.end_reason = f"void: the admin signed two events for position {seq}"
+            advance(self, "equivocation")
+            self._end(RoundEnd.VOID, f"the admin signed two events for position {seq}")
             return
         if self.phase is Phase.PLAY and seat not in self.left:
-            self._put_out([seat], [seat], "equivocation")
+            self._put_out([seat], [seat], RoundEnd.EQUIVOCATION)
         if seat not in self.equivocators:
             self.equivocators.append(seat)
-        self.phase = Phase.OVER
-        self.end_reason = f"equivocation: seat {seat} signed two events for position {seq}"
+        advance(self, "equivocation")
+        self._end(RoundEnd.EQUIVOCATION, f"seat {seat} signed two events for position {seq}")
 
     def _apply_cancel(self, event: Event) -> None:
-        if self.phase not in PRE_PLAY:
-            raise RoundError("a round in play cannot be cancelled")
-        self.phase = Phase.CANCELLED
-        self.end_reason = f"cancelled: {event.body['reason']}"
+        if out_of_phase(self.phase, "cancel"):
+            raise RoundError(out_of_phase(self.phase, "cancel"))
+        advance(self, "cancel")
+        self._end(RoundEnd.CANCELLED, event.body["reason"])
 
 
 def seats_text(seats: list[int]) -> str:
@@ -742,35 +775,3 @@ class ChainError(ValueError):
         self.event = event
         self.reason = reason
 
-
-def seat_session(state: RoundState, seat: int) -> int | None:
-    """The session (``since``) named by seat ``seat``'s newest event in the chain: its
-    own chain events and its side events sealed into them, newest position first;
-    ``None`` if that event names none (a log of an earlier release, or a seat that has
-    signed nothing in the chain)."""
-    pk = state.seats[seat].pk
-    for event in reversed(state.chain):
-        for mine in (event, *event.sealed()):
-            if mine.pk == pk:
-                since = mine.body.get(events.SINCE)
-                return since if isinstance(since, int) else None
-    return None
-
-
-def evidence_error(state: RoundState, seat: int, will: Event, forfeit_ts: int) -> str | None:
-    """Why ``will`` is no evidence for an ``offline`` forfeit of ``seat`` dated
-    ``forfeit_ts`` at the head of ``state``, or ``None`` if it is (docs/protocol.md §6.6).
-
-    It must be the seat's own signed offline presence, dated no later than the forfeit,
-    and name the session (``since``) of the seat's newest event in the chain: a Will of
-    an earlier session of the seat (it came back since, and moved) is never evidence.  A
-    seat whose newest event names no session (a log of an earlier release) is judged as
-    before, by key and date alone."""
-    if will.pk != state.seats[seat].pk:
-        return f"the evidence is not signed by seat {seat}"
-    if will.ts > forfeit_ts:
-        return "the evidence is dated after the forfeit"
-    moved = seat_session(state, seat)
-    if moved is not None and will.body.get("since", will.ts) != moved:
-        return f"the evidence is a Will of another session of seat {seat} than its last event's"
-    return None

@@ -1,11 +1,9 @@
 """The round machine's user actions: accept, decline, join, move, resign, leave,
 take-back, cancel, chat and sync requests.  Each checks that it may be done now (else
-``ActionError``, one line) and returns the effects.  Plain functions of a ``RoundMachine``
-(``p2p.protocol.round_machine``); pure."""
+``ActionError``, one line) and returns the effects.  Plain functions of the machine's ``ActionHost`` (``p2p.protocol.round_hosts``:
+what of ``RoundMachine`` they may touch); pure."""
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 from p2p.games.base import CodedError
 from p2p.protocol import events, round_conflicts
@@ -20,10 +18,8 @@ from p2p.protocol.round import (
     PRE_PLAY,
     Phase,
 )
+from p2p.protocol.round_hosts import ActionHost
 from p2p.protocol.topics import join_proof
-
-if TYPE_CHECKING:
-    from p2p.protocol.round_machine import RoundMachine
 
 CATCH_UP_MS = 30_000
 """After our own sync request, events we apply for this long are not "seen live"."""
@@ -35,11 +31,11 @@ class ActionError(CodedError):
 
 
 
-def accept(m: RoundMachine, now: int) -> list[Effect]:
+def accept(m: ActionHost, now: int) -> list[Effect]:
     """Accept the invitation to our seat."""
     m._check_acting()
     seat = m.my_seat
-    if m.state.phase is not Phase.FORMING or seat is None or m.expired:
+    if m.phase is not Phase.FORMING or seat is None or m.expired:
         raise ActionError("there is no open invitation to accept", "no_invitation")
     return m._side_event(
         "accept", {"seat": seat}, now, prev=m.state.genesis.id
@@ -47,11 +43,11 @@ def accept(m: RoundMachine, now: int) -> list[Effect]:
 
 
 
-def decline(m: RoundMachine, now: int) -> list[Effect]:
+def decline(m: ActionHost, now: int) -> list[Effect]:
     """Decline the invitation (also what a busy peer answers automatically)."""
     m._check_acting()
     seat = m.my_seat
-    if m.state.phase is not Phase.FORMING or seat is None:
+    if m.phase is not Phase.FORMING or seat is None:
         raise ActionError("there is no open invitation to decline", "no_invitation")
     return m._side_event(
         "decline", {"seat": seat}, now, prev=m.state.genesis.id
@@ -59,12 +55,12 @@ def decline(m: RoundMachine, now: int) -> list[Effect]:
 
 
 
-def join(m: RoundMachine, nick: str, now: int) -> list[Effect]:
+def join(m: ActionHost, nick: str, now: int) -> list[Effect]:
     """Ask for an open seat of a private round (needs the code)."""
     m._check_acting()
     if not m.state.private or m.code is None:
         raise ActionError("only a private round can be joined with its code")
-    if m.state.phase is not Phase.FORMING:
+    if m.phase is not Phase.FORMING:
         raise ActionError("the round has already started", "code_closed")
     body = {
         "nick": sanitize_nickname(nick) or "?",
@@ -76,11 +72,11 @@ def join(m: RoundMachine, nick: str, now: int) -> list[Effect]:
 
 
 
-def move(m: RoundMachine, text: str, now: int) -> list[Effect]:
+def move(m: ActionHost, text: str, now: int) -> list[Effect]:
     """Play ``text`` for our seat; ``ActionError`` if it is not our turn or illegal."""
     m._check_acting()
     st = m.state
-    if st.phase is not Phase.PLAY or st.game is None:
+    if m.phase is not Phase.PLAY or st.game is None:
         raise ActionError("the round is not in play", "not_in_play")
     if (
         st.owner() != m.me.public_key
@@ -101,19 +97,19 @@ def move(m: RoundMachine, text: str, now: int) -> list[Effect]:
 
 
 
-def resign(m: RoundMachine, now: int) -> list[Effect]:
+def resign(m: ActionHost, now: int) -> list[Effect]:
     """Give up our seat (sealed by the owner of the next position)."""
     return give_up(m, "resign", now)
 
 
 
-def leave(m: RoundMachine, now: int) -> list[Effect]:
+def leave(m: ActionHost, now: int) -> list[Effect]:
     """Leave the round; in play this resigns the seat (and hands on the admin role)."""
-    if m.state.phase in PRE_PLAY:
+    if m.phase in PRE_PLAY:
         if m.is_admin:
             return cancel(m, "the admin left", now)
         if (
-            m.state.phase is Phase.FORMING
+            m.phase is Phase.FORMING
             and ("accept", m.me.public_key) not in m.side
         ):
             return decline(m, now)
@@ -121,26 +117,25 @@ def leave(m: RoundMachine, now: int) -> list[Effect]:
 
 
 
-def give_up(m: RoundMachine, kind: str, now: int) -> list[Effect]:
+def give_up(m: ActionHost, kind: str, now: int) -> list[Effect]:
     m._check_acting()
-    st = m.state
     if m.my_seat is None:
         raise ActionError("you hold no seat in this round", "no_seat_here")
-    if st.phase in (Phase.OVER, Phase.CANCELLED):
-        raise ActionError(f"the round is already {st.phase.value}")
+    if m.phase in (Phase.OVER, Phase.CANCELLED):
+        raise ActionError(f"the round is already {m.phase.value}")
     if (kind, m.me.public_key) in m.side:
         raise ActionError(f"you already sent {kind}")
     return m._side_event(kind, {}, now) + m._react(now)
 
 
 
-def request_takeback(m: RoundMachine, now: int) -> list[Effect]:
+def request_takeback(m: ActionHost, now: int) -> list[Effect]:
     """Ask the others to take back our last move (once per round; it must be the head)."""
     m._check_acting()
     st = m.state
     head = st.head
     seat = m.my_seat
-    if st.phase is not Phase.PLAY or st.game is None or seat is None or head.kind != "move" \
+    if m.phase is not Phase.PLAY or st.game is None or seat is None or head.kind != "move" \
             or head.pk != m.me.public_key:
         raise ActionError("only your own last move can be taken back, before it is answered")
     trial = st.game.copy()
@@ -153,7 +148,7 @@ def request_takeback(m: RoundMachine, now: int) -> list[Effect]:
 
 
 
-def takeback_request(m: RoundMachine) -> Event | None:
+def takeback_request(m: ActionHost) -> Event | None:
     """Another member's pooled request to take back the last move, if any."""
     head = m.state.head
     if m.declined_at == head.id:
@@ -165,7 +160,7 @@ def takeback_request(m: RoundMachine) -> Event | None:
 
 
 
-def accept_takeback(m: RoundMachine, now: int) -> list[Effect]:
+def accept_takeback(m: ActionHost, now: int) -> list[Effect]:
     """As the owner of the position: agree to the pending take-back (a ``seal``)."""
     m._check_acting()
     request = takeback_request(m)
@@ -177,12 +172,12 @@ def accept_takeback(m: RoundMachine, now: int) -> list[Effect]:
 
 
 
-def cancel(m: RoundMachine, reason: str, now: int) -> list[Effect]:
+def cancel(m: ActionHost, reason: str, now: int) -> list[Effect]:
     """The admin calls the round off before play."""
     m._check_acting()
     if not m.is_admin:
         raise ActionError("only the admin can cancel the round", "only_admin")
-    if m.state.phase not in PRE_PLAY:
+    if m.phase not in PRE_PLAY:
         raise ActionError("a round in play cannot be cancelled; resign instead", "cancel_in_play")
     return m._append(
         "cancel", {"reason": clean_line(reason)[:80] or "cancelled"}, now
@@ -190,7 +185,7 @@ def cancel(m: RoundMachine, reason: str, now: int) -> list[Effect]:
 
 
 
-def chat(m: RoundMachine, text: str, now: int) -> list[Effect]:
+def chat(m: ActionHost, text: str, now: int) -> list[Effect]:
     """A round chat line from us."""
     line = clean_line(text)
     if not line:
@@ -203,7 +198,7 @@ def chat(m: RoundMachine, text: str, now: int) -> list[Effect]:
 
 
 
-def request_sync(m: RoundMachine, now: int, catch_up: bool = True) -> list[Effect]:
+def request_sync(m: ActionHost, now: int, catch_up: bool = True) -> list[Effect]:
     """Ask the members for the chain from our head on, naming our head.
 
     ``catch_up``: we know we missed events (a reconnect, a restart, parked events):
@@ -217,7 +212,7 @@ def request_sync(m: RoundMachine, now: int, catch_up: bool = True) -> list[Effec
 
 
 
-def ask_sync(m: RoundMachine, now: int, from_seq: int) -> list[Effect]:
+def ask_sync(m: ActionHost, now: int, from_seq: int) -> list[Effect]:
     m._last_asked = now
     m._asked_len = len(m.state.chain)
     head = m.state.chain[min(from_seq, len(m.state.chain)) - 1]

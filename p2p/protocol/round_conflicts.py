@@ -1,6 +1,7 @@
 """The round machine's conflict handling: clock waits, contested positions, equivocation.
 
-Plain functions of a ``RoundMachine`` (``p2p.protocol.round_machine``, passed as ``m``),
+Plain functions of the machine's ``ConflictHost`` (``p2p.protocol.round_hosts``:
+what of ``RoundMachine`` they may touch, passed as ``m``),
 kept apart because they are one concern: what a member does when an event claims a chain position it has filled, or
 is dated ahead of its clock.  The rules themselves are pure functions and constants in
 ``p2p.protocol.conflicts``; this module applies them to the machine's state:
@@ -25,11 +26,6 @@ mypy follows every access).
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from p2p.protocol.round_machine import RoundMachine
 
 from p2p.protocol import round_notices, round_side
 from p2p.protocol.admission import refusal
@@ -59,12 +55,13 @@ from p2p.protocol.effects import (
 )
 from p2p.protocol.events import Event
 from p2p.protocol.round import ChainError, Phase, RoundError, RoundState, verify_chain
+from p2p.protocol.round_hosts import ConflictHost
 
 WHY_AHEAD = "it is dated ahead of our clock"
 WHY_EARLY = "our clock has not seen the timeout"
 
 
-def keep_snapshot(m: RoundMachine, seq: int, before: RoundState) -> None:
+def keep_snapshot(m: ConflictHost, seq: int, before: RoundState) -> None:
     """Remember the state before position ``seq`` (the last ``MAX_REWIND`` only)."""
     m._snapshots[seq] = before
     for old in [k for k in m._snapshots if k < seq - MAX_REWIND]:
@@ -73,7 +70,7 @@ def keep_snapshot(m: RoundMachine, seq: int, before: RoundState) -> None:
         m._observed_at.pop(m.state.chain[old].id, None)
 
 
-def forfeit_fits(m: RoundMachine, event: Event) -> bool:
+def forfeit_fits(m: ConflictHost, event: Event) -> bool:
     """Cheap: the forfeit's signer, seat and signed gap fit the head (else ``apply``
     refuses it with the reason)."""
     st = m.state
@@ -86,7 +83,7 @@ def forfeit_fits(m: RoundMachine, event: Event) -> bool:
     )
 
 
-def forfeit_too_soon(m: RoundMachine, event: Event, now: int) -> bool:
+def forfeit_too_soon(m: ConflictHost, event: Event, now: int) -> bool:
     """Our own observation: we saw the event before it too recently for its timeout."""
     prev_id = m.state.chain[event.seq - 1].id  # type: ignore[operator]
     if prev_id == m._resumed_head:
@@ -96,7 +93,7 @@ def forfeit_too_soon(m: RoundMachine, event: Event, now: int) -> bool:
     return seen_at is not None and now - seen_at < limit - MAX_AHEAD_MS
 
 
-def moved_in_time_here(m: RoundMachine, rival: Event, prev: Event, forfeit: Event) -> bool:
+def moved_in_time_here(m: ConflictHost, rival: Event, prev: Event, forfeit: Event) -> bool:
     """Our own observation: both ``prev`` and the seat's answer arrived live, within
     the forfeit's limit (less the clock allowance) of each other on our clock.
 
@@ -114,7 +111,7 @@ def moved_in_time_here(m: RoundMachine, rival: Event, prev: Event, forfeit: Even
     return seen_rival - seen_prev < limit - MAX_AHEAD_MS
 
 
-def wait_for_clock(m: RoundMachine, event: Event, why: str, now: int) -> list[Effect]:
+def wait_for_clock(m: ConflictHost, event: Event, why: str, now: int) -> list[Effect]:
     """Hold an event until our clock allows it (retried by ``tick``; bounded)."""
     seq = min(event.seq or 0, len(m.state.chain))
     refused = refusal(m.state, event.pk, event.kind, seq)
@@ -146,7 +143,7 @@ def wait_for_clock(m: RoundMachine, event: Event, why: str, now: int) -> list[Ef
     ]
 
 
-def retry_clock_waits(m: RoundMachine, now: int) -> list[Effect]:
+def retry_clock_waits(m: ConflictHost, now: int) -> list[Effect]:
     effects: list[Effect] = []
     for eid, event in list(m._clock_wait.items()):
         del m._clock_wait[eid]
@@ -160,7 +157,7 @@ def retry_clock_waits(m: RoundMachine, now: int) -> list[Effect]:
 # -- two signed events for one position --------------------------------------------
 
 
-def state_before(m: RoundMachine, seq: int) -> RoundState | None:
+def state_before(m: ConflictHost, seq: int) -> RoundState | None:
     """The state before position ``seq``, if it is among the last ``MAX_REWIND``."""
     kept = m._snapshots.get(seq)
     if len(m.state.chain) - seq > MAX_REWIND:
@@ -170,7 +167,7 @@ def state_before(m: RoundMachine, seq: int) -> RoundState | None:
     return kept
 
 
-def add_sign(m: RoundMachine, event: Event) -> bool:
+def add_sign(m: ConflictHost, event: Event) -> bool:
     """Keep ``event`` (a member's sync request, ack, or chain event off our chain) as a
     sign of the head it holds: the newest ``MAX_SIGNS`` per member.  True if new.
 
@@ -186,7 +183,7 @@ def add_sign(m: RoundMachine, event: Event) -> bool:
     return True
 
 
-def signs(m: RoundMachine) -> list[Event]:
+def signs(m: ConflictHost) -> list[Event]:
     """Every signed event we hold that names a head: our chain, parked chain events,
     acks and the kept signs (``add_sign``)."""
     chain = m.state.chain
@@ -207,7 +204,7 @@ def signs(m: RoundMachine) -> list[Event]:
     return unique
 
 
-def turn_start(m: RoundMachine, seq: int) -> int | None:
+def turn_start(m: ConflictHost, seq: int) -> int | None:
     """R5: the turn at ``seq`` counts from the latest of its ``prev`` and a forfeit that
     a rival beat at ``seq - 1`` (a back-dated revival never makes the next seat late at
     once), or ``None`` if no conflict was settled there."""
@@ -219,7 +216,7 @@ def turn_start(m: RoundMachine, seq: int) -> int | None:
 
 
 def status(
-    m: RoundMachine, seq: int, forfeit: Event, rival: Event
+    m: ConflictHost, seq: int, forfeit: Event, rival: Event
 ) -> tuple[Event, Judgement, bool] | None:
     """What we keep at ``seq`` (the table, then our own per-member rows), the table's
     judgement and whether the position is disputed here; ``None`` if it is settled."""
@@ -253,7 +250,7 @@ def status(
     return keep, j, disputed(keep, forfeit, j, held, rb)
 
 
-def remember_pair(m: RoundMachine, seq: int, forfeit: Event, rival: Event) -> None:
+def remember_pair(m: ConflictHost, seq: int, forfeit: Event, rival: Event) -> None:
     """Keep a forfeit and the forfeited seat's own event at ``seq`` (evidence; the last
     ``MAX_REWIND`` positions)."""
     m._pairs[seq] = (forfeit, rival)
@@ -261,7 +258,7 @@ def remember_pair(m: RoundMachine, seq: int, forfeit: Event, rival: Event) -> No
         m._pairs.pop(min(m._pairs))
 
 
-def disputes(m: RoundMachine) -> list[tuple[int, Event, Event]]:
+def disputes(m: ConflictHost) -> list[tuple[int, Event, Event]]:
     """``(seq, kept, other)`` for every contested position disputed here."""
     out = []
     chain = m.state.chain
@@ -281,7 +278,7 @@ def disputes(m: RoundMachine) -> list[tuple[int, Event, Event]]:
     return out
 
 
-def dispute_notices(m: RoundMachine) -> list[Effect]:
+def dispute_notices(m: ConflictHost) -> list[Effect]:
     """One ``disputed`` notice per position that became disputed here (a position the
     table settled since, e.g. answered by the next seat, T1, is no longer disputed: so
     a settled position counts as disputed only if it was at its last judgement, as
@@ -319,7 +316,7 @@ def dispute_notices(m: RoundMachine) -> list[Effect]:
     return effects
 
 
-def rejudge(m: RoundMachine, now: int) -> list[Effect]:
+def rejudge(m: ConflictHost, now: int) -> list[Effect]:
     """New signs arrived: settle every contested position again by the table, replacing
     the event we keep where the verdict changed (one at a time), and tell new disputes."""
     if not m._pairs:
@@ -361,7 +358,7 @@ def rejudge(m: RoundMachine, now: int) -> list[Effect]:
     return dispute_notices(m)
 
 
-def readmit(m: RoundMachine, keep: Event) -> None:
+def readmit(m: ConflictHost, keep: Event) -> None:
     """We switched to ``keep``: the chain events built on it that we held only as signs
     wait among the pending events again (``round_receive.drain_pending`` applies those that fit)."""
     held = [e for kept in m._signs.values() for e in kept if e.seq is not None]
@@ -373,7 +370,7 @@ def readmit(m: RoundMachine, keep: Event) -> None:
             m.pending.setdefault(event.id, event)
 
 
-def evidence(m: RoundMachine) -> list[Event]:
+def evidence(m: ConflictHost) -> list[Event]:
     """The signed events beside our chain that our verdicts rest on: at each contested
     position the claim we do not keep, and the signs that decided (a holding proof, the
     forfeiter's sign that it holds the rival).  A log keeps them; ``p2p replay`` weighs
@@ -399,7 +396,7 @@ def evidence(m: RoundMachine) -> list[Event]:
     return list(out.values())
 
 
-def contest(m: RoundMachine, event: Event, now: int) -> list[Effect]:
+def contest(m: ConflictHost, event: Event, now: int) -> list[Effect]:
     """``event`` claims a position we have filled: equivocation, a forfeit race, or junk.
 
     Who signed it and whether that key may claim this position are checked against
@@ -512,7 +509,7 @@ def _ends(base: RoundState, rival: Event) -> bool:
     return trial.phase is Phase.OVER
 
 
-def replace(m: RoundMachine,
+def replace(m: ConflictHost,
     seq: int,
     base: RoundState,
     trial: RoundState,
@@ -562,7 +559,7 @@ def replace(m: RoundMachine,
     return effects
 
 
-def equivocation(m: RoundMachine, first: Event, second: Event, now: int) -> list[Effect]:
+def equivocation(m: ConflictHost, first: Event, second: Event, now: int) -> list[Effect]:
     """Two signed events of one author for one position: the proof ends the round.
 
     Both are published on the round topic so every member holds the proof, and every

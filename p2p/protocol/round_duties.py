@@ -1,23 +1,21 @@
 """What the round machine does by itself (``RoundMachine._react``): the admin starts,
 closes the commitments and draws, cancels when an invitee declines or leaves; members
 commit and reveal as soon as the phase opens; the owner of the position seals pending
-resignations and plays the computer seats.  Plain functions of a ``RoundMachine``
-(``p2p.protocol.round_machine``); pure."""
+resignations and plays the computer seats.  Plain functions of the machine's ``DutyHost`` (``p2p.protocol.round_hosts``:
+what of ``RoundMachine`` they may touch); pure."""
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 from p2p.protocol import draw
 from p2p.protocol.effects import CANCEL_NO_COMMIT, CANCEL_NO_REVEAL, Effect
 from p2p.protocol.events import Event
 from p2p.protocol.round import PRE_PLAY, Phase, seats_text
-
-if TYPE_CHECKING:
-    from p2p.protocol.round_machine import RoundMachine
+from p2p.protocol.round_hosts import DutyHost
 
 
-def react_once(m: RoundMachine, now: int) -> list[Effect]:
+def react_once(m: DutyHost, now: int) -> list[Effect]:
+    if m.local_end is not None:
+        return []  # ended here: nothing is ours to do (``goes_on`` may lift it)
     st = m.state
     mine = m.me.public_key
     seat = m.my_seat
@@ -78,7 +76,7 @@ def react_once(m: RoundMachine, now: int) -> list[Effect]:
 
 
 
-def try_start(m: RoundMachine, now: int) -> list[Effect]:
+def try_start(m: DutyHost, now: int) -> list[Effect]:
     st = m.state
     sealed: list[Event] = []
     for s in st.seats:
@@ -100,7 +98,7 @@ def try_start(m: RoundMachine, now: int) -> list[Effect]:
 
 
 
-def close_commits(m: RoundMachine, now: int) -> list[Effect]:
+def close_commits(m: DutyHost, now: int) -> list[Effect]:
     """Seal the commitments; under the fair-draw rules a missing one cancels (§7)."""
     missing = m._missing("commit", m.state.human_seats())
     if missing and m.state.fair_draw:
@@ -113,7 +111,7 @@ def close_commits(m: RoundMachine, now: int) -> list[Effect]:
 
 
 
-def draw_starter(m: RoundMachine, now: int) -> list[Effect]:
+def draw_starter(m: DutyHost, now: int) -> list[Effect]:
     """Seal the reveals; under the fair-draw rules a missing one cancels (§7)."""
     st = m.state
     missing = m._missing("reveal", sorted(st.commits))
@@ -132,7 +130,7 @@ def draw_starter(m: RoundMachine, now: int) -> list[Effect]:
 
 
 
-def append_move(m: RoundMachine, text: str, now: int) -> list[Effect]:
+def append_move(m: DutyHost, text: str, now: int) -> list[Effect]:
     st = m.state
     assert st.game is not None
     trial = st.game.copy()

@@ -65,6 +65,8 @@ from p2p.protocol.effects import (
 from p2p.protocol.events import Event, EventError
 from p2p.protocol.freshness import ReplayGuard
 from p2p.protocol.identity import Identity, peer_id
+from p2p.protocol.outcome import RoundOutcome
+from p2p.protocol.phases import ENDED, LocalEnd
 from p2p.protocol.round import (
     DEFAULT_TIMEOUTS,
     ChainError,
@@ -185,7 +187,10 @@ class RoundMachine:
         """Until then we catch up after our own sync request: no observation times."""
         self._last_head_sent = now
         self._last_asked = now - SYNC_INTERVAL_MS
-        self._local_end = False
+        self.local_end: LocalEnd | None = None
+        """Our verdict that the round ended here by a local rule (expired, abandoned;
+        ``round_timers.end_here``): beside the chain, which says nothing of it, so
+        ``state`` stays what the chain made it and the log replays to it."""
         self.sessions: Any = None
         """Our key's sessions (the driver shares its lobby's ``p2p.protocol.sessions``):
         while another session of our key acts, this machine signs nothing (no chain or
@@ -349,7 +354,26 @@ class RoundMachine:
 
     @property
     def phase(self) -> Phase:
-        return self.state.phase
+        """The round's phase as this member takes it: the chain's (``state.phase``), or
+        ``CANCELLED`` while our verdict says it ended here (``local_end``)."""
+        return Phase.CANCELLED if self.local_end is not None else self.state.phase
+
+    @property
+    def is_over(self) -> bool:
+        """The round is over for us: by its chain, by a proof, or by a local end."""
+        return self.phase in ENDED
+
+    @property
+    def outcome(self) -> RoundOutcome | None:
+        """How the round ended for us, typed: the chain's (``state.outcome()``), or our
+        local end's (nobody wins); ``None`` while it runs."""
+        return self.local_end.outcome if self.local_end is not None else self.state.outcome()
+
+    @property
+    def end_reason(self) -> str:
+        """Why the round ended (the chain's reason, or our local end's), else ``''``."""
+        outcome = self.outcome
+        return "" if outcome is None else outcome.reason
 
     @property
     def my_seat(self) -> int | None:
@@ -364,7 +388,7 @@ class RoundMachine:
     def ended_here(self) -> bool:
         """The round ended here by a local rule (expired, abandoned): no chain event
         says so, so its log shows the prefix it is (``round_timers.end_here``)."""
-        return self._local_end
+        return self.local_end is not None
 
     @property
     def is_admin(self) -> bool:
@@ -413,7 +437,7 @@ class RoundMachine:
             found += self._proof
         found += self.conflict_evidence()
         st = self.state
-        if st.phase in (Phase.OVER, Phase.CANCELLED) and not self._local_end:
+        if st.phase in ENDED and self.local_end is None:
             digest = st.state_hash()
             for _, ack in sorted(self.acks().items()):
                 if ack.prev == st.head.id and ack.body["state"] == digest:

@@ -1,13 +1,9 @@
 """The round machine's notices: what a member is told when the phase changes, a forfeit
-lands, a draw is disputed or cancelled, or every seat acknowledged the end. Plain
-functions of a ``RoundMachine`` (``p2p.protocol.round_machine``); pure."""
+lands, a draw is disputed or cancelled, or every seat acknowledged the end. Plain functions of the machine's ``NoticeHost`` (``p2p.protocol.round_hosts``:
+what of ``RoundMachine`` they may touch); pure."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from p2p.protocol.round_machine import RoundMachine
 from p2p.protocol.effects import (
     Effect,
     Notice,
@@ -18,12 +14,13 @@ from p2p.protocol.round import (
     Phase,
     seats_text,
 )
+from p2p.protocol.round_hosts import NoticeHost
 
 CLOCK_GRACE_MS = 5_000
 """A forfeit that comes this much sooner than the timeout by our own clock is reported."""
 
 
-def forfeit_notices(m: RoundMachine, event: Event, now: int) -> list[Effect]:
+def forfeit_notices(m: NoticeHost, event: Event, now: int) -> list[Effect]:
     """Tell the user about a forfeit, and what our own clock and lobby say about it."""
     st = m.state
     seat, reason = event.body["seat"], event.body["reason"]
@@ -66,7 +63,7 @@ def forfeit_notices(m: RoundMachine, event: Event, now: int) -> list[Effect]:
     return notices
 
 
-def draw_dispute(m: RoundMachine, event: Event) -> list[Effect]:
+def draw_dispute(m: NoticeHost, event: Event) -> list[Effect]:
     """A refused ``commit_close``/``draw`` that left out what reached us: say whose."""
     if event.kind not in ("commit_close", "draw"):
         return []
@@ -89,7 +86,7 @@ def draw_dispute(m: RoundMachine, event: Event) -> list[Effect]:
     ]
 
 
-def cancelled_draw_notices(m: RoundMachine, before: Phase) -> list[Effect]:
+def cancelled_draw_notices(m: NoticeHost, before: Phase) -> list[Effect]:
     """The admin cancelled during the draw: what the draw held on our side (§7)."""
     st = m.state
     if before is Phase.COMMIT:
@@ -122,7 +119,7 @@ def cancelled_draw_notices(m: RoundMachine, before: Phase) -> list[Effect]:
     ]
 
 
-def phase_notices(m: RoundMachine, before: Phase) -> list[Effect]:
+def phase_notices(m: NoticeHost, before: Phase) -> list[Effect]:
     st = m.state
     if st.phase is Phase.PLAY:
         how = "drawn" if st.start_seat is None else "named by the admin"
@@ -167,7 +164,7 @@ def phase_notices(m: RoundMachine, before: Phase) -> list[Effect]:
             )
         ]
     if st.phase is Phase.CANCELLED:
-        why, seat = cancel_reason(st.end_reason.removeprefix("cancelled: "))
+        why, seat = cancel_reason(st.end_detail)
         notices = [
             Notice(
                 f"the round was {st.end_reason}",
@@ -181,7 +178,7 @@ def phase_notices(m: RoundMachine, before: Phase) -> list[Effect]:
     return []
 
 
-def agreed_notice(m: RoundMachine) -> list[Effect]:
+def agreed_notice(m: NoticeHost) -> list[Effect]:
     """The notice that the round is closed for everyone, once it is (``m.agreed()``)."""
     if not m.agreed():
         return []

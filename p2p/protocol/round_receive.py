@@ -1,14 +1,13 @@
 """The round machine's incoming chain and side events: the checks in order, applying
 a chain event at the head, parking events that do not fit yet, and draining the parked
-ones once they do.  Plain functions of a ``RoundMachine`` (``p2p.protocol.round_machine``);
+ones once they do.  Plain functions of the machine's ``ReceiveHost`` (``p2p.protocol.round_hosts``:
+what of ``RoundMachine`` they may touch);
 pure."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from p2p.protocol import round_conflicts, round_notices, round_side
-from p2p.protocol.admission import WHY_UNKNOWN_NON_MEMBER, refusal
+from p2p.protocol.admission import WHY_UNKNOWN_NON_MEMBER, out_of_phase, refusal
 from p2p.protocol.conflicts import MAX_AHEAD_MS, MAX_PENDING
 from p2p.protocol.effects import (
     Applied,
@@ -19,15 +18,15 @@ from p2p.protocol.effects import (
     dropped,
 )
 from p2p.protocol.events import Event
+from p2p.protocol.outcome import LOCAL_ENDS, RoundEnd
+from p2p.protocol.phases import ENDED
 from p2p.protocol.round import (
     Phase,
     RoundError,
     RoundState,
 )
 from p2p.protocol.round_conflicts import WHY_AHEAD, WHY_EARLY
-
-if TYPE_CHECKING:
-    from p2p.protocol.round_machine import RoundMachine
+from p2p.protocol.round_hosts import ReceiveHost
 
 _MAY_FIT_LATER = frozenset({WHY_UNKNOWN_NON_MEMBER})  # a joiner before its start
 
@@ -39,7 +38,7 @@ def _mover(state: RoundState, event: Event) -> int | None:
     return state.game.to_move()
 
 
-def receive(m: RoundMachine, event: Event, now: int) -> list[Effect]:
+def receive(m: ReceiveHost, event: Event, now: int) -> list[Effect]:
     signs: list[Effect] = []
     if event.kind == "sync_request":
         refused = refusal(m.state, event.pk, event.kind)
@@ -66,10 +65,12 @@ def receive(m: RoundMachine, event: Event, now: int) -> list[Effect]:
             m._vouched.add(event.prev)  # it names its head: it holds that event
         return signs + round_side.answer_sync(m, event, now)
     effects: list[Effect] = []
-    if event.seq is not None and m._local_end:
+    if event.seq is not None and m.local_end is not None:
+        lifted = m.local_end.kind
         if not goes_on(m, event):
-            return [dropped(event, f"the round has ended here ({m.state.end_reason})")]
-        effects.append(Notice("the round we took as abandoned goes on", "goes_on"))
+            return [dropped(event, f"the round has ended here ({m.local_end.reason})")]
+        if lifted is RoundEnd.ABANDONED:
+            effects.append(Notice("the round we took as abandoned goes on", "goes_on"))
     m._accepted_side = False
     if event.seq is not None:
         effects += receive_chain(m, event, now)
@@ -86,7 +87,7 @@ def receive(m: RoundMachine, event: Event, now: int) -> list[Effect]:
 
 
 
-def remember(m: RoundMachine, event: Event, effects: list[Effect]) -> None:
+def remember(m: ReceiveHost, event: Event, effects: list[Effect]) -> None:
     """Each event id is processed once: remember it unless it waits or may fit later."""
     if event.id in m.pending or event.id in m._clock_wait:
         return
@@ -98,7 +99,7 @@ def remember(m: RoundMachine, event: Event, effects: list[Effect]) -> None:
 
 
 
-def receive_chain(m: RoundMachine, event: Event, now: int) -> list[Effect]:
+def receive_chain(m: ReceiveHost, event: Event, now: int) -> list[Effect]:
     """A chain event: cheap checks first (position, member, clock), then apply."""
     st = m.state
     chain = st.chain
@@ -125,6 +126,11 @@ def receive_chain(m: RoundMachine, event: Event, now: int) -> list[Effect]:
         and round_conflicts.forfeit_too_soon(m, event, now)
     ):
         return round_conflicts.wait_for_clock(m, event, WHY_EARLY, now)
+    why = out_of_phase(st, event.kind)  # the transition table, as the chain rules read it
+    if why:
+        return [dropped(event, why), *round_notices.draw_dispute(m, event)]
+    if m.local_end is not None:  # ended here (``goes_on`` lifts an abandoned end first)
+        return [dropped(event, f"the round has ended here ({m.local_end.reason})")]
     before = st.phase
     snapshot = st.snapshot()
     mover = _mover(st, event)
@@ -138,7 +144,7 @@ def receive_chain(m: RoundMachine, event: Event, now: int) -> list[Effect]:
 
 
 
-def dated_ahead(m: RoundMachine, event: Event, now: int) -> bool:
+def dated_ahead(m: ReceiveHost, event: Event, now: int) -> bool:
     """A chain event dated more than ``MAX_AHEAD_MS`` ahead of every clock that could
     explain its ``ts``: ours, its signer's (estimated offset), and the chain's (its
     ``prev``'s ``ts`` plus the time since we saw ``prev``; a chain event is never
@@ -160,7 +166,7 @@ def dated_ahead(m: RoundMachine, event: Event, now: int) -> bool:
 
 
 
-def applied(m: RoundMachine, event: Event, before: Phase, now: int, mover: int | None = None
+def applied(m: ReceiveHost, event: Event, before: Phase, now: int, mover: int | None = None
 ) -> list[Effect]:
     """Bookkeeping and notices once ``event`` is the new head."""
     m.seen.add(event.id)
@@ -184,7 +190,7 @@ def applied(m: RoundMachine, event: Event, before: Phase, now: int, mover: int |
 
 
 
-def orphan(m: RoundMachine, ids: list[str]) -> None:
+def orphan(m: ReceiveHost, ids: list[str]) -> None:
     """Forget a losing branch: these ids and every parked event built on them."""
     m._orphans.update(ids)
     m.seen.update(ids)
@@ -200,7 +206,7 @@ def orphan(m: RoundMachine, ids: list[str]) -> None:
 
 
 
-def park(m: RoundMachine, event: Event, now: int | None = None) -> list[Effect]:
+def park(m: ReceiveHost, event: Event, now: int | None = None) -> list[Effect]:
     if event.prev in m._orphans and m._pairs and now is not None:
         # built on a claim we did not keep: a member's sign of the head it holds,
         # which the table weighs (§8); it may make us switch to that claim
@@ -234,7 +240,7 @@ def park(m: RoundMachine, event: Event, now: int | None = None) -> list[Effect]:
 
 
 
-def drain_pending(m: RoundMachine, now: int) -> list[Effect]:
+def drain_pending(m: ReceiveHost, now: int) -> list[Effect]:
     effects: list[Effect] = []
     progress = True
     while progress and m.pending:
@@ -261,24 +267,25 @@ def drain_pending(m: RoundMachine, now: int) -> list[Effect]:
     return effects
 
 
-def goes_on(m: RoundMachine, event: Event) -> bool:
-    """A round we ended here as *abandoned* moves on after all: ``event`` is a valid
-    next chain event (its forfeiter came back and signed).  The local end is lifted
-    (True; ``receive_chain`` applies it), as every member that waited longer
-    applies it: a local end never outlives the chain it was a guess about (§15.6)."""
+def goes_on(m: ReceiveHost, event: Event) -> bool:
+    """A round we ended here by a local rule follows its chain after all: ``event`` is a
+    valid next chain event.  A round taken as *abandoned* moves on (its forfeiter came
+    back and signed); a round taken as *expired* (never in play in time) takes the
+    chain's own end of it (the admin's ``cancel``), so it ends as every other member's
+    does.  The local end is lifted (True; ``receive_chain`` applies the event), as every
+    member that waited longer applies it: a local end never outlives the chain it was a
+    guess about (§15.6)."""
     st = m.state
-    if (
-        not st.end_reason.startswith("abandoned")
-        or event.seq != len(st.chain)
-        or event.prev != st.head.id
-    ):
+    if m.local_end is None or event.seq != len(st.chain) or event.prev != st.head.id:
         return False
-    trial = st.snapshot()
-    trial.phase, trial.end_reason = Phase.PLAY, ""
+    after = st.snapshot()
     try:
-        trial.apply(event)
+        after.apply(event)  # the chain never said it ended: it is still in play
     except RoundError:
         return False
-    st.phase, st.end_reason = Phase.PLAY, ""
-    m._local_end = False
+    if m.local_end.kind is RoundEnd.EXPIRED and after.phase not in ENDED:
+        return False  # still not in play by our clock: the guess stands
+    if m.local_end.kind not in LOCAL_ENDS:
+        return False
+    m.local_end = None
     return True

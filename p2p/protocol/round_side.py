@@ -1,13 +1,9 @@
 """The round machine's side events (not in the chain): their checks, the closing
-acknowledgement, round chat and sync answers. Plain functions of a ``RoundMachine``
-(``p2p.protocol.round_machine``); pure."""
+acknowledgement, round chat and sync answers. Plain functions of the machine's ``SideHost`` (``p2p.protocol.round_hosts``:
+what of ``RoundMachine`` they may touch); pure."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from p2p.protocol.round_machine import RoundMachine
 from p2p.protocol import draw, round_notices
 from p2p.protocol.admission import refusal
 from p2p.protocol.conflicts import MAX_REWIND
@@ -25,6 +21,7 @@ from p2p.protocol.round import (
     PRE_PLAY,
     Phase,
 )
+from p2p.protocol.round_hosts import SideHost
 from p2p.protocol.topics import join_proof
 
 SYNC_INTERVAL_MS = 5_000
@@ -44,7 +41,7 @@ MAX_JOINS = 64
 dropped (the admin seats the first ones anyway)."""
 
 
-def receive_side(m: RoundMachine, event: Event, now: int) -> list[Effect]:
+def receive_side(m: SideHost, event: Event, now: int) -> list[Effect]:
     st = m.state
     known = {e.id for e in st.chain}
     if event.prev not in known:
@@ -88,7 +85,7 @@ def receive_side(m: RoundMachine, event: Event, now: int) -> list[Effect]:
     return []
 
 
-def takeback_decline_problem(m: RoundMachine, event: Event) -> str:
+def takeback_decline_problem(m: SideHost, event: Event) -> str:
     """Why a ``takeback_decline`` says nothing here ('' if it answers the request on the
     board): it must name the chain head, a move whose mover asked to take it back, and
     come from the owner of the position after it (the one who could agree), once."""
@@ -111,7 +108,7 @@ def takeback_decline_problem(m: RoundMachine, event: Event) -> str:
     return ""
 
 
-def receive_takeback_decline(m: RoundMachine, event: Event) -> list[Effect]:
+def receive_takeback_decline(m: SideHost, event: Event) -> list[Effect]:
     """The player to move said no to a take-back: every member (the asker first) is told
     at once.  Nothing in the chain or the pool changes; the request is answered
     (``RoundMachine.takeback_request`` no longer returns it)."""
@@ -127,7 +124,7 @@ def receive_takeback_decline(m: RoundMachine, event: Event) -> list[Effect]:
                    {"seat": asker, "by": by})]
 
 
-def decline_takeback(m: RoundMachine, now: int) -> list[Effect]:
+def decline_takeback(m: SideHost, now: int) -> list[Effect]:
     """Sign and publish our ``takeback_decline`` of the pending request (the machine's
     ``decline_takeback``)."""
     from p2p.protocol import events
@@ -148,7 +145,7 @@ def decline_takeback(m: RoundMachine, now: int) -> list[Effect]:
     return [Publish(m.route(), event)]
 
 
-def acks(m: RoundMachine) -> dict[int, Event]:
+def acks(m: SideHost) -> dict[int, Event]:
     """The members' closing acknowledgements of our final head we hold, by seat (an ack
     of an end a rewind replaced is kept, but no longer counts)."""
     found = {}
@@ -160,14 +157,14 @@ def acks(m: RoundMachine) -> dict[int, Event]:
     return found
 
 
-def agreed(m: RoundMachine) -> bool:
+def agreed(m: SideHost) -> bool:
     """True once every human seat signed the final head and state hash."""
     return m.state.phase in (Phase.OVER, Phase.CANCELLED) and set(
         acks(m)
     ) >= set(m.state.human_seats())
 
 
-def acknowledge(m: RoundMachine, now: int) -> list[Effect]:
+def acknowledge(m: SideHost, now: int) -> list[Effect]:
     """Sign our ``ack`` of the final head and state hash (docs/protocol.md §9)."""
     if not m.acting:
         return []  # the session of our key that acts signs the ack
@@ -186,7 +183,7 @@ def acknowledge(m: RoundMachine, now: int) -> list[Effect]:
     return published + [Acknowledged(event, seat)] + round_notices.agreed_notice(m)
 
 
-def side_problem(m: RoundMachine, event: Event) -> str:
+def side_problem(m: SideHost, event: Event) -> str:
     """Why a side event is useless or hostile here ('' if it may go into the pool)."""
     st = m.state
     seat = st.seat_of(event.pk)
@@ -255,7 +252,7 @@ def side_problem(m: RoundMachine, event: Event) -> str:
     return f"{kind} is not a side event"
 
 
-def receive_chat(m: RoundMachine, event: Event, now: int) -> list[Effect]:
+def receive_chat(m: SideHost, event: Event, now: int) -> list[Effect]:
     seat = m.state.seat_of(event.pk)
     why = refusal(m.state, event.pk, event.kind)
     if why or seat is None:
@@ -269,7 +266,7 @@ def receive_chat(m: RoundMachine, event: Event, now: int) -> list[Effect]:
     ]
 
 
-def answer_sync(m: RoundMachine, event: Event, now: int) -> list[Effect]:
+def answer_sync(m: SideHost, event: Event, now: int) -> list[Effect]:
     """Answer a member's sync request, which names its chain head (``prev``).
 
     Same head: nothing to send in play; after the end, our acks of that head (the

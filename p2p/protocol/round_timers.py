@@ -1,12 +1,12 @@
 """The round machine's local timers (``RoundMachine.tick``): invitation expiry, the
 draw's commit and reveal timeouts, turn timeouts and forfeits, the local end of a round
-nobody can move on, and asking for missing acks.  Plain functions of a ``RoundMachine``
-(``p2p.protocol.round_machine``); pure: ``now`` is the caller's clock."""
+nobody can move on, and asking for missing acks.  Plain functions of the machine's ``TimerHost`` (``p2p.protocol.round_hosts``:
+what of ``RoundMachine`` they may touch); pure: ``now`` is the caller's clock."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from p2p.protocol import round_conflicts, round_side
 from p2p.protocol.effects import (
@@ -16,17 +16,17 @@ from p2p.protocol.effects import (
     Notice,
 )
 from p2p.protocol.events import Event
+from p2p.protocol.outcome import RoundEnd
+from p2p.protocol.phases import LocalEnd
 from p2p.protocol.round import (
     Phase,
     evidence_error,
 )
+from p2p.protocol.round_hosts import TimerHost
 from p2p.protocol.round_side import (
     MAX_SYNC_ANSWER,
     SYNC_INTERVAL_MS,
 )
-
-if TYPE_CHECKING:
-    from p2p.protocol.round_machine import RoundMachine
 
 COMMIT_TIMEOUT_MS = 20_000
 """A commitment still missing this long after start: the admin cancels (v1: it closed the
@@ -48,7 +48,9 @@ START_DEADLINE_MS = 120_000
 
 
 
-def tick(m: RoundMachine,
+
+
+def tick(m: TimerHost,
     now: int,
     offline: frozenset[bytes] = frozenset(),
     evidence: Mapping[bytes, tuple[Event, int]] | None = None,
@@ -71,7 +73,7 @@ def tick(m: RoundMachine,
     if any(isinstance(e, Applied) for e in effects) or (m._was_acting and not was):
         effects += m._react(now)  # (acting again: what is due is ours to do)
     st = m.state  # a conflict may have replaced it
-    if m._local_end:
+    if m.local_end is not None:
         return effects
     if st.phase in (Phase.OVER, Phase.CANCELLED):
         return effects + ask_for_acks(m, now)
@@ -129,13 +131,13 @@ def tick(m: RoundMachine,
 
 
 
-def asks_for_acks(m: RoundMachine, now: int) -> bool:
+def asks_for_acks(m: TimerHost, now: int) -> bool:
     """True while the round has ended here by its chain (or a proof), we hold a seat,
     a human seat's ack of the final head is missing, and the end is less than
     ``ACK_ASK_MS`` old: ``tick`` then asks the members for their acks."""
     return (
         m.state.phase in (Phase.OVER, Phase.CANCELLED)
-        and not m._local_end
+        and m.local_end is None
         and m.my_seat is not None
         and not round_side.agreed(m)
         and now - m.phase_since < ACK_ASK_MS
@@ -143,7 +145,7 @@ def asks_for_acks(m: RoundMachine, now: int) -> bool:
 
 
 
-def ask_for_acks(m: RoundMachine, now: int) -> list[Effect]:
+def ask_for_acks(m: TimerHost, now: int) -> list[Effect]:
     """A sync request naming our final head, at most every ``HEAD_EXCHANGE_MS``,
     while an ack is missing; members that hold this head answer with their acks."""
     if not asks_for_acks(m, now) or now - m._last_head_sent < HEAD_EXCHANGE_MS:
@@ -153,7 +155,7 @@ def ask_for_acks(m: RoundMachine, now: int) -> list[Effect]:
 
 
 
-def end_if_stuck(m: RoundMachine, now: int) -> list[Effect]:
+def end_if_stuck(m: TimerHost, now: int) -> list[Effect]:
     """End the round here by a fixed local rule when nobody can move it on any more.
 
     * Not in play ``FORMING_GRACE_MS`` after ``expires`` (still forming) or
@@ -166,9 +168,9 @@ def end_if_stuck(m: RoundMachine, now: int) -> list[Effect]:
     st = m.state
     expires = m.expires_here  # the admin's clock, judged in its frame
     if st.phase is Phase.FORMING and now >= expires + FORMING_GRACE_MS:
-        return end_here(m, "expired: the round did not start in time", now)
+        return end_here(m, RoundEnd.EXPIRED, "the round did not start in time", now)
     if st.phase in (Phase.COMMIT, Phase.REVEAL) and now >= expires + START_DEADLINE_MS:
-        return end_here(m, "expired: the draw did not finish in time", now)
+        return end_here(m, RoundEnd.EXPIRED, "the draw did not finish in time", now)
     if st.phase is not Phase.PLAY:
         return []
     owner = st.owner()
@@ -181,24 +183,24 @@ def end_if_stuck(m: RoundMachine, now: int) -> list[Effect]:
     since = max(m._applied_at.get(st.head.id, st.head.ts), st.head.ts)
     if now - since < 2 * m.timeouts.offline_ms:
         return []
-    return end_here(m, 
-        "abandoned: the player to move and whoever may forfeit it are gone", now
+    return end_here(
+        m, RoundEnd.ABANDONED, "the player to move and whoever may forfeit it are gone", now
     )
 
 
 
-def end_here(m: RoundMachine, reason: str, now: int) -> list[Effect]:
-    """A local end (no chain event): the round is over for us, nobody wins."""
-    m.state.phase = Phase.CANCELLED
-    m.state.end_reason = reason
-    m._local_end = True
+def end_here(m: TimerHost, kind: RoundEnd, detail: str, now: int) -> list[Effect]:
+    """A local end (no chain event): the round is over for us, nobody wins.  A verdict
+    of ours beside the chain (``RoundMachine.local_end``); the chain's state is left as
+    the chain made it."""
+    end = LocalEnd(kind, detail)
+    m.local_end = end
     m.phase_since = now
-    code = reason.split(":")[0]  # expired / abandoned
-    return [Notice(f"the round ended here: {reason}", "cancelled", {"reason": code})]
+    return [Notice(f"the round ended here: {end.reason}", "cancelled", {"reason": kind.value})]
 
 
 
-def due_forfeit(m: RoundMachine, now: int) -> dict[str, Any] | None:
+def due_forfeit(m: TimerHost, now: int) -> dict[str, Any] | None:
     """The body of the forfeit we may sign now, or ``None``.
 
     Due once both our clock since we saw the head and the signed ``ts`` gap from the

@@ -188,6 +188,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "reason.still_running": ("die Runde läuft noch", "the round is still running"),
     "reason.closed": ("die Verbindung ist geschlossen", "the connection is closed"),
     "reason.not_your_turn": ("du bist nicht am Zug", "it is not your turn"),
+    "reason.no_takeback": ("niemand bittet darum, den letzten Zug zurückzunehmen",
+                           "nobody asks to take back the last move"),
     "reason.other_session": (
         "dein Schlüssel spielt in einer anderen Sitzung; dieses Fenster schaut zu (/takeover, um hier zu spielen)",
         "your key plays in another session; this window watches (/takeover to play here)",

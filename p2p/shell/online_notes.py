@@ -364,7 +364,8 @@ class OnlineNotes(SessionPart):
                 return
             why = str(params.get("reason", "other"))
             key = f"notice.{code}.{why}"
-            text = rnd.chain_state.end_reason.removeprefix("cancelled: ") if rnd is not None else ""
+            outcome = rnd.outcome if rnd is not None else None
+            text = outcome.detail if outcome is not None else ""
             if text == START_NOW_REASON:  # our own clients' token, said in the reader's language
                 key = "notice.cancelled.start_now"
             elif key == "notice.cancelled.declined" and self._busy_member(rnd, seat):

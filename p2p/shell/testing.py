@@ -107,7 +107,8 @@ class HeadlessShell:
     async def type_line(self, text: str, settle: float = 0.05) -> None:
         """Type a line and press Enter, then let the app process it."""
         self.send(text + "\r")
-        await self.wait_for(lambda: self.shell is not None and self.shell.input.text == "", 2)
+        # generous: on a loaded machine (CI with -n 4 on 2 cores) the Enter can wait seconds
+        await self.wait_for(lambda: self.shell is not None and self.shell.input.text == "", 10)
         await asyncio.sleep(settle)
 
     def screen(self) -> str:
@@ -122,7 +123,7 @@ class HeadlessShell:
             rows.append("".join(row[x].char for x in range(self.size.columns)).rstrip())
         return "\n".join(rows)
 
-    async def wait_for(self, predicate: Callable[[], bool], timeout: float = 5.0) -> None:
+    async def wait_for(self, predicate: Callable[[], bool], timeout: float = 15.0) -> None:
         """Poll ``predicate`` until true; ``TimeoutError`` with the screen if it never is."""
         deadline = time.monotonic() + timeout
         while True:
@@ -135,7 +136,7 @@ class HeadlessShell:
                 raise TimeoutError("condition not met; screen:\n" + self.screen())
             await asyncio.sleep(0.02)
 
-    async def wait_screen(self, text: str, timeout: float = 5.0) -> str:
+    async def wait_screen(self, text: str, timeout: float = 15.0) -> str:
         """Wait until ``text`` appears on the rendered screen; returns the screen."""
         await self.wait_for(lambda: text in self.screen(), timeout)
         return self.screen()

@@ -123,7 +123,7 @@ def _replay(world: World, m: Member) -> None:
     machine = m.machine
     assert machine is not None
     st = machine.state
-    local_end = bool(getattr(machine, "_local_end", False))
+    local_end = machine.ended_here
     live = _result(st.phase, st.head.id, st.state_hash(), st.winners())
     try:
         replay = replay_log(m.log, LIVE)

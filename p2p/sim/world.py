@@ -500,7 +500,9 @@ class World:
         machine = m.machine
         assert machine is not None
         st = machine.state
-        return (st.phase.value, st.head.id, st.state_hash(), st.winners())
+        # the member's view: a local end (``RoundMachine.local_end``) is its verdict beside
+        # the chain, so its phase is the machine's, not the chain state's
+        return (machine.phase.value, st.head.id, st.state_hash(), st.winners())
 
     def _watch_final(self) -> None:
         honest = [m for m in self.members if m.honest]

@@ -134,6 +134,7 @@ class WebSession:
             "invite": self.a_invite, "private": self.a_private, "join": self.a_join,
             "accept": self.a_accept, "decline": self.a_decline, "play": self.a_play,
             "takeback": self.a_takeback, "accept_takeback": self.a_accept_takeback,
+            "decline_takeback": self.a_decline_takeback,
             "resign": self.a_resign, "leave": self.a_leave, "cancel": self.a_cancel,
             "again": self.a_again, "start_now": self.a_start_now, "replay": self.a_replay, "analysis": self.a_analysis,
             "takeover": self.a_takeover,
@@ -255,8 +256,9 @@ class WebSession:
             self.settings.lang = lang
             self.texts = Texts(lang)
             self.emit(self.hello())
-        if "notifications" in msg:
+        if "notifications" in msg and bool(msg["notifications"]) != self.settings.notifications:
             self.settings.notifications = bool(msg["notifications"])
+            self.line("info", "msg.notify_on" if self.settings.notifications else "msg.notify_off")
         if "nick" in msg and _text(msg, "nick").strip() != self.settings.nick:
             nick = _text(msg, "nick").strip()
             if not 1 <= len(nick) <= 20 or " " in nick:
@@ -453,6 +455,16 @@ class WebSession:
     async def a_accept_takeback(self, msg: dict[str, Any]) -> None:
         await self._round(msg).accept_takeback()
 
+    async def a_decline_takeback(self, msg: dict[str, Any]) -> None:
+        """As the player to move: say no to the take-back asked for, at once (a signed
+        ``takeback_decline``; the asker is told by a ``takeback_declined`` notice)."""
+        rnd = self._round(msg)
+        asker = rnd.takeback_asked
+        await rnd.decline_takeback()
+        seats = rnd.chain_state.seats
+        pk = seats[asker].pk if asker is not None and 0 <= asker < len(seats) else None
+        self.line("info", "msg.takeback_declined", nick=self._nick(pk) if pk is not None else "?")
+
     async def a_resign(self, msg: dict[str, Any]) -> None:
         await self._round(msg).resign()
 
@@ -465,14 +477,31 @@ class WebSession:
         await self._round(msg).cancel()
 
     async def a_again(self, msg: dict[str, Any]) -> None:
+        """``/again``: the admin invites the same seats again (``another_round``); any
+        other member does what the shell's ``/again`` does: invites the same seats, each
+        keeping its colour, the next seat starting, and becomes that round's admin."""
         rnd = self._round(msg)
         if not rnd.is_over:
             raise Refused("err.still_running")
-        if not rnd.is_admin:
-            raise Refused("err.only_admin")
         if rnd.turn_limit is None and self.peer.busy:
             raise Refused("err.busy")
-        new = await self.peer.another_round(rnd)
+        if rnd.is_admin:
+            new = await self.peer.another_round(rnd)
+        else:
+            me = self.peer.public_key
+            st = rnd.chain_state
+            if rnd.my_seat is None:
+                raise Refused("err.only_admin")
+            layout = [f"computer:{s.level}" if s.is_computer else "me" if s.pk == me else (s.pk or b"").hex()
+                      for s in st.seats]
+            if any(not spec for spec in layout):
+                raise Refused("err.only_admin")  # a seat never taken: only the admin may re-open it
+            others = [s.pk for s in st.seats if s.pk is not None and not s.is_computer and s.pk != me]
+            starter = rnd.starter
+            start = None if starter is None else (starter + 1) % len(st.seats)
+            options = {k: v for k, v in st.options.items() if k != "first"}
+            new = await self.peer.invite(others, rnd.game_name, options, seats=layout, start=start,
+                                         turn_limit=rnd.turn_limit)
         self.line("round", "msg.again", game=new.game_name, round=new.id)
 
     async def a_start_now(self, msg: dict[str, Any]) -> None:
@@ -532,24 +561,13 @@ class WebSession:
         """``/stats``: rounds here against the computer (saved in ``web.json``) and the
         finished online rounds per group of people, from the signed round logs (the
         numbers every member's face computes alike)."""
-        local = [{"game": game, "level": level, **counts}
-                 for game, levels in sorted(self.settings.stats.items())
-                 for level, counts in sorted(levels.items())]
+        from p2p.web.records import local_rows, online_rows
+
         online: list[dict[str, Any]] = []
         if self.peer is not None and self._ledger is not None:
-            me = self.peer.public_key
-            groups: dict[frozenset[bytes], dict[str, int]] = {}
             summaries = await asyncio.to_thread(self._ledger.rounds)
-            for summary in summaries:
-                if not summary.over or me not in summary.members:
-                    continue
-                entry = groups.setdefault(summary.members - {me}, {"won": 0, "lost": 0, "drawn": 0})
-                key = "drawn" if summary.winner is None else "won" if summary.winner == me else "lost"
-                entry[key] += 1
-            for others, counts in groups.items():
-                names = sorted(self._nick(pk) for pk in others)
-                online.append({"with": names, **counts, "played": sum(counts.values())})
-            online.sort(key=lambda e: (-e["played"], e["with"]))
+            online = online_rows(summaries, self.peer.public_key, self._nick)
+        local = local_rows(self.settings.stats)
         self.emit({"t": "stats", "local": local, "online": online})
 
     async def a_takeover(self, msg: dict[str, Any]) -> None:

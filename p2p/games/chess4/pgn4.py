@@ -17,13 +17,23 @@ that passed the turn to it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import Protocol
 
 from p2p.games.chess4.board import PAWN, PIECE_LETTERS, SEAT_NAMES, SEATS, name
 from p2p.games.chess4.movegen import CASTLE, EP, PROMO, Position, attacked
 
-if TYPE_CHECKING:
-    from p2p.games.chess4.game import Chess4
+
+class Chess4(Protocol):
+    """What the export reads of a game (``p2p.games.chess4.game.Chess4``): its options,
+    its position and the movetext token of each history entry."""
+
+    _tokens: list[str]
+
+    def options(self) -> Mapping[str, object]: ...
+
+    @property
+    def position(self) -> Position: ...
 
 _TAG_ESCAPES = str.maketrans({"\\": "\\\\", '"': '\\"'})
 

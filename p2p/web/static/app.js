@@ -81,9 +81,12 @@ function localSeatLabel(local, i) {
 function resultText(state, winners, label) {
   if (gameInfo(state.game).ranking) {
     const scores = state.scores;
-    const order = scores.map((s, i) => i).sort((a, b) => scores[b] - scores[a] || a - b);
+    // the game's own places when it gives them (chess4: at equal points a seat that
+    // resigned ranks below one that played on), else by points
+    const rankOf = (i) => (state.ranks ? state.ranks[i] : 1 + scores.filter((s) => s > scores[i]).length);
+    const order = scores.map((s, i) => i).sort((a, b) => rankOf(a) - rankOf(b) || a - b);
     return order.map((i) => {
-      const rank = 1 + scores.filter((s) => s > scores[i]).length;
+      const rank = rankOf(i);
       return t('ui.result.rank', { rank, seat: label(i), points: scores[i] });
     }).join(' · ');
   }
@@ -141,6 +144,7 @@ function receive(msg) {
       app.texts = msg.texts; app.games = msg.games; app.lang = msg.lang;
       document.documentElement.lang = msg.lang;
       staticTexts(); buildNewForm(); render();
+      relabelInfo();
       break;
     case 'history':
       app.lines = msg.lines.slice();
@@ -165,6 +169,7 @@ function receive(msg) {
       showAnalysis(msg.data);
       break;
     case 'rules':
+      app.info = { kind: 'rules', game: msg.game };
       showInfo(t('ui.rules.title', { game: gameTitle(msg.game) }), msg.lines.map((line) => h('p', {}, line)), 'rules');
       break;
     case 'stats':
@@ -209,6 +214,7 @@ function render() {
   const conn = snap.connection;
   $('conn').textContent = t('ui.conn.' + conn);
   $('conn').dataset.state = conn;
+  document.body.dataset.notify = snap.settings.notifications ? 'on' : 'off';
   $('me').textContent = snap.me ? `${snap.me.nick} [${snap.me.fp}]` : snap.settings.nick;
   const watching = Boolean(snap.me && !snap.me.acting);  // another session of our key plays
   $('watching').hidden = !watching;
@@ -463,6 +469,7 @@ function renderStage() {
       note.replaceChildren(t('ui.takeback_asked', { seat: label(r.takeback) }));
       if (r.my_turn && r.takeback !== r.my_seat) {
         note.append(' ', h('button', { type: 'button', id: 'btn-allow', on: { click: () => send('accept_takeback', { round: r.id }) } }, t('ui.accept_takeback')));
+        note.append(' ', h('button', { type: 'button', id: 'btn-decline-takeback', on: { click: () => send('decline_takeback', { round: r.id }) } }, t('ui.decline_takeback')));
       }
     }
     if (!over) {
@@ -472,7 +479,7 @@ function renderStage() {
     controls.append(h('button', { type: 'button', id: 'btn-leave', on: { click: () => { send('leave', { round: r.id }); } } }, t('ui.leave')));
     controls.append(h('button', { type: 'button', id: 'btn-rules', on: { click: () => send('rules', { game: r.game }) } }, t('ui.rules')));
     if (over) {
-      if (r.admin) controls.append(h('button', { type: 'button', id: 'btn-again', on: { click: () => { app.pinned = null; app.replay = null; send('again', { round: r.id }); } } }, t('ui.again')));
+      if (r.admin || r.my_seat !== null) controls.append(h('button', { type: 'button', id: 'btn-again', on: { click: () => { app.pinned = null; app.replay = null; send('again', { round: r.id }); } } }, t('ui.again')));
       controls.append(h('button', { type: 'button', id: 'btn-replay', on: { click: () => send('replay', { round: r.id }) } }, t('ui.replay')));
       if (r.board.analysis) controls.append(h('button', { type: 'button', id: 'btn-analysis', on: { click: () => send('analysis', { round: r.id }) } }, t('ui.analysis')));
     }
@@ -547,6 +554,7 @@ function showAnalysis(data) {
 // the mover, a mistake (with what the best move kept) or the decisive move; then how many
 // mistakes.
 function showAnalysisText(data, shown) {
+  app.review = { data, shown };
   const list = $('analysis-text');
   list.hidden = false;
   const label = (i) => (shown === 'local' ? localSeatLabel(app.snap.local, i) : shown ? seatLabel(shown, i) : String(i + 1));
@@ -582,7 +590,16 @@ function showInfo(title, children, kind) {
   box.scrollIntoView({ block: 'nearest' });
 }
 
+// After a language switch: the texts asked for are said again in the new language.
+function relabelInfo() {
+  if (!$('analysis-text').hidden && app.review) showAnalysisText(app.review.data, app.review.shown);
+  if ($('info').hidden || !app.info) return;
+  if (app.info.kind === 'rules') send('rules', { game: app.info.game });
+  else if (app.info.kind === 'stats') showStats(app.info.msg);
+}
+
 function showStats(msg) {
+  app.info = { kind: 'stats', msg };
   const parts = [h('h3', {}, t('ui.stats.local'))];
   const local = msg.local.map((row) => h('li', {}, t('ui.stats.local_row', { ...row, game: gameTitle(row.game), level: row.level.split('+').map(levelName).join(', ') })));
   parts.push(h('ul', { class: 'stats-local' }, local.length ? local : h('li', { class: 'muted' }, t('ui.stats.none'))));

@@ -52,6 +52,7 @@ def state(game: Game) -> State:
         "last_move": last_move,
         "check": [seat for seat in SEATS if not chess.is_over() and chess.in_check(seat)],
         "end_reason": chess.end_reason(),
+        "ranks": list(chess.ranks()),  # at equal points a seat that resigned ranks below
     }
 
 
