@@ -274,6 +274,9 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "notice.forfeit_replaced": ("Ein rechtzeitiger Zug ersetzt den Verfall.", "A move made in time replaces the forfeit."),
     "notice.over": ("Die Runde ist vorbei.", "The round is over."),
     "notice.cancelled": ("Die Runde wurde abgesagt.", "The round was called off."),
+    "notice.broker_too_large": (
+        "Der Broker {broker} nimmt Nachrichten nur bis {limit} Bytes: eine Nachricht von {size} Bytes ging über ihn nicht hinaus. Sie bleibt in deinem Protokoll, nichts verzweigt sich; nimm für sie einen Broker, der größere Nachrichten annimmt.",
+        "The broker {broker} takes messages of at most {limit} bytes: a message of {size} bytes could not go through it. It stays in your log and nothing forks; for it, use a broker that takes larger messages."),
     "notice.goes_on": ("Die Runde geht doch weiter: wer aufgeben lassen darf, ist zurück.",
                        "The round goes on after all: whoever may forfeit is back."),
     "notice.expired": ("Die Runde ist verfallen (niemand kam).", "The round expired (nobody came)."),
