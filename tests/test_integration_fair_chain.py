@@ -222,8 +222,12 @@ def test_live_old_position_forfeits_cost_no_replay(
                     await r.wait_until(
                         lambda r, p=ply: len(r.game.history()) > p or r.is_over, 10
                     )
-            async with asyncio.timeout(10):  # quiet: a human is to move
-                while not (ra.is_my_turn or rb.is_my_turn):
+            async with asyncio.timeout(10):  # quiet: a human is to move, and both hold
+                # every move (a receiver recomputes a computer move to check it)
+                while not (
+                    (ra.is_my_turn or rb.is_my_turn)
+                    and len(ra.game.history()) == len(rb.game.history())
+                ):
                     await asyncio.sleep(0.05)
             await asyncio.sleep(0.2)
             chain = ra.log()

@@ -265,6 +265,8 @@ def test_a_round_called_off_and_a_private_round_started_now_with_who_joined(
             rnd = await offer.accept()
             st = await wait_status(page, lambda s: s["my_turn"] == "yes", 30, "the started round")
             assert st["round_no"] == "1"
+            # the page's start reaches bob's peer a moment after the page shows it
+            await eventually(lambda: rnd.game is not None, 20, "bob to hold the started round")
             assert rnd.game is not None and rnd.game.players == 2
             await page.fill("#move-input", "b2")
             await page.press("#move-input", "Enter")
