@@ -71,8 +71,10 @@ def test_your_own_forfeit_after_a_restart_is_in_the_second_person(tmp_path: Path
             await ra.wait_over(20)
             async with online_shell(tmp_path, broker_url, peer_options=options) as h:
                 await h.wait_for(lambda: "over" in status(h), 20)
+                # the status reads the chain's end at once; the line follows the end's notice
+                await h.wait_for(lambda: any("You did not move for" in x and "are out" in x
+                                             for x in h.controller.state.text_lines()), 10)
                 texts = h.controller.state.text_lines()
-                assert any("You did not move for" in x and "are out" in x for x in texts), texts
                 assert not any("tester did not move" in x for x in texts), texts
 
     run(scenario())
