@@ -166,7 +166,7 @@ def test_offline_countdown_forfeit_by_name_and_no_digit_becomes_chat(tmp_path: P
             forfeit = await said(h, "did not move for", 20)
             await h.wait_for(lambda: "Round 1 · over: Red (you) wins" in status(h), 10)
             assert forfeit.split(" ", 1)[1].startswith("bob did not move for")
-            assert "tester 1 · bob 0" in status(h)
+            await h.wait_for(lambda: "tester 1 · bob 0" in status(h), 10)  # the score follows the end's notice
             for text in (forfeit, status(h), await said(h, "Round 1 over")):
                 assert "?" not in text and not re.search(r"[0-9a-f]{8}", text), text
 
