@@ -274,8 +274,8 @@ async def _resume(url: str, tmp: Path, port: int, limit: Limit) -> str:
                     break
                 await asyncio.sleep(0.05)
             ra = await alice.invite([bob_id.peer_id], "connect4", start=1)
-            await ra.wait_started(20)
-            if not await ra.wait_turn(20):
+            await ra.wait_started(60)  # generous: the connection-drop row cuts links every 3 s
+            if not await ra.wait_turn(60):
                 return "FAILS: bob never moved"
             await ra.play(ra.game.legal_moves()[0])  # type: ignore[union-attr]
             async with asyncio.timeout(30):

@@ -125,8 +125,10 @@ def test_a_flood_of_fresh_keys_leaves_a_bounded_footprint() -> None:
         assert peer.inbound.stats["accepted"] > KEYS
         assert len(peer.lobby.invitations) == 16
         # live objects (exact, frees included): anything kept per key adds at least one
-        # block a key; measured: a few dozen for 10,000 keys
-        assert more_blocks < half // 20, f"{more_blocks} more blocks for {half} more keys"
+        # block a key (4,500 here; an unbounded table measured about 30,000); measured: a
+        # few dozen for 10,000 keys on a quiet machine, up to 280 in a clean-clone CI run
+        # (allocator and interpreter caches), so the bound is a fifth of a block a key
+        assert more_blocks < half // 5, f"{more_blocks} more blocks for {half} more keys"
         # traced bytes: what the second half allocated and still holds, i.e. the full
         # size of every bounded structure it refilled (about 6 MB; tracing the whole run
         # to get the exact growth doubles the test's time) -- plus any leak
