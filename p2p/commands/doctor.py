@@ -20,6 +20,10 @@ import asyncio
 import statistics
 import sys
 import time
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import aiomqtt
 
 from p2p.cli import UsageError
 
@@ -61,22 +65,12 @@ def _w(key: str, lang: str) -> str:
 async def _round_trip(url: str, protocol: str, timeout: float) -> float:
     """Median ms from publishing a QoS 1 message to receiving it on our subscription."""
     import secrets
-    import ssl
 
-    import aiomqtt
-
-    from p2p.net.transport import NODELAY, parse_broker_url
+    from p2p.net.transport import parse_broker_url
 
     address = parse_broker_url(url)
     topic = f"p2p/doctor/{secrets.token_hex(8)}"
-    client = aiomqtt.Client(
-        address.host, address.port, username=address.username, password=address.password,
-        protocol=aiomqtt.ProtocolVersion.V5 if protocol == "5" else aiomqtt.ProtocolVersion.V311,
-        transport="websockets" if address.websockets else "tcp",
-        websocket_path=address.path or None, timeout=timeout,
-        tls_context=ssl.create_default_context() if address.tls else None,
-        socket_options=[NODELAY] if not address.websockets else (),
-    )
+    client = _client(address, protocol, timeout)
     times = []
     async with client:
         await client.subscribe(topic, qos=1)
@@ -100,23 +94,15 @@ async def _comes_back(url: str, protocol: str, size: int, timeout: float) -> boo
     """A QoS 1 message of ``size`` bytes as an MQTT packet comes back on our own
     subscription (a broker that cuts us for it, or drops it, says no)."""
     import secrets
-    import ssl
 
     import aiomqtt
 
-    from p2p.net.transport import NODELAY, packet_size, parse_broker_url
+    from p2p.net.transport import packet_size, parse_broker_url
 
     address = parse_broker_url(url)
     topic = f"p2p/doctor/{secrets.token_hex(8)}"
     payload = b"x" * (size - packet_size(topic, b"", 1, protocol == "5", None))
-    client = aiomqtt.Client(
-        address.host, address.port, username=address.username, password=address.password,
-        protocol=aiomqtt.ProtocolVersion.V5 if protocol == "5" else aiomqtt.ProtocolVersion.V311,
-        transport="websockets" if address.websockets else "tcp",
-        websocket_path=address.path or None, timeout=timeout,
-        tls_context=ssl.create_default_context() if address.tls else None,
-        socket_options=[NODELAY] if not address.websockets else (),
-    )
+    client = _client(address, protocol, timeout)
     try:
         async with client:
             await client.subscribe(topic, qos=1)
@@ -220,3 +206,22 @@ def run(args: argparse.Namespace) -> int:
     for ok, lines in results:
         print("\n".join(lines), file=sys.stdout if ok else sys.stderr)
     return 0 if all(ok for ok, _ in results) else 1
+
+
+def _client(address: Any, protocol: str, timeout: float) -> aiomqtt.Client:
+    """One probe's MQTT client for ``address`` (``parse_broker_url``) speaking ``protocol``
+    (``"5"`` or ``"3.1.1"``)."""
+    import ssl
+
+    import aiomqtt
+
+    from p2p.net.transport import NODELAY
+
+    return aiomqtt.Client(
+        address.host, address.port, username=address.username, password=address.password,
+        protocol=aiomqtt.ProtocolVersion.V5 if protocol == "5" else aiomqtt.ProtocolVersion.V311,
+        transport="websockets" if address.websockets else "tcp",
+        websocket_path=address.path or None, timeout=timeout,
+        tls_context=ssl.create_default_context() if address.tls else None,
+        socket_options=[NODELAY] if not address.websockets else (),
+    )

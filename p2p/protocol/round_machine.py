@@ -540,14 +540,8 @@ class RoundMachine:
         offline: frozenset[bytes] = frozenset(),
         evidence: Mapping[bytes, tuple[Event, int]] | None = None,
     ) -> list[Effect]:
-        """Local timers: invitation expiry, commit, reveal and turn timeouts.
-
-        ``offline``: the members whose lobby presence we see offline (notices, and the
-        abandoned-round rule).  ``evidence``: per member, its own signed offline presence
-        (Last Will or goodbye) that took it out of our lobby unrevoked, and when it
-        arrived (our clock): once it has stood ``TurnTimeouts.offline_ms`` we may forfeit
-        the seat as ``offline`` with it; silence alone never shortens a turn.
-        """
+        """Local timers: invitation expiry, commit, reveal and turn timeouts (what
+        ``offline`` and ``evidence`` mean: ``p2p.protocol.round_timers.tick``)."""
         return round_timers.tick(self, now, offline, evidence)
 
     def asks_for_acks(self, now: int) -> bool:
