@@ -161,7 +161,7 @@ def _circles_in(package: str) -> list[list[str]]:
 def test_no_import_circle_anywhere_but_where_named() -> None:
     """No circle in the whole package, type-only imports included, except the two still
     open (the ``xfail`` tests below name them)."""
-    open_ones = {"peer", "shell"}
+    open_ones = {"shell"}
     assert [c for c in _import_circles(ROOT / "p2p", "p2p")
             if c[0].split(".")[1] not in open_ones] == []
 
@@ -170,10 +170,10 @@ def test_no_import_circle_in_the_round_machine_and_its_helpers() -> None:
     assert _circles_in("protocol") == []
 
 
-@pytest.mark.xfail(strict=True, reason="issue 27 item 5, open: p2p/peer's parts (core, edge, "
-                   "handles, lobby_link, notifications, opening, round_link, store_link) still "
-                   "import each other for types; flip to a plain test when they take narrow hosts")
 def test_no_import_circle_in_the_peer() -> None:
+    """The peer's parts take narrow hosts (``handles.RoundSide``, ``handles.InvitationHost``,
+    ``store_link.StoreSide``, ``opening.Opener``, ``round_link.RoundHost``) instead of
+    importing ``core.Peer`` or ``round_link.RoundLink`` back."""
     assert _circles_in("peer") == []
 
 
