@@ -66,10 +66,11 @@ machine), a plain machine-level test states the rule beside the seed:
 from __future__ import annotations
 
 import pytest
+from test_protocol_fair_chain import signed, signed_move, three_cube
 from test_protocol_forfeit import OFFLINE, SILENT, published
 from test_protocol_round import PEOPLE, human, open_round
 
-from p2p.protocol import events
+from p2p.protocol import events, round_conflicts
 from p2p.protocol.conflicts import HOLD_MS, judge
 from p2p.protocol.effects import Notice, Publish
 from p2p.protocol.events import Event
@@ -84,7 +85,8 @@ from p2p.sim import simulate
     [("honest", 282), ("honest", 661), ("mixed", 108), ("mixed", 444), ("mixed", 3),
      ("mixed", 486), ("mixed", 755), ("mixed", 139), ("mixed", 48), ("silent_loser", 105),
      ("mixed", 50), ("honest", 1019), ("honest", 1568), ("honest", 1973), ("honest", 2728),
-     ("honest", 2805), ("mixed", 3285), ("mixed", 1209)],
+     ("honest", 2805), ("mixed", 3285), ("mixed", 1209), ("mixed", 2032), ("mixed", 2066),
+     ("mixed", 2338)],
 )
 def test_a_counterexample_seed_holds_every_invariant(family: str, seed: int) -> None:
     result = simulate(family, seed)
@@ -295,3 +297,56 @@ def test_two_forfeits_of_one_position_by_one_forfeiter_replay_as_an_equivocation
     assert replay.proof is not None and {e.id for e in replay.proof} == {first.id, second.id}
     assert replay.state.state_hash() == carol.state.state_hash()
     assert replay.state.winners() == carol.state.winners()
+
+
+def test_a_member_away_at_an_equivocation_gets_the_proof_at_the_same_head() -> None:
+    """mixed/2032, 2066: bob equivocates while carol is away (restarted, or cut off).
+    A round ended by a proof keeps the head before the proven position, so carol, back,
+    names the very head the others hold: their answer must carry the proof (not only
+    their acks of that end, which carol, still in play, refuses), or she plays on."""
+    _net, machines, _cut = three_cube()
+    admin, bob, carol = machines
+    x = signed_move(PEOPLE[1], bob.state, "a1", bob.state.head.ts + 1_000)
+    y = signed_move(PEOPLE[1], bob.state, "b2", bob.state.head.ts + 1_000)
+    admin.receive(x, x.ts)
+    admin.receive(y, x.ts + 10)
+    assert admin.phase is Phase.OVER and admin.state.head.id == carol.state.head.id
+    now = x.ts + 60_000
+    (ask,) = [e.event for e in carol.request_sync(now) if isinstance(e, Publish)]
+    answer = [e.event for e in admin.receive(ask, now + 10) if isinstance(e, Publish)]
+    assert {x.id, y.id} <= {e.id for e in answer}
+    carol.receive_all(answer, now + 20)
+    assert carol.phase is Phase.OVER and carol.state.equivocators == [1]
+    assert carol.state.state_hash() == admin.state.state_hash()
+    assert carol.state.winners() == admin.state.winners()
+    replay = replay_log([e.raw for e in carol.log_events()])
+    assert replay.proof is not None and replay.state.phase is Phase.OVER
+
+
+def test_an_event_parked_on_a_losing_forfeit_still_counts_as_a_sign() -> None:
+    """mixed/2338: carol's move built on the admin's forfeit of bob waited at bob (its
+    ``prev`` unknown) when the forfeit lost there; bob dropped it unkept, so a later
+    sign of carol naming it no longer showed that carol held the forfeit's branch, and
+    bob stayed on his claim while everyone else played on from the forfeit: two results
+    for good.  The parked event is kept as a sign, as one that arrives afterwards is."""
+    net = Loopback()
+    machines = open_round(net, "chess4", {}, [human(i) for i in range(4)], start=1)
+    admin, bob, carol, _dave = machines
+    prev = bob.state.head
+    (move,) = published(bob.move(sorted(bob.state.game.legal_moves())[0], prev.ts + 2_000),
+                        "move")  # it reaches nobody
+    forfeit = signed(PEOPLE[0], admin.state, "forfeit", {"seat": 1, "reason": "silent"},
+                     prev.ts + SILENT + 1_000)
+    carol.receive(forfeit, forfeit.ts)
+    (answer,) = published(carol.move(sorted(carol.state.game.legal_moves())[0],
+                                     forfeit.ts + 2_000), "move")
+    assert answer.prev == forfeit.id
+    bob.receive(answer, answer.ts)  # parked: bob does not hold its prev
+    bob.receive(forfeit, answer.ts + 10)  # bob's move is timely: the forfeit loses here
+    assert bob.state.head.id == move.id
+    assert answer.id in {e.id for e in round_conflicts.signs(bob)}
+    (ask,) = [e.event for e in carol.request_sync(answer.ts + 31_000, catch_up=False)
+              if isinstance(e, Publish)]  # carol held the forfeit's branch 31 s (T2)
+    bob.receive(ask, ask.ts)
+    assert bob.state.chain[move.seq].id == forfeit.id
+    assert bob.state.head.id == answer.id == carol.state.head.id
