@@ -52,7 +52,7 @@ from test_protocol_fair_chain import signed, signed_move, three_cube
 from test_protocol_forfeit import OFFLINE, SILENT, published
 from test_protocol_round import PEOPLE, human, open_round
 
-from p2p.protocol import round_conflicts
+from p2p.protocol import events, round_conflicts
 from p2p.protocol.effects import Notice, Publish
 from p2p.protocol.events import Event
 from p2p.protocol.loopback import Loopback
@@ -66,7 +66,7 @@ from p2p.sim import simulate
     [("honest", 282), ("honest", 661), ("mixed", 108), ("mixed", 444), ("mixed", 3),
      ("mixed", 486), ("mixed", 755), ("mixed", 139), ("mixed", 48), ("silent_loser", 105),
      ("mixed", 50), ("mixed", 2032), ("mixed", 2066),
-     ("mixed", 2338)],
+     ("mixed", 2338), ("mixed", 1287), ("mixed", 1987)],
 )
 def test_a_counterexample_seed_holds_every_invariant(family: str, seed: int) -> None:
     result = simulate(family, seed)
@@ -208,3 +208,108 @@ def test_an_event_parked_on_a_losing_forfeit_still_counts_as_a_sign() -> None:
     bob.receive(ask, ask.ts)
     assert bob.state.chain[move.seq].id == forfeit.id
     assert bob.state.head.id == answer.id == carol.state.head.id
+
+
+def _sync_request(who: int, head: Event, ts: int) -> Event:
+    body = {"from_seq": (head.seq or 0) + 1}
+    return events.make(PEOPLE[who], "sync_request", ts, body, round=head.round, prev=head.id)
+
+
+def test_a_late_move_its_seat_still_claims_is_disputed_for_those_keeping_the_forfeit() -> None:
+    """mixed/1287, 1987 (T5, T7): the admin dates its move back (its clock runs behind);
+    bob answers at once, late by the signed timestamps but in time by what he saw, so
+    he keeps his move (T5) and shows the position disputed.  Carol never saw his move
+    arrive live: she keeps the admin's forfeit by the signed timestamps (T3).  Once
+    bob's own signs show he held his move 30 s and never yielded, carol shows the same
+    dispute (and her log replays so): every member names both claims, none stays
+    silent about one.  When bob yields (a sign on the forfeit's branch) it is over."""
+    _net, machines, _cut = three_cube(start=0)
+    admin, bob, carol = machines
+    h = admin.state.head
+    prev = signed_move(PEOPLE[0], admin.state, sorted(admin.state.game.legal_moves())[0],
+                       h.ts + 1)  # dated back by the admin's clock
+    t0 = h.ts + SILENT
+    bob.receive(prev, t0)
+    carol.receive(prev, t0)
+    (move,) = published(bob.move(sorted(bob.state.game.legal_moves())[0], t0 + 2_000),
+                        "move")
+    forfeit = events.make(PEOPLE[0], "forfeit", prev.ts + SILENT + 1,
+                          {"seat": 1, "reason": "silent"}, round=prev.round,
+                          seq=move.seq, prev=prev.id)
+    assert move.ts > forfeit.ts  # late by the signed timestamps
+    bob.receive(forfeit, t0 + SILENT)
+    assert bob.state.chain[move.seq].id == move.id  # T5: he saw it in time
+    assert [seq for seq, *_ in bob.disputes()] == [move.seq]
+    carol.receive(forfeit, t0 + SILENT)
+    carol.receive(move, t0 + SILENT + 10)
+    assert carol.state.chain[move.seq].id == forfeit.id  # T3
+    assert carol.disputes() == []  # a late move alone disputes nothing
+    now = t0 + SILENT + 20
+    for ts in (move.ts + 15_000, move.ts + 45_000):  # bob's head exchanges: he holds it
+        carol.receive(_sync_request(1, move, ts), now)
+    assert [(seq, kept.id) for seq, kept, _ in carol.disputes()] == [(move.seq, forfeit.id)]
+    replay = replay_log([e.raw for e in carol.log_events()])
+    assert replay.verdict == "disputed" and replay.state.head.id == forfeit.id
+    carol.receive(_sync_request(1, forfeit, move.ts + 60_000), now + 10)  # he yields
+    assert carol.disputes() == []
+    assert not replay_log([e.raw for e in carol.log_events()]).contested()
+
+
+def test_a_flood_of_signs_naming_one_head_evicts_no_other_sign() -> None:
+    """mixed/1987: a member's sync requests asking for another branch from an old head
+    (every 15 s) evicted its ack of its own end from the signs kept of it (8 a member),
+    and with it the proof that it still claimed its move.  Of the signs naming one head
+    the first and the last are kept (they tell how long it held it); others stay."""
+    _net, machines, _cut = three_cube()
+    _admin, bob, carol = machines
+    chain = carol.state.chain
+    claim = _sync_request(1, chain[-1], chain[-1].ts + 1_000)
+    round_conflicts.add_sign(carol, claim)
+    asks = [_sync_request(1, chain[0], chain[-1].ts + 2_000 + 15_000 * i) for i in range(12)]
+    for ask in asks:
+        round_conflicts.add_sign(carol, ask)
+    kept = {e.id for e in carol._signs[(PEOPLE[1].public_key, False)]}
+    assert claim.id in kept and asks[0].id in kept and asks[-1].id in kept
+    assert not kept & {e.id for e in asks[1:-1]}
+
+
+def test_a_dispute_told_before_an_end_by_a_proof_is_weighed_again_after_it() -> None:
+    """mixed/2181: a member showed a late move's position disputed (its seat still
+    claimed it), then the round ended by an equivocation proof, which dropped the states
+    before the earlier positions: the dispute stayed told for good, although the seat
+    yielded right after and replay of the log (which holds its yield) found none.  An
+    end by a proof keeps those states (it still replaces nothing: it keeps its end)."""
+    net = Loopback()
+    machines = open_round(net, "chess4", {}, [human(i) for i in range(4)], start=0)
+    admin, bob, carol, dave = machines
+    h = admin.state.head
+    prev = signed_move(PEOPLE[0], admin.state, sorted(admin.state.game.legal_moves())[0],
+                       h.ts + 1)
+    t0 = h.ts + SILENT
+    for m in (bob, carol, dave):
+        m.receive(prev, t0)
+    (move,) = published(bob.move(sorted(bob.state.game.legal_moves())[0], t0 + 2_000),
+                        "move")
+    forfeit = events.make(PEOPLE[0], "forfeit", prev.ts + SILENT + 1,
+                          {"seat": 1, "reason": "silent"}, round=prev.round,
+                          seq=move.seq, prev=prev.id)
+    now = t0 + SILENT
+    for m in (carol, dave):
+        m.receive(forfeit, now)
+        m.receive(move, now + 10)
+    for ts in (move.ts + 15_000, move.ts + 45_000):
+        carol.receive(_sync_request(1, move, ts), now + 20)
+    assert [seq for seq, *_ in carol.disputes()] == [move.seq]
+    (answer,) = published(carol.move(sorted(carol.state.game.legal_moves())[0], now + 30),
+                          "move")
+    dave.receive(answer, now + 40)
+    one, two = (signed_move(PEOPLE[3], dave.state, text, now + 50)
+                for text in sorted(dave.state.game.legal_moves())[:2])
+    carol.receive(one, now + 60)
+    carol.receive(two, now + 70)
+    assert carol.ended_by_proof and carol.state.head.id == answer.id
+    carol.receive(_sync_request(1, forfeit, move.ts + 60_000), now + 80)  # bob yields
+    assert carol.disputes() == []
+    replay = replay_log([e.raw for e in carol.log_events()])
+    assert replay.proof is not None and not replay.contested()
+    assert carol.state.chain[move.seq].id == forfeit.id  # the proof's end stands

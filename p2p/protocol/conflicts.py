@@ -60,7 +60,8 @@ it as its head, or its ack answers it); oldest forgotten first."""
 MAX_SEEN = 4096
 """Event ids a round machine remembers as processed (oldest forgotten first)."""
 MAX_SIGNS = 8
-"""Per member, the newest sync requests kept as signs of the head it holds."""
+"""Per member, the newest sync requests kept as signs of the head it holds (the earliest
+stays; of the signs naming one head only the first and the last)."""
 
 
 def rival_wins(
@@ -261,18 +262,43 @@ def disputed(
     judgement: Judgement,
     signs: Iterable[Event],
     rival_branch: Collection[str],
+    rival: Event | None = None,
+    forfeit_branch: Collection[str] = (),
 ) -> bool:
     """A position is *disputed* for a member that keeps ``keep`` there when that is not
     what the table says (R3's per-member finality), or when the table keeps a timely
-    rival while its forfeiter has shown no sign that it holds the rival: two members
-    then claim two ends, and the verdict names both (``p2p replay`` says the same)."""
+    rival while its forfeiter has shown no sign that it holds the rival, or a late
+    ``rival`` while its seat still claims it (``still_claimed``): two members then
+    claim two ends, and the verdict names both (``p2p replay`` says the same)."""
     if keep.id != judgement.keep.id:
         return True
+    signs = list(signs)
+    if judgement.rule == "late" and rival is not None:
+        return still_claimed(signs, rival, rival_branch, forfeit_branch) is not None
     if judgement.rule != "timely":
         return False
     return holder(signs, rival_branch, ()) is None or all(
         s.pk != forfeit.pk for s in signs if on_branch(s, rival_branch)
     )
+
+
+def still_claimed(
+    signs: Iterable[Event],
+    rival: Event,
+    rival_branch: Collection[str],
+    forfeit_branch: Collection[str],
+) -> tuple[Event, Event] | None:
+    """The forfeited seat's own claim of its late ``rival`` (T7): two of its side signs
+    (acks, sync requests) on the rival's branch ``HOLD_MS`` apart by its own clock,
+    while none of its signs names the forfeit's branch (it never yielded), or ``None``.
+
+    Its seat keeps a rival the signed timestamps call late only by its own observation
+    (T5: a head dated back), so the members that keep the forfeit cannot follow it; they
+    show the position disputed instead, as it does, until it yields."""
+    mine = [s for s in signs if s.pk == rival.pk]
+    if any(on_branch(s, forfeit_branch) for s in mine):
+        return None
+    return holding_proof([s for s in mine if s.seq is None], rival_branch, ())
 
 
 def self_held(

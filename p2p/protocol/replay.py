@@ -393,7 +393,8 @@ def _judge(
     chain[seq] = kept
     return Conflict(
         seq, forfeit, rival, kept, j.keep, j.rule,
-        disputed(kept, forfeit, j, signs, rb), base.seat_of(forfeit.pk), target[0],
+        disputed(kept, forfeit, j, signs, rb, rival, fb), base.seat_of(forfeit.pk),
+        target[0],
     )
 
 
