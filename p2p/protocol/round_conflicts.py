@@ -43,7 +43,6 @@ from p2p.protocol.conflicts import (
     judge,
     on_branch,
     self_held,
-    still_claimed,
 )
 from p2p.protocol.effects import (
     Acknowledged,
@@ -379,8 +378,9 @@ def readmit(m: ConflictHost, keep: Event) -> None:
 def evidence(m: ConflictHost) -> list[Event]:
     """The signed events beside our chain that our verdicts rest on: at each contested
     position the claim we do not keep, and the signs that decided (a holding proof, the
-    forfeiter's sign that it holds the rival).  A log keeps them; ``p2p replay`` weighs
-    them by the same table (docs/protocol.md §8, §9)."""
+    forfeiter's sign that it holds the rival, the forfeited seat's that it yielded).
+    A log keeps them; ``p2p replay`` weighs them by the same table (docs/protocol.md
+    §8, §9)."""
     out: dict[str, Event] = {}
     chain = m.state.chain
     in_chain = {e.id for e in chain}
@@ -396,8 +396,8 @@ def evidence(m: ConflictHost) -> list[Event]:
         extra = list(self_held(held, forfeit, fb) or ())
         extra += list(holding_proof(held, fb, {forfeit.pk, rival.pk}) or ())
         extra += [s for s in held if s.pk != rival.pk and on_branch(s, rb)][:4]
-        extra += list(still_claimed(held, rival, rb, ()) or ())  # its seat's claim,
-        extra += [s for s in held if s.pk == rival.pk and on_branch(s, fb)][:1]  # or yield
+        yielded = [s for s in held if s.pk == rival.pk and s.seq is None and on_branch(s, fb)]
+        extra += sorted(yielded, key=lambda s: (s.ts, s.id))[:1]  # the seat yielded (T7)
         for sign in extra:
             if sign.id not in in_chain and sign.seq is None:
                 out[sign.id] = sign
