@@ -86,7 +86,7 @@ from p2p.sim import simulate
      ("mixed", 486), ("mixed", 755), ("mixed", 139), ("mixed", 48), ("silent_loser", 105),
      ("mixed", 50), ("honest", 1019), ("honest", 1568), ("honest", 1973), ("honest", 2728),
      ("honest", 2805), ("mixed", 3285), ("mixed", 1209), ("mixed", 2032), ("mixed", 2066),
-     ("mixed", 2338), ("mixed", 1287), ("mixed", 1987)],
+     ("mixed", 2338), ("mixed", 1287), ("mixed", 1987), ("mixed", 550)],
 )
 def test_a_counterexample_seed_holds_every_invariant(family: str, seed: int) -> None:
     result = simulate(family, seed)
@@ -393,10 +393,14 @@ def test_a_late_move_its_seat_keeps_is_disputed_at_a_third_member_too() -> None:
 
 
 def test_a_flood_of_signs_naming_one_head_evicts_no_other_sign() -> None:
-    """mixed/1987: a member's sync requests asking for another branch from an old head
-    (every 15 s) evicted its ack of its own end from the signs kept of it (8 a member),
-    and with it the proof that it still claimed its move.  Of the signs naming one head
-    the first and the last are kept (they tell how long it held it); others stay."""
+    """mixed/550, 1987: a member's sync requests naming one head again and again (the
+    adversary's head exchanges while it stays silent; an honest member asking another
+    branch from an old head every 15 s) evicted its other signs from the 8 kept of it.
+    In 550 that was the third member's sign of seat 1's timely move, so the admin, whose
+    link lagged, kept its own forfeit of that move by T4 and ended the round there,
+    while the others ended it by the adversary's equivocation proof, with other winners.
+    Of the signs naming one head the first and the last are kept (they tell how long it
+    was held); other signs stay."""
     _net, machines, _cut = three_cube()
     _admin, bob, carol = machines
     chain = carol.state.chain
