@@ -310,8 +310,8 @@ class RoundMachine:
             if state.phase not in (Phase.OVER, Phase.CANCELLED):
                 state.end_for_equivocation(seat, len(chain))
             machine._verdict = True
-            machine._proof = proof
-            machine._snapshots.clear()
+            machine._proof = proof  # (the states before its last positions stay, for
+            # the disputes there; nothing replaces them: rejudge keeps an end by a proof)
             machine.seen.update(e.id for e in proof)
         for event in chain:
             machine.seen.add(event.id)
