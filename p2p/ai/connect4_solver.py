@@ -150,6 +150,12 @@ def _search(
     columns = tuple((geo.width - i, geo.columns[c]) for i, c in enumerate(geo.order))
     table_get = table.get
     orders_get = orders.get
+    # Per number of moves played: the score of a lost position, and the bounds of Pons'
+    # search (a win or loss needs at least two more moves).
+    lost = tuple(-((size - n) // 2) for n in range(size + 1))
+    lows = tuple(-((size - 2 - n) // 2) for n in range(size + 1))
+    highs = tuple((size - 1 - n) // 2 for n in range(size + 1))
+    last_two = size - 2
     nodes = 0
     budget = -1
 
@@ -190,23 +196,23 @@ def _search(
             if forced:
                 if forced & (forced - 1):
                     orders[key] = 0
-                    return -((size - moves) // 2)
+                    return lost[moves]
                 possible = forced
             possible &= ~(threat >> 1)
             orders[key] = kids = possible
             if not possible:
-                return -((size - moves) // 2)
+                return lost[moves]
         elif not kids:
-            return -((size - moves) // 2)
-        if moves >= size - 2:
+            return lost[moves]
+        if moves >= last_two:
             return 0
 
-        low = -((size - 2 - moves) // 2)
+        low = lows[moves]
         if alpha < low:
             alpha = low
             if alpha >= beta:
                 return alpha
-        high = (size - 1 - moves) // 2
+        high = highs[moves]
         val = table_get(key)
         if val is not None:
             if val > lower_mark:  # lower bound
