@@ -49,7 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import aiomqtt
 
-from p2p.net.broker import LocalBroker
+from p2p.net.broker import BrokerError, LocalBroker
 from p2p.peer import Peer
 from p2p.protocol import lobby as lobby_module
 from p2p.protocol.topics import Topics
@@ -100,6 +100,11 @@ def worker(
     except (OSError, EOFError, KeyboardInterrupt) as err:  # the main process went away
         if debug:
             print(f"worker {os.getpid()}: {err}", file=sys.stderr)
+    except Exception as err:  # noqa: BLE001 - reported to the main process in one line
+        try:
+            conn.send(("error", f"worker {os.getpid()}: {err}"))
+        except OSError:
+            pass
 
 
 async def _worker(
@@ -134,7 +139,14 @@ async def _worker(
                     "stats",
                     {
                         "min_seen": min(len(p.lobby.peers) for p in peers),
+                        # handled: taken off the inbound queue and dispatched
                         "received": sum(p.stats.received for p in peers),
+                        # arrived: what the broker delivered and the transport read
+                        "arrived": sum(
+                            p.transport.stats["received"] + p.transport.stats["dropped"]
+                            for p in peers
+                        ),
+                        "drops": drops(peers),
                         "cpu": time.process_time(),
                     },
                 )
@@ -152,6 +164,18 @@ async def _worker(
             await asyncio.gather(*(p.close() for p in peers), return_exceptions=True)
             conn.send(("stopped", None))
             return
+
+
+def drops(peers: list[Peer]) -> dict[str, int]:
+    """What the peers' edges dropped, by reason (the inbound lanes and the peer)."""
+    out: dict[str, int] = {}
+    for p in peers:
+        for key, value in p.inbound.stats.items():
+            if key.startswith("dropped"):
+                out[key] = out.get(key, 0) + value
+        for key, value in p.stats.dropped.items():
+            out[f"peer: {key}"] = out.get(f"peer: {key}", 0) + value
+    return out
 
 
 class Workers:
@@ -181,7 +205,10 @@ class Workers:
         loop = asyncio.get_running_loop()
         if not await loop.run_in_executor(None, conn.poll, timeout):
             raise TimeoutError(f"a worker did not answer in {timeout:.0f} s")
-        return conn.recv()
+        answer = conn.recv()
+        if answer[0] == "error":
+            raise RuntimeError(answer[1])
+        return answer
 
     async def ask(self, command: str, arg: Any = None, timeout: float = ASK_TIMEOUT_S) -> list[Any]:
         for conn in self.conns:
@@ -195,9 +222,16 @@ class Workers:
 
     async def stats(self) -> dict[str, float]:
         parts = await self.ask("stats")
+        merged: dict[str, int] = {}
+        for p in parts:
+            for key, value in p["drops"].items():
+                merged[key] = merged.get(key, 0) + value
         return {
             "min_seen": min(p["min_seen"] for p in parts),
             "received": sum(p["received"] for p in parts),
+            "arrived": sum(p["arrived"] for p in parts),
+            "dropped": sum(merged.values()),
+            "drops": merged,
             "cpu": sum(p["cpu"] for p in parts),
         }
 
@@ -228,6 +262,82 @@ class Counter:
                     self.topics.append(message.topic.value)
 
 
+def broker_cpu_s(broker: LocalBroker) -> float:
+    """CPU seconds the Mosquitto child has used so far (``/proc``; 0 where there is none)."""
+    process = broker._process  # the bench's own broker: its pid, nothing else
+    try:
+        assert process is not None
+        fields = Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (AssertionError, OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def enough_files(n: int) -> None:
+    """The broker holds one socket per peer (plus the counter and newcomers), the bench
+    a pipe per worker: raise the soft ``ulimit -n`` (inherited by Mosquitto) or say why
+    it cannot be."""
+    import resource
+
+    need = n + 256
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < need:
+        if hard != resource.RLIM_INFINITY and hard < need:
+            raise RuntimeError(
+                f"N = {n} needs {need} open files in the broker, ulimit -n allows {hard}"
+            )
+        resource.setrlimit(resource.RLIMIT_NOFILE, (need, hard))
+
+
+BROKER_CONFIG = "max_connections -1\n"
+"""The bench's broker: no connection limit on its listener (the default, said aloud)."""
+
+
+async def idle(
+    workers: Workers, broker: LocalBroker, counter: Counter, n: int, heartbeat: int,
+    window_s: float, base_cpu_ms: float,
+) -> dict[str, Any]:
+    """Idle the lobby with ``heartbeat`` ms for whole periods of ``window_s``: per peer
+    per second, publications, deliveries sent, arrived and handled, CPU."""
+    await workers.ask("heartbeat", heartbeat)
+    # each peer's next heartbeat falls at a random point of the period (the "heartbeat"
+    # command spreads them), so the publication rate is steady from the start
+    await asyncio.sleep(2.0)
+    before, pubs, b0 = await workers.stats(), counter.count, broker_cpu_s(broker)
+    t0 = time.monotonic()
+    # whole heartbeat periods: each peer publishes the same number of times in the
+    # window, whatever the phase of its heartbeat
+    await asyncio.sleep(heartbeat / 1000 * max(1, round(window_s * 1000 / heartbeat)))
+    after, elapsed = await workers.stats(), time.monotonic() - t0
+    broker_s = broker_cpu_s(broker) - b0
+    per_s = 1 / elapsed / n  # per peer per second
+    published = counter.count - pubs
+    r: dict[str, Any] = {
+        "heartbeat_s": heartbeat / 1000,
+        "idle_s": elapsed,
+        "idle_pub": published * per_s,
+        # every presence goes to all N peers (its sender too: the presence subscription
+        # takes retained messages, so it is not a noLocal one)
+        "idle_sent": published / elapsed,
+        "idle_arrived": (after["arrived"] - before["arrived"]) * per_s,
+        "idle_deliv": (after["received"] - before["received"]) * per_s,
+        "idle_dropped": (after["dropped"] - before["dropped"]) * per_s,
+        "idle_cpu_ms": (after["cpu"] - before["cpu"]) * 1000 * per_s,
+        "base_cpu_ms": base_cpu_ms,
+        "workers_cores": (after["cpu"] - before["cpu"]) / elapsed,
+        "broker_cores": broker_s / elapsed,
+        "drops": {
+            k: v - before["drops"].get(k, 0)
+            for k, v in after["drops"].items()
+            if v - before["drops"].get(k, 0)
+        },
+    }
+    print(f"  N = {n} idle, heartbeat {heartbeat / 1000:g} s: {r}", file=sys.stderr, flush=True)
+    await workers.ask("heartbeat", STRETCHED_HEARTBEAT_MS)
+    await asyncio.sleep(1)
+    return r
+
+
 async def measure(
     n: int,
     per: int,
@@ -237,54 +347,44 @@ async def measure(
     rate: float,
     debug: bool = False,
     big_heartbeat_s: float = 0.0,
+    overload: bool = False,
 ) -> dict:
     quiet(asyncio.get_running_loop(), debug)
-    broker = LocalBroker().start()
+    enough_files(n)
+    broker = LocalBroker(extra_config=BROKER_CONFIG).start()
     namespace = f"bench{n}"
     root = Topics(namespace).root
     # idle: with the real heartbeat up to --idle-max peers; above, with --big-heartbeat
     # (if given), a longer one that 2 shared cores can verify (every delivery is one
-    # presence checked), scaled back to the real heartbeat in the table
-    idle = idle_s > 0 and (n <= idle_max or big_heartbeat_s > 0)
-    if not idle:
-        heartbeat = STRETCHED_HEARTBEAT_MS
-    elif n <= idle_max:
-        heartbeat = REAL_HEARTBEAT_MS
-    else:
-        heartbeat = int(big_heartbeat_s * 1000)
+    # presence checked), scaled back to the real heartbeat in the table; and with
+    # --overload, above --idle-max with the real heartbeat too, last (to measure
+    # whether the peers keep up: if not, a backlog builds that would spoil what follows)
+    heartbeats: list[int] = []
+    if idle_s > 0:
+        if n <= idle_max:
+            heartbeats = [REAL_HEARTBEAT_MS]
+        else:
+            heartbeats = [int(big_heartbeat_s * 1000)] if big_heartbeat_s > 0 else []
+            heartbeats += [REAL_HEARTBEAT_MS] if overload else []
     stretch(STRETCHED_HEARTBEAT_MS)  # the main process: the counter and the newcomers
     counter = Counter()
     counting = asyncio.create_task(counter.run(broker.port, root))
-    result: dict[str, Any] = {"n": n, "processes": math.ceil(n / per)}
+    result: dict[str, Any] = {"n": n, "processes": math.ceil(n / per), "idle": []}
     # the setup joins with the stretched heartbeat (N * N / 20 idle checks a second
-    # while they join would starve the broker on two shared cores); the idle heartbeat
-    # from when all have met
+    # while they join would starve the broker on two shared cores); the joins measured
+    # next with it too; the idle heartbeats last
     workers = Workers(broker.url, namespace, n, per, STRETCHED_HEARTBEAT_MS, rate, debug)
     try:
         started = time.monotonic()
         await workers.ready(timeout=600 + 3 * n / rate)  # a limit for a hang, not a budget
-        while (await workers.stats())["min_seen"] < n - 1:
-            if time.monotonic() - started > 600:
-                raise RuntimeError(f"N = {n}: the peers did not all meet in 10 minutes")
+        while (seen := (await workers.stats())["min_seen"]) < n - 1:
+            if time.monotonic() - started > 600 + 3 * n / rate:
+                raise TimeoutError(
+                    f"N = {n}: the peers did not all meet in {600 + 3 * n / rate:.0f} s"
+                    f" (one sees only {seen} of {n - 1})"
+                )
             await asyncio.sleep(0.5)
         result["setup_s"] = time.monotonic() - started
-        if idle:
-            await workers.ask("heartbeat", heartbeat)
-            await asyncio.sleep(heartbeat / 1000 + 2)  # one whole period in the new step
-            before, pubs = await workers.stats(), counter.count
-            t0 = time.monotonic()
-            # whole heartbeat periods: each peer publishes the same number of times in
-            # the window, whatever the phase of its heartbeat
-            await asyncio.sleep(heartbeat / 1000 * max(1, round(idle_s * 1000 / heartbeat)))
-            after, elapsed = await workers.stats(), time.monotonic() - t0
-            per_s = 1 / elapsed / n  # per peer per second
-            result["heartbeat_s"] = heartbeat / 1000
-            result["idle_pub"] = (counter.count - pubs) * per_s
-            result["idle_deliv"] = (after["received"] - before["received"]) * per_s
-            result["idle_cpu_ms"] = (after["cpu"] - before["cpu"]) * 1000 * per_s
-            print(f"  N = {n} idle: {result}", file=sys.stderr, flush=True)
-            await workers.ask("heartbeat", STRETCHED_HEARTBEAT_MS)
-            await asyncio.sleep(1)
         # the workers' own cost with nothing happening (timers), subtracted per join
         await asyncio.sleep(1.0)
         quiet0, t0 = await workers.stats(), time.monotonic()
@@ -314,7 +414,7 @@ async def measure(
             except (ConnectionError, TimeoutError, RuntimeError) as err:
                 print(f"  N = {n}: a join failed: {err}", file=sys.stderr, flush=True)
                 result["failed_joins"] += 1
-                await newcomer.close()
+                await asyncio.wait_for(newcomer.close(), 60)
                 continue
             seen_s = time.monotonic() - t0
             await asyncio.sleep(1.5)
@@ -335,16 +435,21 @@ async def measure(
                     "cpu_new_ms": (time.process_time() - cpu0) * 1000,
                 }
             )
-            await newcomer.close()
-        if not rows:
-            raise RuntimeError(f"N = {n}: every join failed ({result})")
-        for key in rows[0]:
+            await asyncio.wait_for(newcomer.close(), 60)
+        if joins and not rows:
+            raise RuntimeError(f"N = {n}: every join failed")
+        for key in rows[0] if rows else ():
             result[key] = statistics.median(r[key] for r in rows)
-        result["seen_max_s"] = max(r["seen_s"] for r in rows)
+        if rows:
+            result["seen_max_s"] = max(r["seen_s"] for r in rows)
+        for heartbeat in heartbeats:
+            result["idle"].append(
+                await idle(workers, broker, counter, n, heartbeat, idle_s, result["base_cpu_ms"])
+            )
     finally:
         try:
             await asyncio.wait_for(workers.stop(), 60)
-        except (OSError, EOFError, TimeoutError):
+        except (OSError, EOFError, TimeoutError, RuntimeError):
             pass
         for proc in workers.procs:
             if proc.is_alive():
@@ -361,7 +466,21 @@ def receive_ms(r: dict) -> float:
     return max(0.0, r["idle_cpu_ms"] - r["base_cpu_ms"])
 
 
+def render(head: list[str], lines: list[list[str]], markdown: bool) -> str:
+    if markdown:
+        out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        out += ["| " + " | ".join(row) + " |" for row in lines]
+        return "\n".join(out)
+    widths = [max(len(h), *(len(row[i]) for row in lines)) for i, h in enumerate(head)]
+    out = ["  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True))]
+    out += [
+        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in lines
+    ]
+    return "\n".join(out)
+
+
 def table(results: list[dict], markdown: bool) -> str:
+    """The joins, one row per N."""
     head = [
         "N",
         "procs",
@@ -371,15 +490,11 @@ def table(results: list[dict], markdown: bool) -> str:
         "deliveries to the newcomer",
         "CPU per peer per join",
         "newcomer CPU",
-        "idle heartbeat",
-        "idle publications / peer / s",
-        "idle deliveries / peer / s",
-        "idle CPU / peer / s (of it receiving)",
-        "at the real 20 s heartbeat: publications, deliveries, receive CPU / peer / s",
     ]
     lines = []
     for r in results:
-        idle = "idle_pub" in r
+        if "seen_s" not in r:
+            continue
         lines.append(
             [
                 str(r["n"]),
@@ -391,30 +506,54 @@ def table(results: list[dict], markdown: bool) -> str:
                 f"{r['to_newcomer']:.0f}",
                 f"{r['cpu_peer_ms']:.2f} ms" if r["cpu_peer_ms"] >= 0.005 else "< 0.01 ms",
                 f"{r['cpu_new_ms']:.0f} ms",
-                f"{r['heartbeat_s']:.0f} s" if idle else "-",
-                f"{r['idle_pub']:.4f}" if idle else "-",
-                f"{r['idle_deliv']:.2f}" if idle else "-",
-                f"{r['idle_cpu_ms']:.2f} ms ({receive_ms(r):.2f} ms)" if idle else "-",
-                (
-                    f"{r['idle_pub'] * r['heartbeat_s'] / 20:.3f}, "
-                    f"{r['idle_deliv'] * r['heartbeat_s'] / 20:.1f}, "
-                    f"{receive_ms(r) * r['heartbeat_s'] / 20:.2f} ms"
-                    + ("" if r["heartbeat_s"] == 20 else " (scaled)")
-                )
-                if idle
-                else "-",
             ]
         )
-    if markdown:
-        out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-        out += ["| " + " | ".join(row) + " |" for row in lines]
-        return "\n".join(out)
-    widths = [max(len(h), *(len(row[i]) for row in lines)) for i, h in enumerate(head)]
-    out = ["  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True))]
-    out += [
-        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in lines
+    return render(head, lines, markdown) if lines else ""
+
+
+def idle_table(results: list[dict], markdown: bool) -> str:
+    """The idle lobby, one row per N and heartbeat; per peer per second."""
+    head = [
+        "N",
+        "procs",
+        "heartbeat",
+        "publications / peer / s",
+        "deliveries sent / peer / s",
+        "arrived / peer / s",
+        "handled / peer / s (kept up)",
+        "CPU / peer / s (of it receiving)",
+        "receive CPU per presence",
+        "cores used: peers + broker",
+        "at the real 20 s heartbeat: publications, deliveries, receive CPU / peer / s",
     ]
-    return "\n".join(out)
+    lines = []
+    for r in results:
+        for i in r["idle"]:
+            recv = receive_ms(i)
+            scale = i["heartbeat_s"] / 20
+            lines.append(
+                [
+                    str(r["n"]),
+                    str(r["processes"]),
+                    f"{i['heartbeat_s']:.0f} s",
+                    f"{i['idle_pub']:.4f}",
+                    f"{i['idle_sent']:.2f}",
+                    f"{i['idle_arrived']:.2f}",
+                    f"{i['idle_deliv']:.2f} ({i['idle_deliv'] / i['idle_sent'] * 100:.0f} %)"
+                    if i["idle_sent"]
+                    else "-",
+                    f"{i['idle_cpu_ms']:.2f} ms ({recv:.2f} ms)",
+                    f"{recv / i['idle_deliv']:.3f} ms" if i["idle_deliv"] else "-",
+                    f"{i['workers_cores']:.2f} + {i['broker_cores']:.2f}",
+                    (
+                        f"{i['idle_pub'] * scale:.3f}, {i['idle_deliv'] * scale:.1f}, "
+                        f"{recv * scale:.2f} ms (scaled)"
+                    )
+                    if scale != 1
+                    else "(this row)",
+                ]
+            )
+    return render(head, lines, markdown) if lines else ""
 
 
 def main() -> None:
@@ -441,35 +580,64 @@ def main() -> None:
         default=10.0,
         help="setup joins per second, all workers",
     )
+    parser.add_argument(
+        "--overload",
+        action="store_true",
+        help="above --idle-max, also idle with the real 20 s heartbeat, last: do the peers keep up?",
+    )
+    parser.add_argument(
+        "--nice",
+        type=int,
+        default=10,
+        help="run the bench, its workers and its broker at this niceness (a shared machine)",
+    )
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--debug", action="store_true", help="print background errors with their tracebacks")
     args = parser.parse_args()
+    if args.nice:
+        os.nice(args.nice)
+    load0 = os.getloadavg()
     results = []
+    failure = ""
     for n in (int(s) for s in args.sizes.split(",")):
         print(f"N = {n} ...", file=sys.stderr, flush=True)
-        results.append(
-            asyncio.run(
-                measure(
-                    n,
-                    args.per_process,
-                    args.joins,
-                    args.idle_seconds,
-                    args.idle_max,
-                    args.join_rate,
-                    args.debug,
-                    args.big_heartbeat,
+        try:
+            results.append(
+                asyncio.run(
+                    measure(
+                        n,
+                        args.per_process,
+                        args.joins,
+                        args.idle_seconds,
+                        args.idle_max,
+                        args.join_rate,
+                        args.debug,
+                        args.big_heartbeat,
+                        args.overload,
+                    )
                 )
             )
-        )
+        except (RuntimeError, TimeoutError, OSError, BrokerError) as err:
+            failure = f"bench_lobby: N = {n} stopped: {err}".replace("\n", " ")
+            break
         print(f"  {results[-1]}", file=sys.stderr, flush=True)
+    load1 = os.getloadavg()
     print(
         f"{platform.node()} · {os.cpu_count()} cores · Python {platform.python_version()}"
-        f" · load {os.getloadavg()[0]:.2f}"
+        f" · nice {os.nice(0)} · load average (1, 5, 15 min) at the start"
+        f" {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}, at the end"
+        f" {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f}"
     )
-    print(table(results, args.markdown))
+    for text in (table(results, args.markdown), idle_table(results, args.markdown)):
+        if text:
+            print(text)
+            print()
     if QUIET_ERRORS:
         print(f"({QUIET_ERRORS} background errors while connections closed were ignored; --debug shows them)",
               file=sys.stderr)
+    if failure:
+        print(failure, file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parent.parent
 MAX_LINES = 800
 SMALL_ROOMS = ("p2p/protocol", "p2p/peer")
@@ -158,29 +156,26 @@ def _circles_in(package: str) -> list[list[str]]:
             or c[0] == f"p2p.{package}"]
 
 
-def test_no_import_circle_anywhere_but_where_named() -> None:
-    """No circle in the whole package, type-only imports included, except the two still
-    open (the ``xfail`` tests below name them)."""
-    open_ones = {"peer", "shell"}
-    assert [c for c in _import_circles(ROOT / "p2p", "p2p")
-            if c[0].split(".")[1] not in open_ones] == []
+def test_no_import_circle_anywhere() -> None:
+    """No circle in the whole package, type-only imports included."""
+    assert _import_circles(ROOT / "p2p", "p2p") == []
 
 
 def test_no_import_circle_in_the_round_machine_and_its_helpers() -> None:
     assert _circles_in("protocol") == []
 
 
-@pytest.mark.xfail(strict=True, reason="issue 27 item 5, open: p2p/peer's parts (core, edge, "
-                   "handles, lobby_link, notifications, opening, round_link, store_link) still "
-                   "import each other for types; flip to a plain test when they take narrow hosts")
 def test_no_import_circle_in_the_peer() -> None:
+    """The peer's parts take narrow hosts (``handles.RoundSide``, ``handles.InvitationHost``,
+    ``store_link.StoreSide``, ``opening.Opener``, ``round_link.RoundHost``) instead of
+    importing ``core.Peer`` or ``round_link.RoundLink`` back."""
     assert _circles_in("peer") == []
 
 
-@pytest.mark.xfail(strict=True, reason="issue 27 item 5, open: the shell's online parts (online, "
-                   "online_commands, online_notes, online_resume, online_rounds, session_part) and "
-                   "boards/game_view/move_input still import each other for types")
 def test_no_import_circle_in_the_shell() -> None:
+    """The online session's parts see it through the hosts they declare
+    (``online_commands.CommandsHost``, ``online_notes.NotesHost``, ``online_resume.FilesHost``,
+    ``online_rounds.RoundsHost``); a view's data types live in ``game_view``."""
     assert _circles_in("shell") == []
 
 

@@ -39,6 +39,24 @@ machine), a plain machine-level test states the rule beside the seed:
   ``cancel`` ("the round has ended here") and stayed at the invitation while every other
   member held the cancelled chain.  A local *expired* end now takes the chain's own end
   of the round (§15.6), as a local *abandoned* end takes its next chain event.
+* ``honest/1019``, ``1568``, ``1973``, ``2728`` (two seats): a member's link delivered
+  the head late (a restart, a held or lagging link); it answered within seconds (T5, its
+  own observation: it keeps its move and shows the position disputed), while its
+  forfeiter judged the move late by the signed timestamps (T3) and showed nothing: two
+  results, one dispute.  A forfeit that beat a late move now leaves the position
+  disputed while the forfeited seat has shown no sign on the forfeit's branch (it still
+  claims its move, T7), as a timely move is disputed while its forfeiter shows no sign on
+  the move's branch: every member shows the same dispute.
+* ``honest/2805`` (three seats): the third member held the late move for a while, then
+  judged it late and held the forfeit 30 s (T2); the member that had its early sign on
+  the move's branch took that for "another member holds the move" and kept judging by
+  T3/T5, the others by T2.  A member whose latest sign is on the forfeit's branch has
+  left the move's branch: it holds the move no more (``conflicts.holder``, ``against``).
+* ``mixed/3285``, ``1209`` (four seats): the admin signed two different forfeits for one
+  position; every member ended the round by the equivocation proof and wrote both to
+  its log, but replay took two forfeits at one position for "a forfeit and the seat's
+  own event" and refused the log.  Two events of one author with one ``prev`` are a
+  proof first (``replay.parse_log``).
 * ``mixed/444`` was a simulator bug (a restart resumed without the log's closing acks,
   which the live peer takes up); ``mixed/48`` and ``silent_loser/105`` were mended on
   main before (a lost equivocation proof now travels in sync answers; the three-seat
@@ -48,9 +66,12 @@ machine), a plain machine-level test states the rule beside the seed:
 from __future__ import annotations
 
 import pytest
-from test_protocol_forfeit import OFFLINE, SILENT
+from test_protocol_fair_chain import signed, signed_move, three_cube
+from test_protocol_forfeit import OFFLINE, SILENT, published
 from test_protocol_round import PEOPLE, human, open_round
 
+from p2p.protocol import events, round_conflicts
+from p2p.protocol.conflicts import HOLD_MS, judge
 from p2p.protocol.effects import Notice, Publish
 from p2p.protocol.events import Event
 from p2p.protocol.loopback import Loopback
@@ -63,7 +84,9 @@ from p2p.sim import simulate
     "family,seed",
     [("honest", 282), ("honest", 661), ("mixed", 108), ("mixed", 444), ("mixed", 3),
      ("mixed", 486), ("mixed", 755), ("mixed", 139), ("mixed", 48), ("silent_loser", 105),
-     ("mixed", 50)],
+     ("mixed", 50), ("honest", 1019), ("honest", 1568), ("honest", 1973), ("honest", 2728),
+     ("honest", 2805), ("mixed", 3285), ("mixed", 1209), ("mixed", 2032), ("mixed", 2066),
+     ("mixed", 2338)],
 )
 def test_a_counterexample_seed_holds_every_invariant(family: str, seed: int) -> None:
     result = simulate(family, seed)
@@ -152,3 +175,178 @@ def test_a_round_ended_here_as_abandoned_refuses_what_does_not_go_on() -> None:
                         round=carol.state.round_id, seq=len(carol.state.chain), prev=head.id)
     carol.receive(wrong, head.ts + 200_000)
     assert carol.ended_here and carol.phase is Phase.CANCELLED
+
+
+def _late_move_race() -> tuple:
+    """Two seats: the admin moves (``head``) and forfeits bob at the limit; bob's move
+    is dated after the forfeit (late by the signed timestamps, T3)."""
+    net = Loopback()
+    admin, bob = open_round(net, "connect4", {}, [human(0), human(1)], start=0)
+    t = admin.state.head.ts
+    (head,) = published(admin.move("4", t + 2_000), "move")
+    (forfeit,) = published(admin.tick(head.ts + SILENT), "forfeit")
+    return admin, bob, head, forfeit
+
+
+def _disputed(m) -> list[tuple[int, str, str]]:
+    return [(seq, kept.id, other.id) for seq, kept, other in m.disputes()]
+
+
+def test_a_late_move_whose_seat_saw_its_head_late_is_disputed_at_both_members() -> None:
+    """honest/1019 (T5, T7): the admin's move reaches bob only at the limit (a link
+    that held it); bob answers within seconds.  By the signed timestamps the move is
+    late: the admin keeps its forfeit.  Bob saw the head arrive and answered in time:
+    he keeps his move (his own observation).  Neither yields, so both show the one
+    position disputed, each keeping its own claim, and each log replays so."""
+    admin, bob, head, forfeit = _late_move_race()
+    arrive = head.ts + SILENT + 3_000
+    bob.receive(head, arrive)
+    (move,) = published(bob.move("4", arrive + 3_000), "move")
+    assert move.ts > forfeit.ts  # late by the signed timestamps
+    effects = admin.receive(move, arrive + 3_100)
+    assert [n.params["kept"] for n in effects
+            if isinstance(n, Notice) and n.code == "disputed"] == ["forfeit"]
+    bob.receive(forfeit, arrive + SILENT)  # once bob's clock has seen the timeout
+    assert bob.state.head.id == move.id and admin.state.head.id == forfeit.id
+    assert _disputed(admin) == [(move.seq, forfeit.id, move.id)]
+    assert _disputed(bob) == [(move.seq, move.id, forfeit.id)]
+    for m in (admin, bob):
+        replay = replay_log([e.raw for e in m.log_events()])
+        assert replay.state.head.id == m.state.head.id
+        assert [c.seq for c in replay.contested()] == [move.seq]
+
+
+def test_a_late_move_whose_seat_yields_to_the_forfeit_is_not_disputed() -> None:
+    """The ordinary late move: bob saw the head in time but answered after the limit.
+    Until bob shows he holds the forfeit the admin shows the position disputed (bob
+    still claims his move); bob's machine yields to the forfeit and acknowledges the
+    end, and with that sign the dispute is gone at the admin, live and in replay."""
+    admin, bob, head, forfeit = _late_move_race()
+    bob.receive(head, head.ts + 1_000)
+    (move,) = published(bob.move("4", forfeit.ts + 2_000), "move")
+    admin.receive(move, forfeit.ts + 2_100)
+    assert _disputed(admin) == [(move.seq, forfeit.id, move.id)]
+    effects = bob.receive(forfeit, forfeit.ts + 2_200)
+    assert bob.state.head.id == forfeit.id and not bob.disputes()
+    (ack,) = published(effects, "ack")
+    admin.receive(ack, forfeit.ts + 2_300)
+    assert admin.state.head.id == forfeit.id and not admin.disputes()
+    replay = replay_log([e.raw for e in admin.log_events()])
+    assert replay.state.head.id == forfeit.id and not replay.contested()
+
+
+def test_a_witness_that_left_the_move_for_the_forfeit_does_not_hold_the_move() -> None:
+    """honest/2805 (T2): carol first held bob's late move, then judged it late and held
+    the forfeit 30 s.  Her early sign on the move's branch must not count as "a member
+    holds the move" against her own later holding of the forfeit: every member that
+    holds her signs judges T2 alike, whichever of them it got."""
+    net = Loopback()
+    admin, bob, carol = open_round(
+        net, "cube", {"players": 3}, [human(0), human(1), human(2)], start=1)
+    prev = admin.state.head
+    forfeit = events.make(PEOPLE[0], "forfeit", prev.ts + SILENT,
+                          {"seat": 1, "reason": "silent"}, round=prev.round,
+                          seq=prev.seq + 1, prev=prev.id)
+    body_state = bob.state.game.copy()
+    text = sorted(body_state.legal_moves())[0]
+    body_state.push(text)
+    move = events.make(PEOPLE[1], "move", forfeit.ts + 5_000,
+                       {"ply": bob.state.ply, "move": text, "state": body_state.state_hash()},
+                       round=prev.round, seq=prev.seq + 1, prev=prev.id)
+
+    def sync(ts: int, head: Event) -> Event:
+        return events.make(PEOPLE[2], "sync_request", ts, {"from_seq": head.seq + 1},
+                           round=prev.round, prev=head.id)
+
+    on_move = sync(forfeit.ts + 6_000, move)
+    on_forfeit = [sync(forfeit.ts + 10_000, forfeit), sync(forfeit.ts + 10_000 + HOLD_MS, forfeit)]
+
+    def verdict(held: list[Event]) -> str:
+        return judge(move, forfeit, prev, False, admin.timeouts, held, {forfeit.id},
+                     {move.id}, next_owner=PEOPLE[2].public_key).rule
+
+    assert verdict(on_forfeit) == "held"
+    assert verdict([on_move, *on_forfeit]) == "held"  # she left the move's branch
+    back = sync(forfeit.ts + 20_000 + HOLD_MS, move)  # she holds the move again, last
+    assert verdict([on_move, *on_forfeit, back]) == "late"
+    del bob, carol
+
+
+def test_two_forfeits_of_one_position_by_one_forfeiter_replay_as_an_equivocation() -> None:
+    """mixed/3285, 1209: the admin signs two different forfeits for one position.  Every
+    member ends the round by the proof and writes both to its log; replay takes them for
+    the proof they are (not for "a forfeit and the seat's own event") and ends the round
+    the same way."""
+    net = Loopback()
+    machines = open_round(
+        net, "chess4", {}, [human(0), human(1), human(2), human(3)], start=1)
+    carol = machines[2]
+    prev = carol.state.head
+
+    def forfeit(ts: int) -> Event:
+        return events.make(PEOPLE[0], "forfeit", ts, {"seat": 1, "reason": "silent"},
+                           round=prev.round, seq=prev.seq + 1, prev=prev.id)
+
+    first, second = forfeit(prev.ts + SILENT), forfeit(prev.ts + SILENT + 1_000)
+    now = second.ts + 1_000
+    carol.receive(first, now)
+    carol.receive(second, now)
+    assert carol.phase is Phase.OVER and 0 not in carol.state.winners()
+    assert carol.state.head.id == prev.id  # ended on the state before the position
+    replay = replay_log([e.raw for e in carol.log_events()])
+    assert replay.proof is not None and {e.id for e in replay.proof} == {first.id, second.id}
+    assert replay.state.state_hash() == carol.state.state_hash()
+    assert replay.state.winners() == carol.state.winners()
+
+
+def test_a_member_away_at_an_equivocation_gets_the_proof_at_the_same_head() -> None:
+    """mixed/2032, 2066: bob equivocates while carol is away (restarted, or cut off).
+    A round ended by a proof keeps the head before the proven position, so carol, back,
+    names the very head the others hold: their answer must carry the proof (not only
+    their acks of that end, which carol, still in play, refuses), or she plays on."""
+    _net, machines, _cut = three_cube()
+    admin, bob, carol = machines
+    x = signed_move(PEOPLE[1], bob.state, "a1", bob.state.head.ts + 1_000)
+    y = signed_move(PEOPLE[1], bob.state, "b2", bob.state.head.ts + 1_000)
+    admin.receive(x, x.ts)
+    admin.receive(y, x.ts + 10)
+    assert admin.phase is Phase.OVER and admin.state.head.id == carol.state.head.id
+    now = x.ts + 60_000
+    (ask,) = [e.event for e in carol.request_sync(now) if isinstance(e, Publish)]
+    answer = [e.event for e in admin.receive(ask, now + 10) if isinstance(e, Publish)]
+    assert {x.id, y.id} <= {e.id for e in answer}
+    carol.receive_all(answer, now + 20)
+    assert carol.phase is Phase.OVER and carol.state.equivocators == [1]
+    assert carol.state.state_hash() == admin.state.state_hash()
+    assert carol.state.winners() == admin.state.winners()
+    replay = replay_log([e.raw for e in carol.log_events()])
+    assert replay.proof is not None and replay.state.phase is Phase.OVER
+
+
+def test_an_event_parked_on_a_losing_forfeit_still_counts_as_a_sign() -> None:
+    """mixed/2338: carol's move built on the admin's forfeit of bob waited at bob (its
+    ``prev`` unknown) when the forfeit lost there; bob dropped it unkept, so a later
+    sign of carol naming it no longer showed that carol held the forfeit's branch, and
+    bob stayed on his claim while everyone else played on from the forfeit: two results
+    for good.  The parked event is kept as a sign, as one that arrives afterwards is."""
+    net = Loopback()
+    machines = open_round(net, "chess4", {}, [human(i) for i in range(4)], start=1)
+    admin, bob, carol, _dave = machines
+    prev = bob.state.head
+    (move,) = published(bob.move(sorted(bob.state.game.legal_moves())[0], prev.ts + 2_000),
+                        "move")  # it reaches nobody
+    forfeit = signed(PEOPLE[0], admin.state, "forfeit", {"seat": 1, "reason": "silent"},
+                     prev.ts + SILENT + 1_000)
+    carol.receive(forfeit, forfeit.ts)
+    (answer,) = published(carol.move(sorted(carol.state.game.legal_moves())[0],
+                                     forfeit.ts + 2_000), "move")
+    assert answer.prev == forfeit.id
+    bob.receive(answer, answer.ts)  # parked: bob does not hold its prev
+    bob.receive(forfeit, answer.ts + 10)  # bob's move is timely: the forfeit loses here
+    assert bob.state.head.id == move.id
+    assert answer.id in {e.id for e in round_conflicts.signs(bob)}
+    (ask,) = [e.event for e in carol.request_sync(answer.ts + 31_000, catch_up=False)
+              if isinstance(e, Publish)]  # carol held the forfeit's branch 31 s (T2)
+    bob.receive(ask, ask.ts)
+    assert bob.state.chain[move.seq].id == forfeit.id
+    assert bob.state.head.id == answer.id == carol.state.head.id

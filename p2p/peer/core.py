@@ -317,10 +317,12 @@ class Peer(Service):
     join = opening.join
     resume = opening.resume
 
-    async def _accept_invitation(self, round_id: str) -> Round:
+    async def accept_invitation(self, round_id: str) -> Round:
+        """Accept the pending invitation to ``round_id`` (``Invitation.accept``)."""
         return await opening.accept_invitation(self, round_id)
 
-    async def _decline_invitation(self, round_id: str) -> None:
+    async def decline_invitation(self, round_id: str) -> None:
+        """Decline the pending invitation to ``round_id`` (``Invitation.decline``)."""
         self.lobby.sessions.check()  # another session of our key acts: it answers
         await self.lobby_link.decline(round_id)
 

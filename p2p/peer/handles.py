@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from p2p.games import Game
 from p2p.games.base import OptionValue
-from p2p.peer.notifications import (
-    ChatMessage,
-    Notifications,
-)
+from p2p.peer.stream import Notifications
 from p2p.protocol.chat import clean_line
+from p2p.protocol.effects import Effect
 from p2p.protocol.events import Event
 from p2p.protocol.lobby import Invitation as LobbyInvitation
 from p2p.protocol.outcome import RoundOutcome
@@ -23,9 +21,43 @@ from p2p.protocol.round import (
 )
 from p2p.protocol.round_machine import RoundMachine
 
-if TYPE_CHECKING:
-    from p2p.peer.core import Peer
-    from p2p.peer.round_link import RoundLink
+
+class RoundSide(Protocol):
+    """What a ``Round`` handle asks of its round link (``p2p.peer.round_link.RoundLink``
+    implements it): the machine to read, and the calls that act, publish and listen."""
+
+    machine: RoundMachine
+    sealing_key: bytes
+    log_path: Path | None
+    stepping: bool
+    """True while a machine step runs in a worker thread (the live engine may change)."""
+
+    def label_of(self, public_key: bytes, nick: str = "") -> str: ...
+
+    def topic(self, channel: str) -> str: ...
+
+    def sealed(self, payload: bytes, channel: str) -> bytes: ...
+
+    async def act(self, action: Callable[[RoundMachine, int], list[Effect]]) -> None: ...
+
+    def echo_chat(self, line: str) -> None:
+        """Tell our own listeners the round chat ``line`` we just said."""
+
+    async def request_sync(self) -> None: ...
+
+    def events(self) -> Notifications:
+        """Notifications about this round only."""
+
+
+class InvitationHost(Protocol):
+    """What an ``Invitation`` handle answers through (``Peer`` implements it)."""
+
+    def label_of(self, public_key: bytes, nick: str = "") -> str: ...
+
+    def accept_invitation(self, round_id: str) -> Awaitable[Round]: ...
+
+    def decline_invitation(self, round_id: str) -> Awaitable[None]: ...
+
 
 class Round:
     """One round this peer takes part in (as admin, invited member or code joiner).
@@ -37,7 +69,7 @@ class Round:
     the machine, the keys, the log and the timers of the round.
     """
 
-    def __init__(self, link: RoundLink) -> None:
+    def __init__(self, link: RoundSide) -> None:
         self._link = link
         self.machine: RoundMachine = link.machine
         self.invited_by: bytes = link.machine.state.genesis.pk
@@ -251,9 +283,7 @@ class Round:
         """A round chat line."""
         line = clean_line(text)
         await self._link.act(lambda m, now: m.chat(text, now))
-        host = self._link.host
-        me = self.machine.me.public_key
-        self._link.host.notify(ChatMessage(me, host.lobby.nick, line, self.id, host.now_ms()))
+        self._link.echo_chat(line)
 
     async def request_sync(self) -> None:
         """Ask the other members for the chain from our head on."""
@@ -293,13 +323,13 @@ class Round:
 
     def events(self) -> Notifications:
         """Notifications about this round only."""
-        return Notifications(self._link.host, self._link.notifications_filter)
+        return self._link.events()
 
 
 class Invitation:
     """A round someone invited us to, not answered yet: ``accept()`` or ``decline()``."""
 
-    def __init__(self, peer: Peer, pending: LobbyInvitation) -> None:
+    def __init__(self, peer: InvitationHost, pending: LobbyInvitation, expires: int) -> None:
         self._peer = peer
         self.genesis = pending.genesis
         body = pending.genesis.body
@@ -307,7 +337,7 @@ class Invitation:
         self.admin: bytes = pending.admin
         self.game: str = body["game"]
         self.options: dict[str, OptionValue] = dict(body["options"])
-        self.expires: int = peer.lobby.local_time(pending.admin, body["expires"])
+        self.expires: int = expires
         """When the invitation expires, on our clock (the admin signed it on its own)."""
         self.drawn: bool = body["start"] is None
         self.turn_limit: int | None = body.get("turn")
@@ -319,11 +349,11 @@ class Invitation:
 
     async def accept(self) -> Round:
         """Take our seat; returns the round (play starts once every seat accepted)."""
-        return await self._peer._accept_invitation(self.round_id)
+        return await self._peer.accept_invitation(self.round_id)
 
     async def decline(self) -> None:
         """Say no; the admin then calls the round off."""
-        await self._peer._decline_invitation(self.round_id)
+        await self._peer.decline_invitation(self.round_id)
 
     def __repr__(self) -> str:
         return f"Invitation({self.round_id[:8]} {self.game} from {self.admin_label})"

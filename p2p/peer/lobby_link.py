@@ -13,11 +13,11 @@ import contextlib
 import logging
 import os
 import random
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from p2p.net.transport import WillMessage
 from p2p.peer import config
-from p2p.peer.handles import Invitation
+from p2p.peer.handles import Invitation, InvitationHost
 from p2p.peer.notifications import (
     ChatMessage,
     InvitationReceived,
@@ -29,10 +29,8 @@ from p2p.protocol.effects import ChatLine, Dropped, Effect, Notice, Publish
 from p2p.protocol.events import Event
 from p2p.protocol.identity import peer_id
 from p2p.protocol.lobby import Backoff, Lobby, PeerInfo
+from p2p.protocol.lobby import Invitation as LobbyInvitation
 from p2p.protocol.round_machine import ActionError
-
-if TYPE_CHECKING:
-    from p2p.peer.core import Peer
 
 log = logging.getLogger("p2p.peer")
 
@@ -68,7 +66,7 @@ class LobbyHost(Protocol):
 class LobbyLink:
     """The lobby machine, the presence answer timer and the lobby's notifications."""
 
-    def __init__(self, host: LobbyHost, lobby: Lobby, peer: Peer) -> None:
+    def __init__(self, host: LobbyHost, lobby: Lobby, peer: InvitationHost) -> None:
         self._host = host
         self.lobby = lobby
         self._peer = peer  # what an ``Invitation`` handle answers through
@@ -114,11 +112,17 @@ class LobbyLink:
     @property
     def invitations(self) -> list[Invitation]:
         """Invitations waiting for our answer, oldest first."""
-        return [Invitation(self._peer, pending) for pending in self.lobby.invitations.values()]
+        return [self._handle(pending) for pending in self.lobby.invitations.values()]
 
     def invitation(self, round_id: str) -> Invitation | None:
         pending = self.lobby.invitations.get(round_id)
-        return Invitation(self._peer, pending) if pending else None
+        return self._handle(pending) if pending else None
+
+    def _handle(self, pending: LobbyInvitation) -> Invitation:
+        """The user's handle of a pending invitation, its expiry on our clock (the admin
+        signed it on its own)."""
+        expires = self.lobby.local_time(pending.admin, pending.genesis.body["expires"])
+        return Invitation(self._peer, pending, expires)
 
     # -- what goes out ---------------------------------------------------------------
 
@@ -188,7 +192,7 @@ class LobbyLink:
         await self.run_effects(effects, retained)
         pending = self.lobby.invitations.get(event.round or "")
         if event.kind == "genesis" and not known and pending is not None:
-            self._host.notify(InvitationReceived(Invitation(self._peer, pending)))
+            self._host.notify(InvitationReceived(self._handle(pending)))
 
     async def receive_own_presence(self, payload: bytes, topic: str, retained: bool) -> None:
         """What the broker holds as our presence (emptied or overwritten: repaired)."""

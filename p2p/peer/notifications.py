@@ -1,13 +1,14 @@
-"""What ``Peer.events()`` yields, and the bounded iterator that yields it."""
+"""What ``Peer.events()`` yields (the bounded iterator that yields it is
+``p2p.peer.stream.Notifications``, re-exported here)."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, Self
+from typing import TYPE_CHECKING
 
+from p2p.peer.stream import Listening as Listening
+from p2p.peer.stream import Notification as Notification
+from p2p.peer.stream import Notifications as Notifications
 from p2p.protocol.events import Event
 from p2p.protocol.identity import label
 from p2p.protocol.lobby import PeerInfo
@@ -15,11 +16,6 @@ from p2p.protocol.outcome import RoundOutcome
 
 if TYPE_CHECKING:
     from p2p.peer.handles import Invitation, Round
-
-@dataclass(frozen=True)
-class Notification:
-    """Base class of everything ``Peer.events()`` yields."""
-
 
 @dataclass(frozen=True)
 class ChatMessage(Notification):
@@ -143,62 +139,3 @@ class MovedWhileAway(Notification):
     movers: tuple[bytes, ...]
     """The keys that signed those moves, each once, in the order they moved."""
     your_turn: bool
-
-
-class Listening(Protocol):
-    """Whatever notifications are registered with (the ``Peer``)."""
-
-    listeners: list[Notifications]
-
-
-class Notifications:
-    """An async iterator over notifications, registered the moment it is created.
-
-    Bounded: if the consumer falls far behind, the oldest notifications are dropped.
-    ``close()`` it (or use ``with peer.events() as notes:``) when you stop reading; the
-    peer closes all of them when it closes.
-    """
-
-    def __init__(
-        self,
-        owner: Listening,
-        accept: Callable[[Notification], bool] | None = None,
-        maxsize: int = 10_000,
-    ) -> None:
-        self._owner = owner
-        self._accept = accept
-        self._queue: asyncio.Queue[Notification | None] = asyncio.Queue(maxsize)
-        owner.listeners.append(self)
-
-    def _push(self, note: Notification | None) -> None:
-        if note is not None and self._accept is not None and not self._accept(note):
-            return
-        if self._queue.full():
-            with contextlib.suppress(asyncio.QueueEmpty):
-                self._queue.get_nowait()
-        self._queue.put_nowait(note)
-
-    def close(self) -> None:
-        """Stop listening (the iteration ends)."""
-        with contextlib.suppress(ValueError):
-            self._owner.listeners.remove(self)
-        self._push(None)
-
-    def __aiter__(self) -> Notifications:
-        return self
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    async def __anext__(self) -> Notification:
-        note = await self._queue.get()
-        if note is None:
-            raise StopAsyncIteration
-        return note
-
-    async def next(self, timeout: float | None = None) -> Notification:
-        """The next notification; ``asyncio.TimeoutError`` after ``timeout`` seconds."""
-        return await asyncio.wait_for(self.__anext__(), timeout)

@@ -10,45 +10,67 @@ import os
 import stat
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from p2p.games import game_class
 from p2p.games.base import Options
+from p2p.peer.edge import Edge
 from p2p.peer.files import (
-MAX_LOG_BYTES,
-read_round_key,
-write_round_key,
+    MAX_LOG_BYTES,
+    read_round_key,
+    write_round_key,
 )
 from p2p.peer.handles import Round
-from p2p.peer.round_link import RoundLink
+from p2p.peer.lobby_link import LobbyLink
+from p2p.peer.round_link import RoundHost, RoundLink, RoundLinks
 from p2p.protocol import events as ev
 from p2p.protocol import sealing
 from p2p.protocol.events import Event
+from p2p.protocol.identity import Identity
 from p2p.protocol.lobby import PeerInfo
 from p2p.protocol.resume import machine_from_replay
 from p2p.protocol.round import (
-MAX_TURN_S,
-MIN_TURN_S,
-Phase,
-next_start,
+    MAX_TURN_S,
+    MIN_TURN_S,
+    Phase,
+    TurnTimeouts,
+    next_start,
 )
 from p2p.protocol.round_machine import ActionError, RoundMachine
 from p2p.protocol.topics import (
-TopicError,
-code_secret,
-make_code,
-normalize_code,
-private_key,
+    TopicError,
+    code_secret,
+    make_code,
+    normalize_code,
+    private_key,
 )
-
-if TYPE_CHECKING:
-    from p2p.peer.core import Peer
 
 log = logging.getLogger("p2p.peer")
 
 
+class Opener(RoundHost, Protocol):
+    """What opening a round asks of the peer (``p2p.peer.core.Peer`` implements it): its
+    keys and settings, the rounds it holds, and its lobby and broker sides."""
+
+    identity: Identity
+    log_dir: Path | None
+    turn_timeouts: TurnTimeouts
+    links: RoundLinks
+    lobby_link: LobbyLink
+    edge: Edge
+
+    @property
+    def nick(self) -> str: ...
+
+    @property
+    def public_key(self) -> bytes: ...
+
+    @property
+    def busy(self) -> bool: ...
+
+
 async def invite(
-    peer: Peer,
+    peer: Opener,
     peers: Sequence[str | PeerInfo | bytes],
     game: str,
     options: Options | None = None,
@@ -85,7 +107,7 @@ async def invite(
                 layout.append({"pk": peer.lobby_link.resolve(spec).hex(), "level": None})
     return await _open(peer, game, options, layout, start, code=None, turn_limit=turn_limit)
 
-async def another_round(peer: Peer, previous: Round) -> Round:
+async def another_round(peer: Opener, previous: Round) -> Round:
     """As admin of a finished round: invite the same seats again, the next seat starts.
 
     The starting seat rotates (``p2p.protocol.round.next_start``); every member gets a
@@ -112,7 +134,7 @@ async def another_round(peer: Peer, previous: Round) -> Round:
     )
 
 async def open_private(
-    peer: Peer,
+    peer: Opener,
     game: str,
     options: Options | None = None,
     *,
@@ -137,7 +159,7 @@ async def open_private(
     code = make_code(os.urandom(8))
     return await _open(peer, game, options, layout, start, code=code, turn_limit=turn_limit)
 
-async def join(peer: Peer, code: str, timeout: float = 10.0) -> Round:
+async def join(peer: Opener, code: str, timeout: float = 10.0) -> Round:
     """Join the private round behind ``code``; ``ActionError`` if there is none."""
     try:
         code = normalize_code(code)
@@ -199,7 +221,7 @@ async def join(peer: Peer, code: str, timeout: float = 10.0) -> Round:
     return link.handle
 
 async def _open(
-    peer: Peer,
+    peer: Opener,
     game: str,
     options: Options | None,
     layout: list[dict[str, Any]],
@@ -265,7 +287,7 @@ async def _open(
     await link.run_effects(effects)
     return link.handle
 
-async def accept_invitation(peer: Peer, round_id: str) -> Round:
+async def accept_invitation(peer: Opener, round_id: str) -> Round:
     peer.lobby.sessions.check()  # another session of our key acts: it answers
     waiting = peer.lobby.invitations.get(round_id)
     if peer.busy and (waiting is None or waiting.genesis.body.get("turn") is None):
@@ -297,7 +319,7 @@ async def accept_invitation(peer: Peer, round_id: str) -> Round:
     return link.handle
 
 async def _adopt(
-    peer: Peer,
+    peer: Opener,
     machine: RoundMachine,
     key: bytes,
     subscribed: bool = False,
@@ -324,7 +346,7 @@ async def _adopt(
     return link
 
 
-async def resume(peer: Peer, path: Path | str, code: str | None = None) -> Round:
+async def resume(peer: Opener, path: Path | str, code: str | None = None) -> Round:
     """Take up a round again from its log file (after a restart) and catch up.
 
     The chain in the file is verified and replayed, then the other members are asked

@@ -194,6 +194,16 @@ class RoundLink:
     def notifications_filter(self, note: Notification) -> bool:
         return getattr(note, "round", None) is self.handle
 
+    def events(self) -> Notifications:
+        """Notifications about this round only (``Round.events``)."""
+        return Notifications(self._host, self.notifications_filter)
+
+    def echo_chat(self, line: str) -> None:
+        """Tell our own listeners the round chat ``line`` we just said (``Round.say``)."""
+        host = self._host
+        me = self.machine.me.public_key
+        host.notify(ChatMessage(me, host.lobby.nick, line, self.id, host.now_ms()))
+
     @property
     def host(self) -> RoundHost:
         return self._host

@@ -16,20 +16,19 @@ import asyncio
 import logging
 import random
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from p2p.net.inbound import Lane, Verdict
-from p2p.peer.notifications import RoundNotice
+from p2p.peer.handles import Round
+from p2p.peer.notifications import Notification, RoundNotice
 from p2p.protocol import events as ev
 from p2p.protocol import round_store, sealing
 from p2p.protocol.events import Event, EventError
 from p2p.protocol.identity import peer_id
 from p2p.protocol.round import Phase
-from p2p.protocol.round_machine import ACK_ASK_MS
+from p2p.protocol.round_machine import ACK_ASK_MS, RoundMachine
 from p2p.protocol.sealing import SealError
-
-if TYPE_CHECKING:
-    from p2p.peer.round_link import RoundLink
+from p2p.protocol.topics import Topics
 
 log = logging.getLogger("p2p.peer")
 
@@ -41,10 +40,65 @@ NO_RETAINED = (
 """The notice (code ``broker_no_retained``) of a slow round on such a broker."""
 
 
+class StoreHost(Protocol):
+    """What a store asks of the peer (a part of ``p2p.peer.round_link.RoundHost``)."""
+
+    topics: Topics
+
+    def now_ms(self) -> int: ...
+
+    @property
+    def closed(self) -> bool: ...
+
+    @property
+    def connected(self) -> bool: ...
+
+    def publish_raw(
+        self, topic: str, payload: bytes, qos: int, retain: bool, expiry: int | None = None
+    ) -> None: ...
+
+    def follow_stores(self, key: str, owners: Iterable[str]) -> None: ...
+
+    def retained_to(self) -> str | None: ...
+
+    def notify(self, note: Notification) -> None: ...
+
+    def count_drop(self, reason: str) -> None: ...
+
+
+class StoreSide(Protocol):
+    """What a store asks of its round link (``p2p.peer.round_link.RoundLink`` implements it)."""
+
+    @property
+    def machine(self) -> RoundMachine: ...
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def sealing_key(self) -> bytes: ...
+
+    @property
+    def is_over(self) -> bool: ...
+
+    @property
+    def handle(self) -> Round: ...
+
+    @property
+    def host(self) -> StoreHost: ...
+
+    def sealed(self, payload: bytes, channel: str) -> bytes: ...
+
+    async def receive(self, event: Event, channel: str, retained: bool) -> None: ...
+
+
 class StoreLink:
     """Our retained store of one slow round, and what we read from the others' stores."""
 
-    def __init__(self, link: RoundLink) -> None:
+    def __init__(self, link: StoreSide) -> None:
         self._link = link
         body = link.machine.state.genesis.body
         self.turn_s: int | None = body.get("turn")

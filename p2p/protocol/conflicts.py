@@ -143,11 +143,32 @@ def holding_proof(
 
 
 def holder(
-    signs: Iterable[Event], ids: Collection[str], excluded: Collection[bytes]
+    signs: Iterable[Event],
+    ids: Collection[str],
+    excluded: Collection[bytes],
+    against: Collection[str] = (),
 ) -> Event | None:
     """One event by a member not in ``excluded`` naming a head on the branch ``ids``
-    (that member holds the branch), the earliest by (``ts``, id), or ``None``."""
-    found = [s for s in signs if s.pk not in excluded and on_branch(s, ids)]
+    (that member holds the branch), the earliest by (``ts``, id), or ``None``.
+
+    ``against``: the other claim's branch; a member whose latest sign on it is later,
+    by its own clock, than its latest on ``ids`` left ``ids`` for it (it yielded) and
+    holds ``ids`` no more.
+    """
+    signs = list(signs)
+    latest_against: dict[bytes, int] = {}
+    for s in signs:
+        if against and on_branch(s, against):
+            latest_against[s.pk] = max(latest_against.get(s.pk, s.ts), s.ts)
+    latest: dict[bytes, int] = {}
+    for s in signs:
+        if s.pk not in excluded and on_branch(s, ids):
+            latest[s.pk] = max(latest.get(s.pk, s.ts), s.ts)
+    found = [
+        s for s in signs
+        if s.pk in latest and on_branch(s, ids)
+        and latest[s.pk] >= latest_against.get(s.pk, latest[s.pk])
+    ]
     return min(found, key=lambda s: (s.ts, s.id)) if found else None
 
 
@@ -217,7 +238,7 @@ def judge(
         held = held_v2(signs, forfeit, forfeit_branch, seat)
     else:
         held = holding_proof(signs, forfeit_branch, {forfeit.pk, seat})
-    holds_rival = holder(signs, rival_branch, {seat})
+    holds_rival = holder(signs, rival_branch, {seat}, forfeit_branch)
     if held is not None and holds_rival is None:
         return Judgement(forfeit, "held", held)
     if rival_wins(rival, forfeit, prev, rival_ends_game, timeouts, turn_start):
@@ -261,13 +282,37 @@ def disputed(
     judgement: Judgement,
     signs: Iterable[Event],
     rival_branch: Collection[str],
+    rival: Event | None = None,
+    forfeit_branch: Collection[str] = (),
 ) -> bool:
     """A position is *disputed* for a member that keeps ``keep`` there when that is not
-    what the table says (R3's per-member finality), or when the table keeps a timely
-    rival while its forfeiter has shown no sign that it holds the rival: two members
-    then claim two ends, and the verdict names both (``p2p replay`` says the same)."""
+    what the table says (R3's per-member finality, T4, or our own observation, T5), or
+    when the table keeps one claim while the signer of the other has shown no sign that
+    it holds the claim kept: a timely rival while its forfeiter has no sign on the
+    rival's branch, or a forfeit of a late rival while the forfeited seat has no sign on
+    the forfeit's branch (it still claims its move, as a member that kept the move by
+    T5 does).  Two members then claim two ends, and the verdict names both
+    (``p2p replay`` says the same).
+
+    >>> from p2p.protocol.events import make
+    >>> from p2p.protocol.identity import Identity
+    >>> a, loser, rnd = Identity.from_seed(bytes(32)), Identity.from_seed(b"l" * 32), "ab" * 16
+    >>> f = make(a, "forfeit", 100, {"seat": 1, "reason": "silent"}, round=rnd, seq=6,
+    ...          prev="cd" * 32)
+    >>> m = make(loser, "move", 120, {"ply": 1, "move": "2", "state": "00" * 32},
+    ...          round=rnd, seq=6, prev="cd" * 32)
+    >>> late = Judgement(f, "late")
+    >>> disputed(f, f, late, [], {m.id}, m, {f.id})  # the seat never yielded
+    True
+    >>> yielded = make(loser, "sync_request", 130, {"from_seq": 7}, round=rnd, prev=f.id)
+    >>> disputed(f, f, late, [yielded], {m.id}, m, {f.id})
+    False
+    """
     if keep.id != judgement.keep.id:
         return True
+    if judgement.rule == "late":
+        return rival is not None and all(
+            s.pk != rival.pk for s in signs if on_branch(s, forfeit_branch))
     if judgement.rule != "timely":
         return False
     return holder(signs, rival_branch, ()) is None or all(

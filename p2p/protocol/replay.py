@@ -223,6 +223,14 @@ def parse_log(
         there = by_seq.get(event.seq)
         if there is None:
             by_seq[event.seq] = event
+        elif (  # one author, one prev: equivocation, also of two forfeits (mixed/3285)
+            there.id != event.id
+            and proofs is not None
+            and there.pk == event.pk
+            and there.prev == event.prev
+            and (event.seq in proofs or len(proofs) < MAX_CONFLICTS)
+        ):
+            proofs.setdefault(event.seq, (there, event))
         elif (
             there.id != event.id
             and rivals is not None
@@ -231,14 +239,6 @@ def parse_log(
             and (event.seq in rivals or len(rivals) < MAX_CONFLICTS)
         ):
             rivals[event.seq] = event
-        elif (
-            there.id != event.id
-            and proofs is not None
-            and there.pk == event.pk
-            and there.prev == event.prev
-            and (event.seq in proofs or len(proofs) < MAX_CONFLICTS)
-        ):
-            proofs.setdefault(event.seq, (there, event))
         elif there.id != event.id:
             raise LogError(
                 f"line {number}: two different events at position {event.seq}"
@@ -393,7 +393,7 @@ def _judge(
     chain[seq] = kept
     return Conflict(
         seq, forfeit, rival, kept, j.keep, j.rule,
-        disputed(kept, forfeit, j, signs, rb), base.seat_of(forfeit.pk), target[0],
+        disputed(kept, forfeit, j, signs, rb, rival, fb), base.seat_of(forfeit.pk), target[0],
     )
 
 

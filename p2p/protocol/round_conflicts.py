@@ -247,7 +247,7 @@ def status(
         keep = forfeit  # R3: final for us, the forfeiter, only: disputed here
     elif j.rule == "late" and moved_in_time_here(m, rival, prev, forfeit):
         keep = rival  # our own observation: a back-dated head (disputed here)
-    return keep, j, disputed(keep, forfeit, j, held, rb)
+    return keep, j, disputed(keep, forfeit, j, held, rb, rival, fb)
 
 
 def remember_pair(m: ConflictHost, seq: int, forfeit: Event, rival: Event) -> None:
@@ -373,8 +373,9 @@ def readmit(m: ConflictHost, keep: Event) -> None:
 def evidence(m: ConflictHost) -> list[Event]:
     """The signed events beside our chain that our verdicts rest on: at each contested
     position the claim we do not keep, and the signs that decided (a holding proof, the
-    forfeiter's sign that it holds the rival).  A log keeps them; ``p2p replay`` weighs
-    them by the same table (docs/protocol.md §8, §9)."""
+    forfeiter's sign that it holds the rival, the forfeited seat's that it yielded).
+    A log keeps them; ``p2p replay`` weighs them by the same table (docs/protocol.md
+    §8, §9)."""
     out: dict[str, Event] = {}
     chain = m.state.chain
     in_chain = {e.id for e in chain}
@@ -390,6 +391,8 @@ def evidence(m: ConflictHost) -> list[Event]:
         extra = list(self_held(held, forfeit, fb) or ())
         extra += list(holding_proof(held, fb, {forfeit.pk, rival.pk}) or ())
         extra += [s for s in held if s.pk != rival.pk and on_branch(s, rb)][:4]
+        yielded = [s for s in held if s.pk == rival.pk and s.seq is None and on_branch(s, fb)]
+        extra += sorted(yielded, key=lambda s: (s.ts, s.id))[:1]  # the seat yielded (T7)
         for sign in extra:
             if sign.id not in in_chain and sign.seq is None:
                 out[sign.id] = sign

@@ -202,6 +202,8 @@ def orphan(m: ReceiveHost, ids: list[str]) -> None:
                 del m.pending[eid]
                 m._orphans.add(eid)
                 m.seen.add(eid)
+                if parked.seq is not None:  # still a sign of the head its signer
+                    round_conflicts.add_sign(m, parked)  # held, as ``park`` keeps it
                 found = True
 
 

@@ -270,7 +270,8 @@ def answer_sync(m: SideHost, event: Event, now: int) -> list[Effect]:
     """Answer a member's sync request, which names its chain head (``prev``).
 
     Same head: nothing to send in play; after the end, our acks of that head (the
-    asker lacks one, ``RoundMachine.asks_for_acks``).  Its head is on our chain: the
+    asker lacks one, ``RoundMachine.asks_for_acks``), and the equivocation proof if
+    the round ended by one (its end keeps the head: the asker may have missed it).  Its head is on our chain: the
     events after it.  Its head is not on our chain (it is on another branch, or
     ahead of us): our last ``MAX_REWIND`` events, so it meets the position where we
     part, and we ask for its chain too.  The conflict rules then bring both to the
@@ -290,11 +291,16 @@ def answer_sync(m: SideHost, event: Event, now: int) -> list[Effect]:
         return [dropped(event, "sync request too soon")]
     if same:  # the asker ended where we did and lacks an ack: ours of this head
         m._sync_answered[event.pk] = now
-        return [
-            Publish(m.topics.round_sync(m.key), e)
+        route = m.topics.round_sync(m.key)
+        acks = [
+            Publish(route, e)
             for (kind, _), e in m.side.items()
             if kind == "ack" and e.prev == head
         ]
+        # a round ended by a proof keeps the chain's head: an asker that missed the
+        # proof holds the same head and plays on, so the proof goes with the acks
+        proof: list[Effect] = [Publish(route, e) for e in m._proof or ()]
+        return proof + acks
     if ours:
         start = from_seq
     else:
@@ -314,8 +320,8 @@ def answer_sync(m: SideHost, event: Event, now: int) -> list[Effect]:
     answer += [Publish(route, e) for e in chain[start : start + count]]
     if not ours:  # another branch: the claims we did not keep and the signs that decided
         answer += [Publish(route, e) for e in m.conflict_evidence()]
-        if m._proof is not None:  # the equivocation proof that ended the round here
-            answer += [Publish(route, e) for e in m._proof]
+    if m._proof is not None:  # the equivocation proof that ended the round here (an
+        answer += [Publish(route, e) for e in m._proof]  # asker behind us needs it too)
     sealed = {inner.id for e in chain for inner in e.sealed()}
     answer += [Publish(route, e) for e in m.side.values() if e.id not in sealed]
     return answer

@@ -10,12 +10,12 @@ change the game; clicks are reported through ``on_click(move_text)``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 
 from p2p.games import Game
+from p2p.shell.game_view import BoardView as BoardView
 from p2p.shell.game_view import view_for
 from p2p.shell.i18n import Translator
 
@@ -32,19 +32,6 @@ MIN_WIDTH = 24
 """The board pane is at least this many columns wide (plus its frame), whatever
 ``GameView.width`` says; a narrower picture is padded."""
 PLAIN_STONES = ("X", "O", "+", "#")
-
-
-@dataclass
-class BoardView:
-    """What the board pane needs besides the position (all optional)."""
-
-    color: bool = True
-    preview: str | None = None
-    """Move text typed so far (cube: show where the stone would land)."""
-    selected: str | None = None
-    """Chess: the selected square, whose legal targets are shown when allowed."""
-    show_legal: bool = False
-    on_click: Callable[[str], None] | None = None
 
 
 def click(view: BoardView, move: str) -> Callable[[MouseEvent], object] | None:

@@ -5,7 +5,9 @@ product's games ``p2p/shell/views/*.py``) defines ``VIEW = GameView(...)``: the 
 picture, the shape of a typed move and how it is resolved, the notes a move earns, the
 rules text and a few switches.  Every field has a plain default, so a new game is
 playable in the shell with nothing but its rules text (the engine's ``render()`` is the
-board, every line goes to the engine).  The modules that dispatch (``boards``,
+board, every line goes to the engine).  The data a view's functions take
+and give (``BoardView``, ``Resolved``, ``Select``, ``Refused``) live here, low in the
+graph, and ``boards``/``move_input`` re-export them.  The modules that dispatch (``boards``,
 ``move_input``, ``move_notes``, the controller) ask ``view_for(game.name)``; they never
 import a view module, so no view imports anything that imports it back.
 """
@@ -23,12 +25,53 @@ from p2p.games.registry import GameSpec, resolve
 if TYPE_CHECKING:
     from prompt_toolkit.formatted_text import StyleAndTextTuples
 
-    from p2p.shell.boards import BoardView
     from p2p.shell.i18n import Translator
-    from p2p.shell.move_input import Outcome, Refused
 
 Note = tuple[str, dict[str, object]]
 """A catalogue key and its fields (seat fields are seat indexes, labelled by the caller)."""
+
+
+@dataclass
+class BoardView:
+    """What the board pane needs besides the position (all optional)."""
+
+    color: bool = True
+    preview: str | None = None
+    """Move text typed so far (cube: show where the stone would land)."""
+    selected: str | None = None
+    """Chess: the selected square, whose legal targets are shown when allowed."""
+    show_legal: bool = False
+    on_click: Callable[[str], None] | None = None
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """Play ``move``."""
+
+    move: str
+    """Canonical text, or what the engine parses (``Game.push`` says whether it is legal)."""
+
+
+@dataclass(frozen=True)
+class Select:
+    """Select the piece on ``square`` (four-player chess, typed instead of clicked): the
+    next square typed or clicked is its target."""
+
+    square: str
+    piece: int
+    """Its kind: 1 pawn, 2 knight, 3 bishop, 4 rook, 5 queen, 6 king, 7 promoted queen."""
+
+
+@dataclass(frozen=True)
+class Refused:
+    """Not a move here: a catalogue key and its fields, for one line."""
+
+    key: str
+    fields: dict[str, object] = field(default_factory=dict)
+
+
+Outcome = Resolved | Select | Refused
+"""What ``GameView.resolve`` makes of a move-shaped line (``p2p.shell.move_input``)."""
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,11 @@ one knight that can go to j3.  Pure: no screen, no network.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from p2p.games import Game
+from p2p.shell.game_view import Outcome as Outcome
+from p2p.shell.game_view import Refused as Refused
+from p2p.shell.game_view import Resolved as Resolved
+from p2p.shell.game_view import Select as Select
 from p2p.shell.game_view import view_for
 
 ENGLISH_LETTERS = " PNBRQKD"
@@ -22,33 +24,6 @@ GERMAN_LETTERS = " BSLTDKU"
 """The same in German (the catalogue's "piece.letters"): in the English shell its S, L, T
 and U still name a piece (they clash with no English letter)."""
 
-@dataclass(frozen=True)
-class Resolved:
-    """Play ``move``."""
-
-    move: str
-    """Canonical text, or what the engine parses (``Game.push`` says whether it is legal)."""
-
-
-@dataclass(frozen=True)
-class Select:
-    """Select the piece on ``square`` (four-player chess, typed instead of clicked): the
-    next square typed or clicked is its target."""
-
-    square: str
-    piece: int
-    """Its kind: 1 pawn, 2 knight, 3 bishop, 4 rook, 5 queen, 6 king, 7 promoted queen."""
-
-
-@dataclass(frozen=True)
-class Refused:
-    """Not a move here: a catalogue key and its fields, for one line."""
-
-    key: str
-    fields: dict[str, object] = field(default_factory=dict)
-
-
-Outcome = Resolved | Select | Refused
 
 
 def looks_like_move(game_name: str, text: str) -> bool:

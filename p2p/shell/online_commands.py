@@ -5,13 +5,15 @@ by ``OnlineSession`` (``p2p.shell.online``), which it reads and updates as ``s``
 from __future__ import annotations
 
 import logging
+from collections.abc import Coroutine
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from p2p.games import OptionError, create_game, game_names
 from p2p.shell import commands as cmds
 from p2p.shell.game_view import view_for
-from p2p.shell.session_part import SessionPart
+from p2p.shell.names import NickBook
+from p2p.shell.session_part import PartHost, SessionPart
 
 log = logging.getLogger("p2p.shell")
 
@@ -39,7 +41,35 @@ class SeatPlan:
     turn_limit: int | None = None  # a slow round (``turn=1d``): seconds per turn
 
 
-class OnlineCommands(SessionPart):
+class CommandsHost(PartHost, Protocol):
+    """What the slash commands read and change of the online session (``p2p.shell.online.OnlineSession``
+    implements it)."""
+
+    def adopt_round(
+        self, rnd: Any, game_name: str, options: dict[str, Any], others: list[bytes]
+    ) -> None: ...
+
+    join_timeout: float
+
+    def member_nick(self, seat: int, with_fingerprint: bool = True) -> str: ...
+
+    names: NickBook
+    next_start: str
+
+    def nick_of(self, pk: bytes, fallback: str = "") -> str: ...
+
+    own_cancels: set[str]
+
+    def refresh_lobby(self) -> None: ...
+
+    round: Any
+
+    def run(self, coro: Coroutine[Any, Any, Any]) -> None: ...
+
+    takeback_for: tuple[str, str] | None
+
+
+class OnlineCommands(SessionPart[CommandsHost]):
     """The online session's slash commands: invite, private, accept, decline,
     cancel, start, join, take-backs and friends, each turned into ``Peer`` and
     ``Round`` calls."""

@@ -7,16 +7,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from p2p.games import Game
 from p2p.protocol.chat import TokenBucket
 from p2p.shell.game_view import view_for
 from p2p.shell.i18n import CATALOGUE
-from p2p.shell.session_part import SessionPart
-
-if TYPE_CHECKING:
-    from p2p.shell.online import OnlineSession
+from p2p.shell.names import NickBook
+from p2p.shell.session_part import PartHost, SessionPart
 
 log = logging.getLogger("p2p.shell")
 START_NOW_REASON = "the host started with who was there"
@@ -33,11 +31,90 @@ def _options_text(options: dict[str, Any]) -> str:
     return " ".join(f"{k}={v}" for k, v in sorted(options.items()) if k != "first") or "-"
 
 
-class OnlineNotes(SessionPart):
+class _Commands(Protocol):
+    def show_takeback_request(self, seat: int) -> None: ...
+
+
+class _Files(Protocol):
+    def save_sidecar(self, rnd: Any) -> None: ...
+
+
+class _Rounds(Protocol):
+    def your_turn(self, rnd: Any) -> None: ...
+
+    def moved_while_away(self, note: Any) -> None: ...
+
+    def say_move(self, rnd: Any, seq: int, seat: int | None = None) -> None: ...
+
+
+class NotesHost(PartHost, Protocol):
+    """What the notifications' lines read and change of the online session (``p2p.shell.online.OnlineSession``
+    implements it)."""
+
+    absent_wait: float
+    away: set[bytes]
+
+    def away_countdown(self) -> tuple[str, dict[str, Any]] | None: ...
+
+    def back_to_behind(self, rnd: Any) -> None: ...
+
+    behind: Any
+
+    def board_round(self) -> Any: ...
+
+    @property
+    def commands(self) -> _Commands: ...
+
+    def connected(self) -> bool: ...
+
+    def count_start(self, rnd: Any) -> None: ...
+
+    @property
+    def files(self) -> _Files: ...
+
+    group: frozenset[bytes]
+    groups: dict[frozenset[bytes], tuple[int, dict[bytes, int]]]
+    left: set[str]
+
+    def member_nick(self, seat: int, with_fingerprint: bool = True) -> str: ...
+
+    names: NickBook
+
+    def nick_of(self, pk: bytes, fallback: str = "") -> str: ...
+
+    own_cancels: set[str]
+
+    def refresh_lobby(self) -> None: ...
+
+    def refresh_lobby_soon(self) -> None: ...
+
+    def refresh_standing(self) -> None: ...
+
+    def result_text(self) -> str: ...
+
+    round: Any
+    round_no: int
+
+    @property
+    def rounds(self) -> _Rounds: ...
+
+    def seat_label(self, seat: int, name: str) -> str: ...
+
+    def seat_nick(self, pk: bytes) -> str: ...
+
+    def seconds_left(self, rnd: Any, silent: bool = False) -> int: ...
+
+    seen_starts: set[str]
+    starter_said: set[str]
+    takeback_for: tuple[str, str] | None
+    wins: dict[bytes, int]
+
+
+class OnlineNotes(SessionPart[NotesHost]):
     """The online session's side of the peer's notifications: presence, notices,
     connection changes, round updates and ends, shown in the lobby and chat panes."""
 
-    def __init__(self, session: OnlineSession) -> None:
+    def __init__(self, session: NotesHost) -> None:
         super().__init__(session)
         peer = session.peer  # None in unit tests of the lines alone
         self._brokers_up: set[str] = {url for url, ok in peer.brokers() if ok} if peer is not None else set()

@@ -9,10 +9,11 @@ import json
 import logging
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from p2p.protocol.identity import sanitize_nickname
-from p2p.shell.session_part import SessionPart
+from p2p.shell.names import NickBook
+from p2p.shell.session_part import PartHost, SessionPart
 
 if TYPE_CHECKING:
     from p2p.protocol.round import RoundState
@@ -32,7 +33,35 @@ def _count(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 20 else 0
 
 
-class RoundFiles(SessionPart):
+class _Rounds(Protocol):
+    def show(self, rnd: Any) -> None: ...
+
+    def show_your_turn(self) -> None: ...
+
+
+class FilesHost(PartHost, Protocol):
+    """What the round files read and change of the online session (``p2p.shell.online.OnlineSession``
+    implements it)."""
+
+    counted: set[str]
+    names: NickBook
+
+    def nick_of(self, pk: bytes, fallback: str = "") -> str: ...
+
+    def refresh_standing(self) -> None: ...
+
+    round: Any
+    round_no: int
+
+    @property
+    def rounds(self) -> _Rounds: ...
+
+    seen_starts: set[str]
+    starter_said: set[str]
+    wins: dict[bytes, int]
+
+
+class RoundFiles(SessionPart[FilesHost]):
     """The online session's round files: the names and code kept beside each round
     log, and the unfinished rounds taken up again after a restart."""
 

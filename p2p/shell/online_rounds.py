@@ -11,19 +11,44 @@ updates as ``s``.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Protocol
 
-from p2p.shell.session_part import SessionPart
+from p2p.shell.session_part import PartHost, SessionPart
 from p2p.shell.turn_limit import say_time_left, say_turn_limit
 
 log = logging.getLogger("p2p.shell")
 
 
-class HeldRounds(SessionPart):
+class RoundsHost(PartHost, Protocol):
+    """What the held rounds read and change of the online session (``p2p.shell.online.OnlineSession``
+    implements it)."""
+
+    away: set[bytes]
+    behind: Any
+
+    def board_round(self) -> Any: ...
+
+    def enter_group(self, rnd: Any) -> None: ...
+
+    last_group: tuple[str, dict[str, Any], list[bytes]] | None
+
+    def nick_of(self, pk: bytes, fallback: str = "") -> str: ...
+
+    def refresh_standing(self) -> None: ...
+
+    replay_ply: int | None
+    round: Any
+
+    def seconds_left(self, rnd: Any, silent: bool = False) -> int: ...
+
+    takeback_for: tuple[str, str] | None
+
+
+class HeldRounds(SessionPart[RoundsHost]):
     """The rounds we hold at once: listing them, switching the shown one, saying where
     the others moved and where it is our turn."""
 
-    def __init__(self, session: Any) -> None:
+    def __init__(self, session: RoundsHost) -> None:
         super().__init__(session)
         self.picked = False
         """The user chose the shown round (``/rounds N``): it is not switched for them."""
