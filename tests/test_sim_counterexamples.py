@@ -52,11 +52,26 @@ machine), a plain machine-level test states the rule beside the seed:
   the move's branch took that for "another member holds the move" and kept judging by
   T3/T5, the others by T2.  A member whose latest sign is on the forfeit's branch has
   left the move's branch: it holds the move no more (``conflicts.holder``, ``against``).
+* ``honest/1905`` (four seats, the admin's inbound link 150 s late): the admin moved
+  late on a branch the others had left; their later events, parked at the admin, were
+  dropped unkept when it switched back to its own move (the cause of ``mixed/2338``,
+  mended with it), so it went on alone.  Then the others kept showing an earlier
+  position disputed after it settled (the admin's sign on the move's branch came only
+  afterwards), while the admin and replay did not: a settled dispute now ends when the
+  other claimant shows it holds what we keep, unless a row of our own (T4, T5) made it.
 * ``mixed/3285``, ``1209`` (four seats): the admin signed two different forfeits for one
   position; every member ended the round by the equivocation proof and wrote both to
   its log, but replay took two forfeits at one position for "a forfeit and the seat's
   own event" and refused the log.  Two events of one author with one ``prev`` are a
   proof first (``replay.parse_log``).
+* ``mixed/2681`` (three seats): the same cause as ``mixed/2032``, ``2066`` (a member
+  away at an equivocation comes back at the very head the others ended on).
+* ``mixed/2576`` (three seats): a member cut off during the draw ended the round
+  locally as *expired* (the draw not finished 120 s after ``expires`` by its clock);
+  the draw, signed by the admin well in time, reached it only afterwards and was
+  refused ("the round has ended here"), while the others played on: two results.  A
+  next chain event the admin signed before the deadline the member expired at now
+  lifts the local *expired* end (§15.6), as a valid next event lifts *abandoned*.
 * ``mixed/444`` was a simulator bug (a restart resumed without the log's closing acks,
   which the live peer takes up); ``mixed/48`` and ``silent_loser/105`` were mended on
   main before (a lost equivocation proof now travels in sync answers; the three-seat
@@ -68,7 +83,7 @@ from __future__ import annotations
 import pytest
 from test_protocol_fair_chain import signed, signed_move, three_cube
 from test_protocol_forfeit import OFFLINE, SILENT, published
-from test_protocol_round import PEOPLE, human, open_round
+from test_protocol_round import PEOPLE, ROUND, human, nonce, open_round
 
 from p2p.protocol import events, round_conflicts
 from p2p.protocol.conflicts import HOLD_MS, judge
@@ -77,6 +92,8 @@ from p2p.protocol.events import Event
 from p2p.protocol.loopback import Loopback
 from p2p.protocol.replay import replay_log
 from p2p.protocol.round import Phase
+from p2p.protocol.round_machine import RoundMachine
+from p2p.protocol.round_timers import START_DEADLINE_MS
 from p2p.sim import simulate
 
 
@@ -86,7 +103,8 @@ from p2p.sim import simulate
      ("mixed", 486), ("mixed", 755), ("mixed", 139), ("mixed", 48), ("silent_loser", 105),
      ("mixed", 50), ("honest", 1019), ("honest", 1568), ("honest", 1973), ("honest", 2728),
      ("honest", 2805), ("mixed", 3285), ("mixed", 1209), ("mixed", 2032), ("mixed", 2066),
-     ("mixed", 2338), ("mixed", 1287), ("mixed", 1987), ("mixed", 550)],
+     ("mixed", 2338), ("mixed", 2681), ("mixed", 2576), ("honest", 1905), ("mixed", 1287),
+     ("mixed", 1987), ("mixed", 550)],
 )
 def test_a_counterexample_seed_holds_every_invariant(family: str, seed: int) -> None:
     result = simulate(family, seed)
@@ -454,3 +472,27 @@ def test_a_dispute_told_before_an_end_by_a_proof_is_weighed_again_after_it() -> 
     replay = replay_log([e.raw for e in carol.log_events()])
     assert replay.proof is not None and not replay.contested()
     assert carol.state.chain[move.seq].id == forfeit.id  # the proof's end stands
+
+
+def test_a_draw_signed_in_time_lifts_a_round_expired_here() -> None:
+    """mixed/2576: bob never got the admin's draw (a cut link) and ended the round here
+    as expired at ``expires`` + 120 s by his clock.  It was signed long before that
+    deadline (the admin's clock, as ``expires``): when it reaches him, the round was on
+    time after all, and he plays on with the others."""
+    net = Loopback(drop=lambda s, d, e: d == "p1" and e.kind == "draw")
+    admin, effects = RoundMachine.open(
+        PEOPLE[0], 0, ROUND, "connect4", {}, [human(0), human(1)], None, nonce(0))
+    bob = RoundMachine(PEOPLE[1], admin.state.genesis, nonce(1))
+    net.add("p0", admin, effects)
+    net.add("p1", bob)
+    net.post("p1", bob.accept(1))
+    net.run()
+    assert admin.phase is Phase.PLAY and bob.phase in (Phase.COMMIT, Phase.REVEAL)
+    deadline = bob.state.expires + START_DEADLINE_MS
+    bob.tick(deadline)
+    assert bob.phase is Phase.CANCELLED and bob.ended_here
+    (draw,) = [e for e in admin.state.chain if e.kind == "draw"]
+    assert draw.ts < deadline
+    bob.receive(draw, deadline + 60_000)
+    assert not bob.ended_here and bob.phase is Phase.PLAY
+    assert bob.state.head.id == admin.state.head.id

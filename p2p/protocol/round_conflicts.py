@@ -272,13 +272,23 @@ def disputes(m: ConflictHost) -> list[tuple[int, Event, Event]]:
         found = status(m, seq, forfeit, rival)
         kept = chain[seq]
         other = rival if kept.id == forfeit.id else forfeit
-        if found is None:  # settled: disputed if it was when it settled
-            if seq in m._told_disputes:
+        if found is None:  # settled: disputed if it was when it settled, unless
+            if seq in m._told_disputes and (  # the other claimant yielded since
+                seq in m._told_own or not yielded(m, seq, other)
+            ):
                 out.append((seq, kept, other))
             continue
         if found[2]:
             out.append((seq, kept, other))
     return out
+
+
+def yielded(m: ConflictHost, seq: int, other: Event) -> bool:
+    """The signer of ``other`` (the claim we do not keep at ``seq``) has a sign on our
+    chain from ``seq`` on: it holds what we keep (T7; what replay weighs, §8.1)."""
+    held = signs(m)
+    ours = {e.id for e in m.state.chain[seq:]} | branch_ids(m.state.chain[seq], held)
+    return any(s.pk == other.pk and on_branch(s, ours) for s in held)
 
 
 def dispute_notices(m: ConflictHost) -> list[Effect]:
@@ -295,10 +305,18 @@ def dispute_notices(m: ConflictHost) -> list[Effect]:
         found = status(m, seq, *pair)
         if found is not None and not found[2]:
             m._told_disputes.discard(seq)
+        if found is not None:  # a row of our own (T4, T5), or the other's silence
+            if found[0].id != found[1].keep.id:
+                m._told_own.add(seq)
+            else:
+                m._told_own.discard(seq)
     for seq, kept, other in disputes(m):
         if seq in m._told_disputes:
             continue
         m._told_disputes.add(seq)
+        found = status(m, seq, *m._pairs[seq])
+        if found is not None and found[0].id != found[1].keep.id:
+            m._told_own.add(seq)
         forfeit = kept if kept.kind == "forfeit" else other
         rival = other if forfeit is kept else kept
         params = {

@@ -95,6 +95,7 @@ class ConflictHost(SideHost, Protocol):
     _signs: dict[tuple[bytes, bool], list[Event]]
     _snapshots: dict[int, RoundState]
     _told_disputes: set[int]
+    _told_own: set[int]
     _verdict: bool
 
     def request_sync(self, now: int, catch_up: bool = True) -> list[Effect]: ...

@@ -169,6 +169,9 @@ class RoundMachine:
         ``MAX_AHEAD_MS`` do not count yet (``round_conflicts.signs``)."""
         self._told_disputes: set[int] = set()
         """Positions whose dispute we have told (one notice each)."""
+        self._told_own: set[int] = set()
+        """Of those, the ones disputed by a row of our own (we keep what the table does
+        not, T4, T5): they stay disputed once settled (``round_conflicts.disputes``)."""
         self._vouched = SeenIds(limit=MAX_VOUCHED)
         """Ids of our own chain events another member showed it holds."""
         self._snapshots: dict[int, RoundState] = {}
