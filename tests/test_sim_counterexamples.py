@@ -370,6 +370,30 @@ def test_an_event_parked_on_a_losing_forfeit_still_counts_as_a_sign() -> None:
     assert bob.state.head.id == answer.id == carol.state.head.id
 
 
+def test_a_draw_signed_in_time_lifts_a_round_expired_here() -> None:
+    """mixed/2576: bob never got the admin's draw (a cut link) and ended the round here
+    as expired at ``expires`` + 120 s by his clock.  It was signed long before that
+    deadline (the admin's clock, as ``expires``): when it reaches him, the round was on
+    time after all, and he plays on with the others."""
+    net = Loopback(drop=lambda s, d, e: d == "p1" and e.kind == "draw")
+    admin, effects = RoundMachine.open(
+        PEOPLE[0], 0, ROUND, "connect4", {}, [human(0), human(1)], None, nonce(0))
+    bob = RoundMachine(PEOPLE[1], admin.state.genesis, nonce(1))
+    net.add("p0", admin, effects)
+    net.add("p1", bob)
+    net.post("p1", bob.accept(1))
+    net.run()
+    assert admin.phase is Phase.PLAY and bob.phase in (Phase.COMMIT, Phase.REVEAL)
+    deadline = bob.state.expires + START_DEADLINE_MS
+    bob.tick(deadline)
+    assert bob.phase is Phase.CANCELLED and bob.ended_here
+    (draw,) = [e for e in admin.state.chain if e.kind == "draw"]
+    assert draw.ts < deadline
+    bob.receive(draw, deadline + 60_000)
+    assert not bob.ended_here and bob.phase is Phase.PLAY
+    assert bob.state.head.id == admin.state.head.id
+
+
 def _sync_request(who: int, head: Event, ts: int) -> Event:
     body = {"from_seq": (head.seq or 0) + 1}
     return events.make(PEOPLE[who], "sync_request", ts, body, round=head.round, prev=head.id)
@@ -472,27 +496,3 @@ def test_a_dispute_told_before_an_end_by_a_proof_is_weighed_again_after_it() -> 
     replay = replay_log([e.raw for e in carol.log_events()])
     assert replay.proof is not None and not replay.contested()
     assert carol.state.chain[move.seq].id == forfeit.id  # the proof's end stands
-
-
-def test_a_draw_signed_in_time_lifts_a_round_expired_here() -> None:
-    """mixed/2576: bob never got the admin's draw (a cut link) and ended the round here
-    as expired at ``expires`` + 120 s by his clock.  It was signed long before that
-    deadline (the admin's clock, as ``expires``): when it reaches him, the round was on
-    time after all, and he plays on with the others."""
-    net = Loopback(drop=lambda s, d, e: d == "p1" and e.kind == "draw")
-    admin, effects = RoundMachine.open(
-        PEOPLE[0], 0, ROUND, "connect4", {}, [human(0), human(1)], None, nonce(0))
-    bob = RoundMachine(PEOPLE[1], admin.state.genesis, nonce(1))
-    net.add("p0", admin, effects)
-    net.add("p1", bob)
-    net.post("p1", bob.accept(1))
-    net.run()
-    assert admin.phase is Phase.PLAY and bob.phase in (Phase.COMMIT, Phase.REVEAL)
-    deadline = bob.state.expires + START_DEADLINE_MS
-    bob.tick(deadline)
-    assert bob.phase is Phase.CANCELLED and bob.ended_here
-    (draw,) = [e for e in admin.state.chain if e.kind == "draw"]
-    assert draw.ts < deadline
-    bob.receive(draw, deadline + 60_000)
-    assert not bob.ended_here and bob.phase is Phase.PLAY
-    assert bob.state.head.id == admin.state.head.id
