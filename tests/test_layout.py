@@ -247,6 +247,7 @@ ROUND_MACHINE_DOORS = frozenset({
     "_observed_at", "_orphan", "_orphans", "_pairs", "_park", "_proof", "_react",
     "_receive_chain", "_remember", "_resumed_head", "_secret", "_side_event", "_signed_body",
     "_signs", "_snapshots", "_sync_answered", "_sync_floor", "_sync_sent", "_told_disputes",
+    "_told_own",
     "_vouched", "_was_acting", "_verdict",
 })
 """The round machine's private state and steps its helper modules still share, each
