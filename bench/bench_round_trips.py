@@ -253,7 +253,8 @@ class Trace:
         def w_recv(old: Any) -> Any:
             async def recv(self: Any, event: Any, channel: str, retained: bool) -> None:
                 who = nick_of.get(event.pk, "?")
-                trace.note(self.host, f"recv {event.kind} from {who} ({channel})")
+                how = channel + (", retained" if retained else "")
+                trace.note(self.host, f"recv {event.kind} from {who} ({how})")
                 return await old(self, event, channel, retained)
             return recv
 
