@@ -52,11 +52,26 @@ machine), a plain machine-level test states the rule beside the seed:
   the move's branch took that for "another member holds the move" and kept judging by
   T3/T5, the others by T2.  A member whose latest sign is on the forfeit's branch has
   left the move's branch: it holds the move no more (``conflicts.holder``, ``against``).
+* ``honest/1905`` (four seats, the admin's inbound link 150 s late): the admin moved
+  late on a branch the others had left; their later events, parked at the admin, were
+  dropped unkept when it switched back to its own move (the cause of ``mixed/2338``,
+  mended with it), so it went on alone.  Then the others kept showing an earlier
+  position disputed after it settled (the admin's sign on the move's branch came only
+  afterwards), while the admin and replay did not: a settled dispute now ends when the
+  other claimant shows it holds what we keep, unless a row of our own (T4, T5) made it.
 * ``mixed/3285``, ``1209`` (four seats): the admin signed two different forfeits for one
   position; every member ended the round by the equivocation proof and wrote both to
   its log, but replay took two forfeits at one position for "a forfeit and the seat's
   own event" and refused the log.  Two events of one author with one ``prev`` are a
   proof first (``replay.parse_log``).
+* ``mixed/2681`` (three seats): the same cause as ``mixed/2032``, ``2066`` (a member
+  away at an equivocation comes back at the very head the others ended on).
+* ``mixed/2576`` (three seats): a member cut off during the draw ended the round
+  locally as *expired* (the draw not finished 120 s after ``expires`` by its clock);
+  the draw, signed by the admin well in time, reached it only afterwards and was
+  refused ("the round has ended here"), while the others played on: two results.  A
+  next chain event the admin signed before the deadline the member expired at now
+  lifts the local *expired* end (§15.6), as a valid next event lifts *abandoned*.
 * ``mixed/444`` was a simulator bug (a restart resumed without the log's closing acks,
   which the live peer takes up); ``mixed/48`` and ``silent_loser/105`` were mended on
   main before (a lost equivocation proof now travels in sync answers; the three-seat
@@ -68,7 +83,7 @@ from __future__ import annotations
 import pytest
 from test_protocol_fair_chain import signed, signed_move, three_cube
 from test_protocol_forfeit import OFFLINE, SILENT, published
-from test_protocol_round import PEOPLE, human, open_round
+from test_protocol_round import PEOPLE, ROUND, human, nonce, open_round
 
 from p2p.protocol import events, round_conflicts
 from p2p.protocol.conflicts import HOLD_MS, judge
@@ -77,6 +92,8 @@ from p2p.protocol.events import Event
 from p2p.protocol.loopback import Loopback
 from p2p.protocol.replay import replay_log
 from p2p.protocol.round import Phase
+from p2p.protocol.round_machine import RoundMachine
+from p2p.protocol.round_timers import START_DEADLINE_MS
 from p2p.sim import simulate
 
 
@@ -86,7 +103,8 @@ from p2p.sim import simulate
      ("mixed", 486), ("mixed", 755), ("mixed", 139), ("mixed", 48), ("silent_loser", 105),
      ("mixed", 50), ("honest", 1019), ("honest", 1568), ("honest", 1973), ("honest", 2728),
      ("honest", 2805), ("mixed", 3285), ("mixed", 1209), ("mixed", 2032), ("mixed", 2066),
-     ("mixed", 2338)],
+     ("mixed", 2338), ("mixed", 2681), ("mixed", 2576), ("honest", 1905), ("mixed", 1287),
+     ("mixed", 1987), ("mixed", 550)],
 )
 def test_a_counterexample_seed_holds_every_invariant(family: str, seed: int) -> None:
     result = simulate(family, seed)
@@ -350,3 +368,131 @@ def test_an_event_parked_on_a_losing_forfeit_still_counts_as_a_sign() -> None:
     bob.receive(ask, ask.ts)
     assert bob.state.chain[move.seq].id == forfeit.id
     assert bob.state.head.id == answer.id == carol.state.head.id
+
+
+def test_a_draw_signed_in_time_lifts_a_round_expired_here() -> None:
+    """mixed/2576: bob never got the admin's draw (a cut link) and ended the round here
+    as expired at ``expires`` + 120 s by his clock.  It was signed long before that
+    deadline (the admin's clock, as ``expires``): when it reaches him, the round was on
+    time after all, and he plays on with the others."""
+    net = Loopback(drop=lambda s, d, e: d == "p1" and e.kind == "draw")
+    admin, effects = RoundMachine.open(
+        PEOPLE[0], 0, ROUND, "connect4", {}, [human(0), human(1)], None, nonce(0))
+    bob = RoundMachine(PEOPLE[1], admin.state.genesis, nonce(1))
+    net.add("p0", admin, effects)
+    net.add("p1", bob)
+    net.post("p1", bob.accept(1))
+    net.run()
+    assert admin.phase is Phase.PLAY and bob.phase in (Phase.COMMIT, Phase.REVEAL)
+    deadline = bob.state.expires + START_DEADLINE_MS
+    bob.tick(deadline)
+    assert bob.phase is Phase.CANCELLED and bob.ended_here
+    (draw,) = [e for e in admin.state.chain if e.kind == "draw"]
+    assert draw.ts < deadline
+    bob.receive(draw, deadline + 60_000)
+    assert not bob.ended_here and bob.phase is Phase.PLAY
+    assert bob.state.head.id == admin.state.head.id
+
+
+def _sync_request(who: int, head: Event, ts: int) -> Event:
+    body = {"from_seq": (head.seq or 0) + 1}
+    return events.make(PEOPLE[who], "sync_request", ts, body, round=head.round, prev=head.id)
+
+
+def test_a_late_move_its_seat_keeps_is_disputed_at_a_third_member_too() -> None:
+    """mixed/1287, 1987 (T5, T7; three seats): the admin dates its move back (its
+    clock runs behind); bob answers at once, late by the signed timestamps but in time
+    by what he saw, so he keeps his move (T5) and shows the position disputed.  Carol,
+    neither forfeiter nor forfeited, never saw his move arrive live: she keeps the
+    admin's forfeit by the signed timestamps (T3), and shows the same dispute while bob
+    claims his move (her log replays so); it is over when bob yields."""
+    _net, machines, _cut = three_cube(start=0)
+    admin, bob, carol = machines
+    h = admin.state.head
+    prev = signed_move(PEOPLE[0], admin.state, sorted(admin.state.game.legal_moves())[0],
+                       h.ts + 1)  # dated back by the admin's clock
+    t0 = h.ts + SILENT
+    bob.receive(prev, t0)
+    carol.receive(prev, t0)
+    (move,) = published(bob.move(sorted(bob.state.game.legal_moves())[0], t0 + 2_000),
+                        "move")
+    forfeit = events.make(PEOPLE[0], "forfeit", prev.ts + SILENT + 1,
+                          {"seat": 1, "reason": "silent"}, round=prev.round,
+                          seq=move.seq, prev=prev.id)
+    assert move.ts > forfeit.ts  # late by the signed timestamps
+    bob.receive(forfeit, t0 + SILENT)
+    assert bob.state.chain[move.seq].id == move.id  # T5: he saw it in time
+    assert [seq for seq, *_ in bob.disputes()] == [move.seq]
+    carol.receive(forfeit, t0 + SILENT)
+    carol.receive(move, t0 + SILENT + 10)
+    assert carol.state.chain[move.seq].id == forfeit.id  # T3
+    assert [(seq, kept.id) for seq, kept, _ in carol.disputes()] == [(move.seq, forfeit.id)]
+    replay = replay_log([e.raw for e in carol.log_events()])
+    assert replay.verdict == "disputed" and replay.state.head.id == forfeit.id
+    carol.receive(_sync_request(1, forfeit, move.ts + 60_000), t0 + SILENT + 20)  # yields
+    assert carol.disputes() == []
+    assert not replay_log([e.raw for e in carol.log_events()]).contested()
+
+
+def test_a_flood_of_signs_naming_one_head_evicts_no_other_sign() -> None:
+    """mixed/550, 1987: a member's sync requests naming one head again and again (the
+    adversary's head exchanges while it stays silent; an honest member asking another
+    branch from an old head every 15 s) evicted its other signs from the 8 kept of it.
+    In 550 that was the third member's sign of seat 1's timely move, so the admin, whose
+    link lagged, kept its own forfeit of that move by T4 and ended the round there,
+    while the others ended it by the adversary's equivocation proof, with other winners.
+    Of the signs naming one head the first and the last are kept (they tell how long it
+    was held); other signs stay."""
+    _net, machines, _cut = three_cube()
+    _admin, bob, carol = machines
+    chain = carol.state.chain
+    claim = _sync_request(1, chain[-1], chain[-1].ts + 1_000)
+    round_conflicts.add_sign(carol, claim)
+    asks = [_sync_request(1, chain[0], chain[-1].ts + 2_000 + 15_000 * i) for i in range(12)]
+    for ask in asks:
+        round_conflicts.add_sign(carol, ask)
+    kept = {e.id for e in carol._signs[(PEOPLE[1].public_key, False)]}
+    assert claim.id in kept and asks[0].id in kept and asks[-1].id in kept
+    assert not kept & {e.id for e in asks[1:-1]}
+
+
+def test_a_dispute_told_before_an_end_by_a_proof_is_weighed_again_after_it() -> None:
+    """mixed/2181: a member showed a late move's position disputed (its seat still
+    claimed it), then the round ended by an equivocation proof, which dropped the states
+    before the earlier positions: the dispute stayed told for good, although the seat
+    yielded right after and replay of the log (which holds its yield) found none.  An
+    end by a proof keeps those states (it still replaces nothing: it keeps its end)."""
+    net = Loopback()
+    machines = open_round(net, "chess4", {}, [human(i) for i in range(4)], start=0)
+    admin, bob, carol, dave = machines
+    h = admin.state.head
+    prev = signed_move(PEOPLE[0], admin.state, sorted(admin.state.game.legal_moves())[0],
+                       h.ts + 1)
+    t0 = h.ts + SILENT
+    for m in (bob, carol, dave):
+        m.receive(prev, t0)
+    (move,) = published(bob.move(sorted(bob.state.game.legal_moves())[0], t0 + 2_000),
+                        "move")
+    forfeit = events.make(PEOPLE[0], "forfeit", prev.ts + SILENT + 1,
+                          {"seat": 1, "reason": "silent"}, round=prev.round,
+                          seq=move.seq, prev=prev.id)
+    now = t0 + SILENT
+    for m in (carol, dave):
+        m.receive(forfeit, now)
+        m.receive(move, now + 10)
+    for ts in (move.ts + 15_000, move.ts + 45_000):
+        carol.receive(_sync_request(1, move, ts), now + 20)
+    assert [seq for seq, *_ in carol.disputes()] == [move.seq]
+    (answer,) = published(carol.move(sorted(carol.state.game.legal_moves())[0], now + 30),
+                          "move")
+    dave.receive(answer, now + 40)
+    one, two = (signed_move(PEOPLE[3], dave.state, text, now + 50)
+                for text in sorted(dave.state.game.legal_moves())[:2])
+    carol.receive(one, now + 60)
+    carol.receive(two, now + 70)
+    assert carol.ended_by_proof and carol.state.head.id == answer.id
+    carol.receive(_sync_request(1, forfeit, move.ts + 60_000), now + 80)  # bob yields
+    assert carol.disputes() == []
+    replay = replay_log([e.raw for e in carol.log_events()])
+    assert replay.proof is not None and not replay.contested()
+    assert carol.state.chain[move.seq].id == forfeit.id  # the proof's end stands

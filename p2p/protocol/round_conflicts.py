@@ -178,6 +178,9 @@ def add_sign(m: ConflictHost, event: Event) -> bool:
         return False
     kept.append(event)
     kept.sort(key=lambda e: (e.ts, e.id))
+    same = [e for e in kept if e.prev == event.prev]
+    if len(same) > 2:  # of signs naming one head the first and the last tell it all
+        kept.remove(same[1])  # (how long it held it): a flood of them evicts no other
     if len(kept) > MAX_SIGNS:
         del kept[1]  # the earliest stays: with the newest it shows how long it held
     return True
@@ -269,13 +272,23 @@ def disputes(m: ConflictHost) -> list[tuple[int, Event, Event]]:
         found = status(m, seq, forfeit, rival)
         kept = chain[seq]
         other = rival if kept.id == forfeit.id else forfeit
-        if found is None:  # settled: disputed if it was when it settled
-            if seq in m._told_disputes:
+        if found is None:  # settled: disputed if it was when it settled, unless
+            if seq in m._told_disputes and (  # the other claimant yielded since
+                seq in m._told_own or not yielded(m, seq, other)
+            ):
                 out.append((seq, kept, other))
             continue
         if found[2]:
             out.append((seq, kept, other))
     return out
+
+
+def yielded(m: ConflictHost, seq: int, other: Event) -> bool:
+    """The signer of ``other`` (the claim we do not keep at ``seq``) has a sign on our
+    chain from ``seq`` on: it holds what we keep (T7; what replay weighs, §8.1)."""
+    held = signs(m)
+    ours = {e.id for e in m.state.chain[seq:]} | branch_ids(m.state.chain[seq], held)
+    return any(s.pk == other.pk and on_branch(s, ours) for s in held)
 
 
 def dispute_notices(m: ConflictHost) -> list[Effect]:
@@ -292,10 +305,18 @@ def dispute_notices(m: ConflictHost) -> list[Effect]:
         found = status(m, seq, *pair)
         if found is not None and not found[2]:
             m._told_disputes.discard(seq)
+        if found is not None:  # a row of our own (T4, T5), or the other's silence
+            if found[0].id != found[1].keep.id:
+                m._told_own.add(seq)
+            else:
+                m._told_own.discard(seq)
     for seq, kept, other in disputes(m):
         if seq in m._told_disputes:
             continue
         m._told_disputes.add(seq)
+        found = status(m, seq, *m._pairs[seq])
+        if found is not None and found[0].id != found[1].keep.id:
+            m._told_own.add(seq)
         forfeit = kept if kept.kind == "forfeit" else other
         rival = other if forfeit is kept else kept
         params = {
@@ -321,6 +342,8 @@ def rejudge(m: ConflictHost, now: int) -> list[Effect]:
     the event we keep where the verdict changed (one at a time), and tell new disputes."""
     if not m._pairs:
         return []
+    if m._verdict:  # ended by a proof: it keeps that end; disputes are still told
+        return dispute_notices(m)
     chain = m.state.chain
     for seq in sorted(m._pairs):
         forfeit, rival = m._pairs[seq]
@@ -417,6 +440,8 @@ def contest(m: ConflictHost, event: Event, now: int) -> list[Effect]:
         return [dropped(event, f"built on another branch at old position {seq}")]
     if there.pk == event.pk:
         return equivocation(m, there, event, now)
+    if m._verdict:  # a round ended by a proof keeps that end (§15.4)
+        return [dropped(event, "the round ended by an equivocation proof")]
     if "forfeit" not in (event.kind, there.kind):
         return [dropped(event, f"position {seq} is already taken")]
     base = state_before(m, seq)
@@ -594,7 +619,8 @@ def equivocation(m: ConflictHost, first: Event, second: Event, now: int) -> list
     m.state = base
     m._verdict = True
     m._proof = (first, second)  # its log ends with it (RoundMachine.log_events); sync answers carry it to members still on another branch
-    m._snapshots.clear()
+    for old in [k for k in m._snapshots if k >= seq]:  # the states before the earlier
+        del m._snapshots[old]  # positions stay: their disputes are weighed as replay does
     m._orphan([e.id for e in replaced] + [second.id])
     effects += [Rewound(seq, tuple(replaced))]
     m.phase_since = now

@@ -27,6 +27,7 @@ from p2p.protocol.round import (
 )
 from p2p.protocol.round_conflicts import WHY_AHEAD, WHY_EARLY
 from p2p.protocol.round_hosts import ReceiveHost
+from p2p.protocol.round_timers import FORMING_GRACE_MS, START_DEADLINE_MS
 
 _MAY_FIT_LATER = frozenset({WHY_UNKNOWN_NON_MEMBER})  # a joiner before its start
 
@@ -71,7 +72,7 @@ def receive(m: ReceiveHost, event: Event, now: int) -> list[Effect]:
             return [dropped(event, f"the round has ended here ({m.local_end.reason})")]
         if lifted is RoundEnd.ABANDONED:
             effects.append(Notice("the round we took as abandoned goes on", "goes_on"))
-    m._accepted_side = False
+    accepted_before = m.side_accepted
     if event.seq is not None:
         effects += receive_chain(m, event, now)
     else:
@@ -81,7 +82,7 @@ def receive(m: ReceiveHost, event: Event, now: int) -> list[Effect]:
     if m._pairs and not any(isinstance(e, Rewound) for e in effects):
         effects += round_conflicts.rejudge(m, now)
     remember(m, event, effects)
-    if any(isinstance(e, Applied) for e in effects) or m._accepted_side:
+    if any(isinstance(e, Applied) for e in effects) or m.side_accepted != accepted_before:
         effects += m._react(now)
     return effects
 
@@ -274,7 +275,8 @@ def goes_on(m: ReceiveHost, event: Event) -> bool:
     valid next chain event.  A round taken as *abandoned* moves on (its forfeiter came
     back and signed); a round taken as *expired* (never in play in time) takes the
     chain's own end of it (the admin's ``cancel``), so it ends as every other member's
-    does.  The local end is lifted (True; ``receive_chain`` applies the event), as every
+    does, and takes up a next event the admin signed before the deadline it expired
+    at (the round was on time; we had not heard of it).  The local end is lifted (True; ``receive_chain`` applies the event), as every
     member that waited longer applies it: a local end never outlives the chain it was a
     guess about (§15.6)."""
     st = m.state
@@ -286,7 +288,12 @@ def goes_on(m: ReceiveHost, event: Event) -> bool:
     except RoundError:
         return False
     if m.local_end.kind is RoundEnd.EXPIRED and after.phase not in ENDED:
-        return False  # still not in play by our clock: the guess stands
+        # the admin signed it before the deadline we expired the round at (its own
+        # clock, as ``expires``): the round was on time after all, we had not heard
+        # (mixed/2576); a later one leaves the guess standing
+        grace = FORMING_GRACE_MS if st.phase is Phase.FORMING else START_DEADLINE_MS
+        if event.ts >= st.expires + grace:
+            return False
     if m.local_end.kind not in LOCAL_ENDS:
         return False
     m.local_end = None
