@@ -234,6 +234,7 @@ def event_costs(runs: int = 300) -> tuple[float, float]:
 
 
 async def main_async(args: argparse.Namespace) -> None:
+    load0 = os.getloadavg()[0]
     broker: LocalBroker | None = None
     url = args.broker
     if url is None:
@@ -268,21 +269,24 @@ async def main_async(args: argparse.Namespace) -> None:
     md = args.markdown
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-        f"{platform.system()} {platform.release()}; broker {'local mosquitto' if args.broker is None else url}"
+        f"{platform.system()} {platform.release()}; broker {'local mosquitto' if args.broker is None else url}; "
+        f"load average {load0:.1f} at the start, {os.getloadavg()[0]:.1f} at the end"
     )
     if md:
-        print("\n| measurement | n | median ms | p99 ms | median / raw one-way |")
-        print("|---|---:|---:|---:|---:|")
+        print("\n| measurement | n | median ms | p99 ms | median / raw one-way | median / raw round trip |")
+        print("|---|---:|---:|---:|---:|---:|")
     for name, values, base in rows:
         ratio = f"{statistics.median(values) / base:.1f}x" if base else "-"
+        # issue 28's goal: a move within 1.3x (2 peers) and 1.8x (3 peers) a raw round trip
+        rt_ratio = f"{statistics.median(values) / statistics.median(raw_rt):.2f}x" if base else "-"
         if md:
             print(
-                f"| {name} | {len(values)} | {ms(statistics.median(values))} | {ms(p99(values))} | {ratio} |"
+                f"| {name} | {len(values)} | {ms(statistics.median(values))} | {ms(p99(values))} | {ratio} | {rt_ratio} |"
             )
         else:
             print(
                 f"{name:58s} n={len(values):4d} median {ms(statistics.median(values))} ms  "
-                f"p99 {ms(p99(values))} ms  ratio {ratio}"
+                f"p99 {ms(p99(values))} ms  ratio {ratio} (one-way), {rt_ratio} (round trip)"
             )
     for players in (2, 3):
         t = traffic[players]

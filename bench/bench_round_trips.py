@@ -2,6 +2,7 @@
 
 Run: python bench/bench_round_trips.py [--runs 3] [--moves 6] [--delay-ms 50]
                                        [--jitter-ms 10] [--markdown]
+     python bench/bench_round_trips.py --trace 4,public   (one round, every step timed)
 
 A local Mosquitto, and in front of it a small TCP proxy (in this process) that holds
 every chunk in each direction for ``delay +- jitter`` ms (uniform, seeded, in order per
@@ -16,15 +17,21 @@ lobby), private (everyone else joins by the code) and slow (a turn limit: retain
 stores) -- ``--runs`` rounds each, medians of:
 
 1. **start**: from the admin's ``invite`` (private: ``open_private``; the joiners call
-   ``join`` at the same moment) until the starting seat may move, and until every member
-   holds the started round;
+   ``join`` at the same moment; public and slow: each guest accepts as soon as its
+   invitation is in) until the starting seat may move, and until every member holds the
+   started round;
 2. **move**: from ``play`` until every other member has applied it (``--moves`` moves);
 3. **end**: from the call that ends the round (Connect Four: the winning move; three and
    four seats: the last of the resignations, sent together) until every member holds all
    members' acknowledgements of the result (``Round.agreed``).
 
 Beside each, the least the protocol as it stands needs (counted from the messages it
-sends, docs/performance.md gives the reasoning).  No figure here is asserted by a test.
+sends, docs/performance.md gives the reasoning).  The "before" rows run the same rounds
+with each peer's transport publishing one message at a time, each awaiting its PUBACK
+(as before issue 28's publish window).  ``--trace SEATS,KIND`` runs one round instead
+and prints when each peer sent, published, got its PUBACK and received what, and every
+stall of the shared event loop: how the round trips were found.  No figure here is
+asserted by a test.
 """
 
 from __future__ import annotations
@@ -45,10 +52,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import aiomqtt
 
+from p2p.games import game_class
 from p2p.net.broker import LocalBroker
-from p2p.net.transport import NODELAY
+from p2p.net.transport import NODELAY, Transport
 from p2p.peer import Peer
-from p2p.peer.edge import Edge
 from p2p.protocol.topics import code_secret
 
 WAIT_S = 60.0
@@ -174,6 +181,124 @@ def playing(r: Any) -> bool:
     return r.phase.name == "PLAY" or r.is_over
 
 
+class Trace:
+    """``--trace``: when each peer sends, publishes (PUBLISH out, PUBACK back), subscribes
+    and receives what, in one round -- to find where a start loses its round trips."""
+
+    def __init__(self) -> None:
+        self.t0 = time.monotonic()
+        self.rows: list[tuple[float, str, str]] = []
+        self.names: dict[int, str] = {}
+
+    def note(self, owner: object, what: str) -> None:
+        self.rows.append((time.monotonic(), self.names.get(id(owner), "?"), what))
+
+    def install(self, peers: list[Peer]) -> contextlib.ExitStack:
+        from p2p.net.transport import Transport
+        from p2p.peer.core import Peer as PeerClass
+        from p2p.peer.lobby_link import LobbyLink
+        from p2p.peer.round_link import RoundLink
+
+        for p in peers:
+            self.names[id(p)] = p.nick
+            self.names[id(p.edge)] = p.nick
+            self.names[id(p.edge.transport)] = p.nick
+            self.names[id(p.lobby_link)] = p.nick
+        nick_of = {p.public_key: p.nick for p in peers}
+        trace = self
+        stack = contextlib.ExitStack()
+
+        def patch(cls: Any, name: str, wrap: Any) -> None:
+            old = getattr(cls, name)
+            setattr(cls, name, wrap(old))
+            stack.callback(setattr, cls, name, old)
+
+        def tail(topic: str) -> str:
+            parts = topic.split("/")
+            return "/".join(parts[-2:]) if "round" in parts else "/".join(parts[-2:])[:30]
+
+        def w_send(old: Any) -> Any:
+            def send(self: Any, effect: Any, link: Any) -> None:
+                if effect.event.kind not in ("presence",):
+                    trace.note(self, f"send {effect.event.kind} -> {tail(effect.route.topic)}")
+                return old(self, effect, link)
+            return send
+
+        def w_pub(old: Any) -> Any:
+            async def pub(self: Any, client: Any, topic: str, *a: Any, **kw: Any) -> None:
+                trace.note(self, f"  PUBLISH {tail(topic)}")
+                try:
+                    return await old(self, client, topic, *a, **kw)
+                finally:
+                    trace.note(self, f"  PUBACK {tail(topic)}")
+            return pub
+
+        def w_sub(old: Any) -> Any:
+            async def sub(self: Any, topic: str, *a: Any, **kw: Any) -> None:
+                trace.note(self, f"  SUBSCRIBE {tail(topic)}")
+                try:
+                    return await old(self, topic, *a, **kw)
+                finally:
+                    trace.note(self, f"  SUBACK {tail(topic)}")
+            return sub
+
+        def w_deliver(old: Any) -> Any:
+            def deliver(self: Any, message: Any) -> None:
+                topic = message.topic.value
+                if "lobby" not in topic:
+                    trace.note(self, f"  arrived {tail(topic)}")
+                return old(self, message)
+            return deliver
+
+        def w_recv(old: Any) -> Any:
+            async def recv(self: Any, event: Any, channel: str, retained: bool) -> None:
+                who = nick_of.get(event.pk, "?")
+                trace.note(self.host, f"recv {event.kind} from {who} ({channel})")
+                return await old(self, event, channel, retained)
+            return recv
+
+        def w_lrecv(old: Any) -> Any:
+            async def recv(self: Any, event: Any, *a: Any, **kw: Any) -> None:
+                if event.kind != "presence":
+                    trace.note(self, f"recv (lobby) {event.kind} from {nick_of.get(event.pk, '?')}")
+                return await old(self, event, *a, **kw)
+            return recv
+
+        def w_pace(old: Any) -> Any:
+            async def wait(self: Any) -> None:
+                before = time.monotonic()
+                await old(self)
+                if time.monotonic() - before > 0.002:
+                    waited = (time.monotonic() - before) * 1000
+                    trace.rows.append((before, "?", f"  pacer held a publish {waited:.0f} ms"))
+            return wait
+
+        from p2p.net.transport import _Pacer
+
+        patch(_Pacer, "wait", w_pace)
+        patch(PeerClass, "_send", w_send)
+        patch(Transport, "_publish_while_up", w_pub)
+        patch(Transport, "subscribe", w_sub)
+        patch(Transport, "_deliver", w_deliver)
+        patch(RoundLink, "receive", w_recv)
+        patch(LobbyLink, "receive", w_lrecv)
+        return stack
+
+    async def watch_loop(self) -> None:
+        """Note every stall of the event loop over 20 ms (all peers share it)."""
+        while True:
+            before = time.monotonic()
+            await asyncio.sleep(0.005)
+            stalled = time.monotonic() - before - 0.005
+            if stalled > 0.02:
+                self.rows.append((before, "loop", f"stalled {stalled * 1000:.0f} ms from here"))
+
+    def print(self, rt: float) -> None:
+        for when, who, what in sorted(self.rows, key=lambda r: r[0]):
+            ms = (when - self.t0) * 1000
+            print(f"{ms:8.1f} ms {ms / 1000 / rt:6.2f} RT  {who:3} {what}")
+
+
 async def one_round(peers: list[Peer], kind: str, moves: int) -> dict[str, Any]:
     """One round of ``kind`` between ``peers`` (the first is the admin); its timings."""
     admin, guests = peers[0], peers[1:]
@@ -189,10 +314,12 @@ async def one_round(peers: list[Peer], kind: str, moves: int) -> dict[str, Any]:
     else:
         turn = 3600 if kind == "slow" else None
         opened = await admin.invite([g.peer_id for g in guests], game, options, turn_limit=turn)
-        rounds = [opened]
-        for g in guests:
-            await until(lambda g=g: g.invitation(opened.id) is not None, "the invitation")
-            rounds.append(await g.invitation(opened.id).accept())  # type: ignore[union-attr]
+
+        async def accept(g: Peer) -> Any:  # each guest as soon as its invitation is in
+            await until(lambda: g.invitation(opened.id) is not None, "the invitation")
+            return await g.invitation(opened.id).accept()  # type: ignore[union-attr]
+
+        rounds = [opened, *await asyncio.gather(*(accept(g) for g in guests))]
     started = await asyncio.gather(*(until(lambda r=r: playing(r), "the start") for r in rounds))
     all_started = max(started)
     first_move_possible = next(
@@ -260,23 +387,22 @@ async def one_round(peers: list[Peer], kind: str, moves: int) -> dict[str, Any]:
     return result
 
 
-async def _one_by_one(self: Edge, key: str) -> None:
-    """How ``Edge.subscribe_round`` subscribed before issue 28: one topic at a time,
-    each waiting for its acknowledgement (for the side-by-side "before" rows)."""
-    for topic, qos in self.topics.round_subscriptions(key):
-        await self.transport.subscribe(
-            topic, qos, retained=topic.endswith("/genesis"), no_local=True
-        )
-
-
 async def scenario(
-    url: str, seats: int, kind: str, runs: int, moves: int, before: bool = False
+    url: str,
+    seats: int,
+    kind: str,
+    runs: int,
+    moves: int,
+    before: bool = False,
+    trace: Trace | None = None,
 ) -> dict[str, Any]:
     namespace = f"rt{seats}{kind}{int(before)}{os.getpid()}"
-    current = Edge.subscribe_round
-    if before:
-        Edge.subscribe_round = _one_by_one  # type: ignore[method-assign]
     peers = [Peer(url, nick=f"p{i}", namespace=namespace, connect_timeout=WAIT_S) for i in range(seats)]
+    if before:  # as before issue 28's publish window: each publish awaits its PUBACK
+        for p in peers:
+            transport = p.edge.transport
+            assert isinstance(transport, Transport)
+            transport._window = 1
     try:
         for p in peers:
             await asyncio.wait_for(p.start(), WAIT_S)
@@ -286,10 +412,16 @@ async def scenario(
                     await until(lambda p=p, q=q: q.public_key in p.lobby.peers, "the lobby")
         rows = []
         for _ in range(runs):
-            rows.append(await asyncio.wait_for(one_round(peers, kind, moves), 4 * WAIT_S))
+            with trace.install(peers) if trace is not None else contextlib.nullcontext():
+                lag = None
+                if trace is not None:
+                    trace.t0 = time.monotonic()
+                    lag = asyncio.get_running_loop().create_task(trace.watch_loop())
+                rows.append(await asyncio.wait_for(one_round(peers, kind, moves), 4 * WAIT_S))
+                if lag is not None:
+                    lag.cancel()
             await asyncio.sleep(0.5)
     finally:
-        Edge.subscribe_round = current  # type: ignore[method-assign]
         for p in reversed(peers):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(p.close(), WAIT_S)
@@ -335,18 +467,27 @@ async def main_async(args: argparse.Namespace) -> None:
         t = time.monotonic()
         code_secret("ABCDEF")  # what a code joiner spends before its first message
         scrypt_s = time.monotonic() - t
+        for game, _ in GAMES.values():  # imported once before any round is timed
+            game_class(game).create()
         load0 = os.getloadavg()[0]
+        if args.trace:
+            seats_s, kind = args.trace.split(",")
+            trace = Trace()
+            found = await scenario(url, int(seats_s), kind, 1, args.moves, trace=trace)
+            trace.print(rt)
+            print(f"link round trip {rt * 1000:.0f} ms; {found}")
+            return
         results = {}
         for seats in (2, 3, 4):
-            for kind in ("public", "private", "slow", "before"):
+            for kind in ("public", "public before", "private", "slow", "slow before"):
                 print(f"{seats} seats, {kind} ...", file=sys.stderr, flush=True)
                 results[(seats, kind)] = await scenario(
                     url,
                     seats,
-                    "public" if kind == "before" else kind,
+                    kind.split()[0],
                     args.runs,
                     args.moves,
-                    before=kind == "before",
+                    before=kind.endswith("before"),
                 )
         load1 = os.getloadavg()[0]
     finally:
@@ -374,7 +515,7 @@ async def main_async(args: argparse.Namespace) -> None:
     ]
     rows = []
     for (seats, label), r in results.items():
-        kind = "public" if label == "before" else label
+        kind = label.split()[0]
         end_min = MINIMUM[(kind, "end")] if seats == 2 else "3"
 
         def x(seconds: float) -> str:
@@ -383,7 +524,7 @@ async def main_async(args: argparse.Namespace) -> None:
         rows.append(
             [
                 str(seats),
-                "public, subscribing one topic at a time (before)" if label == "before" else kind,
+                f"{kind}, one publish at a time (before)" if label.endswith("before") else kind,
                 x(r["start_first"]),
                 x(r["start_all"]),
                 MINIMUM[(kind, "start")],
@@ -413,6 +554,9 @@ def main() -> None:
     parser.add_argument("--jitter-ms", type=float, default=10)
     parser.add_argument("--samples", type=int, default=20)
     parser.add_argument("--markdown", action="store_true")
+    parser.add_argument(
+        "--trace", metavar="SEATS,KIND", help="one round, every step of every peer timed"
+    )
     import logging
 
     logging.basicConfig(level=logging.CRITICAL)

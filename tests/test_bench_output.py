@@ -22,7 +22,8 @@ def bench(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.slow
 def test_bench_lobby_prints_no_traceback_and_no_negative_figure() -> None:
-    out = bench("bench/bench_lobby.py", "--sizes", "20", "--per-process", "10", "--joins", "2", "--idle-max", "0")
+    out = bench("bench/bench_lobby.py", "--sizes", "20", "--per-process", "10", "--joins", "2", "--idle-seconds", "0",
+                "--join-rate", "20")
     assert out.returncode == 0, out.stderr
     assert "Traceback" not in out.stderr + out.stdout
     row = next(line for line in out.stdout.splitlines() if line.startswith("20 "))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from p2p.ai.c4_board import Position
+from p2p.ai.c4_board import Position, four_ends
 from p2p.ai.connect4_solver import SearchLimit, Solver, analyze, parse_position, solve
 
 REPO = Path(__file__).resolve().parents[1]
@@ -101,6 +101,121 @@ def test_node_limit_raises_and_table_stays_sound() -> None:
     # The bounds stored before the limit hit are still true bounds: a later exact
     # solve with the same table agrees with a fresh solver.
     assert solver.solve(parse_position("44455554221")) == Solver().solve(parse_position("44455554221"))
+
+
+# -- the fast search against the plain one -------------------------------------------------
+
+
+class _PlainSolver:
+    """Pons' negamax written plainly (the solver before issue 28: ``four_ends`` called, no
+    memo): the fast ``Solver`` must visit exactly its nodes, in its order."""
+
+    def __init__(self, width: int = 7, height: int = 6, node_limit: int | None = None) -> None:
+        self.geo = Position.parse("", width, height).geo
+        self.table: dict[int, int] = {}
+        self.node_limit = node_limit
+        self.nodes = 0
+
+    def solve(self, pos: Position, weak: bool = False) -> int:
+        self.nodes = 0
+        geo = self.geo
+        size = geo.size
+        cur, mask, moves = pos.current, pos.mask, pos.moves
+        if geo.winning_cells(cur, mask) & (mask + geo.bottom) & geo.board:
+            return 1 if weak else (size + 1 - moves) // 2
+        lo, hi = -((size - moves) // 2), (size + 1 - moves) // 2
+        if weak:
+            lo, hi = max(lo, -1), min(hi, 1)
+        while lo < hi:
+            med = lo + (hi - lo) // 2
+            if med <= 0 and -((-lo) // 2) < med:
+                med = -((-lo) // 2)
+            elif med >= 0 and hi // 2 > med:
+                med = hi // 2
+            r = self._negamax(cur, mask, moves, med, med + 1)
+            lo, hi = (lo, r) if r <= med else (r, hi)
+        return max(-1, min(1, lo)) if weak else lo
+
+    def _negamax(self, cur: int, mask: int, moves: int, alpha: int, beta: int) -> int:
+        self.nodes += 1
+        if self.nodes == self.node_limit:
+            raise SearchLimit
+        geo = self.geo
+        size = geo.size
+        free = geo.board ^ mask
+        possible = (mask + geo.bottom) & geo.board
+        threat = four_ends(cur ^ mask, geo.lines) & free
+        forced = possible & threat
+        if forced:
+            if forced & (forced - 1):
+                return -((size - moves) // 2)
+            possible = forced
+        possible &= ~(threat >> 1)
+        if not possible:
+            return -((size - moves) // 2)
+        if moves >= size - 2:
+            return 0
+        low = -((size - 2 - moves) // 2)
+        if alpha < low:
+            alpha = low
+            if alpha >= beta:
+                return alpha
+        high = (size - 1 - moves) // 2
+        key = cur + mask
+        val = self.table.get(key)
+        if val is not None:
+            if val > geo.max_score - geo.min_score + 1:
+                low = val + 2 * geo.min_score - geo.max_score - 2
+                if alpha < low:
+                    alpha = low
+                    if alpha >= beta:
+                        return alpha
+            else:
+                high = val + geo.min_score - 1
+        if beta > high:
+            beta = high
+            if alpha >= beta:
+                return beta
+        order = sorted(((four_ends(cur | move, geo.lines) & free).bit_count(), rank, move)
+                       for rank, move in geo.centre_first(possible))
+        for _, _, move in reversed(order):
+            score = -self._negamax(cur ^ mask, mask | move, moves + 1, -beta, -alpha)
+            if score >= beta:
+                self.table[key] = score + geo.max_score - 2 * geo.min_score + 2
+                return score
+            alpha = max(alpha, score)
+        self.table[key] = alpha - geo.min_score + 1
+        return alpha
+
+
+@pytest.mark.parametrize("shared_table", [False, True])
+def test_fast_search_visits_the_nodes_of_the_plain_one(shared_table: bool) -> None:
+    """Same score, same node count, same table (so the computer players' node-limited
+    searches play the same moves as before)."""
+    cases = load("Test_L3_R1")[::10] + load("Test_L2_R1")[::40] + load("Test_L1_R1")[::250]
+    fast, plain = Solver(), _PlainSolver()
+    for text, _ in cases:
+        if not shared_table:
+            fast.reset()
+            plain.table.clear()
+        for weak in (False, True):
+            pos = parse_position(text)
+            assert (fast.solve(pos, weak), fast.nodes) == (plain.solve(pos, weak), plain.nodes), text
+    assert fast.table == plain.table
+
+
+def test_fast_search_stops_at_the_same_node_limit() -> None:
+    for limit in (1, 2, 7, 60, 400):
+        fast, plain = Solver(node_limit=limit), _PlainSolver(node_limit=limit)
+        for text, _ in load("Test_L2_R1")[:12]:
+            results = []
+            for solver in (fast, plain):
+                try:
+                    results.append((solver.solve(parse_position(text)), solver.nodes))
+                except SearchLimit:
+                    results.append(("limit", solver.nodes))
+            assert results[0] == results[1], (limit, text)
+        assert fast.table == plain.table
 
 
 # -- small boards against a plain minimax written from the definition ----------------------

@@ -23,8 +23,10 @@ parts (``p2p.games.ttt``) is an example, not a claim.
 from __future__ import annotations
 
 import ast
+import fnmatch
 import functools
 import importlib
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -63,6 +65,25 @@ CODE_FILES = re.compile(r"[\w-]+\.(?:py|md|js|css|html|toml)")
 file or a folder of the configuration, not a claim about the repository)."""
 
 
+NOT_OURS = {".git", ".venv", "node_modules", "__pycache__", ".mypy_cache", ".ruff_cache",
+            ".pytest_cache", ".hypothesis"}
+"""Folders under the repository whose files are not the repository's (installed packages,
+caches): a bare file name found only there is not one of ours."""
+
+
+@functools.cache
+def repository_names() -> frozenset[str]:
+    """The name of every file and folder in the repository, walked once (a recursive glob
+    per bare file name walked the venv and node_modules again for each mention: most of
+    this module's time)."""
+    names: set[str] = set()
+    for _folder, folders, files in os.walk(ROOT):
+        folders[:] = [f for f in folders if f not in NOT_OURS]
+        names.update(folders)
+        names.update(files)
+    return frozenset(names)
+
+
 def path_exists(text: str) -> bool:
     text = text.rstrip(".")
     if "/" not in text.rstrip("/") and not CODE_FILES.fullmatch(text):
@@ -70,7 +91,10 @@ def path_exists(text: str) -> bool:
     for base in (ROOT, ROOT / "p2p", ROOT / "p2p" / "web" / "static"):
         if ("*" in text and any(base.glob(text))) or ("*" not in text and (base / text).exists()):
             return True
-    return "/" not in text and any(ROOT.glob(f"**/{text}"))
+    if "/" in text:
+        return False
+    names = repository_names()
+    return text in names or ("*" in text and any(fnmatch.fnmatchcase(n, text) for n in names))
 
 
 def module_name_exists(name: str) -> bool:

@@ -114,7 +114,7 @@ def test_admin_choosing_a_subset_after_seeing_the_reveals_is_refused_live(
                 sent.append(True)
                 st = machine.state
                 reveals = [
-                    e for e in machine._pooled("reveal") if st.seat_of(e.pk) != 2
+                    e for e in machine.pooled("reveal") if st.seat_of(e.pk) != 2
                 ]
                 seed = draw.draw_seed(
                     st.round_id, [bytes.fromhex(e.body["nonce"]) for e in reveals]

@@ -6,9 +6,16 @@ import asyncio
 
 import pytest
 from conftest import eventually, run
+from faults import LinkProxy
 
 from p2p.net.broker import LocalBroker, free_port
-from p2p.net.transport import ConnectionState, Transport, WillMessage, parse_broker_url
+from p2p.net.transport import (
+    PUBLISH_WINDOW,
+    ConnectionState,
+    Transport,
+    WillMessage,
+    parse_broker_url,
+)
 
 
 def test_broker_urls() -> None:
@@ -92,6 +99,55 @@ def test_outbox_survives_a_broker_outage_and_subscriptions_come_back(
             ]
             assert announced == 2, "re-announced after the reconnect"
             task.cancel()
+
+    run(body())
+
+
+def test_publishes_await_their_pubacks_together_in_order_and_go_again_after_a_cut(
+    private_mosquitto: LocalBroker,
+) -> None:
+    """Several QoS 1 publishes are on their way at once (a link round trip each, one
+    after another, cost a round start one round trip per message queued behind another,
+    issue 28): up to ``PUBLISH_WINDOW`` of them, delivered in the order published; cut
+    before their PUBACKs, they are sent again in that order after the reconnect."""
+
+    async def body() -> None:
+        async with LinkProxy(private_mosquitto.port) as proxy:
+            sender = Transport(proxy.url, max_backoff=0.5)
+            receiver = Transport(private_mosquitto.url)
+            async with sender, receiver:
+                await receiver.subscribe("t/window/#", qos=1)
+                got: list[bytes] = []
+
+                async def collect() -> None:
+                    async for message in receiver.messages():
+                        got.append(message.payload)
+
+                task = asyncio.create_task(collect())
+                proxy.pause()  # nothing reaches the broker, no PUBACK comes back
+                sent = [f"{i}".encode() for i in range(PUBLISH_WINDOW + 2)]
+                for i, payload in enumerate(sent):  # two topics: one order for both
+                    sender.publish_nowait(f"t/window/{i % 2}", payload, qos=1)
+                await eventually(
+                    lambda: sender.in_flight == PUBLISH_WINDOW, 10, "a window on its way"
+                )
+                assert sender.outbox_size == len(sent)
+                proxy.resume()
+                await eventually(lambda: len(got) == len(sent), 10, "every message")
+                assert got == sent
+                await eventually(lambda: sender.outbox_size == 0, 5, "every PUBACK")
+
+                proxy.pause()
+                again = [f"again {i}".encode() for i in range(3)]
+                for payload in again:
+                    sender.publish_nowait("t/window/0", payload, qos=1)
+                await eventually(lambda: sender.in_flight == 3, 10, "three on their way")
+                proxy.reset()  # the held bytes never reach the broker
+                proxy.resume()
+                await eventually(lambda: len(got) == len(sent) + 3, 15, "the three again")
+                assert got[len(sent) :] == again
+                assert sender.outbox_size == 0
+                task.cancel()
 
     run(body())
 

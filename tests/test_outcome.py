@@ -62,3 +62,61 @@ def test_cube_reversi_and_chess4_endings() -> None:
 @pytest.mark.parametrize("kind", list(Termination))
 def test_every_termination_has_a_distinct_string(kind: Termination) -> None:
     assert Termination(kind.value) is kind and str(kind) == kind.value
+
+
+def test_turns_type_the_history_byte_for_byte() -> None:
+    """Item 2's typed turns: ``turns()`` names each history entry a move, a pass or a
+    resignation; its texts are ``history()`` exactly (logs and replay keep that form), and
+    ``board_moves()``/``resignations()`` are what the faces read instead of the strings."""
+    from p2p.games import Turn, TurnKind
+
+    reversi = create_game("reversi", {"size": 6})
+    while not reversi.is_over():
+        legal = reversi.legal_moves()
+        reversi.push(legal[0] if reversi.to_move() == 0 else legal[-1])
+    turns = reversi.turns()
+    assert [t.text for t in turns] == reversi.history()
+    assert {t.kind for t in turns} == {TurnKind.MOVE, TurnKind.PASS}
+    assert reversi.board_moves() == reversi.history() and reversi.resignations() == ()
+
+    chess = play(create_game("chess4"), ["h2-h3", "b8-c8"])
+    chess.resign(2)
+    chess.push(chess.legal_moves()[0])
+    chess.resign(0)
+    assert [t.kind for t in chess.turns()] == [TurnKind.MOVE, TurnKind.MOVE, TurnKind.RESIGNATION,
+                                               TurnKind.MOVE, TurnKind.RESIGNATION]
+    assert chess.resignations() == (2, 0) == chess.resigned_seats()
+    assert chess.board_moves() == [h for h in chess.history() if not h.startswith("resign:")]
+    assert [t.text for t in chess.turns()] == chess.history()
+    assert chess.turns()[2] == Turn.resignation(2) == Turn.of("resign:2")
+
+    gave_up = play(create_game("connect4"), "44")
+    gave_up.resign(0)
+    assert gave_up.turns()[-1] == Turn(TurnKind.RESIGNATION, "resign:0", 0)
+    assert gave_up.board_moves() == ["4", "4"]
+    replayed = create_game("connect4")
+    for turn in gave_up.turns():
+        replayed.apply(turn.text)
+    assert replayed.history() == gave_up.history() and replayed.outcome() == gave_up.outcome()
+
+
+@pytest.mark.parametrize("entry", ["resign:", "resign:x", "resign:\u00b2", "resign:\u0663"])
+def test_a_malformed_resignation_is_a_move_text_and_apply_refuses_it(entry: str) -> None:
+    from p2p.games import TurnKind
+    from p2p.games.base import MoveError, Turn
+
+    assert Turn.of(entry).kind is TurnKind.MOVE and Turn.of(entry).seat is None
+    with pytest.raises(MoveError):
+        create_game("connect4").apply(entry)
+
+
+def test_the_web_state_says_what_the_last_turn_was() -> None:
+    from p2p.web.web_view import common_state
+
+    game = play(create_game("connect4"), "44")
+    assert common_state(game)["last_kind"] == "move"
+    game.resign(1)
+    state = common_state(game)
+    assert state["last_kind"] == "resignation" and state["resigned"] == [1]
+    assert state["history"] == ["4", "4", "resign:1"] and state["last"] == "resign:1"
+    assert common_state(create_game("cube"))["last_kind"] is None

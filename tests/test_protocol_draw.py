@@ -84,7 +84,7 @@ def _reveal_phase_without_admin_seeing(
 def test_admin_choosing_a_subset_of_reveals_after_seeing_them_is_refused() -> None:
     net, machines = _reveal_phase_without_admin_seeing(3)
     member = machines[1]
-    reveals = {member.state.seat_of(e.pk): e for e in member._pooled("reveal")}
+    reveals = {member.state.seat_of(e.pk): e for e in member.pooled("reveal")}
     assert sorted(reveals) == [0, 1, 2]
     accepted = []
     for size in range(1, 4):
@@ -148,7 +148,7 @@ def test_withheld_reveal_cancels_the_draw_nobody_starts() -> None:
     admin = machines[0]
     assert admin.phase is Phase.REVEAL
     # the admin cannot draw without the withholder (the chain rule refuses it) ...
-    reveals = admin._pooled("reveal")
+    reveals = admin.pooled("reveal")
     nonces = [bytes.fromhex(e.body["nonce"]) for e in reveals]
     seed = draw.draw_seed(ROUND, nonces)
     body = {
@@ -184,7 +184,7 @@ def test_admin_withholding_its_own_reveal_cannot_draw() -> None:
     )
     _admin, bob = open_round(net, "connect4", {}, [human(0), human(1)])
     assert bob.phase is Phase.REVEAL
-    theirs = bob._pooled("reveal")
+    theirs = bob.pooled("reveal")
     assert [bob.state.seat_of(e.pk) for e in theirs] == [1]
     seed = draw.draw_seed(ROUND, [nonce(1)])
     body = {"sealed": [theirs[0].value()], "seed": seed.hex(), "starter": 1}

@@ -4,6 +4,7 @@ analysis wording, chess4 notices, ends and refusals, the screen's wrapping and p
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import re
 from pathlib import Path
@@ -353,8 +354,16 @@ def test_two_shells_same_score_line_stable_colours_and_the_draw_in_the_board(
             await play_out([alice, bob])
             for h in (alice, bob):
                 await h.wait_for(lambda h=h: "over:" in h.screen().splitlines()[-2], 10)
-            line_a = alice.screen().splitlines()[-2].split("Score ")[-1]
-            line_b = bob.screen().splitlines()[-2].split("Score ")[-1]
+                # the status reads the chain's end at once; the score follows the end's notice
+                await wait_chat(h, "Round 1 over", 20)
+
+            def score_line(h: HeadlessShell) -> str:
+                return h.screen().splitlines()[-2].split("Score ")[-1]
+
+            # both notices are in: the rendered lines agree once both screens are redrawn
+            with contextlib.suppress(TimeoutError):  # if they never do, the assert says how
+                await alice.wait_for(lambda: score_line(alice) == score_line(bob), 10)
+            line_a, line_b = score_line(alice), score_line(bob)
             assert line_a == line_b and line_a.startswith("alice ") and " · bob " in line_a, (line_a, line_b)
             assert "you" not in line_a
             # the shell's round log replays with the players' names (never "player", never hex)

@@ -99,9 +99,11 @@ def test_three_friends_see_one_round_number_score_and_result(tmp_path: Path, bro
         anna.type("/resign")  # the cube has no resignation: the round ends, ranked by points
         for name, tmux in friends.items():
             wait_status(tmux, r"(over|vorbei)", 20)
-        time.sleep(1.0)  # every late line (score, agreement) in
+            # the status reads the chain's end at once; the score follows the end's notice
+            tmux.wait("Runde 1 vorbei" if name == "anna" else "Round 1 over", 20)
+        line = same_everywhere(friends, r"(Round|Runde) 1 · (over|vorbei)")  # every screen redrawn
         lines = {name: english(status(tmux), name) for name, tmux in friends.items()}
-        assert len(set(lines.values())) == 1, lines
+        assert len(set(lines.values())) == 1 and lines["bob"] == line, lines
         assert lines["bob"].startswith("Round 1 · over: "), lines
         assert "Score anna 0 · bob " in lines["bob"] and " carl " in lines["bob"], lines
         over = {}
@@ -128,9 +130,10 @@ def test_three_friends_see_one_round_number_score_and_result(tmp_path: Path, bro
         time.sleep(0.5)
         wait_status(bob, r"\(you\)|Yellow \(bob\)|Red \(anna\)|Blue \(carl\)")
         bob.type("/resign")
-        for tmux in friends.values():
+        for name, tmux in friends.items():
             wait_status(tmux, r"(Round|Runde) 2 · (over|vorbei)", 20)
-        time.sleep(1.0)
+            tmux.wait("Runde 2 vorbei" if name == "anna" else "Round 2 over", 20)  # the end's notice
+        same_everywhere(friends, r"(Round|Runde) 2 · (over|vorbei)")
         lines = {name: english(status(tmux), name) for name, tmux in friends.items()}
         assert len(set(lines.values())) == 1, lines
         assert lines["carl"].startswith("Round 2 · over: "), lines
@@ -263,7 +266,8 @@ def test_three_friends_agree_after_a_restart_with_a_drawn_starter_and_a_forfeit_
                     tmux.type("/resign")
             assert time.monotonic() < deadline, {n: status(t) for n, t in friends.items()}
             time.sleep(0.5)
-        time.sleep(1.0)  # every late line (score, agreement) in
+        for name, tmux in friends.items():  # the score follows the end's notice
+            tmux.wait("Runde 2 vorbei" if langs[name] == "de" else "Round 2 over", 20)
         second = same_everywhere(friends, r"(Round|Runde) 2 · (over|vorbei)")
         assert second.startswith("Round 2 · over: "), second
         assert "Score carl " in second and " anna " in second and " bob " in second, second

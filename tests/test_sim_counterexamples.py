@@ -107,8 +107,8 @@ from p2p.sim import simulate
      ("mixed", 486), ("mixed", 755), ("mixed", 139), ("mixed", 48), ("silent_loser", 105),
      ("mixed", 50), ("honest", 1019), ("honest", 1568), ("honest", 1973), ("honest", 2728),
      ("honest", 2805), ("mixed", 3285), ("mixed", 1209), ("mixed", 2032), ("mixed", 2066),
-     ("mixed", 2338), ("mixed", 2681), ("mixed", 2576), ("honest", 1905),
-     ("honest", 4659)],
+     ("mixed", 2338), ("mixed", 2681), ("mixed", 2576), ("honest", 1905), ("mixed", 1287),
+     ("mixed", 1987), ("mixed", 550), ("honest", 4659)],
 )
 def test_a_counterexample_seed_holds_every_invariant(family: str, seed: int) -> None:
     result = simulate(family, seed)
@@ -425,3 +425,107 @@ def test_a_member_keeps_no_move_by_its_own_observation_once_the_mover_left_it() 
     assert carol.state.head.id == forfeit.id == admin.state.head.id
     assert carol.phase is admin.phase and not carol.disputes()
     del net
+
+
+def _sync_request(who: int, head: Event, ts: int) -> Event:
+    body = {"from_seq": (head.seq or 0) + 1}
+    return events.make(PEOPLE[who], "sync_request", ts, body, round=head.round, prev=head.id)
+
+
+def test_a_late_move_its_seat_keeps_is_disputed_at_a_third_member_too() -> None:
+    """mixed/1287, 1987 (T5, T7; three seats): the admin dates its move back (its
+    clock runs behind); bob answers at once, late by the signed timestamps but in time
+    by what he saw, so he keeps his move (T5) and shows the position disputed.  Carol,
+    neither forfeiter nor forfeited, never saw his move arrive live: she keeps the
+    admin's forfeit by the signed timestamps (T3), and shows the same dispute while bob
+    claims his move (her log replays so); it is over when bob yields."""
+    _net, machines, _cut = three_cube(start=0)
+    admin, bob, carol = machines
+    h = admin.state.head
+    prev = signed_move(PEOPLE[0], admin.state, sorted(admin.state.game.legal_moves())[0],
+                       h.ts + 1)  # dated back by the admin's clock
+    t0 = h.ts + SILENT
+    bob.receive(prev, t0)
+    carol.receive(prev, t0)
+    (move,) = published(bob.move(sorted(bob.state.game.legal_moves())[0], t0 + 2_000),
+                        "move")
+    forfeit = events.make(PEOPLE[0], "forfeit", prev.ts + SILENT + 1,
+                          {"seat": 1, "reason": "silent"}, round=prev.round,
+                          seq=move.seq, prev=prev.id)
+    assert move.ts > forfeit.ts  # late by the signed timestamps
+    bob.receive(forfeit, t0 + SILENT)
+    assert bob.state.chain[move.seq].id == move.id  # T5: he saw it in time
+    assert [seq for seq, *_ in bob.disputes()] == [move.seq]
+    carol.receive(forfeit, t0 + SILENT)
+    carol.receive(move, t0 + SILENT + 10)
+    assert carol.state.chain[move.seq].id == forfeit.id  # T3
+    assert [(seq, kept.id) for seq, kept, _ in carol.disputes()] == [(move.seq, forfeit.id)]
+    replay = replay_log([e.raw for e in carol.log_events()])
+    assert replay.verdict == "disputed" and replay.state.head.id == forfeit.id
+    carol.receive(_sync_request(1, forfeit, move.ts + 60_000), t0 + SILENT + 20)  # yields
+    assert carol.disputes() == []
+    assert not replay_log([e.raw for e in carol.log_events()]).contested()
+
+
+def test_a_flood_of_signs_naming_one_head_evicts_no_other_sign() -> None:
+    """mixed/550, 1987: a member's sync requests naming one head again and again (the
+    adversary's head exchanges while it stays silent; an honest member asking another
+    branch from an old head every 15 s) evicted its other signs from the 8 kept of it.
+    In 550 that was the third member's sign of seat 1's timely move, so the admin, whose
+    link lagged, kept its own forfeit of that move by T4 and ended the round there,
+    while the others ended it by the adversary's equivocation proof, with other winners.
+    Of the signs naming one head the first and the last are kept (they tell how long it
+    was held); other signs stay."""
+    _net, machines, _cut = three_cube()
+    _admin, bob, carol = machines
+    chain = carol.state.chain
+    claim = _sync_request(1, chain[-1], chain[-1].ts + 1_000)
+    round_conflicts.add_sign(carol, claim)
+    asks = [_sync_request(1, chain[0], chain[-1].ts + 2_000 + 15_000 * i) for i in range(12)]
+    for ask in asks:
+        round_conflicts.add_sign(carol, ask)
+    kept = {e.id for e in carol._signs[(PEOPLE[1].public_key, False)]}
+    assert claim.id in kept and asks[0].id in kept and asks[-1].id in kept
+    assert not kept & {e.id for e in asks[1:-1]}
+
+
+def test_a_dispute_told_before_an_end_by_a_proof_is_weighed_again_after_it() -> None:
+    """mixed/2181: a member showed a late move's position disputed (its seat still
+    claimed it), then the round ended by an equivocation proof, which dropped the states
+    before the earlier positions: the dispute stayed told for good, although the seat
+    yielded right after and replay of the log (which holds its yield) found none.  An
+    end by a proof keeps those states (it still replaces nothing: it keeps its end)."""
+    net = Loopback()
+    machines = open_round(net, "chess4", {}, [human(i) for i in range(4)], start=0)
+    admin, bob, carol, dave = machines
+    h = admin.state.head
+    prev = signed_move(PEOPLE[0], admin.state, sorted(admin.state.game.legal_moves())[0],
+                       h.ts + 1)
+    t0 = h.ts + SILENT
+    for m in (bob, carol, dave):
+        m.receive(prev, t0)
+    (move,) = published(bob.move(sorted(bob.state.game.legal_moves())[0], t0 + 2_000),
+                        "move")
+    forfeit = events.make(PEOPLE[0], "forfeit", prev.ts + SILENT + 1,
+                          {"seat": 1, "reason": "silent"}, round=prev.round,
+                          seq=move.seq, prev=prev.id)
+    now = t0 + SILENT
+    for m in (carol, dave):
+        m.receive(forfeit, now)
+        m.receive(move, now + 10)
+    for ts in (move.ts + 15_000, move.ts + 45_000):
+        carol.receive(_sync_request(1, move, ts), now + 20)
+    assert [seq for seq, *_ in carol.disputes()] == [move.seq]
+    (answer,) = published(carol.move(sorted(carol.state.game.legal_moves())[0], now + 30),
+                          "move")
+    dave.receive(answer, now + 40)
+    one, two = (signed_move(PEOPLE[3], dave.state, text, now + 50)
+                for text in sorted(dave.state.game.legal_moves())[:2])
+    carol.receive(one, now + 60)
+    carol.receive(two, now + 70)
+    assert carol.ended_by_proof and carol.state.head.id == answer.id
+    carol.receive(_sync_request(1, forfeit, move.ts + 60_000), now + 80)  # bob yields
+    assert carol.disputes() == []
+    replay = replay_log([e.raw for e in carol.log_events()])
+    assert replay.proof is not None and not replay.contested()
+    assert carol.state.chain[move.seq].id == forfeit.id  # the proof's end stands

@@ -95,6 +95,8 @@ def test_cube_two_browsers_and_a_shell_play_to_the_end(broker_url: str, tmp_path
             names = rnd.game.seat_names()
             winners = [names[s] for s in rnd.winners]
             await carol.wait_for(lambda: "Over" in carol.controller.status_text() or "over" in carol.controller.status_text(), 20)
+            # the status reads the chain's end at once; the score follows the end's notice
+            await carol.wait_for(lambda: any("Round 1 over" in line.text for line in carol.controller.state.lines), 30)
             shell_status = carol.controller.status_text()
             shell_score = _score(online.score_text())
             assert set(shell_score) == {"alice", "bob", "carol"}

@@ -160,8 +160,14 @@ class Position:
         """
         if width > NOTATION_WIDTH:
             raise ValueError(f"positions can be written for widths up to {NOTATION_WIDTH} only")
-        pos = cls(geometry(width, height))
-        for i, ch in enumerate(text.strip(), start=1):
+        geo = geometry(width, height)
+        text = text.strip()
+        pos = _played(geo, text)
+        if pos is not None:
+            return pos
+        # Something is wrong: replay move by move to name the first bad one.
+        pos = cls(geo)
+        for i, ch in enumerate(text, start=1):
             if ch not in "123456789":
                 raise ValueError(f"move {i}: {ch!r} is not a column (1-{width})")
             col = int(ch) - 1
@@ -249,3 +255,40 @@ class Position:
     def win_score(self) -> int:
         """Score of winning with the next stone: (W*H + 1 - moves) // 2."""
         return (self.geo.size + 1 - self.moves) // 2
+
+
+_COLUMN_OF = {str(d): d - 1 for d in range(1, NOTATION_WIDTH + 1)}
+
+
+def _played(geo: Geometry, text: str) -> Position | None:
+    """The position after ``text`` if every move is legal and none ends the game; else
+    ``None`` (``Position.parse`` then finds and names the first bad move).
+
+    The fast path of a batch of positions: a stone per move and one test for a four at
+    the end (stones are never removed, so a four made by any move is still on the board
+    at the end: no four at the end means no move won).
+
+    >>> _played(geometry(), "4455").moves, _played(geometry(), "4444444")
+    (4, None)
+    """
+    columns = geo.columns
+    bottom = geo.bottom
+    width = geo.width
+    column_of = _COLUMN_OF
+    current = mask = 0
+    try:
+        for ch in text:
+            col = column_of[ch]
+            if col >= width:
+                return None
+            move = (mask + bottom) & columns[col]
+            if not move:  # the column is full: the carry left the column
+                return None
+            current ^= mask
+            mask |= move
+    except KeyError:  # not a column digit
+        return None
+    moves = len(text)
+    if moves == geo.size or geo.has_four(current) or geo.has_four(current ^ mask):
+        return None
+    return Position(geo, current, mask, moves)

@@ -24,7 +24,9 @@ wall-clock cut-off, so every peer computes the same thing.
 
 from __future__ import annotations
 
-from p2p.ai.c4_board import Geometry, Position, four_ends, geometry
+from collections.abc import Callable
+
+from p2p.ai.c4_board import Geometry, Position, geometry
 
 
 class SearchLimit(Exception):
@@ -33,6 +35,10 @@ class SearchLimit(Exception):
 
 TT_MAX_ENTRIES = 2_000_000
 """The table is emptied when it reaches this size (about 200-250 MB of dict)."""
+
+ORDER_MAX_ENTRIES = 500_000
+"""The memo of move orders (``Solver``) is emptied when it reaches this size (about
+100-150 MB); it only saves work, so emptying it never changes a result or a node count."""
 
 
 class Solver:
@@ -47,34 +53,40 @@ class Solver:
         self.table: dict[int, int] = {}
         self.node_limit = node_limit
         self.nodes = 0
-        self._budget = 0
+        self._orders: dict[int, int | tuple[tuple[int, int], ...]] = {}
+        self._start, self._count, self._negamax = _search(self.geo, self.table, self._orders)
 
     def reset(self) -> None:
-        """Forget the transposition table."""
+        """Forget the transposition table (and the memo of move orders)."""
         self.table.clear()
+        self._orders.clear()
 
     # -- public API ------------------------------------------------------------------------
 
     def solve(self, pos: Position, weak: bool = False) -> int:
         """Exact score of ``pos`` for the side to move (``weak``: only its sign, -1/0/1)."""
-        self.nodes = 0
-        self._budget = self.node_limit if self.node_limit is not None else -1
-        return self._solve(pos.current, pos.mask, pos.moves, weak)
+        self._start(self.node_limit if self.node_limit is not None else -1)
+        try:
+            return self._solve(pos.current, pos.mask, pos.moves, weak)
+        finally:
+            self.nodes = self._count()
 
     def analyze(self, pos: Position) -> list[int | None]:
         """Score of each column for the side to move (``None`` for a full column)."""
-        self.nodes = 0
-        self._budget = self.node_limit if self.node_limit is not None else -1
+        self._start(self.node_limit if self.node_limit is not None else -1)
         out: list[int | None] = []
-        for col in range(self.geo.width):
-            if not pos.can_play(col):
-                out.append(None)
-            elif pos.is_winning_move(col):
-                out.append(pos.win_score())
-            else:
-                child = pos.copy()
-                child.play_column(col)
-                out.append(-self._solve(child.current, child.mask, child.moves, False))
+        try:
+            for col in range(self.geo.width):
+                if not pos.can_play(col):
+                    out.append(None)
+                elif pos.is_winning_move(col):
+                    out.append(pos.win_score())
+                else:
+                    child = pos.copy()
+                    child.play_column(col)
+                    out.append(-self._solve(child.current, child.mask, child.moves, False))
+        finally:
+            self.nodes = self._count()
         return out
 
     # -- search ------------------------------------------------------------------------------
@@ -90,6 +102,9 @@ class Solver:
             lo, hi = max(lo, -1), min(hi, 1)
         if len(self.table) > TT_MAX_ENTRIES:
             self.table.clear()
+        if len(self._orders) > ORDER_MAX_ENTRIES:
+            self._orders.clear()
+        negamax = self._negamax
         while lo < hi:
             med = lo + (hi - lo) // 2
             # Probe near zero first: C's truncating lo/2 and hi/2 written for Python.
@@ -97,7 +112,7 @@ class Solver:
                 med = -((-lo) // 2)
             elif med >= 0 and hi // 2 > med:
                 med = hi // 2
-            r = self._negamax(cur, mask, moves, med, med + 1)
+            r = negamax(cur, mask, moves, med, med + 1, -1)
             if r <= med:
                 hi = r
             else:
@@ -105,73 +120,156 @@ class Solver:
         # Fail-soft searches may prove more than the weak window asked for: keep the sign.
         return max(-1, min(1, lo)) if weak else lo
 
-    def _negamax(self, cur: int, mask: int, moves: int, alpha: int, beta: int) -> int:
-        """Pons' negamax; the side to move cannot win at once (caller's guarantee)."""
-        self.nodes += 1
-        if self.nodes == self._budget:
-            raise SearchLimit(f"node limit {self._budget} reached")
-        geo = self.geo
-        lines = geo.lines
-        size = geo.size
-        board = geo.board
-        free = board ^ mask
-        possible = (mask + geo.bottom) & board
 
-        threat = four_ends(cur ^ mask, lines) & free  # the opponent's winning cells
-        forced = possible & threat
-        if forced:
-            if forced & (forced - 1):
-                return -((size - moves) // 2)
-            possible = forced
-        possible &= ~(threat >> 1)
-        if not possible:
-            return -((size - moves) // 2)
-        if moves >= size - 2:
+def _search(
+    geo: Geometry, table: dict[int, int], orders: dict[int, int | tuple[tuple[int, int], ...]],
+) -> tuple[Callable[[int], None], Callable[[], int], Callable[[int, int, int, int, int, int], int]]:
+    """Pons' negamax for one board size as closures: ``start(budget)`` (``-1``: none),
+    ``count()`` (nodes since ``start``) and ``negamax(cur, mask, moves, alpha, beta)``.
+
+    The hot loop of the whole solver, written for CPython: the geometry in local
+    variables, ``four_ends`` written out with the board's shifts, and the move order of
+    a position memoized in ``orders`` (the dichotomic search visits about a third to a
+    half of its nodes again; the order is a function of the position alone, so the memo
+    changes no result, no node count and no move order).  ``orders`` holds, per position
+    key, the playable non-losing moves as an int until they are sorted, then the sorted
+    tuple; ``0`` marks a lost position.
+    """
+    size = geo.size
+    board = geo.board
+    bottom = geo.bottom
+    min_score = geo.min_score
+    max_score = geo.max_score
+    lower_mark = max_score - min_score + 1
+    lower_off = 2 * min_score - max_score - 2
+    lower_store = max_score - 2 * min_score + 2
+    upper_off = min_score - 1
+    s1, s2, s3 = geo.lines
+    s1b, s1c, s2b, s2c, s3b, s3c = 2 * s1, 3 * s1, 2 * s2, 3 * s2, 2 * s3, 3 * s3
+    # Centre first (Pons' columnOrder), each column with its rank: higher is nearer the centre.
+    columns = tuple((geo.width - i, geo.columns[c]) for i, c in enumerate(geo.order))
+    table_get = table.get
+    orders_get = orders.get
+    # Per number of moves played: the score of a lost position, and the bounds of Pons'
+    # search (a win or loss needs at least two more moves).
+    lost = tuple(-((size - n) // 2) for n in range(size + 1))
+    lows = tuple(-((size - 2 - n) // 2) for n in range(size + 1))
+    highs = tuple((size - 1 - n) // 2 for n in range(size + 1))
+    last_two = size - 2
+    nodes = 0
+    budget = -1
+
+    def start(limit: int) -> None:
+        nonlocal nodes, budget
+        nodes = 0
+        budget = limit
+
+    def count() -> int:
+        return nodes
+
+    def negamax(cur: int, mask: int, moves: int, alpha: int, beta: int, wins: int) -> int:
+        """The side to move cannot win at once (caller's guarantee); ``wins`` is
+        ``four_ends`` of the opponent's stones when the caller has it, else ``-1``."""
+        nonlocal nodes
+        nodes += 1
+        if nodes == budget:
+            raise SearchLimit(f"node limit {budget} reached")
+        key = cur + mask
+        kids = orders_get(key)
+        if kids is None:
+            free = board ^ mask
+            possible = (mask + bottom) & board
+            if wins < 0:
+                o = cur ^ mask  # the opponent's stones: its winning cells (four_ends, written out)
+                r = (o << 1) & (o << 2) & (o << 3)
+                a = o << s1
+                b = o >> s1
+                r |= (a & (o << s1b) & ((o << s1c) | b)) | (b & (o >> s1b) & (a | (o >> s1c)))
+                a = o << s2
+                b = o >> s2
+                r |= (a & (o << s2b) & ((o << s2c) | b)) | (b & (o >> s2b) & (a | (o >> s2c)))
+                a = o << s3
+                b = o >> s3
+                wins = r | (a & (o << s3b) & ((o << s3c) | b)) | (b & (o >> s3b) & (a | (o >> s3c)))
+            threat = wins & free
+            forced = possible & threat
+            if forced:
+                if forced & (forced - 1):
+                    orders[key] = 0
+                    return lost[moves]
+                possible = forced
+            possible &= ~(threat >> 1)
+            orders[key] = kids = possible
+            if not possible:
+                return lost[moves]
+        elif not kids:
+            return lost[moves]
+        if moves >= last_two:
             return 0
 
-        low = -((size - 2 - moves) // 2)
+        low = lows[moves]
         if alpha < low:
             alpha = low
             if alpha >= beta:
                 return alpha
-        high = (size - 1 - moves) // 2
-        key = cur + mask
-        table = self.table
-        val = table.get(key)
-        min_score = geo.min_score
-        max_score = geo.max_score
+        high = highs[moves]
+        val = table_get(key)
         if val is not None:
-            if val > max_score - min_score + 1:  # lower bound
-                low = val + 2 * min_score - max_score - 2
+            if val > lower_mark:  # lower bound
+                low = val + lower_off
                 if alpha < low:
                     alpha = low
                     if alpha >= beta:
                         return alpha
             else:  # upper bound
-                high = val + min_score - 1
+                high = val + upper_off
         if beta > high:
             beta = high
             if alpha >= beta:
                 return beta
 
-        # Order: more created threats first, ties centre first (Pons' MoveSorter).
-        candidates = []
-        for rank, move in geo.centre_first(possible):
-            threats = four_ends(cur | move, lines) & free
-            candidates.append((threats.bit_count(), rank, move))
-        candidates.sort(reverse=True)
+        if type(kids) is int:
+            possible = kids
+            if possible & (possible - 1):
+                # Order: more created threats first, ties centre first (Pons' MoveSorter).
+                free = board ^ mask
+                candidates = []
+                for rank, column in columns:
+                    move = possible & column
+                    if move:
+                        s = cur | move
+                        r = (s << 1) & (s << 2) & (s << 3)
+                        a = s << s1
+                        b = s >> s1
+                        r |= (a & (s << s1b) & ((s << s1c) | b)) | (b & (s >> s1b) & (a | (s >> s1c)))
+                        a = s << s2
+                        b = s >> s2
+                        r |= (a & (s << s2b) & ((s << s2c) | b)) | (b & (s >> s2b) & (a | (s >> s2c)))
+                        a = s << s3
+                        b = s >> s3
+                        r |= (a & (s << s3b) & ((s << s3c) | b)) | (b & (s >> s3b) & (a | (s >> s3c)))
+                        candidates.append(((r & free).bit_count(), rank, move, r))
+                candidates.sort(reverse=True)
+                kids = tuple([(c[2], c[3]) for c in candidates])
+            else:
+                kids = ((possible, -1),)
+            orders[key] = kids
 
         nxt = moves + 1
-        for _, _, move in candidates:
-            # Play for the side to move: the opponent's stones become "current".
-            score = -self._negamax(cur ^ mask, mask | move, nxt, -beta, -alpha)
+        opp = cur ^ mask
+        for move, made in kids:  # type: ignore[union-attr]
+            # Play for the side to move: the opponent's stones become "current"; ``made``
+            # (the winning cells of our stones with the move) are the child's threats.
+            score = -negamax(opp, mask | move, nxt, -beta, -alpha, made)
             if score >= beta:
-                table[key] = score + max_score - 2 * min_score + 2
+                table[key] = score + lower_store
                 return score
             if score > alpha:  # noqa: PLR1730 - hot loop, max() is slower
                 alpha = score
         table[key] = alpha - min_score + 1
         return alpha
+
+    return start, count, negamax
 
 
 _SOLVERS: dict[tuple[int, int], Solver] = {}

@@ -50,7 +50,6 @@ def _who(state: RoundState, seat: int, names: dict[str, str]) -> str:
 def _moves(state: RoundState, names: dict[str, str]) -> list[str]:
     """One line per move (and per resignation/forfeit) with the seat that made it."""
     from p2p.games import create_game
-    from p2p.games.base import RESIGN_PREFIX
 
     game = state.game
     if game is None:  # the round never started: no moves
@@ -59,16 +58,15 @@ def _moves(state: RoundState, names: dict[str, str]) -> list[str]:
     seat_names = probe.seat_names()
     out = []
     ply = 0
-    for entry in game.history():
-        if entry.startswith(RESIGN_PREFIX):
-            seat = int(entry[len(RESIGN_PREFIX):])
-            out.append(f"  out: {seat_names[seat]} {_who(state, seat, names)}")
+    for turn in game.turns():
+        if turn.seat is not None:  # a resignation (or a leave, a forfeit)
+            out.append(f"  out: {seat_names[turn.seat]} {_who(state, turn.seat, names)}")
         else:
             mover = probe.to_move()
             ply += 1
             who = f"{seat_names[mover]} {_who(state, mover, names)}" if mover is not None else "?"
-            out.append(f"  ply {ply}: {entry}  by {who}")
-        probe.apply(entry)
+            out.append(f"  ply {ply}: {turn.text}  by {who}")
+        probe.apply(turn.text)
     return out
 
 

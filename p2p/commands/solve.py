@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any, Protocol
 
@@ -60,10 +61,25 @@ class PositionSolver(Protocol):
     def solve(self, pos: Any, weak: bool = False) -> int: ...
 
 
-def _answer(solver: PositionSolver, text: str, args: argparse.Namespace) -> str:
-    parse_position = _solver_module(args.game).parse_position
+def _position(parse_position: Callable[[str, int, int], Any], text: str, args: argparse.Namespace) -> Any:
+    """The solver's position after ``text``, its legality checked on the solver's own board.
+
+    Only a line the solver's board refuses is replayed through the game's engine, so that
+    the refusal reads as before and as in ``p2p position`` (``move 7 '4': column 4 is
+    full``, ``move 8 '4': the round is over``); what the engine allows and the solver
+    does not (a move that wins or fills the board: the game is over, nothing to solve)
+    gets the solver's reason.
+    """
+    if text.isdigit() and text.isascii():
+        try:
+            return parse_position(text, args.width, args.height)
+        except ValueError:
+            pass
     _check(text, args)
-    pos = parse_position(text, args.width, args.height)
+    return parse_position(text, args.width, args.height)
+
+
+def _answer(solver: PositionSolver, pos: Any, args: argparse.Namespace) -> str:
     if args.analyze:
         scores = solver.analyze(pos)
         if args.weak:
@@ -78,7 +94,8 @@ def run(args: argparse.Namespace) -> int:
     if args.game not in game_names() or not spec(args.game).solver:
         have = [name for name in game_names() if spec(name).solver]
         raise UsageError(f"cannot solve {args.game!r}: only {', '.join(have)} has a solver")
-    Solver = _solver_module(args.game).Solver
+    module = _solver_module(args.game)
+    parse_position = module.parse_position
 
     if not MIN_SIZE <= args.width <= MAX_SOLVE_WIDTH:
         raise UsageError(f"--width must be between {MIN_SIZE} and {MAX_SOLVE_WIDTH} "
@@ -86,22 +103,25 @@ def run(args: argparse.Namespace) -> int:
     if not MIN_SIZE <= args.height <= MAX_HEIGHT:
         raise UsageError(f"--height must be between {MIN_SIZE} and {MAX_HEIGHT}")
     try:
-        solver = Solver(args.width, args.height)
+        solver = module.Solver(args.width, args.height)
     except ValueError as err:
         raise UsageError(str(err)) from None
     if args.position is not None:
         try:
-            print(_answer(solver, args.position, args))
+            print(_answer(solver, _position(parse_position, args.position, args), args))
         except ValueError as err:
             raise UsageError(str(err)) from None
         return 0
+    write = sys.stdout.write
+    flush = sys.stdout.flush
     for number, line in enumerate(sys.stdin, start=1):
         text = line.strip()
         if not text:
             continue
         try:
-            answer = _answer(solver, text, args)
+            answer = _answer(solver, _position(parse_position, text, args), args)
         except (ValueError, UsageError) as err:
             raise UsageError(f"line {number}: {err}") from None
-        print(f"{text} {answer}", flush=True)
+        write(f"{text} {answer}\n")
+        flush()  # one answer per line as it is found, like Pons' solver (a pipe may wait for it)
     return 0

@@ -13,6 +13,8 @@ from p2p.games.base import (
     Options,
     Outcome,
     Termination,
+    Turn,
+    TurnKind,
 )
 from p2p.games.registry import (
     GameSpec,
@@ -56,6 +58,8 @@ __all__ = [
     "OptionError",
     "Outcome",
     "Termination",
+    "Turn",
+    "TurnKind",
     "canonical_name",
     "create_game",
     "game_class",

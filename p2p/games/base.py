@@ -37,6 +37,53 @@ is a ``MoveError`` there.  ``Game.passes`` says whether a game has them.
 """
 
 
+class TurnKind(StrEnum):
+    """What one history entry is (``Turn.kind``)."""
+
+    MOVE = "move"
+    """A board move."""
+    PASS = "pass"
+    """A pass (``NULL_MOVE``): the seat's turn, no board move."""
+    RESIGNATION = "resignation"
+    """A seat gave up (online also: left or was forfeited); not a ply of the board."""
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One entry of a game's history, typed: a board move, a pass or a resignation
+    (python-chess keeps ``chess.Move.null()`` beside its moves).  ``text`` is the entry exactly
+    as ``history()`` holds it, which replay, logs and ``p2p position`` keep; the faces
+    read ``kind`` and ``seat`` instead of parsing it.
+
+    >>> Turn.of("resign:2")
+    Turn(kind=<TurnKind.RESIGNATION: 'resignation'>, text='resign:2', seat=2)
+    >>> Turn.of("pass").kind, Turn.of("h2-h4").kind, Turn.resignation(1).text
+    (<TurnKind.PASS: 'pass'>, <TurnKind.MOVE: 'move'>, 'resign:1')
+    """
+
+    kind: TurnKind
+    text: str
+    seat: int | None = None
+    """The seat that resigned (a resignation only; a history entry names no other mover)."""
+
+    @classmethod
+    def of(cls, entry: str) -> Turn:
+        """The typed form of one ``history()`` entry (the one place its text is read)."""
+        seat = entry[len(RESIGN_PREFIX) :]
+        if entry.startswith(RESIGN_PREFIX) and seat.isascii() and seat.isdigit():
+            return cls(TurnKind.RESIGNATION, entry, int(seat))
+        return cls(TurnKind.PASS if entry == NULL_MOVE else TurnKind.MOVE, entry)
+
+    @classmethod
+    def resignation(cls, seat: int) -> Turn:
+        """Seat ``seat`` gives up: its history entry is ``resign:<seat>``."""
+        return cls(TurnKind.RESIGNATION, f"{RESIGN_PREFIX}{seat}", seat)
+
+    @property
+    def is_resignation(self) -> bool:
+        return self.kind is TurnKind.RESIGNATION
+
+
 class Termination(StrEnum):
     """Why a game ended (python-chess's ``chess.Termination``); the value is the old
     string form (four-player chess's ``end_reason()``)."""
@@ -86,7 +133,7 @@ class Outcome:
         """The old string form: ``resign:<seat>`` for a resignation (the history's entry),
         else the termination's value."""
         if self.termination is Termination.RESIGNATION and self.resigned:
-            return f"{RESIGN_PREFIX}{self.resigned[-1]}"
+            return Turn.resignation(self.resigned[-1]).text
         return self.termination.value
 
 
@@ -189,8 +236,8 @@ class Game(ABC):
     def termination(self) -> Termination:
         """Why the finished game ended.  Default: a resignation if the history ends with
         one, else ``GAME_OVER``; engines name their own endings."""
-        history = self.history()
-        if history and history[-1].startswith(RESIGN_PREFIX):
+        turns = self.turns()
+        if turns and turns[-1].is_resignation:
             return Termination.RESIGNATION
         return Termination.GAME_OVER
 
@@ -198,10 +245,7 @@ class Game(ABC):
         """The typed result once the game is over (``None`` while it runs)."""
         if not self.is_over():
             return None
-        resigned = tuple(
-            int(entry[len(RESIGN_PREFIX) :]) for entry in self.history() if entry.startswith(RESIGN_PREFIX)
-        )
-        return Outcome(self.termination(), self.winners(), self.scores(), resigned)
+        return Outcome(self.termination(), self.winners(), self.scores(), self.resignations())
 
     def end_reason(self) -> str:
         """The outcome's old string form (``Outcome.reason``); empty while the game runs."""
@@ -216,8 +260,21 @@ class Game(ABC):
     def history(self) -> list[str]:
         """The moves played so far as canonical texts, in order; replayable with ``apply``.
 
-        A resignation appears as ``resign:<seat>``.
+        A resignation appears as ``resign:<seat>``; ``turns()`` is the typed form.
         """
+
+    def turns(self) -> list[Turn]:
+        """The history typed: each entry a board move, a pass or a resignation."""
+        return [Turn.of(entry) for entry in self.history()]
+
+    def board_moves(self) -> list[str]:
+        """The history without resignations: the plies of the board (moves and passes),
+        as canonical texts."""
+        return [turn.text for turn in self.turns() if not turn.is_resignation]
+
+    def resignations(self) -> tuple[int, ...]:
+        """The seats that resigned (online also: left or were forfeited), in order."""
+        return tuple(turn.seat for turn in self.turns() if turn.seat is not None)
 
     # -- moves -----------------------------------------------------------------------
 
@@ -257,7 +314,7 @@ class Game(ABC):
 
     def resignation_entries(self) -> list[str]:
         """The history's tail for the shared resignation: ``["resign:<seat>"]`` or ``[]``."""
-        return [] if self.resigned is None else [f"{RESIGN_PREFIX}{self.resigned}"]
+        return [] if self.resigned is None else [Turn.resignation(self.resigned).text]
 
     def pop_resignation(self) -> str | None:
         """Take back the shared resignation, if there is one, and return its entry
@@ -265,7 +322,7 @@ class Game(ABC):
         if self.resigned is None:
             return None
         seat, self.resigned = self.resigned, None
-        return f"{RESIGN_PREFIX}{seat}"
+        return Turn.resignation(seat).text
 
     @abstractmethod
     def pop(self) -> str:
@@ -296,11 +353,11 @@ class Game(ABC):
 
     def apply(self, entry: str) -> None:
         """Replay one ``history()`` entry: a move text, or ``resign:<seat>``."""
-        if entry.startswith(RESIGN_PREFIX):
-            seat_text = entry[len(RESIGN_PREFIX) :]
-            if not seat_text.isdigit():
-                raise MalformedMove(f"{entry!r} is not a resignation", "not_move", text=entry)
-            self.resign(int(seat_text))
+        turn = Turn.of(entry)
+        if turn.seat is not None:
+            self.resign(turn.seat)
+        elif entry.startswith(RESIGN_PREFIX):
+            raise MalformedMove(f"{entry!r} is not a resignation", "not_move", text=entry)
         else:
             self.push(entry)
 

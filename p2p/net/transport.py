@@ -113,6 +113,13 @@ arrive: a burst held up on the way arrives packed together with what follows it,
 burst stays 2 below such a limit's (with a burst of 10 the harness's 10/s proxy cut us
 now and then under load).  What goes beyond the burst waits its turn (docs/brokers.md)."""
 
+PUBLISH_WINDOW = 8
+"""How many of our QoS 1 publishes may await their PUBACK at once on one connection
+(fewer if the broker's v5 CONNACK says ``ReceiveMaximum`` is lower).  One at a time cost
+a link round trip for every message queued behind another -- an invitation to the second
+guest, the commitment the admin sends with its ``start``, a seal after a resignation
+(issue 28, docs/performance.md); MQTT keeps one connection's messages in order anyway."""
+
 PROBE_TIMEOUT_S = 3.0
 """The longest the retained-delivery probe of a first connect takes (``_probe_retained``)."""
 
@@ -286,6 +293,8 @@ class _Outgoing:
     attempts: int = 0
     cuts: int = 0
     """Connections lost right after this message was sent (``CUT_WINDOW_S``)."""
+    sending: bool = False
+    """Sent and awaiting its PUBACK (``Transport._send_one``)."""
 
 
 @dataclass(frozen=True)
@@ -380,9 +389,14 @@ class Transport(Broker):
         tls_context: ssl.SSLContext | None = None,
         inbound: InboundQueues | None = None,
         publish_rate: tuple[int, float] = (PUBLISH_BURST, PUBLISH_RATE_PER_S),
+        publish_window: int = PUBLISH_WINDOW,
     ) -> None:
         self.address = parse_broker_url(url)
         self._pacer = _Pacer(*publish_rate)
+        self._window = max(1, publish_window)
+        self._connack_receive_max: int | None = None
+        self._sending: set[asyncio.Task[None]] = set()
+        """One task per publish awaiting its PUBACK (at most the window's)."""
         self.max_qos = 2
         """The highest QoS the broker takes (its v5 CONNACK may say less): publishes and
         subscriptions above it are sent at it instead (a broker may cut a client that
@@ -403,7 +417,9 @@ class Transport(Broker):
         self._connack_max: int | None = None
         learned_max = learned.get("max_packet", "")
         self._learned_max: int | None = int(learned_max) if learned_max.isdigit() else None
-        self._last_sent: tuple[_Outgoing, float, int] | None = None
+        self._unacked_large: list[tuple[_Outgoing, float, int]] = []
+        """Large QoS 1 messages sent and not yet acknowledged, in the order sent (with when
+        and their size): the first is the suspect of a cut (``_cut_after_send``)."""
         self._refused_callbacks: list[RefusedCallback] = []
         self._probe: dict[str, asyncio.Future[None]] = {}
         self._probe_cuts = 0
@@ -515,7 +531,7 @@ class Transport(Broker):
                     asyncio.gather(*pending, return_exceptions=True), flush
                 )
         self._closing = True
-        for task in [*self._tasks, *self._cleanups]:
+        for task in [*self._tasks, *self._cleanups, *self._sending]:
             task.cancel()
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -635,15 +651,39 @@ class Transport(Broker):
     def outbox_size(self) -> int:
         return len(self._outbox)
 
+    @property
+    def in_flight(self) -> int:
+        """Publishes sent and awaiting their PUBACK (at most ``PUBLISH_WINDOW``)."""
+        return sum(1 for m in self._outbox if m.sending)
+
+    def _next_to_send(self) -> _Outgoing | None:
+        """The first message of the outbox not yet sent, if it may go now.
+
+        Up to the window's worth await their PUBACKs at once (``PUBLISH_WINDOW``); a
+        message suspected once of a broker's unannounced size limit goes alone, so that a
+        second cut right after it blames it and nothing else (``_cut_after_send``)."""
+        window = self._window
+        if self._connack_receive_max:
+            window = min(window, self._connack_receive_max)
+        busy = self.in_flight
+        if busy >= window:
+            return None
+        item = next((m for m in self._outbox if not m.sending), None)
+        if item is None or not busy:
+            return item
+        if item.cuts or any(m.cuts for m in self._outbox if m.sending):
+            return None  # a suspect goes alone
+        return item
+
     async def _sender_loop(self) -> None:
         while True:
-            if not self._outbox:
+            item = self._next_to_send()
+            if item is None:
                 self._outbox_wakeup.clear()
                 await self._outbox_wakeup.wait()
                 continue
             await self._up.wait()
             client = self._client
-            item = self._outbox[0]
             if client is None:
                 await asyncio.sleep(0.01)
                 continue
@@ -660,43 +700,62 @@ class Transport(Broker):
                 self._refuse(item, size, limit)
                 continue
             await self._pacer.wait()
-            if client is not self._client:
-                continue  # the connection changed while we waited
+            if client is not self._client or self._next_to_send() is not item:
+                continue  # the connection changed, or the outbox did, while we waited
             if size > SUSPECT_BYTES and qos:
-                self._last_sent = (item, time.monotonic(), size)
-            try:
-                await self._publish_while_up(
-                    client,
+                self._unacked_large.append((item, time.monotonic(), size))
+            item.sending = True
+            task = asyncio.get_running_loop().create_task(
+                self._send_one(client, item, qos, properties, size)
+            )
+            self._sending.add(task)
+            task.add_done_callback(self._sending.discard)
+
+    async def _send_one(
+        self,
+        client: aiomqtt.Client,
+        item: _Outgoing,
+        qos: int,
+        properties: Properties | None,
+        size: int,
+    ) -> None:
+        """Send ``item`` and await its PUBACK; taken off the outbox once the broker has
+        it, put back in line (in its place) if the connection fails first."""
+        try:
+            await self._publish_while_up(
+                client,
+                item.topic,
+                item.payload,
+                qos=qos,
+                # a broker without retained messages may cut a client that sends one
+                retain=item.retain and self.retained_delivery != "none",
+                properties=properties,
+            )
+        except aiomqtt.MqttError as err:
+            item.attempts += 1
+            if item.attempts >= 20:
+                self._pop(item)
+                item.done.cancel()
+                log.warning(
+                    "gave up publishing to %s after %d attempts: %s",
                     item.topic,
-                    item.payload,
-                    qos=qos,
-                    # a broker without retained messages may cut a client that sends one
-                    retain=item.retain and self.retained_delivery != "none",
-                    properties=properties,
+                    item.attempts,
+                    err,
                 )
-            except aiomqtt.MqttError as err:
-                item.attempts += 1
-                if item.attempts >= 20:
-                    self._pop(item)
-                    item.done.cancel()
-                    log.warning(
-                        "gave up publishing to %s after %d attempts: %s",
-                        item.topic,
-                        item.attempts,
-                        err,
-                    )
-                else:
-                    # Most likely the connection is going down: wait for the next one.
-                    await asyncio.sleep(0.05)
-                continue
-            if self._last_sent is not None and self._last_sent[0] is item:
-                self._last_sent = None  # acknowledged: the broker took it
-            self._pop(item)
-            self.stats["published"] += 1
-            self.stats["published_bytes"] += len(item.payload)
-            self.stats["largest_published"] = max(self.stats["largest_published"], size)
-            if not item.done.done():
-                item.done.set_result(None)
+            else:
+                # Most likely the connection is going down: wait for the next one.
+                await asyncio.sleep(0.05)
+            return
+        finally:
+            item.sending = False
+            self._outbox_wakeup.set()
+        self._unacked_large = [s for s in self._unacked_large if s[0] is not item]  # taken
+        self._pop(item)
+        self.stats["published"] += 1
+        self.stats["published_bytes"] += len(item.payload)
+        self.stats["largest_published"] = max(self.stats["largest_published"], size)
+        if not item.done.done():
+            item.done.set_result(None)
 
     async def _publish_while_up(self, client: aiomqtt.Client, *args: Any, **kw: Any) -> None:
         """``client.publish``, failed at once when the connection drops (aiomqtt would
@@ -734,7 +793,8 @@ class Transport(Broker):
 
     def _cut_after_send(self) -> None:
         """The connection was lost: if a large QoS 1 message was sent just before and
-        never acknowledged, suspect it.
+        never acknowledged, suspect it (the first such, if several were on their way:
+        the broker takes one connection's messages in order).
 
         Brokers with a size limit they do not announce cut the client right after a
         message over it, with no PUBACK (Mosquitto's ``max_packet_size`` over 3.1.1, its
@@ -746,10 +806,10 @@ class Transport(Broker):
         not taken, it is sent again anyway).  A QoS 0 message is never suspected: no
         PUBACK tells a cut for its size from another one.
         """
-        last, self._last_sent = self._last_sent, None
-        if last is None or self._closing:
+        unacked, self._unacked_large = self._unacked_large, []
+        if not unacked or self._closing:
             return
-        item, sent_at, size = last
+        item, sent_at, size = unacked[0]
         if time.monotonic() - sent_at > CUT_WINDOW_S:
             return
         item.cuts += 1
@@ -896,6 +956,7 @@ class Transport(Broker):
             properties = args[4] if len(args) > 4 else None
             self._connack_retain = getattr(properties, "RetainAvailable", None)
             self._connack_max = getattr(properties, "MaximumPacketSize", None)
+            self._connack_receive_max = getattr(properties, "ReceiveMaximum", None)
             self.max_qos = getattr(properties, "MaximumQoS", 2)
             if on_connect is not None:
                 on_connect(*args)

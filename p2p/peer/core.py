@@ -357,7 +357,7 @@ class Peer(Service):
 
     def notify(self, note: Notification) -> None:
         for listener in list(self.listeners):
-            listener._push(note)
+            listener.put(note)
 
     def warn(
         self, text: str, round_id: str | None, reason: str, kind: str, sender: str = ""

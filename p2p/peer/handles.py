@@ -291,7 +291,8 @@ class Round:
 
     # -- waiting ---------------------------------------------------------------------
 
-    async def _signal(self) -> None:
+    async def wake_waiters(self) -> None:
+        """Let every ``wait_until`` look at the round again (its link calls it after a step)."""
         async with self._changed:
             self._changed.notify_all()
 

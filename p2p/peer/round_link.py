@@ -367,11 +367,11 @@ class RoundLink:
             self._clear_private_genesis()
             if applied_from_sync:
                 self._note_resync(applied_from_sync)
-            await self.handle._signal()
+            await self.handle.wake_waiters()
             if self.handle.is_my_turn:
                 host.notify(YourTurn(self.handle))
         elif noticed:
-            await self.handle._signal()
+            await self.handle.wake_waiters()
 
     def _on_applied(self, applied: Applied) -> None:
         event = applied.event

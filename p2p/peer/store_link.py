@@ -308,9 +308,16 @@ class StoreLink:
                 events.append(ev.parse(line, held=machine.held))
             except EventError as err:
                 link.host.count_drop("store: " + str(err))
+        now = link.host.now_ms()
         for event in events:
             if event.round != link.id:
                 link.host.count_drop("store: event of another round")
+                continue
+            if event.kind != "sync_request" and machine.replayed(event, now) == "duplicate":
+                # the machine would drop it unseen (``RoundMachine.replayed``): a store
+                # repeats what we hold, republished on every change, so a step per event
+                # cost four peers ~20 ms of CPU a move in a slow round (issue 28)
+                link.host.count_drop("duplicate")
                 continue
             await link.receive(event, "sync", True)
         st = link.machine.state

@@ -42,7 +42,9 @@ class Notifications:
         self._queue: asyncio.Queue[Notification | None] = asyncio.Queue(maxsize)
         owner.listeners.append(self)
 
-    def _push(self, note: Notification | None) -> None:
+    def put(self, note: Notification | None) -> None:
+        """Queue ``note`` if this iterator wants it (``None`` ends the iteration); the
+        peer calls it for every notification.  The oldest is dropped when full."""
         if note is not None and self._accept is not None and not self._accept(note):
             return
         if self._queue.full():
@@ -54,7 +56,7 @@ class Notifications:
         """Stop listening (the iteration ends)."""
         with contextlib.suppress(ValueError):
             self._owner.listeners.remove(self)
-        self._push(None)
+        self.put(None)
 
     def __aiter__(self) -> Notifications:
         return self

@@ -60,7 +60,8 @@ it as its head, or its ack answers it); oldest forgotten first."""
 MAX_SEEN = 4096
 """Event ids a round machine remembers as processed (oldest forgotten first)."""
 MAX_SIGNS = 8
-"""Per member, the newest sync requests kept as signs of the head it holds."""
+"""Per member, the newest sync requests kept as signs of the head it holds (the earliest
+stays; of the signs naming one head only the first and the last)."""
 
 
 def rival_wins(

@@ -33,7 +33,7 @@ class ActionError(CodedError):
 
 def accept(m: ActionHost, now: int) -> list[Effect]:
     """Accept the invitation to our seat."""
-    m._check_acting()
+    m.check_acting()
     seat = m.my_seat
     if m.phase is not Phase.FORMING or seat is None or m.expired:
         raise ActionError("there is no open invitation to accept", "no_invitation")
@@ -45,7 +45,7 @@ def accept(m: ActionHost, now: int) -> list[Effect]:
 
 def decline(m: ActionHost, now: int) -> list[Effect]:
     """Decline the invitation (also what a busy peer answers automatically)."""
-    m._check_acting()
+    m.check_acting()
     seat = m.my_seat
     if m.phase is not Phase.FORMING or seat is None:
         raise ActionError("there is no open invitation to decline", "no_invitation")
@@ -57,7 +57,7 @@ def decline(m: ActionHost, now: int) -> list[Effect]:
 
 def join(m: ActionHost, nick: str, now: int) -> list[Effect]:
     """Ask for an open seat of a private round (needs the code)."""
-    m._check_acting()
+    m.check_acting()
     if not m.state.private or m.code is None:
         raise ActionError("only a private round can be joined with its code")
     if m.phase is not Phase.FORMING:
@@ -74,7 +74,7 @@ def join(m: ActionHost, nick: str, now: int) -> list[Effect]:
 
 def move(m: ActionHost, text: str, now: int) -> list[Effect]:
     """Play ``text`` for our seat; ``ActionError`` if it is not our turn or illegal."""
-    m._check_acting()
+    m.check_acting()
     st = m.state
     if m.phase is not Phase.PLAY or st.game is None:
         raise ActionError("the round is not in play", "not_in_play")
@@ -118,7 +118,7 @@ def leave(m: ActionHost, now: int) -> list[Effect]:
 
 
 def give_up(m: ActionHost, kind: str, now: int) -> list[Effect]:
-    m._check_acting()
+    m.check_acting()
     if m.my_seat is None:
         raise ActionError("you hold no seat in this round", "no_seat_here")
     if m.phase in (Phase.OVER, Phase.CANCELLED):
@@ -131,7 +131,7 @@ def give_up(m: ActionHost, kind: str, now: int) -> list[Effect]:
 
 def request_takeback(m: ActionHost, now: int) -> list[Effect]:
     """Ask the others to take back our last move (once per round; it must be the head)."""
-    m._check_acting()
+    m.check_acting()
     st = m.state
     head = st.head
     seat = m.my_seat
@@ -162,7 +162,7 @@ def takeback_request(m: ActionHost) -> Event | None:
 
 def accept_takeback(m: ActionHost, now: int) -> list[Effect]:
     """As the owner of the position: agree to the pending take-back (a ``seal``)."""
-    m._check_acting()
+    m.check_acting()
     request = takeback_request(m)
     if request is None:
         raise ActionError("nobody asks to take back the last move")
@@ -174,7 +174,7 @@ def accept_takeback(m: ActionHost, now: int) -> list[Effect]:
 
 def cancel(m: ActionHost, reason: str, now: int) -> list[Effect]:
     """The admin calls the round off before play."""
-    m._check_acting()
+    m.check_acting()
     if not m.is_admin:
         raise ActionError("only the admin can cancel the round", "only_admin")
     if m.phase not in PRE_PLAY:

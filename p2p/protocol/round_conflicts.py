@@ -178,6 +178,9 @@ def add_sign(m: ConflictHost, event: Event) -> bool:
         return False
     kept.append(event)
     kept.sort(key=lambda e: (e.ts, e.id))
+    same = [e for e in kept if e.prev == event.prev]
+    if len(same) > 2:  # of signs naming one head the first and the last tell it all
+        kept.remove(same[1])  # (how long it held it): a flood of them evicts no other
     if len(kept) > MAX_SIGNS:
         del kept[1]  # the earliest stays: with the newest it shows how long it held
     return True
@@ -343,6 +346,8 @@ def rejudge(m: ConflictHost, now: int) -> list[Effect]:
     the event we keep where the verdict changed (one at a time), and tell new disputes."""
     if not m._pairs:
         return []
+    if m._verdict:  # ended by a proof: it keeps that end; disputes are still told
+        return dispute_notices(m)
     chain = m.state.chain
     for seq in sorted(m._pairs):
         forfeit, rival = m._pairs[seq]
@@ -439,6 +444,8 @@ def contest(m: ConflictHost, event: Event, now: int) -> list[Effect]:
         return [dropped(event, f"built on another branch at old position {seq}")]
     if there.pk == event.pk:
         return equivocation(m, there, event, now)
+    if m._verdict:  # a round ended by a proof keeps that end (§15.4)
+        return [dropped(event, "the round ended by an equivocation proof")]
     if "forfeit" not in (event.kind, there.kind):
         return [dropped(event, f"position {seq} is already taken")]
     base = state_before(m, seq)
@@ -616,7 +623,8 @@ def equivocation(m: ConflictHost, first: Event, second: Event, now: int) -> list
     m.state = base
     m._verdict = True
     m._proof = (first, second)  # its log ends with it (RoundMachine.log_events); sync answers carry it to members still on another branch
-    m._snapshots.clear()
+    for old in [k for k in m._snapshots if k >= seq]:  # the states before the earlier
+        del m._snapshots[old]  # positions stay: their disputes are weighed as replay does
     m._orphan([e.id for e in replaced] + [second.id])
     effects += [Rewound(seq, tuple(replaced))]
     m.phase_since = now

@@ -20,13 +20,13 @@ def react_once(m: DutyHost, now: int) -> list[Effect]:
     mine = m.me.public_key
     seat = m.my_seat
     if st.phase in PRE_PLAY and m.is_admin:
-        gone = m._pooled("leave") + m._pooled("resign")
+        gone = m.pooled("leave") + m.pooled("resign")
         if gone:
             return m._append(
                 "cancel", {"reason": f"seat {st.seat_of(gone[0].pk)} left"}, now
             )
     if st.phase is Phase.FORMING and m.is_admin:
-        declined = m._pooled("decline")
+        declined = m.pooled("decline")
         if declined:
             return m._append(
                 "cancel",
@@ -40,7 +40,7 @@ def react_once(m: DutyHost, now: int) -> list[Effect]:
             return m._side_event(
                 "commit", {"commit": commit}, now, prev=st.chain[1].id
             )
-        if m.is_admin and m._pooled_seats("commit") >= set(st.human_seats()):
+        if m.is_admin and m.pooled_seats("commit") >= set(st.human_seats()):
             return m._close_commits(now)
     if st.phase is Phase.REVEAL:
         if (
@@ -52,7 +52,7 @@ def react_once(m: DutyHost, now: int) -> list[Effect]:
             return m._side_event(
                 "reveal", {"nonce": m.nonce.hex()}, now, prev=st.head.id
             )
-        if m.is_admin and m._pooled_seats("reveal") >= set(st.commits):
+        if m.is_admin and m.pooled_seats("reveal") >= set(st.commits):
             return m._draw(now)
     if st.phase is Phase.PLAY and st.owner() == mine:
         to_seal = [
@@ -100,11 +100,11 @@ def try_start(m: DutyHost, now: int) -> list[Effect]:
 
 def close_commits(m: DutyHost, now: int) -> list[Effect]:
     """Seal the commitments; under the fair-draw rules a missing one cancels (§7)."""
-    missing = m._missing("commit", m.state.human_seats())
+    missing = m.missing_seats("commit", m.state.human_seats())
     if missing and m.state.fair_draw:
         reason = f"{seats_text(missing)} {CANCEL_NO_COMMIT}"
         return m._append("cancel", {"reason": reason}, now)
-    commits = m._pooled("commit")
+    commits = m.pooled("commit")
     return m._append(
         "commit_close", {"sealed": [e.value() for e in commits]}, now
     )
@@ -114,11 +114,11 @@ def close_commits(m: DutyHost, now: int) -> list[Effect]:
 def draw_starter(m: DutyHost, now: int) -> list[Effect]:
     """Seal the reveals; under the fair-draw rules a missing one cancels (§7)."""
     st = m.state
-    missing = m._missing("reveal", sorted(st.commits))
+    missing = m.missing_seats("reveal", sorted(st.commits))
     if missing and st.fair_draw:
         reason = f"{seats_text(missing)} {CANCEL_NO_REVEAL}"
         return m._append("cancel", {"reason": reason}, now)
-    reveals = [e for e in m._pooled("reveal") if st.seat_of(e.pk) in st.commits]
+    reveals = [e for e in m.pooled("reveal") if st.seat_of(e.pk) in st.commits]
     by_seat = {st.seat_of(e.pk): bytes.fromhex(e.body["nonce"]) for e in reveals}
     seed, starter = st.draw_result(by_seat)  # type: ignore[arg-type]
     body = {

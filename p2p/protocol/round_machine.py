@@ -310,8 +310,8 @@ class RoundMachine:
             if state.phase not in (Phase.OVER, Phase.CANCELLED):
                 state.end_for_equivocation(seat, len(chain))
             machine._verdict = True
-            machine._proof = proof
-            machine._snapshots.clear()
+            machine._proof = proof  # (the states before its last positions stay, for
+            # the disputes there; nothing replaces them: rejudge keeps an end by a proof)
             machine.seen.update(e.id for e in proof)
         for event in chain:
             machine.seen.add(event.id)
@@ -516,8 +516,9 @@ class RoundMachine:
 
     def _park(self, event: Event, now: int | None = None) -> list[Effect]:
         return round_receive.park(self, event, now)
-    _accepted_side = False
-    """Set when a side event entered the pool (so ``receive`` knows to react)."""
+    side_accepted = 0
+    """How many side events from others entered the pool so far (``round_side.receive_side``
+    counts them; ``receive`` reacts when an event added one)."""
 
     rules = RULES_VERSION
     """The conflict table this machine judges by (docs §8.1).  Only the simulator sets
@@ -553,9 +554,9 @@ class RoundMachine:
         ``ACK_ASK_MS`` old: ``tick`` then asks the members for their acks."""
         return round_timers.asks_for_acks(self, now)
 
-    def _missing(self, kind: str, seats: Iterable[int]) -> list[int]:
+    def missing_seats(self, kind: str, seats: Iterable[int]) -> list[int]:
         """The ``seats`` whose ``kind`` side event we do not hold."""
-        held = self._pooled_seats(kind)
+        held = self.pooled_seats(kind)
         return [s for s in seats if s not in held]
 
     # -- acting on our own -------------------------------------------------------------
@@ -571,7 +572,7 @@ class RoundMachine:
         except ValueError:
             return None
 
-    def _pooled(self, kind: str) -> list[Event]:
+    def pooled(self, kind: str) -> list[Event]:
         """Pooled side events of ``kind``, in seat order."""
         found = [e for (k, _), e in self.side.items() if k == kind]
         return sorted(
@@ -582,15 +583,15 @@ class RoundMachine:
             ),
         )
 
-    def _pooled_seats(self, kind: str) -> set[int | None]:
-        return {self.state.seat_of(e.pk) for e in self._pooled(kind)}
+    def pooled_seats(self, kind: str) -> set[int | None]:
+        return {self.state.seat_of(e.pk) for e in self.pooled(kind)}
 
     @property
     def acting(self) -> bool:
         """True unless another session of our key acts for us (``sessions``)."""
         return self.sessions is None or bool(self.sessions.acting)
 
-    def _check_acting(self) -> None:
+    def check_acting(self) -> None:
         """A user action: refused (``other_session``) while another session acts."""
         if self.sessions is not None:
             self.sessions.check()
@@ -664,7 +665,6 @@ class RoundMachine:
             if not step:
                 break
             effects += step
-        self._accepted_side = False
         return effects
 
     def _react_once(self, now: int) -> list[Effect]:
@@ -718,7 +718,7 @@ class RoundMachine:
     def decline_takeback(self, now: int) -> list[Effect]:
         """As the owner of the position: say no to the pending take-back at once (a signed
         ``takeback_decline``; it changes no state, docs/protocol.md §6.3)."""
-        self._check_acting()
+        self.check_acting()
         return round_side.decline_takeback(self, now)
 
     def accept_takeback(self, now: int) -> list[Effect]:

@@ -73,7 +73,7 @@ def draw_dispute(m: NoticeHost, event: Event) -> list[Effect]:
         else ("reveal", "reveal")
     )
     sealed = {m.state.seat_of(inner.pk) for inner in event.sealed()}
-    left_out = sorted(s for s in m._pooled_seats(kind) - sealed if s is not None)
+    left_out = sorted(s for s in m.pooled_seats(kind) - sealed if s is not None)
     if not left_out:
         return []
     return [
@@ -90,7 +90,7 @@ def cancelled_draw_notices(m: NoticeHost, before: Phase) -> list[Effect]:
     """The admin cancelled during the draw: what the draw held on our side (§7)."""
     st = m.state
     if before is Phase.COMMIT:
-        if not m._missing("commit", st.human_seats()):
+        if not m.missing_seats("commit", st.human_seats()):
             return [
                 Notice(
                     "the draw was cancelled although every seat's commitment reached us",
@@ -98,11 +98,11 @@ def cancelled_draw_notices(m: NoticeHost, before: Phase) -> list[Effect]:
                 )
             ]
         return []
-    if m._missing("reveal", sorted(st.commits)):
+    if m.missing_seats("reveal", sorted(st.commits)):
         return []
     revealed = {
         st.seat_of(e.pk): bytes.fromhex(e.body["nonce"])
-        for e in m._pooled("reveal")
+        for e in m.pooled("reveal")
     }
     seed, starter = st.draw_result(revealed)  # type: ignore[arg-type]
     outcome = (

@@ -72,7 +72,7 @@ def receive(m: ReceiveHost, event: Event, now: int) -> list[Effect]:
             return [dropped(event, f"the round has ended here ({m.local_end.reason})")]
         if lifted is RoundEnd.ABANDONED:
             effects.append(Notice("the round we took as abandoned goes on", "goes_on"))
-    m._accepted_side = False
+    accepted_before = m.side_accepted
     if event.seq is not None:
         effects += receive_chain(m, event, now)
     else:
@@ -82,7 +82,7 @@ def receive(m: ReceiveHost, event: Event, now: int) -> list[Effect]:
     if m._pairs and not any(isinstance(e, Rewound) for e in effects):
         effects += round_conflicts.rejudge(m, now)
     remember(m, event, effects)
-    if any(isinstance(e, Applied) for e in effects) or m._accepted_side:
+    if any(isinstance(e, Applied) for e in effects) or m.side_accepted != accepted_before:
         effects += m._react(now)
     return effects
 

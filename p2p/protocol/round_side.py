@@ -74,7 +74,7 @@ def receive_side(m: SideHost, event: Event, now: int) -> list[Effect]:
         return [dropped(event, reason)]
     m.seen.add(event.id)
     m.side[key] = event
-    m._accepted_side = True
+    m.side_accepted += 1
     if event.prev is not None and event.pk != m.me.public_key:
         m._vouched.add(event.prev)  # its ack or request answers that event
     if event.kind == "ack":

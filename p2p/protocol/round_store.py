@@ -34,14 +34,21 @@ def held_by(state: RoundState, public_key: bytes) -> int:
     """The highest chain position ``public_key`` has shown it holds: the position of its
     own newest chain event, or of the chain event its newest sealed side event answers
     (an accept answers the genesis); 0 if none (every member holds the genesis)."""
+    return held_by_all(state).get(public_key.hex(), 0)
+
+
+def held_by_all(state: RoundState) -> dict[str, int]:
+    """``held_by`` for every key at once (hex), in one pass over the chain: a store is
+    worked out after every change of the round, for every other member."""
     by_id = {event.id: event.seq or 0 for event in state.chain}
-    held = 0
+    held: dict[str, int] = {}
     for event in state.chain:
-        if event.pk == public_key:
-            held = max(held, event.seq or 0)
+        signer = event.pk.hex()
+        held[signer] = max(held.get(signer, 0), event.seq or 0)
         for inner in event.body.get("sealed", ()) if isinstance(event.body, dict) else ():
-            if isinstance(inner, dict) and inner.get("pk") == public_key.hex():
-                held = max(held, by_id.get(str(inner.get("prev")), 0))
+            if isinstance(inner, dict) and isinstance(inner.get("pk"), str):
+                answered = by_id.get(str(inner.get("prev")), 0)
+                held[inner["pk"]] = max(held.get(inner["pk"], 0), answered)
     return held
 
 
@@ -50,7 +57,8 @@ def store_events(state: RoundState, me: bytes, acks: Iterable[Event] = ()) -> li
     human member is known to hold, then the closing ``acks`` (once the round is over);
     bounded by ``STORE_BYTES`` -- the newest chain events are kept, the acks always fit."""
     others = [s.pk for s in state.seats if s.pk is not None and s.pk != me]
-    low = min((held_by(state, pk) for pk in others), default=len(state.chain) - 1)
+    held = held_by_all(state)
+    low = min((held.get(pk.hex(), 0) for pk in others), default=len(state.chain) - 1)
     tail = list(state.chain[low + 1 :])
     extra = sorted(acks, key=lambda e: e.pk)
     budget = STORE_BYTES - sum(len(e.raw) + 1 for e in extra)

@@ -118,13 +118,13 @@ def tick(m: TimerHost,
     if (
         st.phase is Phase.COMMIT
         and waited >= COMMIT_TIMEOUT_MS
-        and m.my_seat in m._pooled_seats("commit")
+        and m.my_seat in m.pooled_seats("commit")
     ):
         effects += m._close_commits(now)
     elif (
         st.phase is Phase.REVEAL
         and waited >= REVEAL_TIMEOUT_MS
-        and m.my_seat in m._pooled_seats("reveal")
+        and m.my_seat in m.pooled_seats("reveal")
     ):
         effects += m._draw(now)
     return effects

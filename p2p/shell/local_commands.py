@@ -395,8 +395,6 @@ class LocalPlay:
         return None
 
     def cmd_replay(self, args: list[str]) -> None:
-        from p2p.games.base import RESIGN_PREFIX
-
         finished = self._finished()
         online = self.ctl.online
         if finished is None:  # (an online round over before its game began: nothing to show)
@@ -404,7 +402,7 @@ class LocalPlay:
             self.ctl.say("msg.replay_no_moves" if over else "msg.replay_needs_end", "warn")
             return
         holder, game = finished
-        if not any(not m.startswith(RESIGN_PREFIX) for m in game.history()):
+        if not game.board_moves():
             self.ctl.say("msg.replay_no_moves", "warn")
             return
         step = args[0].lower() if args else "next"
@@ -492,7 +490,7 @@ class LocalPlay:
             options = game.options()
             extra = {} if self.ctl.analysis_nodes is None else {"node_limit": self.ctl.analysis_nodes}
             result = await asyncio.to_thread(
-                analyze_round, [m for m in game.history() if not m.startswith("resign:")],
+                analyze_round, game.board_moves(),
                 int(options["width"]), int(options["height"]), **extra,
             )
             for line in describe(result, game, self.ctl.t, self.ctl.seat_label):

@@ -13,13 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from p2p.games import Game
-from p2p.games.base import RESIGN_PREFIX
 from p2p.shell.game_view import Note, view_for
 
 
 def move_notes(game: Game) -> list[Note]:
     """The notes for ``game``'s last move (``[]`` after a resignation)."""
-    if not game.history() or game.history()[-1].startswith(RESIGN_PREFIX):
+    turns = game.turns()
+    if not turns or turns[-1].is_resignation:
         return []
     notes = view_for(game.name).notes
     return notes(game) if notes is not None else []

@@ -493,18 +493,17 @@ class OnlineNotes(SessionPart[NotesHost]):
         """The computer seat that was to move when the human ``seat`` (its host) was
         forfeited, else ``None`` (the seat's own turn).
 
-        An engine with resignation holds the forfeit as ``resign:<seat>`` in its history:
-        the position before that entry is the one forfeited; one without (the cube) ends
-        the round where it stood."""
-        from p2p.games.base import RESIGN_PREFIX
+        An engine with resignation holds the forfeit as the seat's resignation turn in its
+        history: the position before that turn is the one forfeited; one without (the
+        cube) ends the round where it stood."""
         from p2p.shell.local import position_after
 
         game = rnd.game
         if game is None:
             return None
-        history = game.history()
-        entry = f"{RESIGN_PREFIX}{seat}"
-        at = position_after(game, len(history) - 1 - history[::-1].index(entry)) if entry in history else game
+        turns = game.turns()
+        gave_up = [i for i, turn in enumerate(turns) if turn.is_resignation and turn.seat == seat]
+        at = position_after(game, gave_up[-1]) if gave_up else game
         to_move = at.to_move()
         seats = rnd.chain_state.seats
         if to_move is None or to_move == seat or to_move >= len(seats) or not seats[to_move].is_computer:
@@ -683,16 +682,16 @@ class OnlineNotes(SessionPart[NotesHost]):
 
     def _move_notes(self, game: Game, ply: int) -> None:
         """What the move with 0-based ``ply`` did (chess4 check, mate, points; cube lines ...)."""
-        from p2p.games.base import RESIGN_PREFIX
         from p2p.shell.local import position_after
         from p2p.shell.move_notes import say_notes
 
         moves = 0
-        for index, entry in enumerate(game.history()):
-            if entry.startswith(RESIGN_PREFIX):
+        turns = game.turns()
+        for index, turn in enumerate(turns):
+            if turn.is_resignation:
                 continue
             if moves == ply:
-                shown = game if index + 1 == len(game.history()) else position_after(game, index + 1)
+                shown = game if index + 1 == len(turns) else position_after(game, index + 1)
                 for line in say_notes(shown, self.t.t, lambda seat: self.ctl.seat_label(game, seat)):
                     self.state.add(line, "round")
                 return

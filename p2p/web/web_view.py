@@ -37,7 +37,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from p2p.games import Game, create_game, spec
-from p2p.games.base import RESIGN_PREFIX
 from p2p.games.registry import resolve
 
 State = dict[str, object]
@@ -51,8 +50,9 @@ def common_state(game: Game) -> State:
     English, ``"Red"``...; the page translates), ``to_move`` (seat or ``None``), ``legal``
     (every legal move as the exact text the shell accepts), ``history`` (move texts,
     resignations as ``resign:<seat>``), ``ply`` (``len(history)``), ``last`` (the last
-    history entry or ``None``), ``over``, ``winners``, ``scores``, ``eliminated`` and
-    ``resigned`` (seats that gave up, in order).
+    history entry or ``None``), ``last_kind`` (what it is, ``p2p.games.base.TurnKind``:
+    ``move``, ``pass``, ``resignation``, or ``None``), ``over``, ``winners``, ``scores``,
+    ``eliminated`` and ``resigned`` (seats that gave up, in order).
 
     >>> from p2p.games import create_game
     >>> g = create_game("cube", {"players": 3}); g.push("b2")
@@ -60,7 +60,8 @@ def common_state(game: Game) -> State:
     >>> s["seats"], s["to_move"], s["last"], s["scores"]
     (['Red', 'Yellow', 'Blue'], 1, 'b2', [0, 0, 0])
     """
-    history = game.history()
+    turns = game.turns()
+    history = [turn.text for turn in turns]
     return {
         "game": game.name,
         "options": {key: value for key, value in sorted(game.options().items())},
@@ -70,11 +71,12 @@ def common_state(game: Game) -> State:
         "history": history,
         "ply": len(history),
         "last": history[-1] if history else None,
+        "last_kind": turns[-1].kind.value if turns else None,
         "over": game.is_over(),
         "winners": list(game.winners()),
         "scores": list(game.scores()),
         "eliminated": list(game.eliminated()),
-        "resigned": [int(e[len(RESIGN_PREFIX):]) for e in history if e.startswith(RESIGN_PREFIX)],
+        "resigned": [turn.seat for turn in turns if turn.seat is not None],
     }
 
 

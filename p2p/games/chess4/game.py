@@ -35,6 +35,7 @@ from p2p.games.base import (
     Options,
     OptionValue,
     Termination,
+    Turn,
     check_known,
     option_bool,
     option_int,
@@ -235,7 +236,7 @@ class Chess4(Game):
 
     def resigned_seats(self) -> tuple[int, ...]:
         """The seats that resigned (online also: left or were forfeited), in order."""
-        return tuple(int(e[len(RESIGN_PREFIX):]) for e in self._history if e.startswith(RESIGN_PREFIX))
+        return self.resignations()
 
     def ranks(self) -> tuple[int, ...]:
         """Each seat's place by points, 1 = first (``rules.ranks``: at equal points a seat
@@ -362,7 +363,7 @@ class Chess4(Game):
         if not self._pos.live >> seat & 1:
             raise IllegalMove(f"{SEAT_NAMES[seat]} is already out", "already_out", seat=SEAT_NAMES[seat])
         self._pos.resign(seat)
-        self._history.append(f"{RESIGN_PREFIX}{seat}")
+        self._history.append(Turn.resignation(seat).text)
         self._tokens.append("R")
 
     def pop(self) -> str:

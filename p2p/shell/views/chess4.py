@@ -77,7 +77,7 @@ def render(game: Game, view: BoardView, t: Translator) -> StyleAndTextTuples:
         if seat not in out_seats and not game.is_over() and game.in_check(seat)  # type: ignore[attr-defined]
     }
     names = game.seat_names()
-    history = [h for h in game.history() if not h.startswith("resign:")]
+    history = game.board_moves()
     last = move_squares(history[-1]) if history else None
     highlight = set(last) if last else set()
     targets: set[str] = set()

@@ -23,7 +23,6 @@ from __future__ import annotations
 from typing import cast
 
 from p2p.games import Game
-from p2p.games.base import RESIGN_PREFIX
 from p2p.games.chess4 import Chess4
 from p2p.games.chess4.board import NEUTRAL, PIECE_LETTERS, SEATS, SQUARES, name
 from p2p.web.web_view import State, WebView, common_state
@@ -41,7 +40,7 @@ def state(game: Game) -> State:
         owner = p >> 3
         grey = owner == NEUTRAL or not pos.live >> owner & 1
         pieces.append({"square": name(sq), "seat": owner, "kind": PIECE_LETTERS[p & 7], "grey": grey})
-    moves = [entry for entry in chess.history() if not entry.startswith(RESIGN_PREFIX)]
+    moves = chess.board_moves()
     last_move = None
     if moves:
         origin, target = moves[-1].split("-")

@@ -22,7 +22,6 @@ from __future__ import annotations
 from typing import cast
 
 from p2p.games import Game
-from p2p.games.base import RESIGN_PREFIX
 from p2p.games.connect4 import Connect4
 from p2p.web.web_view import State, WebView, common_state
 
@@ -37,7 +36,7 @@ below an exact result's)."""
 
 
 def _moves(game: Game) -> list[str]:
-    return [entry for entry in game.history() if not entry.startswith(RESIGN_PREFIX)]
+    return game.board_moves()
 
 
 def state(game: Game) -> State:

@@ -135,7 +135,7 @@ export function mount(element, api) {
   function animate(prev, placed) {
     const last = state.last_move;
     if (!prev || !last || reducedMotion() || state.ply !== prev.ply + 1) return;
-    if (String(state.last || "").startsWith("resign:")) return;
+    if (state.last_kind === "resignation") return;
     if (last.pop) { // every disc of the column slides down one row
       for (let r = 0; r < state.columns[last.column].length; r++) {
         placed[`${last.column},${r}`]?.animate(

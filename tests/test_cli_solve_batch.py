@@ -1,0 +1,134 @@
+"""``p2p solve`` in batches: legality is checked on the solver's own board, and a bad line
+is refused with the same one-line message as when every line was replayed through the
+game's engine (issue 28)."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from p2p.ai.connect4_solver import parse_position
+from p2p.cli import UsageError
+from p2p.commands import solve as solve_command
+from p2p.commands.position import apply_moves
+from p2p.games import create_game
+
+REPO = Path(__file__).resolve().parents[1]
+DRAWN_FULL_BOARD = "123456712345672143657214365712345671234567"
+"""42 moves, no four: the engine allows it, the solver has nothing left to solve."""
+
+
+def _args(**overrides: object) -> argparse.Namespace:
+    values: dict[str, object] = {"game": "connect4", "position": None, "analyze": False, "weak": False,
+                                 "width": 7, "height": 6}
+    values.update(overrides)
+    return argparse.Namespace(**values)
+
+
+def _engine_then_solver(text: str, width: int, height: int) -> tuple[int, int, int] | str:
+    """What ``p2p solve`` did before issue 28 for one line: replay it through the game's
+    engine (its refusal wins), then parse it for the solver."""
+    try:
+        apply_moves(create_game("connect4", {"width": width, "height": height}), [text])
+        pos = parse_position(text, width, height)
+    except (UsageError, ValueError) as err:
+        return str(err)
+    return pos.current, pos.mask, pos.moves
+
+
+def _now(text: str, width: int, height: int) -> tuple[int, int, int] | str:
+    try:
+        pos = solve_command._position(parse_position, text, _args(width=width, height=height))
+    except (UsageError, ValueError) as err:
+        return str(err)
+    return pos.current, pos.mask, pos.moves
+
+
+def _random_line(rng: random.Random, width: int, height: int) -> str:
+    """A random game cut at a random ply; often run on past its end (a win, a full
+    column, the full board), sometimes with a stray character."""
+    pos = parse_position("", width, height)
+    line = ""
+    for _ in range(rng.randint(0, width * height)):
+        cols = [c for c in range(width) if pos.can_play(c)]
+        if not cols or rng.random() < 0.03:
+            break
+        col = rng.choice(cols)
+        line += str(col + 1)
+        if pos.is_winning_move(col):
+            break
+        pos.play_column(col)
+    if rng.random() < 0.4:
+        line += "".join(str(rng.randint(1, width)) for _ in range(rng.randint(1, 3)))
+    if rng.random() < 0.1 and line:
+        i = rng.randrange(len(line))
+        line = line[:i] + rng.choice(["0", "8", "9", "x", " ", "p", "\u0665", "-"]) + line[i + 1:]
+    return line
+
+
+@pytest.mark.parametrize(("width", "height"), [(7, 6), (4, 4), (5, 4), (9, 7)])
+def test_a_line_reads_as_when_the_engine_replayed_it(width: int, height: int) -> None:
+    """Random lines, legal and not: the same position, or the same refusal word for word."""
+    rng = random.Random(f"solve-batch-{width}x{height}")
+    lines = [_random_line(rng, width, height) for _ in range(600)]
+    lines += ["4444444", "1212121", "12121214", "48", "0", "", " 4455", "4 4", "p4", DRAWN_FULL_BOARD]
+    refused = 0
+    for line in lines:
+        if width != 7 and line in ("4444444", DRAWN_FULL_BOARD):
+            continue
+        before = _engine_then_solver(line, width, height)
+        assert _now(line, width, height) == before, line
+        refused += isinstance(before, str)
+    assert 100 < refused < len(lines) - 100  # both kinds were tried
+
+
+def test_a_batch_of_legal_lines_never_replays_through_the_engine(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from p2p.games.connect4 import Connect4
+
+    def no_replay(self: Connect4, move: str) -> None:
+        raise AssertionError("a legal line was replayed through the engine")
+
+    monkeypatch.setattr(Connect4, "push", no_replay)
+    lines = [line.split()[0] for line in (REPO / "tests/data/connect4_testsets/Test_L3_R1")
+             .read_text().splitlines()[:30]]
+    monkeypatch.setattr(sys, "stdin", io.StringIO("".join(f"{line}\n" for line in lines)))
+    assert solve_command.run(_args()) == 0
+    assert [row.split()[0] for row in capsys.readouterr().out.splitlines()] == lines
+    # A bad line still goes to the engine for its wording (and meets the patched push).
+    monkeypatch.setattr(sys, "stdin", io.StringIO("4444444\n"))
+    with pytest.raises(AssertionError, match="replayed"):
+        solve_command.run(_args())
+
+
+def _p2p_solve(stdin: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "p2p", "solve", "connect4"],
+        input=stdin, capture_output=True, text=True, cwd=REPO, timeout=120, check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        ("4444444", "move 7 '4': column 4 is full"),
+        ("12121214", "move 8 '4': the round is over"),
+        ("1212121", "move 7: column 1 wins, so the game is over"),
+        (DRAWN_FULL_BOARD, "move 42: the board is full, so the game is over"),
+        ("44x5", "move 3 'x': 'x' is not a column (1-7)"),
+        ("448", "move 3 '8': column 8 does not exist (1-7)"),
+    ],
+)
+def test_a_bad_line_in_a_batch_stops_it_with_one_line(bad: str, message: str) -> None:
+    """The lines before it are answered, the bad one is named with its number and the
+    message ``p2p solve`` gave before issue 28; nothing after it is solved."""
+    out = _p2p_solve(f"4455\n\n44455554221\n{bad}\n4455\n")
+    assert out.returncode == 2
+    assert out.stdout == "4455 18\n44455554221 -15\n"
+    assert out.stderr == f"p2p solve: line 4: {message}\n"
