@@ -59,6 +59,10 @@ machine), a plain machine-level test states the rule beside the seed:
   position disputed after it settled (the admin's sign on the move's branch came only
   afterwards), while the admin and replay did not: a settled dispute now ends when the
   other claimant shows it holds what we keep, unless a row of our own (T4, T5) made it.
+* ``honest/4659`` (four seats, found among fresh seeds): a member kept the admin's late
+  move by its own observation (T5) after the admin itself had yielded to the forfeit;
+  it stayed alone on that move for good.  T5 now keeps no move whose seat shows a sign
+  on the forfeit's branch.
 * ``mixed/3285``, ``1209`` (four seats): the admin signed two different forfeits for one
   position; every member ended the round by the equivocation proof and wrote both to
   its log, but replay took two forfeits at one position for "a forfeit and the seat's
@@ -104,7 +108,7 @@ from p2p.sim import simulate
      ("mixed", 50), ("honest", 1019), ("honest", 1568), ("honest", 1973), ("honest", 2728),
      ("honest", 2805), ("mixed", 3285), ("mixed", 1209), ("mixed", 2032), ("mixed", 2066),
      ("mixed", 2338), ("mixed", 2681), ("mixed", 2576), ("honest", 1905), ("mixed", 1287),
-     ("mixed", 1987), ("mixed", 550), ("mixed", 2181)],
+     ("mixed", 1987), ("mixed", 550), ("mixed", 2181), ("honest", 4659)],
 )
 def test_a_counterexample_seed_holds_every_invariant(family: str, seed: int) -> None:
     result = simulate(family, seed)
@@ -392,6 +396,35 @@ def test_a_draw_signed_in_time_lifts_a_round_expired_here() -> None:
     bob.receive(draw, deadline + 60_000)
     assert not bob.ended_here and bob.phase is Phase.PLAY
     assert bob.state.head.id == admin.state.head.id
+
+
+def test_a_member_keeps_no_move_by_its_own_observation_once_the_mover_left_it() -> None:
+    """honest/4659 (T5): carol got the admin's move (the head) late and bob's answer
+    seconds after it: by her own observation bob answered in time, so she keeps his move
+    against the admin's forfeit although it is late by the signed timestamps.  Bob
+    himself saw the head in time, judges his move late and yields: his ack of the
+    forfeit's end is on the forfeit's branch.  From then on nobody keeps the move for
+    him: carol takes the forfeit too, or she stays alone on a branch nobody else holds."""
+    net = Loopback()
+    admin, bob, carol = open_round(
+        net, "cube", {"players": 3}, [human(0), human(1), human(2)], start=0)
+    t = admin.state.head.ts
+    head = _sent(admin.move(sorted(admin.state.game.legal_moves())[0], t + 1_000), "move")
+    forfeit = _sent(admin.tick(head.ts + SILENT), "forfeit")
+    bob.receive(head, head.ts + 1_000)  # in time: bob's answer is simply late
+    move = _sent(bob.move(sorted(bob.state.game.legal_moves())[0], forfeit.ts + 4_000), "move")
+    arrive = forfeit.ts + 2_000  # carol: the head late, the answer 2 s after it
+    carol.receive(head, arrive)
+    carol.receive(move, arrive + 2_000)
+    carol.receive(forfeit, arrive + SILENT)  # once her clock has seen the timeout
+    assert carol.state.chain[move.seq].id == move.id  # T5: kept, disputed here
+    effects = bob.receive(forfeit, forfeit.ts + 5_000)
+    assert bob.state.head.id == forfeit.id  # bob yields (no T5 at his machine)
+    (ack,) = [e.event for e in effects if isinstance(e, Publish) and e.event.kind == "ack"]
+    carol.receive(ack, arrive + SILENT + 1_000)
+    assert carol.state.head.id == forfeit.id == admin.state.head.id
+    assert carol.phase is admin.phase and not carol.disputes()
+    del net
 
 
 def _sync_request(who: int, head: Event, ts: int) -> Event:
