@@ -125,12 +125,12 @@ def test_the_toy_game_in_the_shell(toy: None, tmp_path: Path) -> None:
             await h.wait_screen("over:", 20)
             first = h.controller.match
             await h.type_line("/play ttt 2p")
-            await h.wait_for(lambda: h.controller.match is not first, 5)
+            await h.wait_for(lambda: h.controller.match is not first, 20)
             game = h.controller.match.game
             assert not any(seat.is_computer for seat in h.controller.match.seats)
             for move in "14253":
                 await h.type_line(move, settle=0.0)
-            await h.wait_for(game.is_over, 5)
+            await h.wait_for(game.is_over, 20)
             assert game.winners() == (0,) and game.history() == list("14253")
             assert "over: Red wins" in h.screen()
 

@@ -94,7 +94,7 @@ def test_live_a_flushed_memory_lets_no_old_accept_or_chat_line_count_again(
             await meet(alice, bob)
             ours, theirs = await start_round(alice, [bob], "connect4", start=0)
             await theirs.say("good luck")
-            await eventually(lambda: alice.stats.received > 0, 5, "traffic")
+            await eventually(lambda: alice.stats.received > 0, 20, "traffic")
             copies: dict[str, tuple[str, bytes]] = {}  # kind -> sealed bytes of bob's, as on the wire
             async with asyncio.timeout(10):
                 async for message in mallory.messages:

@@ -118,7 +118,7 @@ def test_peers_see_each_other_in_the_lobby_an_hour_apart(
         order = [shifted, true] if first == "shifted" else [true, shifted]
         await order[0].start()
         try:
-            await eventually(lambda: order[0].lobby._echoed, 5, "the first presence stored")
+            await eventually(lambda: order[0].lobby._echoed, 20, "the first presence stored")
             await order[1].start()
             await meet(true, shifted, timeout=5)
             seen = true.lobby.clocks.offset(shifted.public_key)

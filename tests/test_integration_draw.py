@@ -193,6 +193,6 @@ def test_named_starter_with_a_computer_mixes_every_members_nonce_live(
             )  # the round id alone no longer decides
             await play_out(rounds, 20)
             assert_same_outcome(rounds)
-            await eventually(lambda: not host.busy and not guest.busy, 5, "both free")
+            await eventually(lambda: not host.busy and not guest.busy, 20, "both free")
 
     run(body())

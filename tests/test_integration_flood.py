@@ -79,11 +79,20 @@ def test_a_flood_on_round_and_lobby_loses_no_honest_event(
             assert synced == []
             for peer in (alice, bob):
                 stats = peer.inbound.stats
-                lost = {k: v for k, v in stats.items() if k.startswith("dropped: round ")}
-                assert lost == {}, f"{peer.nick} dropped round traffic: {lost}"
                 # the junk really reached the edge and was refused there, cheaply: the
                 # round's junk does not open with the round key, replays of its sealed
                 # events are duplicates, the lobby's junk is over the strangers' budget
+                # (polled: under load the flood's tail is still queued when the round ends)
+                def refused(peer: Peer = peer) -> bool:
+                    got = peer.inbound.stats
+                    return (got.get("dropped: not sealed with the round key", 0) > 0
+                            and got.get("dropped: duplicate", 0) > 0
+                            and sum(v for k, v in got.items() if "over budget" in k) > 0)
+
+                await eventually(refused, 30, f"{peer.nick}'s edge to refuse the junk")
+                stats = peer.inbound.stats
+                lost = {k: v for k, v in stats.items() if k.startswith("dropped: round ")}
+                assert lost == {}, f"{peer.nick} dropped round traffic: {lost}"
                 assert stats.get("dropped: not sealed with the round key", 0) > 0
                 assert stats.get("dropped: duplicate", 0) > 0
                 assert sum(v for k, v in stats.items() if "over budget" in k) > 0
@@ -95,9 +104,9 @@ def test_a_flood_on_round_and_lobby_loses_no_honest_event(
                     if isinstance(note, ChatMessage) and note.text == "still here":
                         break
             await eventually(
-                lambda: alice.public_key in bob.lobby.peers, 5, "bob to see alice"
+                lambda: alice.public_key in bob.lobby.peers, 30, "bob to see alice"
             )
             for task in watchers:
                 task.cancel()
 
-    run(body(), timeout=120)
+    run(body(), timeout=240)  # generous: a CPU-bound flood on a loaded machine

@@ -134,7 +134,7 @@ def test_2500_fake_presences_hide_no_real_peer_and_forfeit_no_member(
             async with Peer(url, nick="dave", connect_timeout=60) as dave:
                 await meet(alice, bob, carol, dave, timeout=30)
                 await eventually(  # the fakes are in its list too: the flood was there
-                    lambda: len(dave.lobby.peers) >= 2_000, 60, "dave to take them in"
+                    lambda: len(dave.lobby.peers) >= 2_000, 120, "dave to take them in"
                 )
                 for peer in (alice, bob, carol):
                     assert not [r for r in peer.stats.dropped if "lobby full" in r]
@@ -145,7 +145,7 @@ def test_2500_fake_presences_hide_no_real_peer_and_forfeit_no_member(
                 await rb.wait_over(20)
                 assert_same_outcome([ra, rb])
 
-    run(body(), timeout=240)  # 2,500 signatures checked by each of four peers: CPU-bound
+    run(body(), timeout=280)  # 2,500 signatures checked by each of four peers: CPU-bound
 
 
 def test_key_rotating_chat_flood_and_invitation_spam(
@@ -194,7 +194,7 @@ def test_key_rotating_chat_flood_and_invitation_spam(
                     + alice.stats.dropped.get("stranger lane over budget", 0)
                     >= 1_990
                 ),
-                60,  # CPU-bound: 2,000 signatures (20 s did not do on a loaded machine)
+                120,  # CPU-bound: 2,000 signatures (60 s did not do at load 20 on 2 cores)
                 "alice to refuse the flood",
             )
             assert alice.stats.dropped.get("lobby chat budget", 0) >= 100
@@ -263,7 +263,7 @@ def test_key_rotating_chat_flood_and_invitation_spam(
             accepted = await alice.invitation(real.id).accept()
             await accepted.wait_started(30)
 
-    run(body(), timeout=180)  # generous: CPU-bound floods on a loaded machine
+    run(body(), timeout=280)  # generous: CPU-bound floods on a loaded machine
 
 
 def test_replayed_chat_and_hellos_are_dropped_and_nobody_republishes(
@@ -375,9 +375,9 @@ def test_replayed_chat_and_hellos_are_dropped_and_nobody_republishes(
                     reasons = ("duplicate", "hello budget", "stranger lane over budget")
                     return sum(peer.stats.dropped.get(r, 0) for r in reasons) >= 390
 
-                await eventually(dropped_them, 30, f"{peer.nick} to drop the hellos")
+                await eventually(dropped_them, 90, f"{peer.nick} to drop the hellos")  # 30 s: short at load 20
 
-    run(body(), timeout=180)  # generous: CPU-bound floods on a loaded machine
+    run(body(), timeout=280)  # generous: CPU-bound floods on a loaded machine
 
 
 def test_a_join_costs_one_publication_and_a_deleted_presence_is_repaired(

@@ -76,7 +76,7 @@ def test_outbox_survives_a_broker_outage_and_subscriptions_come_back(
 
             task = asyncio.create_task(collect())
             await sender.publish("t/events", b"before", qos=1, wait=True)
-            await eventually(lambda: got == [b"before"], 5, "the first message")
+            await eventually(lambda: got == [b"before"], 20, "the first message")
             await asyncio.to_thread(private_mosquitto.stop)
             await eventually(lambda: not sender.connected, 5, "the loss to be noticed")
             for i in range(3):  # published while the broker is down: kept in the outbox
@@ -135,7 +135,7 @@ def test_publishes_await_their_pubacks_together_in_order_and_go_again_after_a_cu
                 proxy.resume()
                 await eventually(lambda: len(got) == len(sent), 10, "every message")
                 assert got == sent
-                await eventually(lambda: sender.outbox_size == 0, 5, "every PUBACK")
+                await eventually(lambda: sender.outbox_size == 0, 20, "every PUBACK")
 
                 proxy.pause()
                 again = [f"again {i}".encode() for i in range(3)]

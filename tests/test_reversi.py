@@ -232,7 +232,7 @@ def test_reversi_in_the_shell_against_the_computer(tmp_path: Path) -> None:
             # at one keyboard: Black plays its first square, White its last; on 6x6 this
             # line of play reaches a seat with no square (whoever starts), typed "passen"
             await h.type_line("/play reversi 2p size=6")
-            await h.wait_for(lambda: h.controller.match is not match, 5)
+            await h.wait_for(lambda: h.controller.match is not match, 20)
             game = h.controller.match.game
             while not game.is_over():
                 legal = game.legal_moves()

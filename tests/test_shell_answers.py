@@ -162,7 +162,7 @@ def test_quit_in_a_running_round_asks_first_and_says_how_long_to_come_back(tmp_p
             assert f" {secs} s" in line and "/quit" in line, line
             assert h.exit_code is None and h.app.is_running
             await h.type_line("/quit")
-            await h.wait_for(lambda: h.exit_code is not None, 5)
+            await h.wait_for(lambda: h.exit_code is not None, 20)
 
     run(scenario())
 
@@ -171,6 +171,6 @@ def test_quit_without_a_round_quits_at_once(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with HeadlessShell(config_dir=tmp_path) as h:
             await h.type_line("/quit")
-            await h.wait_for(lambda: h.exit_code is not None, 5)
+            await h.wait_for(lambda: h.exit_code is not None, 20)
 
     run(scenario())

@@ -67,7 +67,7 @@ def test_friend_marked_in_the_lobby_and_an_impostor_stands_out(
                 await h.wait_screen(f"alice [{fp}]", 10)  # 64 bits in the lobby
                 await h.type_line("/friend alice")
                 await h.wait_screen(f"alice ({fp}) is now marked as a friend", 5)
-                await h.wait_screen(f"★ alice [{fp}]", 5)
+                await h.wait_screen(f"★ alice [{fp}]", 20)
                 stored = friends_mod.load(tmp_path / friends_mod.FILE_NAME)
                 assert stored.is_friend(ALICE.public_key)
                 async with peer_mod.Peer(broker_url, nick="alice", identity=MALLORY) as fake:
@@ -111,7 +111,7 @@ def test_friends_in_german_and_kept_across_a_restart(tmp_path: Path, broker_url:
                 await h.wait_screen(f"★ alice [{fp}]", 10)
                 async with peer_mod.Peer(broker_url, nick="Alice", identity=MALLORY):
                     await h.wait_screen("⚠ NICHT dein Freund alice!", 10)
-                    await h.wait_screen("trägt den Namen deines Freundes alice", 5)
+                    await h.wait_screen("trägt den Namen deines Freundes alice", 20)
                 await h.type_line("/entfreunden alice")
                 await h.wait_screen(f"alice ({fp}) ist kein Freund mehr", 5)
                 assert not friends_mod.load(tmp_path / friends_mod.FILE_NAME).items()

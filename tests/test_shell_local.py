@@ -230,7 +230,7 @@ def test_turn_notification_only_when_unfocused(tmp_path: Path) -> None:
             # The computer players' replies vary with the match's seed: play a legal move.
             await h.type_line(game.legal_moves()[0])
             await h.wait_for(lambda: red_again(8), 20)
-            await h.wait_for(lambda: "desktop" in notifier.sent, 5)
+            await h.wait_for(lambda: "desktop" in notifier.sent, 20)
             assert notifier.sent[:2] == ["bell", "desktop"]
             assert "\x1b]777;notify;Your turn;" in h.raw.getvalue()
             await h.type_line("/notify off")

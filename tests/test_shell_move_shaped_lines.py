@@ -30,7 +30,7 @@ def test_chess_text_off_the_board_is_refused_not_chat(tmp_path: Path, lang: str)
     async def scenario() -> None:
         async with HeadlessShell(config_dir=tmp_path, lang=lang, columns=100, rows=30) as h:
             await h.type_line("/play chess4")
-            await h.wait_for(lambda: h.controller.match is not None, 5)
+            await h.wait_for(lambda: h.controller.match is not None, 20)
             for text, square in (("x9-y3", "x9"), ("o5-o6", "o5"), ("a1-a3", "a1"), ("Nx9-y3", "x9")):
                 await h.type_line(text)
                 await h.wait_for(lambda square=square: any(NO_SQUARE[lang].format(square) in x

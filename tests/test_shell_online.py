@@ -255,7 +255,7 @@ def test_a_private_round_joined_by_code_and_a_wrong_code(tmp_path: Path, broker_
                 assert code is not None and len(code) == 6
                 # Malformed and wrong codes: one line each, nothing joined, nothing busy.
                 await h.type_line("/join 0OIL10")
-                await h.wait_screen("Invalid code 0OIL10", 5)
+                await h.wait_screen("Invalid code 0OIL10", 20)
                 wrong = "".join("2" if ch != "2" else "3" for ch in code)
                 await h.type_line(f"/join {wrong}")
                 await h.wait_screen(f"No open round behind code {wrong[:3]} {wrong[3:]}", 15)
@@ -298,7 +298,7 @@ def test_a_private_round_opened_in_the_shell_shows_its_code(tmp_path: Path, brok
         ) as h:
             await h.wait_screen("Connected to", 10)
             await h.type_line("/private connect4 open=0")
-            await h.wait_screen("open=N: 1 to 3 seats", 5)
+            await h.wait_screen("open=N: 1 to 3 seats", 20)
             assert h.controller.online.round is None
             await h.type_line("/private connect4 start=me")
             screen = await h.wait_screen(">>> Join code: ", 10)

@@ -423,7 +423,7 @@ def test_chess4_explains_a_promoted_piece(tmp_path: Path) -> None:
             await wait_chat(h, "the pawn on h8 becomes a queen")
             line = next(t for t in chat_texts(h) if "becomes a queen" in t)
             assert line.startswith("Red") and "worth only 1 point" in line
-            screen = await h.wait_screen("D promoted queen", 5)  # the legend under the board
+            screen = await h.wait_screen("D promoted queen", 20)  # the legend under the board
             assert " rD" in screen
 
     run(scenario())

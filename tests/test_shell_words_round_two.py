@@ -61,7 +61,7 @@ def test_the_german_chess_board_says_whose_pieces_the_letters_mark(tmp_path: Pat
     async def scenario() -> None:
         async with HeadlessShell(config_dir=tmp_path, lang="de", rows=30, columns=100, color=False) as h:
             await h.type_line("/play chess4")
-            screen = await h.wait_screen("üB", 5)
+            screen = await h.wait_screen("üB", 20)
             assert "r=Rot 0" in screen and "b=Blau 0" in screen and "g=Gelb 0" in screen and "ü=Grün 0" in screen
 
     asyncio.run(asyncio.wait_for(scenario(), 30))

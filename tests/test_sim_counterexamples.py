@@ -90,7 +90,7 @@ from p2p.protocol.conflicts import HOLD_MS, judge
 from p2p.protocol.effects import Notice, Publish
 from p2p.protocol.events import Event
 from p2p.protocol.loopback import Loopback
-from p2p.protocol.replay import replay_log
+from p2p.protocol.replay import LogError, replay_log
 from p2p.protocol.round import Phase
 from p2p.protocol.round_machine import RoundMachine
 from p2p.protocol.round_timers import START_DEADLINE_MS
@@ -104,7 +104,7 @@ from p2p.sim import simulate
      ("mixed", 50), ("honest", 1019), ("honest", 1568), ("honest", 1973), ("honest", 2728),
      ("honest", 2805), ("mixed", 3285), ("mixed", 1209), ("mixed", 2032), ("mixed", 2066),
      ("mixed", 2338), ("mixed", 2681), ("mixed", 2576), ("honest", 1905), ("mixed", 1287),
-     ("mixed", 1987), ("mixed", 550)],
+     ("mixed", 1987), ("mixed", 550), ("mixed", 2181)],
 )
 def test_a_counterexample_seed_holds_every_invariant(family: str, seed: int) -> None:
     result = simulate(family, seed)
@@ -496,3 +496,32 @@ def test_a_dispute_told_before_an_end_by_a_proof_is_weighed_again_after_it() -> 
     replay = replay_log([e.raw for e in carol.log_events()])
     assert replay.proof is not None and not replay.contested()
     assert carol.state.chain[move.seq].id == forfeit.id  # the proof's end stands
+
+
+def test_a_log_with_a_leaf_of_another_branch_beside_its_chain_replays() -> None:
+    """mixed/2181 (``evidence``): a rewind of 8 events took out two of a member's own
+    moves several positions after the contested one; with them added to its log (moves
+    a member may keep, issue 23: replaced events stay beside the chain), replay found
+    "position 8 of the chain is missing": their ``prev``s are other members' replaced
+    moves, which no log holds.  A chain event built on an event the log does not hold,
+    on which nothing in the log builds, is now left beside the chain; a line cut out of
+    the chain is still refused."""
+    net = Loopback()
+    machines = open_round(net, "connect4", {}, [human(0), human(1)], start=0)
+    for _ in range(6):
+        mover = next(m for m in machines if m.state.owner() == m.me.public_key)
+        net.post(f"p{PEOPLE.index(mover.me)}",
+                 mover.move(sorted(mover.state.game.legal_moves())[0], net.now + 1_000))
+        net.run()
+    log = [e.raw for e in machines[0].log_events()]
+    chain = machines[0].state.chain
+    before = replay_log(log)
+    body = {"ply": 3, "move": "1", "state": "00" * 32}
+    strays = [events.make(PEOPLE[1], "move", chain[-1].ts, body, round=chain[0].round,
+                          seq=seq, prev=f"{seq:02x}" * 32) for seq in (6, len(chain) + 2)]
+    after = replay_log(log + [e.raw for e in strays])
+    assert after.state.head.id == before.state.head.id == chain[-1].id
+    assert after.state.state_hash() == before.state.state_hash()
+    assert after.ignored == before.ignored + 2
+    with pytest.raises(LogError, match="position 5 of the chain is missing"):
+        replay_log([e.raw for e in chain[:5] + chain[6:]] + [e.raw for e in strays])
