@@ -52,6 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import aiomqtt
 
+from p2p.net import transport as transport_module
 from p2p.net.broker import BrokerError, LocalBroker
 from p2p.net.transport import ConnectionState
 from p2p.peer import Peer
@@ -90,6 +91,13 @@ def stretch(heartbeat_ms: int) -> None:
     lobby_module.HEARTBEAT_MS = heartbeat_ms
     lobby_module.PRESENCE_TTL_S = 3_600  # read where used (p2p.peer.config.presence_ttl_s)
     lobby_module.SILENCE_MS = 7_200_000
+    # Dozens of peers share one event loop here (on a real lobby each has its machine):
+    # a new peer's first CONNACK and its retained-delivery probe can wait behind its
+    # neighbours' checking of hundreds of presences, longer than the few seconds after
+    # which the transport takes a broker for one that does not answer v5 (measured:
+    # N = 600 stopped on that at load 20-30).  Bench-only, like the heartbeat.
+    transport_module.HANDSHAKE_TIMEOUT_S = 60.0
+    transport_module.PROBE_TIMEOUT_S = 60.0
 
 
 # -- worker processes -------------------------------------------------------------------

@@ -27,8 +27,9 @@ stores) -- ``--runs`` rounds each, medians of:
 
 Beside each, the least the protocol as it stands needs (counted from the messages it
 sends, docs/performance.md gives the reasoning).  The "before" rows run the same rounds
-with each peer's transport publishing one message at a time, each awaiting its PUBACK
-(as before issue 28's publish window).  ``--trace SEATS,KIND`` runs one round instead
+with each peer's transport publishing one message at a time, each awaiting its PUBACK,
+and the admin awaiting its SUBACK before it invites (as before issue 28's publish
+window and early invitation; the store changes are not undone there).  ``--trace SEATS,KIND`` runs one round instead
 and prints when each peer sent, published, got its PUBACK and received what, and every
 stall of the shared event loop: how the round trips were found.  No figure here is
 asserted by a test.
@@ -56,6 +57,7 @@ from p2p.games import game_class
 from p2p.net.broker import LocalBroker
 from p2p.net.transport import NODELAY, Transport
 from p2p.peer import Peer
+from p2p.peer.edge import Edge
 from p2p.protocol.topics import code_secret
 
 WAIT_S = 60.0
@@ -253,7 +255,8 @@ class Trace:
         def w_recv(old: Any) -> Any:
             async def recv(self: Any, event: Any, channel: str, retained: bool) -> None:
                 who = nick_of.get(event.pk, "?")
-                trace.note(self.host, f"recv {event.kind} from {who} ({channel})")
+                how = channel + (", retained" if retained else "")
+                trace.note(self.host, f"recv {event.kind} from {who} ({how})")
                 return await old(self, event, channel, retained)
             return recv
 
@@ -398,11 +401,18 @@ async def scenario(
 ) -> dict[str, Any]:
     namespace = f"rt{seats}{kind}{int(before)}{os.getpid()}"
     peers = [Peer(url, nick=f"p{i}", namespace=namespace, connect_timeout=WAIT_S) for i in range(seats)]
-    if before:  # as before issue 28's publish window: each publish awaits its PUBACK
+    current = Edge.subscribe_round
+    if before:  # as before this change: each publish awaits its PUBACK, and the admin
+        # awaits its SUBACK before it invites
         for p in peers:
             transport = p.edge.transport
             assert isinstance(transport, Transport)
             transport._window = 1
+
+        async def acknowledged(self: Edge, key: str, *, acknowledged: bool = True) -> None:
+            await current(self, key)
+
+        Edge.subscribe_round = acknowledged  # type: ignore[method-assign]
     try:
         for p in peers:
             await asyncio.wait_for(p.start(), WAIT_S)
@@ -422,6 +432,7 @@ async def scenario(
                     lag.cancel()
             await asyncio.sleep(0.5)
     finally:
+        Edge.subscribe_round = current  # type: ignore[method-assign]
         for p in reversed(peers):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(p.close(), WAIT_S)
@@ -438,14 +449,14 @@ async def scenario(
 # message from one peer to the others is one; so is waiting for a subscription's
 # acknowledgement); docs/performance.md gives the reasoning.
 MINIMUM = {
-    # admin subscribes (1) -> genesis (1) -> guest subscribes (1) -> accept (1) -> start
-    # sealing the accepts (1) -> commits (1) -> commit_close (1) -> reveals (1) -> draw
-    # (1); the admin holds the draw one trip before the guests
-    ("public", "start"): "8-9",
-    ("slow", "start"): "8-9",
-    # admin subscribes (1); the joiner's scrypt (CPU); subscribe and the retained genesis
-    # (1) -> join (1) -> start, commits, commit_close, reveals, draw (5)
-    ("private", "start"): "7-8 + scrypt",
+    # genesis (1) -> guest subscribes (1) -> accept (1) -> start sealing the accepts (1)
+    # -> commits (1) -> commit_close (1) -> reveals (1) -> draw (1); the admin holds the
+    # draw one trip before the guests (the "before" rows: + the admin's subscription, 1)
+    ("public", "start"): "7-8",
+    ("slow", "start"): "7-8",
+    # the joiner's scrypt (CPU); subscribe and the retained genesis (1) -> join (1) ->
+    # start, commits, commit_close, reveals, draw (5)
+    ("private", "start"): "6-7 + scrypt",
     ("public", "move"): "1",
     ("private", "move"): "1",
     ("slow", "move"): "1",
@@ -478,8 +489,8 @@ async def main_async(args: argparse.Namespace) -> None:
             print(f"link round trip {rt * 1000:.0f} ms; {found}")
             return
         results = {}
-        for seats in (2, 3, 4):
-            for kind in ("public", "public before", "private", "slow", "slow before"):
+        for seats in args.seats:
+            for kind in args.kinds.split(","):
                 print(f"{seats} seats, {kind} ...", file=sys.stderr, flush=True)
                 results[(seats, kind)] = await scenario(
                     url,
@@ -527,7 +538,7 @@ async def main_async(args: argparse.Namespace) -> None:
                 f"{kind}, one publish at a time (before)" if label.endswith("before") else kind,
                 x(r["start_first"]),
                 x(r["start_all"]),
-                MINIMUM[(kind, "start")],
+                "8-9" if label.endswith("before") else MINIMUM[(kind, "start")],
                 x(r["move"]),
                 MINIMUM[(kind, "move")],
                 x(r["end"]),
@@ -554,6 +565,12 @@ def main() -> None:
     parser.add_argument("--jitter-ms", type=float, default=10)
     parser.add_argument("--samples", type=int, default=20)
     parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--seats", type=int, nargs="+", default=[2, 3, 4])
+    parser.add_argument(
+        "--kinds",
+        default="public,public before,private,slow,slow before",
+        help="comma-separated rounds to run",
+    )
     parser.add_argument(
         "--trace", metavar="SEATS,KIND", help="one round, every step of every peer timed"
     )

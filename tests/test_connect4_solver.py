@@ -318,3 +318,18 @@ def test_cli_stdin_reports_the_line_number() -> None:
 def test_cli_only_connect4() -> None:
     out = _run("chess4", "1")
     assert out.returncode == 2 and out.stderr.count("\n") == 1
+
+
+def test_emptied_tables_and_memos_change_no_score(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The table and the memos are emptied when they pass their bounds: with tiny bounds
+    every score is still the published one, and nothing grows past a probe's worth."""
+    import p2p.ai.connect4_solver as module
+
+    monkeypatch.setattr(module, "TT_MAX_ENTRIES", 40)
+    monkeypatch.setattr(module, "ORDER_MAX_ENTRIES", 30)
+    solver = Solver()
+    biggest = 0
+    for text, score in load("Test_L2_R1")[::50]:
+        assert solver.solve(parse_position(text)) == score, text
+        biggest = max(biggest, len(solver.table), len(solver._orders), len(solver._ends))
+    assert biggest < 2_500  # 1,461 here; 4,812 without the bounds

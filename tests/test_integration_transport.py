@@ -152,6 +152,48 @@ def test_publishes_await_their_pubacks_together_in_order_and_go_again_after_a_cu
     run(body())
 
 
+def test_a_retained_message_waiting_in_the_outbox_gives_way_to_a_newer_one(
+    private_mosquitto: LocalBroker,
+) -> None:
+    """A retained message not yet sent is dropped for a newer one on its topic (the
+    broker would keep only the newer; a slow round's store is republished on every
+    change); other topics and the message already on its way are untouched."""
+
+    async def body() -> None:
+        async with LinkProxy(private_mosquitto.port) as proxy:
+            sender = Transport(proxy.url, max_backoff=0.5, publish_window=1)
+            receiver = Transport(private_mosquitto.url)
+            async with sender, receiver:
+                await receiver.subscribe("t/kept/#", qos=1)
+                got: list[tuple[str, bytes]] = []
+
+                async def collect() -> None:
+                    async for message in receiver.messages():
+                        got.append((message.topic, message.payload))
+
+                task = asyncio.create_task(collect())
+                proxy.pause()
+                sender.publish_nowait("t/kept/store", b"1", qos=1, retain=True)
+                await eventually(lambda: sender.in_flight == 1, 10, "the first on its way")
+                sender.publish_nowait("t/kept/store", b"2", qos=1, retain=True)
+                sender.publish_nowait("t/kept/move", b"m", qos=1)
+                superseded = sender.publish_nowait("t/kept/store", b"3", qos=1, retain=True)
+                assert not superseded.done()
+                sender.publish_nowait("t/kept/store", b"4", qos=1, retain=True)
+                assert sender.outbox_size == 3  # "1" on its way, "m", "4"
+                assert superseded.done()  # "4" took its place
+                proxy.resume()
+                await eventually(lambda: len(got) == 3, 10, "three messages")
+                assert got == [
+                    ("t/kept/store", b"1"),
+                    ("t/kept/move", b"m"),
+                    ("t/kept/store", b"4"),
+                ]
+                task.cancel()
+
+    run(body())
+
+
 def test_caps_and_last_will(mosquitto: LocalBroker) -> None:
     async def body() -> None:
         url = mosquitto.url

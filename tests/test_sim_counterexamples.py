@@ -59,6 +59,10 @@ machine), a plain machine-level test states the rule beside the seed:
   position disputed after it settled (the admin's sign on the move's branch came only
   afterwards), while the admin and replay did not: a settled dispute now ends when the
   other claimant shows it holds what we keep, unless a row of our own (T4, T5) made it.
+* ``honest/4659`` (four seats, found among fresh seeds): a member kept the admin's late
+  move by its own observation (T5) after the admin itself had yielded to the forfeit;
+  it stayed alone on that move for good.  T5 now keeps no move whose seat shows a sign
+  on the forfeit's branch.
 * ``mixed/3285``, ``1209`` (four seats): the admin signed two different forfeits for one
   position; every member ended the round by the equivocation proof and wrote both to
   its log, but replay took two forfeits at one position for "a forfeit and the seat's
@@ -90,7 +94,7 @@ from p2p.protocol.conflicts import HOLD_MS, judge
 from p2p.protocol.effects import Notice, Publish
 from p2p.protocol.events import Event
 from p2p.protocol.loopback import Loopback
-from p2p.protocol.replay import replay_log
+from p2p.protocol.replay import LogError, replay_log
 from p2p.protocol.round import Phase
 from p2p.protocol.round_machine import RoundMachine
 from p2p.protocol.round_timers import START_DEADLINE_MS
@@ -104,7 +108,7 @@ from p2p.sim import simulate
      ("mixed", 50), ("honest", 1019), ("honest", 1568), ("honest", 1973), ("honest", 2728),
      ("honest", 2805), ("mixed", 3285), ("mixed", 1209), ("mixed", 2032), ("mixed", 2066),
      ("mixed", 2338), ("mixed", 2681), ("mixed", 2576), ("honest", 1905), ("mixed", 1287),
-     ("mixed", 1987), ("mixed", 550)],
+     ("mixed", 1987), ("mixed", 550), ("mixed", 2181), ("honest", 4659)],
 )
 def test_a_counterexample_seed_holds_every_invariant(family: str, seed: int) -> None:
     result = simulate(family, seed)
@@ -394,6 +398,35 @@ def test_a_draw_signed_in_time_lifts_a_round_expired_here() -> None:
     assert bob.state.head.id == admin.state.head.id
 
 
+def test_a_member_keeps_no_move_by_its_own_observation_once_the_mover_left_it() -> None:
+    """honest/4659 (T5): carol got the admin's move (the head) late and bob's answer
+    seconds after it: by her own observation bob answered in time, so she keeps his move
+    against the admin's forfeit although it is late by the signed timestamps.  Bob
+    himself saw the head in time, judges his move late and yields: his ack of the
+    forfeit's end is on the forfeit's branch.  From then on nobody keeps the move for
+    him: carol takes the forfeit too, or she stays alone on a branch nobody else holds."""
+    net = Loopback()
+    admin, bob, carol = open_round(
+        net, "cube", {"players": 3}, [human(0), human(1), human(2)], start=0)
+    t = admin.state.head.ts
+    head = _sent(admin.move(sorted(admin.state.game.legal_moves())[0], t + 1_000), "move")
+    forfeit = _sent(admin.tick(head.ts + SILENT), "forfeit")
+    bob.receive(head, head.ts + 1_000)  # in time: bob's answer is simply late
+    move = _sent(bob.move(sorted(bob.state.game.legal_moves())[0], forfeit.ts + 4_000), "move")
+    arrive = forfeit.ts + 2_000  # carol: the head late, the answer 2 s after it
+    carol.receive(head, arrive)
+    carol.receive(move, arrive + 2_000)
+    carol.receive(forfeit, arrive + SILENT)  # once her clock has seen the timeout
+    assert carol.state.chain[move.seq].id == move.id  # T5: kept, disputed here
+    effects = bob.receive(forfeit, forfeit.ts + 5_000)
+    assert bob.state.head.id == forfeit.id  # bob yields (no T5 at his machine)
+    (ack,) = [e.event for e in effects if isinstance(e, Publish) and e.event.kind == "ack"]
+    carol.receive(ack, arrive + SILENT + 1_000)
+    assert carol.state.head.id == forfeit.id == admin.state.head.id
+    assert carol.phase is admin.phase and not carol.disputes()
+    del net
+
+
 def _sync_request(who: int, head: Event, ts: int) -> Event:
     body = {"from_seq": (head.seq or 0) + 1}
     return events.make(PEOPLE[who], "sync_request", ts, body, round=head.round, prev=head.id)
@@ -496,3 +529,32 @@ def test_a_dispute_told_before_an_end_by_a_proof_is_weighed_again_after_it() -> 
     replay = replay_log([e.raw for e in carol.log_events()])
     assert replay.proof is not None and not replay.contested()
     assert carol.state.chain[move.seq].id == forfeit.id  # the proof's end stands
+
+
+def test_a_log_with_a_leaf_of_another_branch_beside_its_chain_replays() -> None:
+    """mixed/2181 (``evidence``): a rewind of 8 events took out two of a member's own
+    moves several positions after the contested one; with them added to its log (moves
+    a member may keep, issue 23: replaced events stay beside the chain), replay found
+    "position 8 of the chain is missing": their ``prev``s are other members' replaced
+    moves, which no log holds.  A chain event built on an event the log does not hold,
+    on which nothing in the log builds, is now left beside the chain; a line cut out of
+    the chain is still refused."""
+    net = Loopback()
+    machines = open_round(net, "connect4", {}, [human(0), human(1)], start=0)
+    for _ in range(6):
+        mover = next(m for m in machines if m.state.owner() == m.me.public_key)
+        net.post(f"p{PEOPLE.index(mover.me)}",
+                 mover.move(sorted(mover.state.game.legal_moves())[0], net.now + 1_000))
+        net.run()
+    log = [e.raw for e in machines[0].log_events()]
+    chain = machines[0].state.chain
+    before = replay_log(log)
+    body = {"ply": 3, "move": "1", "state": "00" * 32}
+    strays = [events.make(PEOPLE[1], "move", chain[-1].ts, body, round=chain[0].round,
+                          seq=seq, prev=f"{seq:02x}" * 32) for seq in (6, len(chain) + 2)]
+    after = replay_log(log + [e.raw for e in strays])
+    assert after.state.head.id == before.state.head.id == chain[-1].id
+    assert after.state.state_hash() == before.state.state_hash()
+    assert after.ignored == before.ignored + 2
+    with pytest.raises(LogError, match="position 5 of the chain is missing"):
+        replay_log([e.raw for e in chain[:5] + chain[6:]] + [e.raw for e in strays])

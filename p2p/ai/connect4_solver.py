@@ -37,8 +37,9 @@ TT_MAX_ENTRIES = 2_000_000
 """The table is emptied when it reaches this size (about 200-250 MB of dict)."""
 
 ORDER_MAX_ENTRIES = 500_000
-"""The memo of move orders (``Solver``) is emptied when it reaches this size (about
-100-150 MB); it only saves work, so emptying it never changes a result or a node count."""
+"""The memos of move orders and of line ends (``_search``) are each emptied when they
+reach this size (together about 150-200 MB); they only save work, so emptying them never
+changes a result or a node count."""
 
 
 class Solver:
@@ -54,12 +55,14 @@ class Solver:
         self.node_limit = node_limit
         self.nodes = 0
         self._orders: dict[int, int | tuple[tuple[int, int], ...]] = {}
-        self._start, self._count, self._negamax = _search(self.geo, self.table, self._orders)
+        self._ends: dict[int, int] = {}
+        self._start, self._count, self._negamax = _search(self.geo, self.table, self._orders, self._ends)
 
     def reset(self) -> None:
-        """Forget the transposition table (and the memo of move orders)."""
+        """Forget the transposition table (and the memos of move orders and line ends)."""
         self.table.clear()
         self._orders.clear()
+        self._ends.clear()
 
     # -- public API ------------------------------------------------------------------------
 
@@ -104,6 +107,8 @@ class Solver:
             self.table.clear()
         if len(self._orders) > ORDER_MAX_ENTRIES:
             self._orders.clear()
+        if len(self._ends) > ORDER_MAX_ENTRIES:
+            self._ends.clear()
         negamax = self._negamax
         while lo < hi:
             med = lo + (hi - lo) // 2
@@ -112,7 +117,7 @@ class Solver:
                 med = -((-lo) // 2)
             elif med >= 0 and hi // 2 > med:
                 med = hi // 2
-            r = negamax(cur, mask, moves, med, med + 1, -1)
+            r = negamax(cur, mask, moves, med, med + 1, -1, -1)
             if r <= med:
                 hi = r
             else:
@@ -123,17 +128,27 @@ class Solver:
 
 def _search(
     geo: Geometry, table: dict[int, int], orders: dict[int, int | tuple[tuple[int, int], ...]],
-) -> tuple[Callable[[int], None], Callable[[], int], Callable[[int, int, int, int, int, int], int]]:
+    ends: dict[int, int],
+) -> tuple[Callable[[int], None], Callable[[], int], Callable[[int, int, int, int, int, int, int], int]]:
     """Pons' negamax for one board size as closures: ``start(budget)`` (``-1``: none),
-    ``count()`` (nodes since ``start``) and ``negamax(cur, mask, moves, alpha, beta)``.
+    ``count()`` (nodes since ``start``) and
+    ``negamax(cur, mask, moves, alpha, beta, wins, mine)``.
 
-    The hot loop of the whole solver, written for CPython: the geometry in local
-    variables, ``four_ends`` written out with the board's shifts, and the move order of
-    a position memoized in ``orders`` (the dichotomic search visits about a third to a
-    half of its nodes again; the order is a function of the position alone, so the memo
-    changes no result, no node count and no move order).  ``orders`` holds, per position
-    key, the playable non-losing moves as an int until they are sorted, then the sorted
-    tuple; ``0`` marks a lost position.
+    The hot loop of the whole solver, written for CPython; it visits exactly the nodes of
+    the plain search, in the same order, and leaves the same table (the tests compare):
+
+    * the geometry in local variables, ``four_ends`` written out with the board's shifts;
+    * the move order of a position memoized in ``orders`` (the dichotomic search visits
+      about a third to a half of its nodes again; the order is a function of the
+      position alone): per position key the playable non-losing moves as an int until
+      they are sorted, then the sorted ``(move, winning cells after it)`` pairs; ``0``
+      marks a lost position;
+    * winning cells handed down instead of computed again: ``wins`` (the opponent's,
+      which the parent computed to order its moves) and ``mine`` (ours, the parent's
+      ``wins``), ``-1`` where the caller has none;
+    * a move's winning cells are ``mine`` joined with ``four_ends`` of our stones in the
+      move's star (the cells a line through it can use) plus the move, memoized in
+      ``ends`` by that int.
     """
     size = geo.size
     board = geo.board
@@ -148,6 +163,24 @@ def _search(
     s1b, s1c, s2b, s2c, s3b, s3c = 2 * s1, 3 * s1, 2 * s2, 3 * s2, 2 * s3, 3 * s3
     # Centre first (Pons' columnOrder), each column with its rank: higher is nearer the centre.
     columns = tuple((geo.width - i, geo.columns[c]) for i, c in enumerate(geo.order))
+    # Per cell: the cells a line of four through it can use besides it (its "star": the
+    # row, both diagonals and the column).  A move's new winning cells depend only
+    # on our stones in its star, so ``four_ends`` of (star stones | move), cached by that
+    # int in ``ends``, joined with our winning cells before the move, gives our winning
+    # cells after it.
+    stars: dict[int, int] = {}
+    for c in range(geo.width):
+        for row in range(geo.height):
+            cell = 1 << (c * geo.h1 + row)
+            star = 0
+            for dc, dr in ((1, 0), (1, 1), (1, -1), (0, 1)):
+                for k in range(-3, 4):
+                    cc, rr = c + k * dc, row + k * dr
+                    if k and 0 <= cc < geo.width and 0 <= rr < geo.height:
+                        star |= 1 << (cc * geo.h1 + rr)
+            stars[cell] = star
+    stars_get = stars.__getitem__
+    ends_get = ends.get
     table_get = table.get
     orders_get = orders.get
     # Per number of moves played: the score of a lost position, and the bounds of Pons'
@@ -167,7 +200,7 @@ def _search(
     def count() -> int:
         return nodes
 
-    def negamax(cur: int, mask: int, moves: int, alpha: int, beta: int, wins: int) -> int:
+    def negamax(cur: int, mask: int, moves: int, alpha: int, beta: int, wins: int, mine: int) -> int:
         """The side to move cannot win at once (caller's guarantee); ``wins`` is
         ``four_ends`` of the opponent's stones when the caller has it, else ``-1``."""
         nonlocal nodes
@@ -233,21 +266,39 @@ def _search(
             if possible & (possible - 1):
                 # Order: more created threats first, ties centre first (Pons' MoveSorter).
                 free = board ^ mask
+                if mine < 0:
+                    s = cur
+                    r = (s << 1) & (s << 2) & (s << 3)
+                    a = s << s1
+                    b = s >> s1
+                    r |= (a & (s << s1b) & ((s << s1c) | b)) | (b & (s >> s1b) & (a | (s >> s1c)))
+                    a = s << s2
+                    b = s >> s2
+                    r |= (a & (s << s2b) & ((s << s2c) | b)) | (b & (s >> s2b) & (a | (s >> s2c)))
+                    a = s << s3
+                    b = s >> s3
+                    mine = r | (a & (s << s3b) & ((s << s3c) | b)) | (b & (s >> s3b) & (a | (s >> s3c)))
                 candidates = []
                 for rank, column in columns:
                     move = possible & column
                     if move:
-                        s = cur | move
-                        r = (s << 1) & (s << 2) & (s << 3)
-                        a = s << s1
-                        b = s >> s1
-                        r |= (a & (s << s1b) & ((s << s1c) | b)) | (b & (s >> s1b) & (a | (s >> s1c)))
-                        a = s << s2
-                        b = s >> s2
-                        r |= (a & (s << s2b) & ((s << s2c) | b)) | (b & (s >> s2b) & (a | (s >> s2c)))
-                        a = s << s3
-                        b = s >> s3
-                        r |= (a & (s << s3b) & ((s << s3c) | b)) | (b & (s >> s3b) & (a | (s >> s3c)))
+                        s = (cur & stars_get(move)) | move
+                        known = ends_get(s)
+                        if known is not None:
+                            r = known
+                        else:
+                            r = (s << 1) & (s << 2) & (s << 3)
+                            a = s << s1
+                            b = s >> s1
+                            r |= (a & (s << s1b) & ((s << s1c) | b)) | (b & (s >> s1b) & (a | (s >> s1c)))
+                            a = s << s2
+                            b = s >> s2
+                            r |= (a & (s << s2b) & ((s << s2c) | b)) | (b & (s >> s2b) & (a | (s >> s2c)))
+                            a = s << s3
+                            b = s >> s3
+                            r |= (a & (s << s3b) & ((s << s3c) | b)) | (b & (s >> s3b) & (a | (s >> s3c)))
+                            ends[s] = r
+                        r |= mine
                         candidates.append(((r & free).bit_count(), rank, move, r))
                 candidates.sort(reverse=True)
                 kids = tuple([(c[2], c[3]) for c in candidates])
@@ -260,7 +311,7 @@ def _search(
         for move, made in kids:  # type: ignore[union-attr]
             # Play for the side to move: the opponent's stones become "current"; ``made``
             # (the winning cells of our stones with the move) are the child's threats.
-            score = -negamax(opp, mask | move, nxt, -beta, -alpha, made)
+            score = -negamax(opp, mask | move, nxt, -beta, -alpha, made, wins)
             if score >= beta:
                 table[key] = score + lower_store
                 return score

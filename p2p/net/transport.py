@@ -634,6 +634,20 @@ class Transport(Broker):
         if droppable and not self._up.is_set():
             done.set_result(None)
             return done
+        if retain:
+            # a retained message still waiting for its turn is replaced by a newer one on
+            # its topic: the broker would keep only the newer, and every subscriber is
+            # given the newer too (a slow round's store republished on every change, a
+            # presence) -- under the publish pacer, stale copies held the moves back
+            stale_ones = [
+                m
+                for m in self._outbox
+                if m.retain and m.topic == topic and not m.sending and not m.cuts
+            ]  # (a suspect of a size limit keeps its place: ``_cut_after_send``)
+            for stale in stale_ones:
+                self._outbox.remove(stale)
+                if not stale.done.done():
+                    stale.done.set_result(None)  # superseded: the broker gets the newer
         if len(self._outbox) >= self._outbox_limit:
             victim = next(
                 (m for m in self._outbox if m.droppable or m.qos == 0), self._outbox[0]

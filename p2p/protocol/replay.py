@@ -188,10 +188,17 @@ def parse_log(
     decides which of the two the rules keep.  ``proofs``: if given, two events of one
     author with the same ``prev`` at one position (an equivocation proof, which a member
     that ended the round by it writes to its log) are put there by position.
+
+    A chain event built on an event the log does not hold, on which nothing in the log
+    builds (an event of a branch the chain left, e.g. a member's own move that a rewind
+    took out, kept beside it), is no part of the chain: it is counted among the other
+    events.  A chain with a line cut out of it is still refused ("position N of the
+    chain is missing"): what follows the cut builds on the event after it.
     """
     by_seq: dict[int, Event] = {}
     round_id: str | None = None
     ignored = 0
+    chained: list[tuple[int, Event]] = []
     for number, line in enumerate(lines, start=1):
         if number > MAX_LOG_LINES:
             raise LogError(f"more than {MAX_LOG_LINES} lines")
@@ -219,6 +226,14 @@ def parse_log(
                 if event.kind == "sync_request" and signs is not None:
                     signs.append(event)  # a sign of the head its signer held (§8)
                 ignored += 1
+            continue
+        chained.append((number, event))
+    held = {event.id for _, event in chained}
+    built_on = {event.prev for _, event in chained}
+    for number, event in chained:
+        assert event.seq is not None
+        if event.seq and event.prev not in held and event.id not in built_on:
+            ignored += 1  # a leaf of another branch (see above)
             continue
         there = by_seq.get(event.seq)
         if there is None:

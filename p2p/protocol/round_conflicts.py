@@ -248,8 +248,12 @@ def status(
         and self_held(held, forfeit, fb) is not None
     ):
         keep = forfeit  # R3: final for us, the forfeiter, only: disputed here
-    elif j.rule == "late" and moved_in_time_here(m, rival, prev, forfeit):
-        keep = rival  # our own observation: a back-dated head (disputed here)
+    elif (
+        j.rule == "late"
+        and moved_in_time_here(m, rival, prev, forfeit)
+        and not any(s.pk == rival.pk for s in held if on_branch(s, fb))
+    ):  # our own observation: a back-dated head (disputed here), unless the seat
+        keep = rival  # itself left its move for the forfeit (honest/4659)
     return keep, j, disputed(keep, forfeit, j, held, rb, rival, fb)
 
 

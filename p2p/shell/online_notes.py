@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from p2p.games import Game
 from p2p.protocol.chat import TokenBucket
+from p2p.protocol.outcome import RoundEnd
 from p2p.shell.game_view import view_for
 from p2p.shell.i18n import CATALOGUE
 from p2p.shell.names import NickBook
@@ -646,11 +647,12 @@ class OnlineNotes(SessionPart[NotesHost]):
         result = self.s.result_text()
         self._shown_results[rnd.id] = result
         st = rnd.chain_state
-        reason = note.reason
-        if reason == "resignation" and st.resigned and st.resigned[-1] in st.left:
-            reason = "left"  # the protocol puts a leave out like a resignation; say which it was
-        why_key = f"end.{reason}"
-        if why_key in CATALOGUE:
+        end = note.outcome.end if note.outcome is not None else None  # typed: no reason text parsed
+        why = end.value if end in (RoundEnd.RESIGNATION, RoundEnd.FORFEIT) else ""
+        if end is RoundEnd.RESIGNATION and st.resigned and st.resigned[-1] in st.left:
+            why = "left"  # the protocol puts a leave out like a resignation; say which it was
+        why_key = f"end.{why}"
+        if why and why_key in CATALOGUE:
             # a ranking ends in the seats' list: the reason goes before it, not beside the last seat
             key = "net.round_over_ranking_why" if view_for(rnd.game_name).ranking else "net.round_over_why"
             self.state.add(self.t.t(key, round=self.s.round_no, result=result, why=self.t.t(why_key)), "round")
