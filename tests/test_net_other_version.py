@@ -48,7 +48,7 @@ def test_a_lobby_peer_of_protocol_v2_is_named_once_in_both_languages() -> None:
     (note,) = notes
     assert isinstance(note, RoundNotice) and note.code == "other_version"
     assert note.params == {"nick": "bob", "theirs": 2, "ours": ev.PROTOCOL_VERSION}
-    assert note.text == "bob runs protocol v2, this client v3: you can play together once one of you updates"
+    assert note.text == "bob runs protocol v2, this client v4: you can play together once one of you updates"
     # once per key: its next heartbeats say nothing more
     for k in range(1, 5):
         assert _offer(alice, _presence(2, now + 1_000 * k)) == "another protocol version"
@@ -59,7 +59,7 @@ def test_a_lobby_peer_of_protocol_v2_is_named_once_in_both_languages() -> None:
     # both languages, from the shell's catalogue
     for lang, word in (("en", "runs protocol v2"), ("de", "nutzt Protokoll v2")):
         text = Translator(lang).t("notice.other_version", **note.params)
-        assert word in text and "bob" in text and "v3" in text
+        assert word in text and "bob" in text and "v4" in text
 
 
 def test_our_own_version_is_never_reported() -> None:

@@ -1,5 +1,6 @@
-"""Protocol version 3 on the wire (issue 23: the conflict table changed what makes a log
-valid); version 1 and 2 round logs still replay (``p2p replay``) by their own rules."""
+"""Protocol version 4 on the wire (issue 23: the conflict table changed what makes a log
+valid in v3, and the simulator's counterexamples amended it in v4); version 1 and 2 round
+logs still replay (``p2p replay``) by their own rules, version 3 logs by the v4 table."""
 
 from __future__ import annotations
 
@@ -20,10 +21,10 @@ def lines(name: str) -> list[bytes]:
     return (DATA / name).read_bytes().split(b"\n")
 
 
-def test_we_sign_version_3() -> None:
+def test_we_sign_version_4() -> None:
     event = events.make(ALICE, "hello", 5, {"nick": "alice", "ns": "p2p/v2/public"})
-    assert events.PROTOCOL_VERSION == 3 and event.v == 3
-    assert canonical.decode(event.raw)["v"] == 3  # type: ignore[index]
+    assert events.PROTOCOL_VERSION == 4 and event.v == 4
+    assert canonical.decode(event.raw)["v"] == 4  # type: ignore[index]
 
 
 @pytest.mark.parametrize("name", ["v1_connect4.log", "v1_cube_forfeit.log"])
@@ -45,21 +46,21 @@ def test_a_v1_event_is_refused_live() -> None:
 def test_a_round_holds_events_of_its_own_version_only() -> None:
     v1 = [events.parse(x, legacy=True) for x in lines("v1_connect4.log") if x]
     state = RoundState.from_genesis(v1[0])
-    # a v3 event at position 1 of a v1 round (validly signed by the admin) is refused
+    # a v4 event at position 1 of a v1 round (validly signed by the admin) is refused
     start = events.make(
         ALICE, "start", 7, {"sealed": []}, round=v1[0].round, seq=1, prev=v1[0].id
     )
-    with pytest.raises(RoundError, match="v3 event in a v1 round"):
+    with pytest.raises(RoundError, match="v4 event in a v1 round"):
         state.apply(start)
 
 
-def test_a_v1_log_with_a_v3_event_mixed_in_is_refused() -> None:
+def test_a_v1_log_with_a_v4_event_mixed_in_is_refused() -> None:
     log = lines("v1_connect4.log")
     genesis = events.parse(log[0], legacy=True)
     intruder = events.make(
         ALICE, "start", 7, {"sealed": []}, round=genesis.round, seq=1, prev=genesis.id
     )
-    with pytest.raises(LogError, match="v3 event in a v1 round"):
+    with pytest.raises(LogError, match="v4 event in a v1 round"):
         replay_log([log[0], intruder.raw, *log[2:]])
 
 
@@ -86,3 +87,22 @@ def test_replay_names_the_rule_set_it_judged_by(capsys: pytest.CaptureFixture[st
 
     assert cli(["replay", str(V2 / "v2_connect4.log")]) == 0
     assert "judged by rules v2" in capsys.readouterr().out
+
+
+def test_a_v3_log_replays_by_the_v4_table_and_says_so() -> None:
+    """A log the version-3 code wrote (kept in tests/data/replay_corpus, verdicts
+    recorded there) still replays; ``p2p replay`` names the table that judged it."""
+    import gzip
+
+    from replay_corpus import CORPUS
+
+    for path in sorted(CORPUS.glob("*.log.gz")):
+        raw = gzip.decompress(path.read_bytes()).split(b"\n")
+        try:
+            result = replay_log(raw)
+        except LogError:
+            continue
+        if result.state.genesis.v == 3:
+            assert result.rules == "rules v4 (a v3 log)"
+            return
+    pytest.fail("no v3 log in the replay corpus")

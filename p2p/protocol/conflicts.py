@@ -4,7 +4,7 @@ Every position has one owner (``RoundState.owner``), so honest members never rac
 position, with two exceptions this module decides:
 
 * **a forfeit and the forfeited seat's own event** (a move or a seal): ``judge`` is the
-  one table of docs/protocol.md §8 (rules v3), a pure function of signed events that the
+  one table of docs/protocol.md §8 (rules v4), a pure function of signed events that the
   live machine (``p2p.protocol.round_conflicts``) and ``p2p replay``
   (``p2p.protocol.replay``) both call.  In order: a rival *answered* by the next seat
   keeps the position; a forfeit *held* by a member that is neither the forfeiter nor the
@@ -32,9 +32,14 @@ from dataclasses import dataclass
 from p2p.protocol.events import Event
 from p2p.protocol.round import TurnTimeouts
 
-RULES_VERSION = 3
+RULES_VERSION = 4
 """The conflict rule set (docs/protocol.md §8, the one table): ``p2p replay`` names it
-("rules v3"); a version-2 log is judged by the rules of version 2 (``replay._settle``)."""
+("rules v4").  A version-3 log is judged by this table too (``TABLE_SINCE``): v4 amended
+v3's rows T2, T5, T7 and the order of proofs, which changes verdicts but refuses no log
+v3 accepted (tests/test_replay_corpus.py names each change); a version-2 log is judged
+by the rules of version 2 (``replay._settle``)."""
+TABLE_SINCE = 3
+"""The first protocol version whose logs the conflict table judges."""
 MAX_REWIND = 8
 """A conflict replaces at most this many chain events (checked before anything is done)."""
 HOLD_MS = 30_000
@@ -48,7 +53,7 @@ MAX_AHEAD_MS = 10_000
 """A chain event dated further than this ahead of our clock waits for the clock."""
 HELD_FINAL_MS = HOLD_MS + MAX_AHEAD_MS
 """Rules v2's "another member holds the forfeit as final" delay (40 s after the forfeit's
-date).  Rules v3 do not use it: ``judge(..., rules=2)`` does, so the simulator
+date).  Rules v3 and v4 do not use it: ``judge(..., rules=2)`` does, so the simulator
 (``python -m p2p.sim --rules 2``) can show the hole of issue 23 on the old table."""
 MAX_CLOCK_WAITS = 256
 """Chain events waiting for our clock (dated ahead, or a forfeit too soon); oldest dropped."""

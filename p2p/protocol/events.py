@@ -41,10 +41,11 @@ from typing import Any
 from p2p.protocol import canonical
 from p2p.protocol.identity import Identity, sanitize_nickname, strip_controls, verify
 
-PROTOCOL_VERSION = 3
+PROTOCOL_VERSION = 4
 """The version every event we sign carries, and the only one accepted from the network
-(v3: the conflict table of docs/protocol.md §8 decides what makes a log valid)."""
-LEGACY_VERSIONS = (2, 1)
+(v3: the conflict table of docs/protocol.md §8 decides what makes a log valid; v4: that
+table as amended by the simulator's counterexamples, rules v4, docs/protocol.md §3)."""
+LEGACY_VERSIONS = (3, 2, 1)
 """Older versions ``parse(..., legacy=True)`` still accepts, so that old round logs replay
 (``p2p replay``); a round's events must all carry its genesis's version."""
 ALL_VERSIONS = (PROTOCOL_VERSION, *LEGACY_VERSIONS)

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from p2p.protocol import events
-from p2p.protocol.conflicts import RULES_VERSION
+from p2p.protocol.conflicts import RULES_VERSION, TABLE_SINCE
 from p2p.protocol.events import Event, EventError
 from p2p.protocol.round import (
     DEFAULT_TIMEOUTS,
@@ -76,8 +76,12 @@ class Replay:
 
     @property
     def rules(self) -> str:
-        """The rule set the log was judged by: its protocol version's (``rules v3``)."""
-        return f"rules v{self.state.genesis.v}"
+        """The rule set the log was judged by (``rules v4``): a v2 or v1 log by its own
+        version's, a v3 log by today's table (``conflicts.TABLE_SINCE``), which says so."""
+        v = self.state.genesis.v
+        if v < TABLE_SINCE or v == RULES_VERSION:
+            return f"rules v{v}"
+        return f"rules v{RULES_VERSION} (a v{v} log)"
 
     def contested(self) -> list[Conflict]:
         """The conflicts that leave the round disputed (two members claim two ends)."""
@@ -295,7 +299,7 @@ def replay_log(
     conflicts: list[Conflict] = []
     version = chain[0].v
     for seq in sorted(rivals):
-        if version >= RULES_VERSION:
+        if version >= TABLE_SINCE:
             side = acks + signs + list(rivals.values())  # a rival, too, names its prev
             conflicts.append(_judge(chain, seq, rivals[seq], timeouts, side, conflicts))
         else:
@@ -341,7 +345,7 @@ def _judge(
     side: list[Event],
     earlier: list[Conflict],
 ) -> Conflict:
-    """A forfeit and the forfeited seat's own event at ``seq`` (rules v3): the table of
+    """A forfeit and the forfeited seat's own event at ``seq`` (rules v3 and v4): the table of
     docs/protocol.md §8 (``conflicts.judge``) on the signed events of the log.  The log's
     chain goes on from one of the two (``chain[seq]`` becomes that one); where the table
     keeps the other, or keeps a timely move its forfeiter never showed it holds, the

@@ -34,8 +34,9 @@ import re
 from dataclasses import dataclass
 
 TOPIC_VERSION = 2
-"""The topics' version (``p2p/v2/...``): unchanged by protocol v3, so peers of v2 and v3
-meet in one lobby and a v3 peer tells its user when it meets a v2 one (docs §3)."""
+"""The topics' version (``p2p/v2/...``): unchanged by protocol v3 and v4, so peers of
+every version meet in one lobby and a peer tells its user when it meets one of another
+version (docs §3)."""
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 """31 characters that are easy to read aloud: no 0/O, 1/I/L."""
 CODE_LENGTH = 6
