@@ -84,7 +84,7 @@ def main() -> int:
         print(f"\n{family}: failing seeds ({len(seeds)}): {' '.join(map(str, seeds[:200]))}")
         for seed in seeds[:SHOWN]:
             print(f"  {Scenario.draw(family, seed).command(rules)}")
-    return 1 if failed else 0
+    return 1 if any(failed.values()) else 0
 
 
 if __name__ == "__main__":
