@@ -421,7 +421,7 @@ def test_replay_calls_a_log_whose_forfeit_replaced_a_winning_move_disputed() -> 
     (conflict,) = loser.conflicts
     assert conflict.judged is conflict.rival and conflict.rule == "timely"
     assert loser.verdict == "disputed"
-    assert "seat 0 forfeited seat 1, whose own move there was signed within the limit" in (
+    assert "seat 0 forfeited seat 1, who claims its own move there" in (
         loser.verdict_text()
     )
     # the winner's log keeps its move; the forfeit beside it is a claim alice still makes

@@ -168,7 +168,7 @@ class Conflict:
         kept = "the forfeit" if self.kept is self.forfeit else f"seat {self.seat}'s {self.rival.kind}"
         return (
             f"at position {self.seq} seat {self.forfeiter} forfeited seat {self.seat}, "
-            f"whose own {self.rival.kind} there was signed within the limit; this log "
+            f"who claims its own {self.rival.kind} there; this log "
             f"keeps {kept}"
         )
 

@@ -560,16 +560,16 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "{nick}'s move, made in time, arrived after a turn timeout and counts.",
     ),
     "notice.disputed.forfeit": (
-        "Umstritten (Stelle {seq}): {by} hat {nick} wegen Zeitüberschreitung ausgeschlossen, doch der "
-        "Zug von {nick} dort war rechtzeitig signiert. Hier gilt der Ausschluss; 'p2p replay' nennt beide.",
-        "Disputed (position {seq}): {by} put {nick} out on time, but {nick}'s move there was signed "
-        "in time. This client keeps the forfeit; 'p2p replay' names both claims.",
+        "Umstritten (Stelle {seq}): {by} hat {nick} wegen Zeitüberschreitung ausgeschlossen, doch "
+        "{nick} beansprucht den eigenen Zug dort. Hier gilt der Ausschluss; 'p2p replay' nennt beide.",
+        "Disputed (position {seq}): {by} put {nick} out on time, but {nick} claims its own move "
+        "there. This client keeps the forfeit; 'p2p replay' names both claims.",
     ),
     "notice.disputed.move": (
-        "Umstritten (Stelle {seq}): {by} hat {nick} wegen Zeitüberschreitung ausgeschlossen, doch der "
-        "Zug von {nick} dort war rechtzeitig signiert. Hier gilt der Zug; 'p2p replay' nennt beide.",
-        "Disputed (position {seq}): {by} put {nick} out on time, but {nick}'s move there was signed "
-        "in time. This client keeps the move; 'p2p replay' names both claims.",
+        "Umstritten (Stelle {seq}): {by} hat {nick} wegen Zeitüberschreitung ausgeschlossen, doch "
+        "{nick} beansprucht den eigenen Zug dort. Hier gilt der Zug; 'p2p replay' nennt beide.",
+        "Disputed (position {seq}): {by} put {nick} out on time, but {nick} claims its own move "
+        "there. This client keeps the move; 'p2p replay' names both claims.",
     ),
     "notice.other_version": (
         "{nick} nutzt Protokoll v{theirs}, dieser Client v{ours}: gemeinsam spielen geht erst, "
