@@ -149,3 +149,29 @@ def test_what_the_socket_does_not_take_at_once_goes_later_and_no_writer_stays(
             task.cancel()
 
     run(body())
+
+
+def test_a_waiter_runs_in_the_loops_next_turn_after_a_change(peers: Peers) -> None:
+    """``Round.wait_until`` is woken straight by the change: nothing scheduled after the
+    change runs before it (with a task of its own, as ``asyncio.wait_for`` starts one,
+    the waiter came a turn later, after whatever the loop had to do meanwhile)."""
+
+    async def body() -> None:
+        async with peers("alice", "bob") as (alice, bob):
+            ra, rb = await start_round(alice, [bob], "connect4", start=0)
+            changed = False
+            order: list[str] = []
+
+            async def waiter() -> None:
+                await rb.wait_until(lambda r: changed, 10)
+                order.append("waiter")
+
+            task = asyncio.create_task(waiter())
+            await eventually(lambda: bool(rb._changed._waiters), 10, "the waiter waiting")
+            changed = True
+            await rb.wake_waiters()  # what the round link does after each change
+            asyncio.get_running_loop().call_soon(order.append, "next")
+            await task
+            assert order == ["waiter", "next"]
+
+    run(body())
