@@ -197,6 +197,7 @@ async def join(peer: Opener, code: str, timeout: float = 10.0) -> Round:
             code=code,
             now=peer.now_ms(),
             timeouts=peer.turn_timeouts,
+            secret=secret,  # scrypt once per join, in a thread (not again on the loop)
         )
     except Exception as err:  # noqa: BLE001 - a planted or broken genesis
         await peer.edge.unsubscribe_round(key)
@@ -266,6 +267,7 @@ async def _open(
     if peer.busy and turn_limit is None:  # one live round at a time; slow ones besides
         raise ActionError("you are already in a round; leave it first", "busy")
     round_key = os.urandom(sealing.KEY_SIZE)  # a fresh key for each round
+    secret: bytes | None = None
     if code is not None:  # a private round's traffic is keyed from its code
         secret = await asyncio.to_thread(code_secret, code)
         round_key = sealing.private_round_key(secret)
@@ -282,6 +284,7 @@ async def _open(
         code=code,
         timeouts=peer.turn_timeouts,
         turn_s=turn_limit,
+        secret=secret,
     )
     link = await _adopt(peer, machine, round_key)
     await link.run_effects(effects)
@@ -375,9 +378,11 @@ async def resume(peer: Opener, path: Path | str, code: str | None = None) -> Rou
         code = normalize_code(code) if code is not None else None
     except TopicError as err:
         raise ActionError(str(err)) from None
+    # scrypt once, in a thread: the machine keys its topics from it, and so may we below
+    secret = await asyncio.to_thread(code_secret, code) if code is not None else None
     machine = machine_from_replay(  # as the simulator resumes a member (p2p.sim)
         peer.identity, replay, os.urandom(32), peer.topics, code, peer.now_ms(),
-        peer.turn_timeouts,
+        peer.turn_timeouts, secret=secret,
     )
     key_path = Path(path).with_suffix(".key")
     try:
@@ -389,7 +394,7 @@ async def resume(peer: Opener, path: Path | str, code: str | None = None) -> Rou
             raise ActionError(
                 f"cannot read the round key {key_path}: {why}{hint}"
             ) from None
-        secret = await asyncio.to_thread(code_secret, code)
+        assert secret is not None  # computed above for this code
         round_key = sealing.private_round_key(secret)
     if not state.private and machine.key != state.round_id:
         raise ActionError(  # a public round's topics are its id: never follow a file elsewhere
