@@ -274,3 +274,33 @@ def test_the_members_stores_are_worked_out_when_the_members_change_not_per_move(
             assert store in alice.edge._stores[rounds[0].machine.key]
 
     run(body())
+
+
+def test_a_received_move_is_acknowledged_after_its_waiters_ran(peers: Peers) -> None:
+    """The PUBACK of a move we read goes to the broker after the move was applied and
+    the round's waiters ran (it used to go out in the turn between them, and sending it
+    could cost the waiting player the CPU); it still goes, and no writer stays behind."""
+    puback = 0x40
+
+    async def body() -> None:
+        async with peers("alice", "bob") as (alice, bob):
+            ra, rb = await start_round(alice, [bob], "connect4", start=0)
+            client = bob.transport._client
+            assert client is not None
+            paho = client._client
+            queued: list[list[int]] = []
+            applied = len(rb.log()) + 1
+
+            async def waiter() -> None:
+                await rb.wait_until(lambda r: len(r.log()) >= applied, 10)
+                queued.append([packet["command"] & 0xF0 for packet in paho._out_packet])
+
+            task = asyncio.create_task(waiter())
+            await eventually(lambda: bool(rb._changed._waiters), 10, "the waiter waiting")
+            await ra.play(ra.game.legal_moves()[0])
+            await task
+            assert puback in queued[0], queued
+            await eventually(lambda: not paho._out_packet, 10, "the PUBACK written")
+            assert not _writer_registered(bob.transport)
+
+    run(body())

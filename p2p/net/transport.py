@@ -1162,11 +1162,16 @@ class Transport(Broker):
 
         So when paho says a writer is registered (``_registered_write``), it is, and a
         packet written directly leaves nothing behind: paho removes the writer once all
-        is written.  Only paho's connect runs in another thread (aiomqtt's executor):
-        its writer is added through the loop as before (``_adding`` counts those)."""
+        is written.  Two writers are added a turn later (``_adding`` counts them; no
+        packet is written directly meanwhile): paho's connect runs in another thread
+        (aiomqtt's executor), and what paho queues while we read -- the PUBACK of a
+        message just read -- waits until the work that message started has run (the
+        round's step, and the waiters of a move in the turn after it): the broker
+        needs the acknowledgement soon, the player the move at once."""
         loop = asyncio.get_running_loop()
         home = threading.get_ident()
         paho = client._client
+        reading = False
 
         def write() -> None:  # what aiomqtt's writer does
             try:
@@ -1175,31 +1180,41 @@ class Transport(Broker):
                 if not client._disconnected.done():
                     client._disconnected.set_exception(exc)
 
-        def added(fd: int) -> None:
+        def added(sock: Any) -> None:
             self._adding -= 1
-            loop.add_writer(fd, write)
+            current = paho._sock
+            if current is not None and current is sock:  # (not if the connection went)
+                loop.add_writer(current.fileno(), write)
 
         def register(_client: Any, _userdata: Any, sock: Any) -> None:
             if self._writing:
                 return  # (``_start_publish`` writes it itself, now)
-            if threading.get_ident() == home:
-                loop.add_writer(sock.fileno(), write)
-            else:
+            if threading.get_ident() != home:
                 self._adding += 1
-                loop.call_soon_threadsafe(added, sock.fileno())
+                loop.call_soon_threadsafe(added, sock)
+            elif reading:
+                self._adding += 1
+                loop.call_soon(added, sock)
+            else:
+                loop.add_writer(sock.fileno(), write)
 
         paho.on_socket_register_write = register
 
         def read(max_packets: int = 1) -> Any:  # paho's loop_read, up to READ_BATCH
-            for _ in range(READ_BATCH):
-                if paho._sock is None:
-                    return aiomqtt.client.mqtt.MQTT_ERR_NO_CONN
-                rc = paho._packet_read()
-                if rc > 0:
-                    return paho._loop_rc_handle(rc)
-                if rc == aiomqtt.client.mqtt.MQTT_ERR_AGAIN:
-                    break  # nothing more to read now
-            return aiomqtt.client.mqtt.MQTT_ERR_SUCCESS
+            nonlocal reading
+            reading = True
+            try:
+                for _ in range(READ_BATCH):
+                    if paho._sock is None:
+                        return aiomqtt.client.mqtt.MQTT_ERR_NO_CONN
+                    rc = paho._packet_read()
+                    if rc > 0:
+                        return paho._loop_rc_handle(rc)
+                    if rc == aiomqtt.client.mqtt.MQTT_ERR_AGAIN:
+                        break  # nothing more to read now
+                return aiomqtt.client.mqtt.MQTT_ERR_SUCCESS
+            finally:
+                reading = False
 
         # what aiomqtt's reader calls when the socket is readable
         paho.loop_read = read  # type: ignore[method-assign]
