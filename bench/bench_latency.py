@@ -6,9 +6,10 @@ One command prints the whole table.  Every run measures, in turn, on one local
 Mosquitto (or ``--broker``), so raw MQTT and our moves share the same load:
 
 1. raw aiomqtt QoS 1 in one process: one client publishes, another receives (one-way
-   delivery), and a ping-pong between the two (round trip); many messages each;
+   delivery), and a ping-pong between the two (round trip), back to back (``--raw``
+   each) and at the moves' pace (64 round trips, ``--think`` s before each);
 2. raw aiomqtt QoS 1 round trip **between two processes**: this process pings, an echo
-   process of its own answers;
+   process of its own answers; back to back and at the moves' pace;
 3. ``p2p`` moves with **all peers in one process**: 2 and 3 peers play Viergewinnt 3D to
    its end (64 moves); for every move, the time from ``round.play(move)`` on the mover
    (check, sign, apply locally, publish) until *every* other peer has received it,
@@ -26,9 +27,11 @@ transport's publish pacer (``p2p.net.transport``: a burst of ``PUBLISH_BURST``, 
 ``PUBLISH_RATE_PER_S`` per second and connection, kept for hosted brokers' rate limits)
 never holds a move; the table says how many publishes it held.  The back-to-back row is
 there to show what the pacer does to 64 moves in a row (they wait for its tokens).
-Every ``p2p`` row is given as a multiple of the raw round trip measured the same way
-(in one process, or between two processes); issue 28's goals are at most 1.3x with 2
-peers and 1.8x with 3, both ways.
+Every ``p2p`` row is given as a multiple of the raw round trip measured the same way:
+at the moves' pace (a pause of ``--think`` before each ping; after a pause a machine may
+answer about twice as slowly as back to back) or back to back, in one process or
+between two processes; issue 28's goals are at most 1.3x with 2 peers and 1.8x with 3,
+both ways.
 
 Also printed: messages and bytes per move; verifying and replaying a finished 64-move
 log; event-loop stalls while a strong computer seat plays; CPU to sign and check a move
@@ -558,8 +561,11 @@ async def main_async(args: argparse.Namespace) -> None:
             )
     print()
     note = (
-        "ratios: moves in one process against the round trip in one process, one process "
-        "per peer against the round trip between two processes"
+        "ratios: each p2p row against the raw round trip measured the same way -- moves at "
+        "a person's pace against round trips at that pace (after a pause this machine may "
+        "answer about twice as slowly as back to back), in one process against one "
+        "process, one process per peer against two processes; back to back against back "
+        "to back"
     )
     print(("- " if md else "") + note)
     for players in (2, 3):
