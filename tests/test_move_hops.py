@@ -7,7 +7,7 @@ counts, never by timings:
   so nothing that runs later in the loop could have sent them), and the writer we then
   do not register is never left behind;
 * a waiter (``Round.wait_until``) runs in the loop's next turn after a change;
-* a burst waiting in the socket is read many packets per turn of the loop;
+* the PUBACK of a move we read goes out after the move's waiters ran;
 * the members' store subscriptions are worked out when the members change, not per move.
 """
 
@@ -23,7 +23,7 @@ import paho.mqtt.client as paho_mqtt
 from conftest import Peers, eventually, play_out, run, start_round
 
 from p2p.net.broker import LocalBroker
-from p2p.net.transport import Transport, _Pacer, packet_size
+from p2p.net.transport import Transport, _Pacer
 from p2p.protocol.sealing import open_round
 
 BLOCK_S = 10.0
@@ -182,67 +182,6 @@ def test_a_waiter_runs_in_the_loops_next_turn_after_a_change(peers: Peers) -> No
             assert order == ["waiter", "next"]
 
     run(body())
-
-
-def test_a_burst_waiting_in_the_socket_is_read_in_few_turns_of_the_loop(
-    mosquitto: LocalBroker,
-) -> None:
-    """Messages piled up in our socket (a flood) are read ``READ_BATCH`` per turn of the
-    event loop, not one per turn (a move behind them waited for a turn per junk message):
-    counted as paho's reads, every message still offered to the lanes one by one."""
-    count = 200
-
-    async def body() -> None:
-        async with Transport(mosquitto.url, inbound_limit=count) as receiver:
-            await receiver.subscribe("t/burst", qos=0)
-            client = receiver._client
-            assert client is not None
-            paho = client._client
-            reads = 0
-            read = paho.loop_read
-
-            def counted(max_packets: int = 1) -> Any:
-                nonlocal reads
-                reads += 1
-                return read(max_packets)
-
-            paho.loop_read = counted
-            sender = paho_mqtt.Client(paho_mqtt.CallbackAPIVersion.VERSION2)
-            sender.connect("127.0.0.1", mosquitto.port)
-            sender.loop_start()
-            try:
-                sent = [sender.publish("t/burst", b"%03d" % i, qos=1) for i in range(count)]
-                for info in sent:
-                    info.wait_for_publish(BLOCK_S)  # the broker has them all
-                sock = paho.socket()
-                # (our loop is blocked: wait until the broker's copies are all in our socket)
-                size = packet_size("t/burst", b"000", 0, True, None)  # as delivered
-                deadline = asyncio.get_running_loop().time() + BLOCK_S
-                while _waiting_bytes(sock) < count * size:
-                    assert asyncio.get_running_loop().time() < deadline, "the burst never came"
-            finally:
-                sender.loop_stop()
-                sender.disconnect()
-            got: list[bytes] = []
-            async for message in receiver.messages():
-                got.append(message.payload)
-                if len(got) == count:
-                    break
-            assert got == [b"%03d" % i for i in range(count)]
-            assert reads <= count // 8, f"{reads} reads for {count} messages"
-
-    run(body())
-
-
-def _waiting_bytes(sock: Any) -> int:
-    """Bytes in the socket's receive queue (FIONREAD)."""
-    import array
-    import fcntl
-    import termios
-
-    found = array.array("i", [0])
-    fcntl.ioctl(sock.fileno(), termios.FIONREAD, found)
-    return found[0]
 
 
 def test_the_members_stores_are_worked_out_when_the_members_change_not_per_move(

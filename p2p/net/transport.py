@@ -121,12 +121,6 @@ a link round trip for every message queued behind another -- an invitation to th
 guest, the commitment the admin sends with its ``start``, a seal after a resignation
 (issue 28, docs/performance.md); MQTT keeps one connection's messages in order anyway."""
 
-READ_BATCH = 32
-"""Most packets read from the socket in one turn of the event loop (paho reads one, or as
-many as QoS messages are in flight): under a flood every junk message cost a turn of the
-loop of its own before a move behind it was read (issue 28).  Each is still offered to
-the inbound lanes one by one, where junk is dropped for microseconds."""
-
 PROBE_TIMEOUT_S = 3.0
 """The longest the retained-delivery probe of a first connect takes (``_probe_retained``)."""
 
@@ -1155,10 +1149,9 @@ class Transport(Broker):
         self._watch_writes(client)
 
     def _watch_writes(self, client: aiomqtt.Client) -> None:
-        """Read up to ``READ_BATCH`` packets per turn of the loop; register the socket's
-        writer with the event loop at once (aiomqtt schedules that for the loop's next
-        turn, ``call_soon_threadsafe``), and not at all while ``_start_publish`` writes
-        the packet paho is queueing itself.
+        """Register the socket's writer with the event loop at once (aiomqtt schedules
+        that for the loop's next turn, ``call_soon_threadsafe``), and not at all while
+        ``_start_publish`` writes the packet paho is queueing itself.
 
         So when paho says a writer is registered (``_registered_write``), it is, and a
         packet written directly leaves nothing behind: paho removes the writer once all
@@ -1200,19 +1193,13 @@ class Transport(Broker):
 
         paho.on_socket_register_write = register
 
-        def read(max_packets: int = 1) -> Any:  # paho's loop_read, up to READ_BATCH
+        read_packets = paho.loop_read
+
+        def read(max_packets: int = 1) -> Any:  # paho's loop_read, noting that we read
             nonlocal reading
             reading = True
             try:
-                for _ in range(READ_BATCH):
-                    if paho._sock is None:
-                        return aiomqtt.client.mqtt.MQTT_ERR_NO_CONN
-                    rc = paho._packet_read()
-                    if rc > 0:
-                        return paho._loop_rc_handle(rc)
-                    if rc == aiomqtt.client.mqtt.MQTT_ERR_AGAIN:
-                        break  # nothing more to read now
-                return aiomqtt.client.mqtt.MQTT_ERR_SUCCESS
+                return read_packets(max_packets)
             finally:
                 reading = False
 
