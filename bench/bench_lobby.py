@@ -273,7 +273,10 @@ class Workers:
                 ) from None
             self.counts[-1] = joined
             self.peers += count
-            await self.caught_up(self.peers - 1 - batch, deadline)
+            least = await self.caught_up(self.peers - 1 - batch, deadline)
+            if self.peers % 100 < count:  # a line now and then: where the ramp is
+                print(f"  {self.peers} online, each lists at least {least} others",
+                      file=sys.stderr, flush=True)
 
     async def caught_up(self, seen: int, deadline: float) -> int:
         """Wait until every peer lists at least ``seen`` others; the least any lists."""
