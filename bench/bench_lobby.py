@@ -215,6 +215,10 @@ def drops(peers: list[Peer]) -> dict[str, int]:
     return out
 
 
+ANSWERS = {"join": "joined", "stats": "stats", "heartbeat": "ok", "stop": "stopped"}
+"""What a worker answers to each command."""
+
+
 class Workers:
     """The worker processes of the lobby, driven over pipes; ``grow`` adds peers."""
 
@@ -238,7 +242,7 @@ class Workers:
         self.procs.append(proc)
         self.conns.append(parent)
         self.counts.append(0)
-        await self._recv(parent, ASK_TIMEOUT_S)  # "ready": imported and listening
+        await self._recv(parent, ASK_TIMEOUT_S, "ready")  # imported and listening
 
     async def grow(
         self, target: int, per: int, heartbeat: int, rate: float, deadline: float
@@ -265,11 +269,11 @@ class Workers:
             if left <= 0:
                 raise TimeoutError(f"{self.peers} of {target} peers were online in time")
             try:
-                joined = (await self._recv(conn, left))[1]
+                joined = (await self._recv(conn, left, "joined"))[1]
             except TimeoutError:
                 raise TimeoutError(
-                    f"{self.peers} of {target} peers were online in time"
-                    " (a worker's joins did not finish)"
+                    f"a worker's joins did not finish in time ({self.peers} of {target}"
+                    " peers confirmed online)"
                 ) from None
             self.counts[-1] = joined
             self.peers += count
@@ -291,23 +295,28 @@ class Workers:
                 )
             await asyncio.sleep(0.5)
 
-    async def _recv(self, conn: Connection, timeout: float) -> Any:
-        """One answer of a worker, or ``TimeoutError`` (a hung or dead worker)."""
+    async def _recv(self, conn: Connection, timeout: float, want: str = "") -> Any:
+        """One answer of a worker (``want``: the first of that kind, older answers to a
+        command that timed out are passed over), or ``TimeoutError`` (a hung or dead
+        worker)."""
         loop = asyncio.get_running_loop()
         deadline = time.monotonic() + timeout
-        # short polls: a thread left waiting never holds up the bench's exit for long
-        while not await loop.run_in_executor(None, conn.poll, 1.0):
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"a worker did not answer in {timeout:.0f} s")
-        answer = conn.recv()
-        if answer[0] == "error":
-            raise RuntimeError(answer[1])
-        return answer
+        while True:
+            # short polls: a thread left waiting never holds up the bench's exit for long
+            while not await loop.run_in_executor(None, conn.poll, 1.0):
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"a worker did not answer in {timeout:.0f} s")
+            answer = conn.recv()
+            if answer[0] == "error":
+                raise RuntimeError(answer[1])
+            if not want or answer[0] == want:
+                return answer
 
     async def ask(self, command: str, arg: Any = None, timeout: float = ASK_TIMEOUT_S) -> list[Any]:
         for conn in self.conns:
             conn.send((command, arg))
-        return [(await self._recv(conn, timeout))[1] for conn in self.conns]
+        want = ANSWERS[command]
+        return [(await self._recv(conn, timeout, want))[1] for conn in self.conns]
 
     async def stats(self) -> dict[str, Any]:
         parts = await self.ask("stats")
@@ -316,6 +325,7 @@ class Workers:
             for key, value in p["drops"].items():
                 merged[key] = merged.get(key, 0) + value
         return {
+            "peers": sum(p["peers"] for p in parts),
             "min_seen": min((p["min_seen"] for p in parts if p["min_seen"] is not None), default=0),
             "received": sum(p["received"] for p in parts),
             "arrived": sum(p["arrived"] for p in parts),
@@ -552,8 +562,8 @@ async def ramp(
                         raise
                     # the idle phase still runs on the lobby as it is (said in the result)
                     failure = f"N = {n}: {err}"
-                    result["unmet"] = (await workers.stats())["min_seen"]
-                    result["online"] = workers.peers
+                    now = await workers.stats()  # (a worker may have joined more since)
+                    result["unmet"], result["online"] = now["min_seen"], now["peers"]
                 result["processes"] = len(workers.procs)
                 result["setup_s"] = time.monotonic() - started
                 print(f"  N = {workers.peers} online after {result['setup_s']:.0f} s",
@@ -561,7 +571,7 @@ async def ramp(
                 if failure:
                     print(f"  {failure}", file=sys.stderr, flush=True)
                     joins = 0  # a newcomer could not see everyone either
-                    n = workers.peers
+                    n = result["online"]
                 # the workers' own cost with nothing happening (timers)
                 await asyncio.sleep(1.0)
                 quiet0, t0 = await workers.stats(), time.monotonic()
