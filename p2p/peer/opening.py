@@ -286,7 +286,7 @@ async def _open(
         turn_s=turn_limit,
         secret=secret,
     )
-    link = await _adopt(peer, machine, round_key)
+    link = await _adopt(peer, machine, round_key, acknowledged=False)
     await link.run_effects(effects)
     return link.handle
 
@@ -322,11 +322,17 @@ async def accept_invitation(peer: Opener, round_id: str) -> Round:
     return link.handle
 
 async def _adopt(
-    peer: Opener, machine: RoundMachine, key: bytes, subscribed: bool = False
+    peer: Opener,
+    machine: RoundMachine,
+    key: bytes,
+    subscribed: bool = False,
+    acknowledged: bool = True,
 ) -> RoundLink:
     """Hold a round: its link, created once with its routing fixed (topic key and round
     key, docs/protocol.md §15.3), subscribed before we send anything in it
-    (``subscribed``: a code joiner is, since it looked for the genesis).
+    (``subscribed``: a code joiner is, since it looked for the genesis).  The admin of a
+    round it opens does not wait for the broker's acknowledgement (``acknowledged``,
+    ``Edge.subscribe_round`` says why); everyone else does.
 
     ``key``: the round key its payloads are sealed with; it is kept next to the round log
     (mode 0600) so a restarted peer can resume.
@@ -339,7 +345,7 @@ async def _adopt(
     peer.lobby.keep(seat.pk for seat in machine.state.seats if seat.pk is not None)
     link.start_log(lambda path: write_round_key(path, key, machine.key))
     if not subscribed:
-        await peer.edge.subscribe_round(machine.key)
+        await peer.edge.subscribe_round(machine.key, acknowledged=acknowledged)
     return link
 
 
