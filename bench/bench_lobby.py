@@ -344,6 +344,68 @@ class Workers:
 # -- measuring ----------------------------------------------------------------------------
 
 
+def client(url: str, identifier: str) -> aiomqtt.Client:
+    """A plain MQTT client of the bench on the broker at ``url``."""
+    address = parse_broker_url(url)
+    return aiomqtt.Client(
+        address.host,
+        address.port,
+        username=address.username,
+        password=address.password,
+        identifier=identifier,
+        transport="websockets" if address.websockets else "tcp",
+        websocket_path=address.path or None,
+        tls_context=ssl.create_default_context() if address.tls else None,
+    )
+
+
+def control_topic(namespace: str) -> str:
+    """Where the measuring bench tells the hosts of ``--serve`` the heartbeat (outside
+    the lobby's topics: no peer and no counter sees it)."""
+    return f"p2p-bench/{namespace}/heartbeat"
+
+
+async def tell_hosts(url: str, namespace: str, heartbeat: int) -> None:
+    """Set the heartbeat of the peers that other machines host (``--serve``)."""
+    async with client(url, f"control-{os.getpid()}") as c:
+        await c.publish(control_topic(namespace), str(heartbeat).encode(), qos=1, retain=True)
+
+
+async def serve(count: int, per: int, rate: float, url: str, namespace: str,
+                time_limit_s: float, debug: bool = False) -> str:
+    """Host ``count`` peers of the lobby ``namespace`` on ``url`` (for a measuring bench
+    on another machine, ``--remote-peers``), following the heartbeat it sets, until
+    ``time_limit_s``; why it stopped early, or ''."""
+    quiet(asyncio.get_running_loop(), debug)
+    stretch(STRETCHED_HEARTBEAT_MS)
+    workers = Workers(url, namespace, debug)
+    deadline = time.monotonic() + time_limit_s
+    try:
+        await workers.grow(count, per, STRETCHED_HEARTBEAT_MS, rate, deadline)
+        print(f"serving {count} peers in {len(workers.procs)} processes", file=sys.stderr, flush=True)
+        async with client(url, f"serve-{os.getpid()}") as c:
+            await c.subscribe(control_topic(namespace), qos=1)
+            async with asyncio.timeout(max(1.0, deadline - time.monotonic())):
+                async for message in c.messages:
+                    payload = message.payload
+                    if isinstance(payload, bytes) and payload.isdigit():
+                        await workers.ask("heartbeat", int(payload))
+    except TimeoutError as err:
+        if time.monotonic() < deadline:
+            return str(err)
+    except (RuntimeError, aiomqtt.MqttError) as err:
+        return str(err)
+    finally:
+        try:
+            await asyncio.wait_for(workers.stop(), 90)
+        except (OSError, EOFError, TimeoutError, RuntimeError):
+            pass
+        for proc in workers.procs:
+            if proc.is_alive():
+                proc.kill()
+    return ""
+
+
 class Counter:
     """A subscriber on the namespace's ``#``: counts publications (not retained copies)."""
 
@@ -352,17 +414,7 @@ class Counter:
         self.topics: list[str] = []
 
     async def run(self, url: str, root: str) -> None:
-        address = parse_broker_url(url)
-        async with aiomqtt.Client(
-            address.host,
-            address.port,
-            username=address.username,
-            password=address.password,
-            identifier=f"count-{os.getpid()}",
-            transport="websockets" if address.websockets else "tcp",
-            websocket_path=address.path or None,
-            tls_context=ssl.create_default_context() if address.tls else None,
-        ) as c:
+        async with client(url, f"count-{os.getpid()}") as c:
             await c.subscribe(root + "/#")
             async for message in c.messages:
                 if not message.retain:
@@ -406,10 +458,13 @@ BROKER_CONFIG = "max_connections -1\n"
 
 async def idle(
     workers: Workers, broker: LocalBroker | None, counter: Counter, n: int, heartbeat: int,
-    window_s: float, base_cpu_ms: float,
+    window_s: float, base_cpu_ms: float, hosts: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
     """Idle the lobby with ``heartbeat`` ms for whole periods of ``window_s``: per peer
     per second, publications, deliveries sent, arrived and handled, CPU."""
+    local = workers.peers  # (fewer than n when other machines host some: ``--serve``)
+    if hosts is not None:
+        await tell_hosts(*hosts, heartbeat)
     await workers.ask("heartbeat", heartbeat)
     # each peer's next heartbeat falls at a random point of the period (the "heartbeat"
     # command spreads them), so the publication rate is steady from the start
@@ -422,12 +477,12 @@ async def idle(
     after, elapsed = await workers.stats(), time.monotonic() - t0
     b1 = broker_cpu_s(broker)
     broker_s = None if b0 is None or b1 is None else b1 - b0
-    per_s = 1 / elapsed / n  # per peer per second
+    per_s = 1 / elapsed / local  # per peer per second, of the peers measured here
     published = counter.count - pubs
     r: dict[str, Any] = {
         "heartbeat_s": heartbeat / 1000,
         "idle_s": elapsed,
-        "idle_pub": published * per_s,
+        "idle_pub": published / elapsed / n,
         # every presence goes to all N peers (its sender too: the presence subscription
         # takes retained messages, so it is not a noLocal one)
         "idle_sent": published / elapsed,
@@ -446,6 +501,8 @@ async def idle(
         },
     }
     print(f"  N = {n} idle, heartbeat {heartbeat / 1000:g} s: {r}", file=sys.stderr, flush=True)
+    if hosts is not None:
+        await tell_hosts(*hosts, STRETCHED_HEARTBEAT_MS)
     await workers.ask("heartbeat", STRETCHED_HEARTBEAT_MS)
     await asyncio.sleep(1)
     return r
@@ -493,14 +550,14 @@ async def join(workers: Workers, counter: Counter, url: str, n: int,
         return {
             "seen_s": seen_s,
             "pubs": counter.count - pubs,
-            "to_peers": after["received"] - before["received"],
+            "to_peers": (after["received"] - before["received"]) * n / workers.peers,
             "to_newcomer": newcomer.stats.received,
             # less than the quiet baseline is measuring noise: no negative cost
             "cpu_peer_ms": max(
                 0.0,
                 (after["cpu"] - before["cpu"] - base_cpu_per_s * (time.monotonic() - w0))
                 * 1000
-                / n,
+                / workers.peers,
             ),
             "cpu_new_ms": (time.process_time() - cpu0) * 1000,
         }
@@ -521,6 +578,7 @@ async def ramp(
     broker: LocalBroker | None = None,
     broker_url: str = "",
     namespace: str = "",
+    remote: int = 0,
 ) -> tuple[list[dict[str, Any]], str]:
     """The lobby grows to each of ``sizes`` in turn on one broker; at each size, the
     joins and (``idle_s`` > 0) the idle lobby with the real heartbeat, then the backlog
@@ -530,7 +588,9 @@ async def ramp(
     not all seen by all: said in the result) and the ramp stops there.  The results of
     the sizes reached, and why the ramp stopped ('' if it did not).  ``broker``: the
     local Mosquitto the bench started (closed here), else ``broker_url``, an existing
-    one; ``namespace``: the lobby's (default a fresh one per run)."""
+    one; ``namespace``: the lobby's (default a fresh one per run); ``remote``: peers of
+    the lobby that other machines host (``--serve``), counted in each N (the figures per
+    peer are those of the peers here; deliveries to the N peers are scaled to N)."""
     begun = time.monotonic()
     quiet(asyncio.get_running_loop(), debug)
     url = broker.url if broker is not None else broker_url
@@ -555,7 +615,9 @@ async def ramp(
                 # a limit for a hang, not a budget; and the whole run's
                 limit = min(600 + 3 * added / rate, time_limit_s - (started - begun))
                 try:
-                    await workers.grow(n, per, STRETCHED_HEARTBEAT_MS, rate, started + limit)
+                    if n - remote < 1:
+                        raise RuntimeError(f"N = {n} leaves no peer here beside {remote} remote ones")
+                    await workers.grow(n - remote, per, STRETCHED_HEARTBEAT_MS, rate, started + limit)
                     await workers.caught_up(n - 1, started + limit)
                 except TimeoutError as err:
                     if workers.peers < 2:
@@ -571,14 +633,14 @@ async def ramp(
                 if failure:
                     print(f"  {failure}", file=sys.stderr, flush=True)
                     joins = 0  # a newcomer could not see everyone either
-                    n = result["online"]
+                    n = result["online"] + remote
                 # the workers' own cost with nothing happening (timers)
                 await asyncio.sleep(1.0)
                 quiet0, t0 = await workers.stats(), time.monotonic()
                 await asyncio.sleep(3.0)
                 quiet1 = await workers.stats()
                 base_cpu_per_s = (quiet1["cpu"] - quiet0["cpu"]) / (time.monotonic() - t0)
-                result["base_cpu_ms"] = base_cpu_per_s * 1000 / n
+                result["base_cpu_ms"] = base_cpu_per_s * 1000 / workers.peers
                 rows = []
                 for _ in range(joins):
                     try:
@@ -598,7 +660,7 @@ async def ramp(
                     result["idle"].append(
                         await idle(
                             workers, broker, counter, n, REAL_HEARTBEAT_MS, idle_s,
-                            result["base_cpu_ms"],
+                            result["base_cpu_ms"], (url, namespace) if remote else None,
                         )
                     )
                     if n != sizes[-1] and not failure:
@@ -789,10 +851,38 @@ def main() -> None:
     parser.add_argument(
         "--namespace", default="", help="the lobby's namespace (default: a fresh one per run)"
     )
+    parser.add_argument(
+        "--serve",
+        type=int,
+        default=0,
+        help="only host this many peers of the lobby --namespace on --broker (on another"
+        " machine than the measuring bench, which counts them with --remote-peers) until"
+        " --time-limit, following the heartbeat it sets",
+    )
+    parser.add_argument(
+        "--remote-peers",
+        type=int,
+        default=0,
+        help="peers of the lobby that other machines host (--serve), counted in --sizes",
+    )
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--debug", action="store_true", help="print background errors with their tracebacks")
     args = parser.parse_args()
     load0 = os.getloadavg()
+    if (args.serve or args.remote_peers) and not (args.broker and args.namespace):
+        parser.error("--serve and --remote-peers need --broker and --namespace")
+    if args.serve:
+        if args.nice:
+            os.nice(args.nice)
+        try:
+            why = asyncio.run(serve(args.serve, args.per_process, args.join_rate, args.broker,
+                                    args.namespace, args.time_limit, args.debug))
+        except KeyboardInterrupt:
+            why = ""
+        if why:
+            print(f"bench_lobby --serve stopped: {why}", file=sys.stderr)
+            sys.exit(1)
+        return
     sizes = sorted(int(s) for s in args.sizes.split(","))
     try:
         broker = None
@@ -810,7 +900,7 @@ def main() -> None:
             ramp(sizes, args.per_process, args.joins, args.idle_seconds, args.join_rate,
                  args.debug, args.drain_limit,
                  {int(s) for s in args.idle_at.split(",")} if args.idle_at else None,
-                 args.time_limit, broker, args.broker, args.namespace)
+                 args.time_limit, broker, args.broker, args.namespace, args.remote_peers)
         )
     except (RuntimeError, OSError, BrokerError) as err:
         results, failure = [], str(err)
