@@ -3,6 +3,8 @@
 Run: python bench/bench_lobby.py [--sizes 200,400,1000] [--per-process 40] [--joins 3]
                                  [--idle-seconds 40] [--join-rate 5] [--drain-limit 300]
                                  [--nice 10] [--broker URL] [--namespace NS] [--markdown]
+                                 [--remote-peers K]
+     python bench/bench_lobby.py --serve K --broker URL --namespace NS  (other machines)
 
 One Mosquitto (started here, no connection limit on its listener, ``ulimit -n`` raised
 for N; or ``--broker URL``, an existing one, e.g. on another machine) and a lobby that
@@ -11,8 +13,11 @@ of ``--per-process`` peers each (so the figures are not one process's cost; the 
 bench and its workers run at ``--nice``; the broker started here does not, it stands for
 a server of its own), at most ``--join-rate`` a second
 and paced by the lobby itself: a batch of two seconds' joins, and the next only once
-every peer lists all but that batch (``Workers.grow``).  At each N, once every peer
-sees every other one:
+every peer lists all but that batch (``Workers.grow``).  One lobby may be spread over
+machines: each other machine hosts peers with ``--serve K`` (the same ``--broker`` and
+``--namespace``), the measuring bench counts them with ``--remote-peers`` and sets their
+heartbeat too; its per-peer figures are those of its own peers.  At each N, once every
+peer sees every other one:
 
 1. **joins**: ``--joins`` times, a newcomer peer (in the main process) connects; we
    measure the time from ``start()`` until its lobby lists all N, the publications on the
