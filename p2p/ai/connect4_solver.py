@@ -297,8 +297,8 @@ def _search(
                 candidates = []
                 for rank, move in cells:
                     s = (cur & stars_get(move)) | move
-                    r = ends_get(s)
-                    if r is None:
+                    r = ends_get(s, -1)
+                    if r < 0:
                         r = (s << 1) & (s << 2) & (s << 3)
                         a = s << s1
                         b = s >> s1
@@ -317,8 +317,8 @@ def _search(
             elif mine >= 0:
                 # One move: its winning cells for the child, as above.
                 s = (cur & stars_get(possible)) | possible
-                r = ends_get(s)
-                if r is None:
+                r = ends_get(s, -1)
+                if r < 0:
                     r = (s << 1) & (s << 2) & (s << 3)
                     a = s << s1
                     b = s >> s1
