@@ -3,13 +3,19 @@
 Run: python bench/bench_round_trips.py [--runs 3] [--moves 6] [--delay-ms 50]
                                        [--jitter-ms 10] [--markdown]
      python bench/bench_round_trips.py --trace 4,public   (one round, every step timed)
+     python bench/bench_round_trips.py --procs             (one process per peer;
+                                       or per kind: --kinds "public,public procs")
 
 A local Mosquitto, and in front of it a small TCP proxy (in this process) that holds
 every chunk in each direction for ``delay +- jitter`` ms (uniform, seeded, in order per
 connection): every peer's link to the broker is such a link, so one message from one
 peer to another crosses two of them -- **one link round trip** (the unit below, measured
 first with two raw MQTT clients through the same proxy).  Peers are real ``Peer``
-objects in this process (the CPU of a move is far below the delay).
+objects in this process (the CPU of a move is far below the delay), or with ``--procs``
+each in a process of its own (``--worker``, driven over its stdin and stdout), so that
+the three or four peers of a round do not share one event loop: what each step costs
+then is one peer's work, as between people on their own machines.  The times the workers
+report are ``time.monotonic()``, one clock for every process of a machine.
 
 For 2, 3 and 4 seats (Connect Four; Viergewinnt 3D for three; Vierschach for four, with
 the seats drawn by commit-reveal) and three kinds of round -- public (invited from the
@@ -26,7 +32,9 @@ stores) -- ``--runs`` rounds each, medians of:
    members' acknowledgements of the result (``Round.agreed``).
 
 Beside each, the least the protocol as it stands needs (counted from the messages it
-sends, docs/performance.md gives the reasoning).  The "before" rows run the same rounds
+sends, docs/performance.md gives the reasoning); beside the end also its "path": how
+many messages one after another the round's own end needed (``end_hops``: with three or
+four resignations at once the position's owners may seal them in turn, 3 to 5).  The "before" rows run the same rounds
 with each peer's transport publishing one message at a time, each awaiting its PUBACK,
 and the admin awaiting its SUBACK before it invites (as before issue 28's publish
 window and early invitation; the store changes are not undone there).  ``--trace SEATS,KIND`` runs one round instead
@@ -40,6 +48,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import os
 import platform
 import random
@@ -181,6 +190,26 @@ GAMES = {2: ("connect4", {}), 3: ("cube", {"players": 3}), 4: ("chess4", {})}
 
 def playing(r: Any) -> bool:
     return r.phase.name == "PLAY" or r.is_over
+
+
+def end_hops(chain: list[Any]) -> int:
+    """The messages one after another that this round's end needed by the protocol
+    (its critical path, in link round trips): after three or four seats resign at once,
+    each owner of the position seals the resignations it holds -- a seal by another
+    signer than the one before waits for that one (the position passed on), and a first
+    seal of others' resignations waits for them to arrive -- then the acks (1).  A
+    Connect Four win: the move (1), the acks (1)."""
+    tail = []
+    for event in reversed(chain):
+        if event.kind != "seal":
+            break
+        tail.append(event)
+    tail.reverse()
+    if not tail:
+        return 2
+    runs = sum(1 for i, e in enumerate(tail) if i == 0 or e.pk != tail[i - 1].pk)
+    waits_for_others = any(e.pk != tail[0].pk for e in tail[0].sealed())
+    return 1 + runs + int(waits_for_others)
 
 
 class Trace:
@@ -387,6 +416,7 @@ async def one_round(peers: list[Peer], kind: str, moves: int) -> dict[str, Any]:
         )
     )
     result["end"] = agreed - t2
+    result["hops"] = end_hops(rounds[0].log())
     return result
 
 
@@ -401,18 +431,7 @@ async def scenario(
 ) -> dict[str, Any]:
     namespace = f"rt{seats}{kind}{int(before)}{os.getpid()}"
     peers = [Peer(url, nick=f"p{i}", namespace=namespace, connect_timeout=WAIT_S) for i in range(seats)]
-    current = Edge.subscribe_round
-    if before:  # as before this change: each publish awaits its PUBACK, and the admin
-        # awaits its SUBACK before it invites
-        for p in peers:
-            transport = p.edge.transport
-            assert isinstance(transport, Transport)
-            transport._window = 1
-
-        async def acknowledged(self: Edge, key: str, *, acknowledged: bool = True) -> None:
-            await current(self, key)
-
-        Edge.subscribe_round = acknowledged  # type: ignore[method-assign]
+    current = _before(peers) if before else Edge.subscribe_round
     try:
         for p in peers:
             await asyncio.wait_for(p.start(), WAIT_S)
@@ -441,6 +460,311 @@ async def scenario(
         "start_all": statistics.median(r["start_all"] for r in rows),
         "move": statistics.median(m for r in rows for m in r["move"]),
         "end": statistics.median(r["end"] for r in rows),
+        "hops": statistics.median(r["hops"] for r in rows),
+        "n_moves": sum(len(r["move"]) for r in rows),
+    }
+
+
+def _before(peers: list[Peer]) -> Any:
+    """As before issue 28's cuts: each publish awaits its PUBACK, and the admin awaits its
+    SUBACK before it invites.  Returns the ``Edge.subscribe_round`` to put back."""
+    current = Edge.subscribe_round
+    for p in peers:
+        transport = p.edge.transport
+        assert isinstance(transport, Transport)
+        transport._window = 1
+
+    async def acknowledged(self: Edge, key: str, *, acknowledged: bool = True) -> None:
+        await current(self, key)
+
+    Edge.subscribe_round = acknowledged  # type: ignore[method-assign]
+    return current
+
+
+# -- one process per peer (--procs) ------------------------------------------------------
+#
+# A worker holds one Peer and answers JSON lines on its stdin ({"id", "do", ...}) with
+# JSON lines on its stdout ({"id", ...}); for every round it holds it also reports, when
+# they happen, {"ev": "started" | "ply" | "agreed", "round", "t", ...}: the moment (its
+# time.monotonic(), polled every millisecond like ``until``) a condition first held.
+
+
+class Worker:
+    """``--worker``: one peer in this process, driven by the bench (see above)."""
+
+    def __init__(self, url: str, nick: str, namespace: str, before: bool) -> None:
+        self.peer = Peer(url, nick=nick, namespace=namespace, connect_timeout=WAIT_S)
+        if before:
+            _before([self.peer])
+        self.rounds: dict[str, Any] = {}
+        self.seen: set[str] = set()
+        self.tasks: set[asyncio.Task[Any]] = set()
+
+    def say(self, value: dict[str, Any]) -> None:
+        sys.stdout.write(json.dumps(value) + "\n")
+        sys.stdout.flush()
+
+    def hold(self, rnd: Any) -> None:
+        """Report when ``rnd`` starts, each time its log grows, and when all agreed."""
+        self.rounds[rnd.id] = rnd
+        task = asyncio.get_running_loop().create_task(self.watch(rnd))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def watch(self, rnd: Any) -> None:
+        started = agreed = False
+        n = -1
+        while not agreed:
+            now = time.monotonic()
+            if not started and playing(rnd):
+                started = True
+                self.say({"ev": "started", "round": rnd.id, "t": now, "seat": rnd.my_seat,
+                          "starter": rnd.starter})
+            if len(rnd.log()) != n:
+                n = len(rnd.log())
+                state = rnd.chain_state
+                game = state.game
+                to_move = game.to_move() if game is not None and not rnd.is_over else None
+                self.say({"ev": "ply", "round": rnd.id, "t": now, "n": n, "to_move": to_move,
+                          "play": state.phase.name == "PLAY", "over": rnd.is_over})
+            if rnd.is_over and rnd.agreed:
+                agreed = True
+                self.say({"ev": "agreed", "round": rnd.id, "t": now, "hops": end_hops(rnd.log())})
+            await asyncio.sleep(0.001)
+
+    async def do(self, cmd: dict[str, Any]) -> dict[str, Any]:
+        what, peer = cmd["do"], self.peer
+        if what == "start":
+            await asyncio.wait_for(peer.start(), WAIT_S)
+            return {"pk": peer.public_key.hex(), "peer_id": peer.peer_id}
+        if what == "lobby":
+            for pk in cmd["pks"]:
+                await until(lambda pk=pk: bytes.fromhex(pk) in peer.lobby.peers, "the lobby")
+            return {}
+        if what == "invite":
+            t0 = time.monotonic()
+            rnd = await peer.invite(cmd["guests"], cmd["game"], cmd["options"],
+                                    turn_limit=cmd["turn"])
+            self.hold(rnd)
+            return {"round": rnd.id, "t0": t0}
+        if what == "accept_from":  # the next invitation of that admin, as soon as it is in
+            admin = bytes.fromhex(cmd["admin"])
+
+            def fresh() -> Any:
+                return next((i for i in peer.invitations
+                             if i.admin == admin and i.round_id not in self.seen), None)
+
+            await until(lambda: fresh() is not None, "the invitation")
+            invitation = fresh()
+            self.seen.add(invitation.round_id)
+            rnd = await invitation.accept()
+            self.hold(rnd)
+            return {"round": rnd.id}
+        if what == "private":
+            t0 = time.monotonic()
+            rnd = await peer.open_private(cmd["game"], cmd["options"], open_seats=cmd["open"])
+            self.hold(rnd)
+            return {"round": rnd.id, "code": rnd.code, "t0": t0}
+        if what == "join":
+            rnd = await peer.join(cmd["code"], timeout=WAIT_S)
+            self.hold(rnd)
+            return {"round": rnd.id}
+        rnd = self.rounds[cmd["round"]]
+        if what == "play":  # the first legal move if we started, else the second
+            legal = rnd.game.legal_moves()
+            text = legal[0] if rnd.my_seat == rnd.starter or len(legal) < 2 else legal[1]
+            ply = len(rnd.log())
+            t = time.monotonic()
+            await rnd.play(text)
+            return {"t": t, "ply": ply}
+        if what == "resign":
+            await rnd.resign()
+            return {}
+        raise ValueError(f"unknown command {what!r}")
+
+    async def serve(self) -> None:
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader()
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+
+        async def answer(cmd: dict[str, Any]) -> None:
+            try:
+                reply = await self.do(cmd)
+            except Exception as err:  # noqa: BLE001 - the bench prints it and stops
+                reply = {"error": f"{type(err).__name__}: {err}"}
+            self.say({"id": cmd["id"], **reply})
+
+        try:
+            while line := await reader.readline():
+                cmd = json.loads(line)
+                if cmd["do"] == "close":
+                    break
+                task = loop.create_task(answer(cmd))
+                self.tasks.add(task)
+                task.add_done_callback(self.tasks.discard)
+        finally:
+            for task in list(self.tasks):
+                task.cancel()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.peer.close(), WAIT_S)
+
+
+class Remote:
+    """The bench's side of one worker: commands and what it reported."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+        self.next_id = 0
+        self.replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.events: list[dict[str, Any]] = []
+        self.changed = asyncio.Event()
+        self.reading = asyncio.get_running_loop().create_task(self.read())
+        self.pk = ""
+        self.peer_id = ""
+
+    async def read(self) -> None:
+        assert self.proc.stdout is not None
+        while line := await self.proc.stdout.readline():
+            value = json.loads(line)
+            if "id" in value:
+                self.replies.pop(value["id"]).set_result(value)
+            else:
+                self.events.append(value)
+                self.changed.set()
+        for future in self.replies.values():
+            if not future.done():
+                future.set_exception(RuntimeError("a worker ended"))
+
+    async def call(self, what: str, **fields: Any) -> dict[str, Any]:
+        assert self.proc.stdin is not None
+        self.next_id += 1
+        future = asyncio.get_running_loop().create_future()
+        self.replies[self.next_id] = future
+        self.proc.stdin.write((json.dumps({"id": self.next_id, "do": what, **fields}) + "\n").encode())
+        await self.proc.stdin.drain()
+        reply = await asyncio.wait_for(future, 4 * WAIT_S)
+        if "error" in reply:
+            raise RuntimeError(f"worker: {reply['error']}")
+        return reply
+
+    async def first(self, what: str, check: Any = lambda e: True) -> dict[str, Any]:
+        """The first event of kind ``what`` for which ``check`` holds (waits for it)."""
+        deadline = time.monotonic() + WAIT_S
+        while True:
+            found = next((e for e in self.events if e["ev"] == what and check(e)), None)
+            if found is not None:
+                return found
+            self.changed.clear()
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"timed out waiting for {what}")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), left)
+
+    def last(self, what: str, rid: str) -> dict[str, Any]:
+        return [e for e in self.events if e["ev"] == what and e["round"] == rid][-1]
+
+
+async def one_round_procs(remotes: list[Remote], kind: str, moves: int) -> dict[str, Any]:
+    """``one_round`` with each peer in its own process (``--procs``)."""
+    admin, guests = remotes[0], remotes[1:]
+    game, options = GAMES[len(remotes)]
+    if kind == "private":
+        opened = await admin.call("private", game=game, options=options, open=len(guests))
+        await asyncio.gather(*(g.call("join", code=opened["code"]) for g in guests))
+    else:
+        turn = 3600 if kind == "slow" else None
+        accepting = [asyncio.ensure_future(g.call("accept_from", admin=admin.pk)) for g in guests]
+        await asyncio.sleep(0.05)  # the guests are listening before the invitation goes
+        opened = await admin.call("invite", guests=[g.peer_id for g in guests], game=game,
+                                  options=options, turn=turn)
+        await asyncio.gather(*accepting)
+    rid, t0 = opened["round"], opened["t0"]
+
+    def of(rid: str) -> Any:
+        return lambda e: e["round"] == rid
+
+    started = await asyncio.gather(*(r.first("started", of(rid)) for r in remotes))
+    first_possible = next(e["t"] for e in started if e["seat"] == e["starter"])
+    result: dict[str, Any] = {
+        "start_first": first_possible - t0,
+        "start_all": max(e["t"] for e in started) - t0,
+        "move": [],
+    }
+    by_seat = {e["seat"]: r for e, r in zip(started, remotes, strict=True)}
+
+    async def applied(ply: int, among: list[Remote]) -> float:
+        events = await asyncio.gather(
+            *(r.first("ply", lambda e: e["round"] == rid and e["n"] > ply) for r in among)
+        )
+        return max(e["t"] for e in events)
+
+    for _ in range(moves):
+        state = admin.last("ply", rid)
+        if not state["play"] or state["to_move"] is None:
+            break
+        mover = by_seat[state["to_move"]]
+        played = await mover.call("play", round=rid)
+        done = await applied(played["ply"], [r for r in remotes if r is not mover])
+        await applied(played["ply"], [mover])  # (the admin's report is then up to date)
+        result["move"].append(done - played["t"])
+    t2 = time.monotonic()
+    if len(remotes) == 2:
+        while not admin.last("ply", rid)["over"]:
+            mover = by_seat[admin.last("ply", rid)["to_move"]]
+            played = await mover.call("play", round=rid)
+            t2 = played["t"]
+            await applied(played["ply"], remotes)
+    else:
+        await asyncio.gather(*(r.call("resign", round=rid) for r in guests))
+    agreed = await asyncio.gather(*(r.first("agreed", of(rid)) for r in remotes))
+    result["end"] = max(e["t"] for e in agreed) - t2
+    result["hops"] = agreed[0]["hops"]
+    return result
+
+
+async def scenario_procs(
+    url: str, seats: int, kind: str, runs: int, moves: int, before: bool = False
+) -> dict[str, Any]:
+    """``scenario`` with one process per peer."""
+    namespace = f"rp{seats}{kind}{int(before)}{os.getpid()}"
+    remotes = []
+    try:
+        for i in range(seats):
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, __file__, "--worker", url, f"p{i}", namespace,
+                *(["--before"] if before else []),
+                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            )
+            remotes.append(Remote(proc))
+        for r, started in zip(remotes, await asyncio.gather(*(r.call("start") for r in remotes)),
+                              strict=True):
+            r.pk, r.peer_id = started["pk"], started["peer_id"]
+        await asyncio.gather(*(r.call("lobby", pks=[q.pk for q in remotes if q is not r])
+                               for r in remotes))
+        rows = []
+        for _ in range(runs):
+            rows.append(await asyncio.wait_for(one_round_procs(remotes, kind, moves), 4 * WAIT_S))
+            await asyncio.sleep(0.5)
+    finally:
+        for r in remotes:
+            with contextlib.suppress(Exception):
+                assert r.proc.stdin is not None
+                r.proc.stdin.write(b'{"do": "close"}\n')
+                await r.proc.stdin.drain()
+        for r in remotes:
+            try:
+                await asyncio.wait_for(r.proc.wait(), WAIT_S)
+            except TimeoutError:
+                r.proc.kill()
+                await r.proc.wait()
+            r.reading.cancel()
+    return {
+        "start_first": statistics.median(r["start_first"] for r in rows),
+        "start_all": statistics.median(r["start_all"] for r in rows),
+        "move": statistics.median(m for r in rows for m in r["move"]),
+        "end": statistics.median(r["end"] for r in rows),
+        "hops": statistics.median(r["hops"] for r in rows),
         "n_moves": sum(len(r["move"]) for r in rows),
     }
 
@@ -492,13 +816,15 @@ async def main_async(args: argparse.Namespace) -> None:
         for seats in args.seats:
             for kind in args.kinds.split(","):
                 print(f"{seats} seats, {kind} ...", file=sys.stderr, flush=True)
-                results[(seats, kind)] = await scenario(
+                words = kind.split()
+                run = scenario_procs if args.procs or "procs" in words else scenario
+                results[(seats, kind)] = await run(
                     url,
                     seats,
-                    kind.split()[0],
+                    words[0],
                     args.runs,
                     args.moves,
-                    before=kind.endswith("before"),
+                    before="before" in words,
                 )
         load1 = os.getloadavg()[0]
     finally:
@@ -507,6 +833,10 @@ async def main_async(args: argparse.Namespace) -> None:
     print(
         f"{platform.node()} · {os.cpu_count()} cores · Python {platform.python_version()}"
         f" · load {load0:.1f} at the start, {load1:.1f} at the end"
+    )
+    print(
+        "peers: one process each" if args.procs
+        else "peers: all in the bench's one process (rows 'one process per peer': each its own)"
     )
     print(
         f"link: {args.delay_ms} ms +- {args.jitter_ms} ms one way; one link round trip"
@@ -528,6 +858,7 @@ async def main_async(args: argparse.Namespace) -> None:
     for (seats, label), r in results.items():
         kind = label.split()[0]
         end_min = MINIMUM[(kind, "end")] if seats == 2 else "3"
+        end_min += f"; path {r['hops']:g}"  # this run's own seals (``end_hops``), median
 
         def x(seconds: float) -> str:
             return f"{seconds / rt:.2f} ({seconds * 1000:.0f} ms)"
@@ -535,10 +866,12 @@ async def main_async(args: argparse.Namespace) -> None:
         rows.append(
             [
                 str(seats),
-                f"{kind}, one publish at a time (before)" if label.endswith("before") else kind,
+                kind
+                + (", one process per peer" if "procs" in label.split() else "")
+                + (", one publish at a time (before)" if "before" in label.split() else ""),
                 x(r["start_first"]),
                 x(r["start_all"]),
-                "8-9" if label.endswith("before") else MINIMUM[(kind, "start")],
+                "8-9" if "before" in label.split() else MINIMUM[(kind, "start")],
                 x(r["move"]),
                 MINIMUM[(kind, "move")],
                 x(r["end"]),
@@ -569,15 +902,28 @@ def main() -> None:
     parser.add_argument(
         "--kinds",
         default="public,public before,private,slow,slow before",
-        help="comma-separated rounds to run",
+        help="comma-separated rounds to run; a kind followed by 'before' runs as before"
+        " the cuts, by 'procs' with one process per peer (e.g. 'slow procs')",
     )
     parser.add_argument(
         "--trace", metavar="SEATS,KIND", help="one round, every step of every peer timed"
     )
+    parser.add_argument(
+        "--procs", action="store_true", help="one process per peer (not with --trace)"
+    )
+    parser.add_argument("--worker", nargs=3, metavar=("URL", "NICK", "NAMESPACE"),
+                        help=argparse.SUPPRESS)
+    parser.add_argument("--before", action="store_true", help=argparse.SUPPRESS)
     import logging
 
     logging.basicConfig(level=logging.CRITICAL)
-    asyncio.run(main_async(parser.parse_args()))
+    args = parser.parse_args()
+    if args.worker:
+        asyncio.run(Worker(*args.worker, before=args.before).serve())
+        return
+    if args.procs and args.trace:
+        parser.error("--trace runs in one process; leave out --procs")
+    asyncio.run(main_async(args))
 
 
 if __name__ == "__main__":

@@ -352,8 +352,8 @@ class Peer(Service):
 
     def publish_raw(
         self, topic: str, payload: bytes, qos: int, retain: bool, expiry: int | None = None
-    ) -> None:
-        self.edge.publish(topic, payload, qos, retain, expiry)
+    ) -> asyncio.Future[None]:
+        return self.edge.publish(topic, payload, qos, retain, expiry)
 
     def notify(self, note: Notification) -> None:
         for listener in list(self.listeners):

@@ -86,6 +86,12 @@ class EdgeHost(Protocol):
     def notify(self, note: Notification) -> None: ...
 
 
+def _log_failure(done: asyncio.Future[list[None]]) -> None:
+    """A subscription nobody awaits: its failure is logged, never lost."""
+    if not done.cancelled() and done.exception() is not None:
+        log.warning("subscribing to a round failed: %s", done.exception())
+
+
 class Edge:
     """The peer's network edge (see the module docstring)."""
 
@@ -140,15 +146,27 @@ class Edge:
 
     def publish(
         self, topic: str, payload: bytes, qos: int, retain: bool, expiry: int | None = None
-    ) -> None:
-        """Publish bytes as they are (sealed already, or public)."""
-        self.transport.publish_nowait(topic, payload, qos=qos, retain=retain, expiry=expiry)
+    ) -> asyncio.Future[None]:
+        """Publish bytes as they are (sealed already, or public); the future resolves once
+        a broker took them (or a newer retained message on the topic replaced them)."""
+        return self.transport.publish_nowait(
+            topic, payload, qos=qos, retain=retain, expiry=expiry
+        )
 
-    async def subscribe_round(self, key: str) -> None:
+    async def subscribe_round(self, key: str, *, acknowledged: bool = True) -> None:
         """Subscribe to a round's topics, all at once: one round trip to the broker for
         all their acknowledgements, not one each (issue 28: four in turn took four round
-        trips before an invitation or an accept could go out)."""
-        await asyncio.gather(
+        trips before an invitation or an accept could go out).
+
+        ``acknowledged=False`` (the admin opening a round): return once the SUBSCRIBE
+        packets are handed to the connection, without waiting for the broker's answer;
+        what we publish next goes out after them.  Nothing can arrive on a round's topics
+        we just opened before a guest has our invitation, has subscribed itself (a round
+        trip) and has answered: at least two round trips after the broker had our
+        SUBSCRIBE, as much as a guest leaves itself by waiting for its own
+        acknowledgement before its accept (issue 28: the wait cost every start a round
+        trip)."""
+        subscribing = asyncio.gather(
             *(
                 # only a private round's genesis is retained (for code joiners)
                 self.transport.subscribe(
@@ -157,6 +175,12 @@ class Edge:
                 for topic, qos in self.topics.round_subscriptions(key)
             )
         )
+        if acknowledged:
+            await subscribing
+            return
+        subscribing.add_done_callback(_log_failure)
+        for _ in range(3):  # each transport hands its SUBSCRIBE over in its first step
+            await asyncio.sleep(0)
 
     async def unsubscribe_round(self, key: str) -> None:
         for topic, _ in self.topics.round_subscriptions(key):

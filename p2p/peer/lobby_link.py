@@ -52,7 +52,9 @@ class LobbyHost(Protocol):
     def publish_lobby(self, effect: Publish) -> None:
         """Seal (a decline) or not (the lobby is public) and publish ``effect``."""
 
-    def publish_raw(self, topic: str, payload: bytes, qos: int, retain: bool) -> None: ...
+    def publish_raw(
+        self, topic: str, payload: bytes, qos: int, retain: bool
+    ) -> asyncio.Future[None] | None: ...
 
     def notify(self, note: Notification) -> None: ...
 

@@ -197,6 +197,7 @@ async def join(peer: Opener, code: str, timeout: float = 10.0) -> Round:
             code=code,
             now=peer.now_ms(),
             timeouts=peer.turn_timeouts,
+            secret=secret,  # scrypt once per join, in a thread (not again on the loop)
         )
     except Exception as err:  # noqa: BLE001 - a planted or broken genesis
         await peer.edge.unsubscribe_round(key)
@@ -266,6 +267,7 @@ async def _open(
     if peer.busy and turn_limit is None:  # one live round at a time; slow ones besides
         raise ActionError("you are already in a round; leave it first", "busy")
     round_key = os.urandom(sealing.KEY_SIZE)  # a fresh key for each round
+    secret: bytes | None = None
     if code is not None:  # a private round's traffic is keyed from its code
         secret = await asyncio.to_thread(code_secret, code)
         round_key = sealing.private_round_key(secret)
@@ -282,8 +284,9 @@ async def _open(
         code=code,
         timeouts=peer.turn_timeouts,
         turn_s=turn_limit,
+        secret=secret,
     )
-    link = await _adopt(peer, machine, round_key)
+    link = await _adopt(peer, machine, round_key, acknowledged=False)
     await link.run_effects(effects)
     return link.handle
 
@@ -319,11 +322,17 @@ async def accept_invitation(peer: Opener, round_id: str) -> Round:
     return link.handle
 
 async def _adopt(
-    peer: Opener, machine: RoundMachine, key: bytes, subscribed: bool = False
+    peer: Opener,
+    machine: RoundMachine,
+    key: bytes,
+    subscribed: bool = False,
+    acknowledged: bool = True,
 ) -> RoundLink:
     """Hold a round: its link, created once with its routing fixed (topic key and round
     key, docs/protocol.md §15.3), subscribed before we send anything in it
-    (``subscribed``: a code joiner is, since it looked for the genesis).
+    (``subscribed``: a code joiner is, since it looked for the genesis).  The admin of a
+    round it opens does not wait for the broker's acknowledgement (``acknowledged``,
+    ``Edge.subscribe_round`` says why); everyone else does.
 
     ``key``: the round key its payloads are sealed with; it is kept next to the round log
     (mode 0600) so a restarted peer can resume.
@@ -336,7 +345,7 @@ async def _adopt(
     peer.lobby.keep(seat.pk for seat in machine.state.seats if seat.pk is not None)
     link.start_log(lambda path: write_round_key(path, key, machine.key))
     if not subscribed:
-        await peer.edge.subscribe_round(machine.key)
+        await peer.edge.subscribe_round(machine.key, acknowledged=acknowledged)
     return link
 
 
@@ -375,9 +384,11 @@ async def resume(peer: Opener, path: Path | str, code: str | None = None) -> Rou
         code = normalize_code(code) if code is not None else None
     except TopicError as err:
         raise ActionError(str(err)) from None
+    # scrypt once, in a thread: the machine keys its topics from it, and so may we below
+    secret = await asyncio.to_thread(code_secret, code) if code is not None else None
     machine = machine_from_replay(  # as the simulator resumes a member (p2p.sim)
         peer.identity, replay, os.urandom(32), peer.topics, code, peer.now_ms(),
-        peer.turn_timeouts,
+        peer.turn_timeouts, secret=secret,
     )
     key_path = Path(path).with_suffix(".key")
     try:
@@ -389,7 +400,7 @@ async def resume(peer: Opener, path: Path | str, code: str | None = None) -> Rou
             raise ActionError(
                 f"cannot read the round key {key_path}: {why}{hint}"
             ) from None
-        secret = await asyncio.to_thread(code_secret, code)
+        assert secret is not None  # computed above for this code
         round_key = sealing.private_round_key(secret)
     if not state.private and machine.key != state.round_id:
         raise ActionError(  # a public round's topics are its id: never follow a file elsewhere

@@ -81,8 +81,9 @@ class RoundHost(Protocol):
 
     def publish_raw(
         self, topic: str, payload: bytes, qos: int, retain: bool, expiry: int | None = None
-    ) -> None:
-        """Publish bytes as they are (a retained genesis or store, their clearing)."""
+    ) -> asyncio.Future[None] | None:
+        """Publish bytes as they are (a retained genesis or store, their clearing); the
+        future, if any, resolves once the broker took them."""
 
     @property
     def connected(self) -> bool: ...

@@ -55,7 +55,7 @@ class StoreHost(Protocol):
 
     def publish_raw(
         self, topic: str, payload: bytes, qos: int, retain: bool, expiry: int | None = None
-    ) -> None: ...
+    ) -> asyncio.Future[None] | None: ...
 
     def follow_stores(self, key: str, owners: Iterable[str]) -> None: ...
 
@@ -115,6 +115,8 @@ class StoreLink:
         self.all_acked: set[str] = set()
         """Peer ids whose store showed every human seat's ack of our final head."""
         self._told_no_retained = False
+        self._last_sent: asyncio.Future[None] | None = None
+        """The publication of our newest store, until a broker took it (``_clear``)."""
 
     @property
     def enabled(self) -> bool:
@@ -205,13 +207,26 @@ class StoreLink:
         # on a broker with message expiry the store vanishes by itself two turns later
         # (a live round's ending: once the members stop asking for acks)
         expiry = 2 * self.turn_s if self.turn_s is not None else ACK_ASK_MS // 1000
-        host.publish_raw(route.topic, payload, route.qos, True, expiry)
+        self._last_sent = host.publish_raw(route.topic, payload, route.qos, True, expiry)
 
     def _clear(self, why: str) -> None:
-        """Publish an empty retained message on our store: the broker forgets it."""
+        """Publish an empty retained message on our store: the broker forgets it -- once
+        a broker took our newest store.  That one shows we hold every ack, and the others
+        clear theirs only when they read it: an empty message queued behind it would
+        replace it in the outbox (a newer retained message on its topic does), and then
+        the other members' stores stayed on the broker for good."""
+        self._cleared = True
+        pending, self._last_sent = self._last_sent, None
+        if pending is not None and not pending.done():
+            pending.add_done_callback(lambda _: self._send_clear(why))
+            return
+        self._send_clear(why)
+
+    def _send_clear(self, why: str) -> None:
         link = self._link
         host = link.host
-        self._cleared = True
+        if host.closed:
+            return
         route = host.topics.round_store(link.key, peer_id(link.machine.me.public_key))
         host.publish_raw(route.topic, b"", route.qos, True)
         log.info("round %s: %s; our store is cleared", link.id[:8], why)
@@ -321,9 +336,17 @@ class StoreLink:
                 continue
             await link.receive(event, "sync", True)
         st = link.machine.state
+        learned = False
         if link.machine.is_over:
             humans = {s.pk for s in st.seats if s.pk is not None}
             shown = {e.pk for e in events if e.kind == "ack" and e.prev == st.head.id}
-            if humans <= shown:
+            if humans <= shown and owner not in self.all_acked:
                 self.all_acked.add(owner)
-        self.refresh()
+                learned = True
+        # what the store brought that changed the round was applied above, and each such
+        # step refreshed our store already; a store that repeats what we hold (most of
+        # them: every member republishes on every change) changes ours only when it
+        # shows a member holds every ack (then ours may be cleared), or when ours was
+        # never published (issue 28: three stores per move, each working ours out again)
+        if learned or self._written is None:
+            self.refresh()

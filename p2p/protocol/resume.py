@@ -24,6 +24,7 @@ def machine_from_replay(
     code: str | None = None,
     now: int = 0,
     timeouts: TurnTimeouts | None = None,
+    secret: bytes | None = None,
 ) -> RoundMachine:
     """The round machine a member resumes with from its log's ``replay``.
 
@@ -41,4 +42,5 @@ def machine_from_replay(
         proof=replay.proof,
         acks=replay.acks.values(),
         evidence=replay.evidence(),
+        secret=secret,
     )

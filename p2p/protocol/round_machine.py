@@ -111,7 +111,11 @@ class RoundMachine:
         code: str | None = None,
         now: int = 0,
         timeouts: TurnTimeouts | None = None,
+        *,
+        secret: bytes | None = None,
     ) -> None:
+        """``secret``: the code's scrypt secret (``code_secret(code)``) when the caller
+        has it already; scrypt is slow on purpose, so it is computed once per join."""
         if len(nonce) != draw.NONCE_SIZE:
             raise ValueError("the draw nonce has 32 bytes")
         self.me = me
@@ -119,7 +123,9 @@ class RoundMachine:
         self.timeouts = self.state.timeouts  # a slow round's genesis names its own (§6.7)
         self.topics = topics or Topics()
         self.code = code
-        self._secret = code_secret(code) if code else None
+        if code and secret is None:
+            secret = code_secret(code)
+        self._secret = secret if code else None
         self.key = private_key(code, self._secret) if code else self.state.round_id
         """The topic key: the round id, or the code-derived key of a private round."""
         self.nonce = nonce
@@ -223,6 +229,7 @@ class RoundMachine:
         ttl_ms: int | None = None,
         timeouts: TurnTimeouts | None = None,
         turn_s: int | None = None,
+        secret: bytes | None = None,
     ) -> tuple[RoundMachine, list[Effect]]:
         """The admin opens a round: signs the genesis, publishes it and invites the seats.
 
@@ -247,7 +254,7 @@ class RoundMachine:
             body["turn"] = turn_s
         try:
             genesis = events.make(me, "genesis", now, body, round=round_id, seq=0)
-            machine = cls(me, genesis, nonce, topics, code, now, timeouts)
+            machine = cls(me, genesis, nonce, topics, code, now, timeouts, secret=secret)
         except (EventError, RoundError) as err:
             raise ActionError(str(err)) from None
         effects: list[Effect] = [Applied(genesis)]
@@ -278,6 +285,7 @@ class RoundMachine:
         proof: tuple[Event, Event] | None = None,
         evidence: Sequence[Event] = (),
         acks: Iterable[Event] = (),
+        secret: bytes | None = None,
     ) -> RoundMachine:
         """Resume a round from its chain (a saved log or a sync answer), fully verified.
 
@@ -295,7 +303,7 @@ class RoundMachine:
         # conflicts to come (so a conflict never replays the chain)
         tail = max(1, len(chain) - MAX_REWIND)
         state = verify_chain(list(chain[:tail]), timeouts or DEFAULT_TIMEOUTS)
-        machine = cls(me, chain[0], nonce, topics, code, now, timeouts)
+        machine = cls(me, chain[0], nonce, topics, code, now, timeouts, secret=secret)
         for index, event in enumerate(chain[tail:], start=tail):
             machine._snapshots[index] = state.snapshot()
             try:

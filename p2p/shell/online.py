@@ -75,11 +75,14 @@ class OnlineSession:
         """Rounds whose "X starts" line was shown (once, before the first human move)."""
         self.takeback_for: tuple[str, str] | None = None
         """(round id, id of our move) while our take-back request is unanswered."""
-        self.behind: Any = None
-        """The running round that was on the board when a round of ours that is still
-        forming took its place (an invitation sent or accepted, a private round): the
-        board pane keeps showing it, moves typed go to it, and it is shown again if the
-        new round is called off (issue 26.16: "No game" with a slow round running)."""
+        self.covered: list[Any] = []
+        """The rounds that were on the board, oldest first, when a round of ours that is
+        still forming took their place (an invitation sent or accepted, a private round):
+        while the shown round has no game the board pane shows the newest of them that
+        runs, moves typed go to it, and the newest still held is shown again if the new
+        round is called off (issue 26.16: "No game" with a slow round running).  A list,
+        not one round: a round we accepted may still wait for its start when we invite
+        someone, and it must take the board once it starts, whichever comes first."""
         self.join_timeout = 10.0
         """Seconds ``/join`` waits for the round behind a code (its retained genesis)."""
         self._lobby_refresh: asyncio.TimerHandle | None = None
@@ -145,10 +148,12 @@ class OnlineSession:
 
     def board_round(self) -> Any:
         """The round whose board the pane shows: the shown round, or while it is forming
-        (no game yet) the running round it covers (``behind``)."""
-        rnd, under = self.round, self.behind
-        if rnd is not None and rnd.game is None and under is not None and not under.is_over:
-            return under
+        (no game yet) the newest running round it covers (``covered``)."""
+        rnd = self.round
+        if rnd is not None and rnd.game is None:
+            under = next((r for r in reversed(self.covered) if r.game is not None and self._holds_seat(r)), None)
+            if under is not None:
+                return under
         return rnd
 
     def shown_game(self) -> Game | None:
@@ -464,7 +469,7 @@ class OnlineSession:
             await rnd.leave()
             self.left.add(rnd.id)  # its end still counts in the score, as on the others' screens
         self.round = None
-        self.behind = None
+        self.covered = []
         self.away.clear()
         self.replay_ply = None
         if rounds:
@@ -517,17 +522,19 @@ class OnlineSession:
                                 game=self.t.game(game_name), code=rnd.id[:8]), "round")
 
     def back_to_behind(self, rnd: Any) -> None:
-        """``rnd``, a round of ours that was forming, was called off: the running round
-        its invitation covered goes back on the board, said in one line."""
-        under = self.behind
-        if rnd is not self.round or under is None:
+        """``rnd``, a round of ours that was forming, was called off: the newest round it
+        covered that we still hold goes back on the board (with the rounds it covered in
+        turn), said in one line."""
+        if rnd is not self.round or not self.covered:
             return
-        self.behind = None
-        if under.is_over or not self._holds_seat(under):
+        held = [r for r in self.covered if self._holds_seat(r)]
+        self.covered = []
+        if not held:
             return
+        under = held.pop()
         self.rounds.show(under)
-        self.ctl.say("rounds.shown", n=self.rounds.number_of(under), game=self.t.game(under.game_name),
-                     others=self.rounds.others(under), turn=self.rounds.turn_text(under))
+        self.covered = held if under.game is None else []  # a forming one covers the others again
+        self.rounds.say_shown(under)
 
     def _in_shown_round(self, pk: bytes) -> bool:
         """True if ``pk`` holds a seat in the round on the board (its name is kept)."""
@@ -549,11 +556,17 @@ class OnlineSession:
         return self.names.get(pk) or fallback or "?"
 
     def adopt_round(self, rnd: Any, game_name: str, options: dict[str, Any], others: list[bytes]) -> None:
+        """Show ``rnd``, a round we just opened, accepted or joined.  While it forms, the
+        round it replaces on the board stays covered (``covered``) if we hold a seat
+        there -- running, or itself still forming (accepted, its start not yet in: it
+        takes the board when it starts); a called-off forming round it replaces (start
+        now) leaves the rounds it covered as they were."""
         old = self.round
-        if old is not None and old is not rnd and old.game is not None and self._holds_seat(old):
-            self.behind = old if rnd.game is None else None  # forming: the board keeps the running round
-        elif old is None or old.game is not None:
-            self.behind = None  # (a forming round replaced by another -- start now -- keeps it)
+        if rnd.game is not None or (old is not None and old.game is not None and not self._holds_seat(old)):
+            self.covered = []
+        elif old is not None and old is not rnd and self._holds_seat(old):
+            self.covered = [r for r in self.covered if r is not old] + [old]
+        self.covered = [r for r in self.covered if r is not rnd and self._holds_seat(r)]
         self.round = rnd
         self.replay_ply = None
         self.away.clear()

@@ -47,6 +47,8 @@ class _Rounds(Protocol):
 
     def say_move(self, rnd: Any, seq: int, seat: int | None = None) -> None: ...
 
+    def say_shown(self, rnd: Any) -> None: ...
+
 
 class NotesHost(PartHost, Protocol):
     """What the notifications' lines read and change of the online session (``p2p.shell.online.OnlineSession``
@@ -59,7 +61,7 @@ class NotesHost(PartHost, Protocol):
 
     def back_to_behind(self, rnd: Any) -> None: ...
 
-    behind: Any
+    covered: list[Any]
 
     def board_round(self) -> Any: ...
 
@@ -472,7 +474,7 @@ class OnlineNotes(SessionPart[NotesHost]):
     def _said_cancel(self, rnd: Any) -> None:
         """Why ``rnd`` was called off is on the screen: a running round it covered may go
         back on the board now (``_back_after_notice``)."""
-        if self.s.behind is None:
+        if not self.s.covered:
             return
         self._cancel_said.add(rnd.id)
         if self._back_timer is not None and rnd.phase.value == "cancelled":
@@ -556,8 +558,14 @@ class OnlineNotes(SessionPart[NotesHost]):
         t = self.t
         rnd = note.round
         if rnd is not self.s.round:
-            if rnd is self.s.board_round() and note.kind == "move":
-                self.s.rounds.say_move(rnd, note.seq, note.seat)  # the board shows it while a round of ours forms
+            if rnd is not self.s.board_round():
+                return
+            # the board shows it while a round of ours forms: its moves are listed, and a
+            # round we accepted that starts only now (after our invitation) says it took the board
+            if note.kind == "move":
+                self.s.rounds.say_move(rnd, note.seq, note.seat)
+            elif note.kind == "start" and rnd.id not in self.s.seen_starts:
+                self.s.rounds.say_shown(rnd)
             return
         st = rnd.chain_state
         if note.kind == "start" and rnd.id not in self.s.seen_starts:
@@ -663,7 +671,7 @@ class OnlineNotes(SessionPart[NotesHost]):
         """A forming round of ours was called off: the running round it covered goes back
         on the board once the notice that says why is shown (it may come just after the
         end), or a moment later."""
-        if self.s.behind is None or rnd is not self.s.round:
+        if not self.s.covered or rnd is not self.s.round:
             return
         if rnd.id in self._cancel_said:
             self.s.back_to_behind(rnd)

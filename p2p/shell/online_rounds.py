@@ -24,7 +24,7 @@ class RoundsHost(PartHost, Protocol):
     implements it)."""
 
     away: set[bytes]
-    behind: Any
+    covered: list[Any]
 
     def board_round(self) -> Any: ...
 
@@ -149,7 +149,7 @@ class HeldRounds(SessionPart[RoundsHost]):
         others = [s.pk for s in rnd.chain_state.seats
                   if s.pk is not None and not s.is_computer and s.pk != self.peer.public_key]
         self.s.round = rnd
-        self.s.behind = None
+        self.s.covered = []
         self.s.replay_ply = None
         self.s.away.clear()
         self.s.last_group = (rnd.game_name, dict(rnd.chain_state.options), others)
@@ -157,6 +157,12 @@ class HeldRounds(SessionPart[RoundsHost]):
         self.ctl.match = None
         self.s.enter_group(rnd)
         self.s.refresh_standing()
+
+    def say_shown(self, rnd: Any) -> None:
+        """One line: ``rnd`` is on the board now, with its number, game, the others and
+        whose turn it is."""
+        self.ctl.say("rounds.shown", n=self.number_of(rnd), game=self.t.game(rnd.game_name),
+                     others=self.others(rnd), turn=self.turn_text(rnd))
 
     def show_your_turn(self) -> None:
         """After a start: show a round where it is our turn (the live one first), and say
@@ -183,8 +189,7 @@ class HeldRounds(SessionPart[RoundsHost]):
         ):
             return False
         self.show(rnd)
-        self.ctl.say("rounds.shown", n=self.number_of(rnd), game=self.t.game(rnd.game_name),
-                     others=self.others(rnd), turn=self.turn_text(rnd))
+        self.say_shown(rnd)
         return True
 
     # -- what the peer tells ---------------------------------------------------------------

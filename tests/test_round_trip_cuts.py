@@ -1,0 +1,103 @@
+"""What the round-trip cuts of issue 28 rely on, checked by behaviour and by counted work
+(never by time), over real peers on a real Mosquitto."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections import Counter
+from typing import Any
+
+import pytest
+from conftest import Peers, eventually, invitation, run, start_round
+
+from p2p.net.transport import Transport
+
+
+def test_the_admin_invites_before_its_subscriptions_are_acknowledged(
+    peers: Peers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The admin of a new round hands its SUBSCRIBE packets to the connection and sends
+    the invitations at once, without waiting a round trip for the broker's SUBACK:
+    ``invite`` returns while the acknowledgements are held back here, the round still
+    starts (the SUBSCRIBE went first on the same connection, so the guest's accept
+    reaches the admin), and guests still wait for theirs before they accept."""
+
+    async def body() -> None:
+        async with peers("alice", "bob") as (alice, bob):
+            gate = asyncio.Event()
+            acknowledged: list[tuple[str, str]] = []
+            real = Transport._subscribe_one
+
+            async def held_back(self: Transport, client: Any, topic: str, *a: Any) -> None:
+                await real(self, client, topic, *a)  # SUBSCRIBE sent, SUBACK in
+                if "/round/" in topic:
+                    who = "alice" if self is alice.edge.transport else "bob"
+                    if who == "alice":
+                        await gate.wait()  # the caller sees no acknowledgement until let go
+                    acknowledged.append((who, topic))
+
+            monkeypatch.setattr(Transport, "_subscribe_one", held_back)
+            rnd = await asyncio.wait_for(alice.invite([bob.peer_id], "connect4", start=0), 10)
+            assert not any(who == "alice" for who, _ in acknowledged)  # returned before
+            pending = await invitation(bob, rnd.id)
+            theirs = await pending.accept()
+            assert any(who == "bob" for who, _ in acknowledged)  # the guest waited for its own
+            await rnd.wait_started(15)
+            await theirs.wait_started(15)
+            gate.set()
+            await rnd.play("4")
+            assert await theirs.wait_turn(15)
+
+    run(body())
+
+
+def test_a_store_that_repeats_what_we_hold_is_read_without_working_out_ours(
+    peers: Peers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a slow round every member republishes its store after every change and reads
+    the others' (three stores per move with four seats): reading one that brings nothing
+    new works out our own store again only when it shows that member holds every ack of
+    the end (then ours may be cleared), not after every read.  Counted: the refreshes
+    ``StoreLink.receive`` makes, against the stores it read; and the ending still clears
+    every store once each member holds all acks."""
+    from p2p.peer.store_link import StoreLink
+
+    reads: Counter[str] = Counter()
+    worked: Counter[str] = Counter()
+    real_refresh, real_receive = StoreLink.refresh, StoreLink.receive
+    code = real_receive.__code__
+
+    async def receive(self: StoreLink, owner: str, plaintext: object) -> None:
+        reads[owner] += 1
+        await real_receive(self, owner, plaintext)
+
+    def refresh(self: StoreLink) -> None:
+        if sys._getframe(1).f_code is code:  # called at the end of a store read
+            worked[self.topic()] += 1
+        real_refresh(self)
+
+    monkeypatch.setattr(StoreLink, "receive", receive)
+    monkeypatch.setattr(StoreLink, "refresh", refresh)
+
+    async def body() -> None:
+        async with peers("alice", "bob", "carol") as (alice, bob, carol):
+            rounds = await start_round(alice, [bob, carol], "cube", turn_limit=3600)
+            by_seat = {r.my_seat: r for r in rounds}
+            for _ in range(6):
+                mover = by_seat[rounds[0].game.to_move()]
+                plies = len(mover.log())
+                await mover.play(mover.game.legal_moves()[0])
+                for r in rounds:
+                    await eventually(lambda r=r, n=plies: len(r.log()) > n, 15, "the move")
+            await asyncio.gather(rounds[1].resign(), rounds[2].resign())
+            for r in rounds:
+                await eventually(lambda r=r: r.is_over and r.agreed, 15, "every ack")
+            stores = [r._link.store for r in rounds]
+            await eventually(lambda: all(s._cleared for s in stores), 15, "the stores cleared")
+            assert sum(reads.values()) >= 2 * 6  # every move brought stores to read
+            # at most: once per (reader, member) that it holds every ack, and a first
+            # publication of ours; before, once for every store read
+            assert sum(worked.values()) <= 3 * 2 + 3, (worked, reads)
+
+    run(body())
