@@ -93,24 +93,45 @@ def run_set(name: str, limit: int) -> str:
 
 def pons_solver(source: str | None, build: Path) -> Path:
     """Pons' ``c4solver`` built with his Makefile from ``source`` (a checkout or a bare git
-    directory; default: a clone in ``~/.cache/p2p-bench/connect4``), in ``build``."""
+    directory such as a mirror's ``repo``; default: a clone in ``~/.cache/p2p-bench/connect4``),
+    in ``build``.  A clone, archive or build that fails ends the bench with one line."""
     if source is None:
         cache = Path.home() / ".cache" / "p2p-bench" / "connect4"
         if not cache.exists():
             cache.parent.mkdir(parents=True, exist_ok=True)
-            subprocess.run(["git", "clone", "-q", "--depth", "1", PONS_GIT, str(cache)], check=True)
+            clone = subprocess.run(["git", "clone", "-q", "--depth", "1", PONS_GIT, str(cache)],
+                                   capture_output=True, text=True, check=False)
+            if clone.returncode != 0:
+                shutil.rmtree(cache, ignore_errors=True)
+                reason = (clone.stderr.strip().splitlines() or [f"exit status {clone.returncode}"])[-1]
+                raise SystemExit(f"cannot clone {PONS_GIT} ({reason}): pass Pons' source with "
+                                 "--pons PATH (a checkout or a bare git directory)")
         source = str(cache)
     src = Path(source)
     if (src / "Makefile").exists():
         for item in src.iterdir():
             if item.suffix in (".cpp", ".hpp") or item.name == "Makefile":
                 shutil.copy(item, build)
-    else:  # a bare repository: its HEAD
-        archive = subprocess.run(["git", "--git-dir", str(src), "archive", "HEAD"], check=True,
-                                 capture_output=True).stdout
-        subprocess.run(["tar", "x", "-C", str(build)], input=archive, check=True)
-    subprocess.run(["make", "-s", "-C", str(build), "c4solver"], check=True, capture_output=True)
+    else:  # a bare repository (or a mirror's ``repo``): its HEAD
+        archive = subprocess.run(["git", "--git-dir", str(src), "archive", "HEAD"],
+                                 capture_output=True, check=False)
+        if archive.returncode != 0:
+            raise SystemExit(f"--pons {source}: neither a checkout with a Makefile nor a git "
+                             "directory whose HEAD git archive can read")
+        subprocess.run(["tar", "x", "-C", str(build)], input=archive.stdout, check=True)
+    made = subprocess.run(["make", "-s", "-C", str(build), "c4solver"], capture_output=True, text=True,
+                          check=False)
+    if made.returncode != 0:
+        reason = (made.stderr.strip().splitlines() or [f"exit status {made.returncode}"])[-1]
+        raise SystemExit(f"cannot build Pons' c4solver from {source} with make ({reason}); "
+                         "the bench needs make and g++")
     return build / "c4solver"
+
+
+CHILD_ENV = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+"""The processes' environment: Python writes and reads its bytecode caches as in a user's
+install (with ``PYTHONDONTWRITEBYTECODE`` set, every run would compile ``p2p`` anew: 20-40 ms
+that no user pays); a warm-up run of each process writes them before any timed run."""
 
 
 def timed(argv: list[str], stdin: Path | None, cwd: Path) -> tuple[float, float, str]:
@@ -118,7 +139,7 @@ def timed(argv: list[str], stdin: Path | None, cwd: Path) -> tuple[float, float,
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     with open(stdin or os.devnull, "rb") as feed:
         t0 = time.perf_counter()
-        out = subprocess.run(argv, stdin=feed, capture_output=True, cwd=cwd, check=False)
+        out = subprocess.run(argv, stdin=feed, capture_output=True, cwd=cwd, env=CHILD_ENV, check=False)
         wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
@@ -150,6 +171,8 @@ def run_processes(args: argparse.Namespace) -> int:
             "start-up: python -m p2p --version": ([python, "-m", "p2p", "--version"], REPO),
             "start-up: p2p solve connect4 < /dev/null": ([python, "-m", "p2p", "solve", "connect4"], REPO),
         }
+        for argv, cwd in [*commands.values(), *startup.values()]:
+            timed(argv, None, cwd)  # warm-up: bytecode caches written, files in the page cache
         load0 = os.getloadavg()[0]
         print(machine_line(load0), flush=True)
         print("| set | what | positions | runs | wall median | CPU median | wall / C++ | CPU / C++ | correct |")

@@ -16,9 +16,11 @@ each, in turn:
   budgets: one FIFO of 1,000 messages for everything (an approximation of the path before
   issue 10: the read path and sealing are today's).
 
-For each: the median round time (first move until both peers see the end), the events
-that reached a peer only through a sync (an honest event lost on the way), whether
-both logs are identical, and what the peers' edges dropped.
+For each: the median round time (first move until both peers see the end), the median
+move (from the mover's ``play()`` until the other peer has applied it, measured as
+``bench_latency.py`` measures it; issue 28's goal: flooded at most 1.3x the quiet move),
+the events that reached a peer only through a sync (an honest event lost on the way),
+whether both logs are identical, and what the peers' edges dropped.
 """
 
 from __future__ import annotations
@@ -37,11 +39,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from bench_latency import latencies, play_seat
 from flooder import FloodPlan, FloodProcess
 
 from p2p.net.broker import LocalBroker
 from p2p.net.inbound import InboundQueues, Lane, LaneLimits
-from p2p.peer import Peer, Resynced, RoundUpdate
+from p2p.peer import Peer, Resynced
 
 THINK_S = 0.15
 
@@ -73,8 +76,6 @@ async def one_round(url: str, mode: str, count: int, seconds: float, run: int) -
         await ra.wait_started(30)
         await rb.wait_started(30)
         synced = 0
-        played: dict[int, float] = {}  # ply -> when its mover called play()
-        latencies: list[float] = []  # play() until the other peer applied it
 
         async def count_syncs(peer: Peer) -> None:
             nonlocal synced
@@ -82,10 +83,6 @@ async def one_round(url: str, mode: str, count: int, seconds: float, run: int) -
                 async for note in notes:
                     if isinstance(note, Resynced):
                         synced += note.applied
-                    elif isinstance(note, RoundUpdate) and note.kind == "move":
-                        ply = len(note.round.game.history()) - 1
-                        if ply in played and note.round.my_seat != note.seat:
-                            latencies.append(time.monotonic() - played[ply])
 
         watchers = [asyncio.create_task(count_syncs(p)) for p in (alice, bob)]
         if mode != "quiet":
@@ -103,17 +100,20 @@ async def one_round(url: str, mode: str, count: int, seconds: float, run: int) -
             )
             await asyncio.to_thread(flooder.start)
 
-        async def player(rnd: Any) -> None:
-            while await rnd.wait_turn(120):
-                await asyncio.sleep(THINK_S)
-                played[len(rnd.game.history())] = time.monotonic()
-                await rnd.play(rnd.game.legal_moves()[0])  # columns fill up left to right
+        def leftmost(game: Any) -> str:
+            return str(game.legal_moves()[0])  # columns fill up left to right
 
         start = time.monotonic()
         if flooder is not None:
             flooder.go()
-        await asyncio.gather(player(ra), player(rb), ra.wait_over(180), rb.wait_over(180))
+        # as bench_latency measures a move: from the mover's play() until the other
+        # peer has applied it (both stamps on the monotonic clock)
+        seats = await asyncio.gather(
+            play_seat(ra, THINK_S, leftmost), play_seat(rb, THINK_S, leftmost)
+        )
+        await asyncio.gather(ra.wait_over(180), rb.wait_over(180))
         elapsed = time.monotonic() - start
+        moves = latencies(list(seats))
         sent = await asyncio.to_thread(flooder.wait) if flooder is not None else 0
         await asyncio.sleep(0.3)  # let a late Resynced flush
         for task in watchers:
@@ -127,8 +127,9 @@ async def one_round(url: str, mode: str, count: int, seconds: float, run: int) -
         return {
             "time": elapsed,
             "plies": len(ra.game.history()),
-            "move_ms": statistics.median(latencies) * 1000 if latencies else 0.0,
-            "worst_ms": max(latencies) * 1000 if latencies else 0.0,
+            "moves": moves,
+            "move_ms": statistics.median(moves) * 1000 if moves else 0.0,
+            "worst_ms": max(moves) * 1000 if moves else 0.0,
             "synced": synced,
             "same": same,
             "sent": sent,
@@ -160,6 +161,7 @@ async def bench(url: str, runs: int, count: int, seconds: float) -> dict[str, li
 
 def report(results: dict[str, list[dict[str, Any]]], markdown: bool) -> None:
     quiet = statistics.median(r["time"] for r in results["quiet"])
+    quiet_move = statistics.median(m for r in results["quiet"] for m in r["moves"])
     rows = []
     for mode, label in (
         ("quiet", "quiet"),
@@ -168,17 +170,23 @@ def report(results: dict[str, list[dict[str, Any]]], markdown: bool) -> None:
     ):
         rs = results[mode]
         t = statistics.median(r["time"] for r in rs)
+        move = statistics.median(m for r in rs for m in r["moves"])
         rows.append(
             (
                 label,
                 f"{t:.2f}",
                 f"{t / quiet:.2f}x",
+                f"{move * 1000:.2f}",
+                f"{move / quiet_move:.2f}x",
                 str(sum(r["synced"] for r in rs)),
                 "yes" if all(r["same"] for r in rs) else "NO",
                 str(sum(r["sent"] for r in rs) // max(1, len(rs))),
             )
         )
-    head = ("round", "median s", "vs quiet", "events via sync (all runs)", "logs identical", "junk sent/run")
+    head = (
+        "round", "median s", "vs quiet", "median move ms", "move vs quiet",
+        "events via sync (all runs)", "logs identical", "junk sent/run",
+    )
     if markdown:
         print("| " + " | ".join(head) + " |")
         print("|" + "---|" * len(head))
@@ -193,6 +201,10 @@ def report(results: dict[str, list[dict[str, Any]]], markdown: bool) -> None:
     for key, value in sorted(flooded.items(), key=lambda kv: -kv[1]):
         print(f"  {key}: {value}")
     print()
+    print(
+        "a move: from the mover's play() until the other peer applied it, median of all "
+        "moves of all runs (issue 28's goal: flooded at most 1.3x the quiet move)"
+    )
     print(f"machine: {platform.platform()}, {os.cpu_count()} cores, python {platform.python_version()}")
     print(f"load at the end: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
 

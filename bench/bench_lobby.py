@@ -2,13 +2,17 @@
 
 Run: python bench/bench_lobby.py [--sizes 200,400,1000] [--per-process 40] [--joins 3]
                                  [--idle-seconds 40] [--join-rate 5] [--drain-limit 300]
-                                 [--nice 10] [--markdown]
+                                 [--nice 10] [--broker URL] [--namespace NS] [--markdown]
 
 One Mosquitto (started here, no connection limit on its listener, ``ulimit -n`` raised
-for N) and a lobby that grows to each of ``--sizes`` in turn: the new ``Peer`` objects
-join at ``--join-rate`` a second in new worker processes of ``--per-process`` peers each
-(so the figures are not one process's cost; the whole bench runs at ``--nice``, its
-broker and workers too).  At each N, once every peer sees every other one:
+for N; or ``--broker URL``, an existing one, e.g. on another machine) and a lobby that
+grows to each of ``--sizes`` in turn: the new ``Peer`` objects join in worker processes
+of ``--per-process`` peers each (so the figures are not one process's cost; the whole
+bench and its workers run at ``--nice``; the broker started here does not, it stands for
+a server of its own), at most ``--join-rate`` a second
+and paced by the lobby itself: a batch of two seconds' joins, and the next only once
+every peer lists all but that batch (``Workers.grow``).  At each N, once every peer
+sees every other one:
 
 1. **joins**: ``--joins`` times, a newcomer peer (in the main process) connects; we
    measure the time from ``start()`` until its lobby lists all N, the publications on the
@@ -41,6 +45,7 @@ import multiprocessing as mp
 import os
 import platform
 import random
+import ssl
 import statistics
 import sys
 import time
@@ -54,7 +59,7 @@ import aiomqtt
 
 from p2p.net import transport as transport_module
 from p2p.net.broker import BrokerError, LocalBroker
-from p2p.net.transport import ConnectionState
+from p2p.net.transport import ConnectionState, parse_broker_url
 from p2p.peer import Peer
 from p2p.protocol import lobby as lobby_module
 from p2p.protocol.topics import Topics
@@ -103,12 +108,10 @@ def stretch(heartbeat_ms: int) -> None:
 # -- worker processes -------------------------------------------------------------------
 
 
-def worker(
-    conn: Connection, url: str, namespace: str, count: int, heartbeat: int, gap: float, debug: bool = False
-) -> None:
+def worker(conn: Connection, url: str, namespace: str, heartbeat: int, debug: bool = False) -> None:
     stretch(heartbeat)
     try:
-        asyncio.run(_worker(conn, url, namespace, count, gap, debug))
+        asyncio.run(_worker(conn, url, namespace, debug))
     except (OSError, EOFError, KeyboardInterrupt) as err:  # the main process went away
         if debug:
             print(f"worker {os.getpid()}: {err}", file=sys.stderr)
@@ -119,9 +122,22 @@ def worker(
             pass
 
 
-async def _worker(
-    conn: Connection, url: str, namespace: str, count: int, gap: float, debug: bool = False
-) -> None:
+async def _join(url: str, namespace: str, nick: str) -> Peer:
+    """One more peer of this worker, connected (five tries, then one line why not)."""
+    last: Exception | None = None
+    for attempt in range(5):
+        peer = Peer(url, nick=nick, namespace=namespace, connect_timeout=60)
+        try:
+            await peer.start()
+            return peer
+        except ConnectionError as err:
+            last = err
+            await peer.close()
+            await asyncio.sleep(1 + attempt)
+    raise RuntimeError(f"a bench peer could not connect 5 times: {last}")
+
+
+async def _worker(conn: Connection, url: str, namespace: str, debug: bool = False) -> None:
     loop = asyncio.get_running_loop()
     quiet(loop, debug)
     peers: list[Peer] = []
@@ -131,33 +147,26 @@ async def _worker(
         if state is ConnectionState.LOST:
             lost[0] += 1
 
-    last: Exception | None = None
-    for i in range(count):
-        for attempt in range(5):
-            peer = Peer(
-                url, nick=f"w{os.getpid()}-{i}", namespace=namespace, connect_timeout=60
-            )
-            try:
-                await peer.start()
-                break
-            except ConnectionError as err:
-                last = err
-                await peer.close()
-                await asyncio.sleep(1 + attempt)
-        else:
-            raise RuntimeError(f"a bench peer could not connect 5 times: {last}")
-        peer.transport.on_state(on_state)
-        peers.append(peer)
-        await asyncio.sleep(gap)  # a ramp: joins at --join-rate, not a storm
-    conn.send(("ready", count))
+    conn.send(("ready", 0))
     while True:
         command, arg = await loop.run_in_executor(None, recv, conn)
-        if command == "stats":
+        if command == "join":
+            # ``count`` more peers, one every ``gap`` seconds (the main process paces
+            # the ramp by what the lobby has taken in, see ``Workers.grow``)
+            count, gap = arg
+            for _ in range(count):
+                peer = await _join(url, namespace, f"w{os.getpid()}-{len(peers)}")
+                peer.transport.on_state(on_state)
+                peers.append(peer)
+                await asyncio.sleep(gap)
+            conn.send(("joined", len(peers)))
+        elif command == "stats":
             conn.send(
                 (
                     "stats",
                     {
-                        "min_seen": min(len(p.lobby.peers) for p in peers),
+                        "peers": len(peers),
+                        "min_seen": min((len(p.lobby.peers) for p in peers), default=None),
                         # handled: taken off the inbound queue and dispatched
                         "received": sum(p.stats.received for p in peers),
                         # arrived: what the broker delivered and the transport read
@@ -207,34 +216,77 @@ def drops(peers: list[Peer]) -> dict[str, int]:
 
 
 class Workers:
-    """The worker processes of the lobby, driven over pipes; ``add`` starts more."""
+    """The worker processes of the lobby, driven over pipes; ``grow`` adds peers."""
 
     def __init__(self, url: str, namespace: str, debug: bool = False):
         self.url, self.namespace, self.debug = url, namespace, debug
         self.conns: list[Connection] = []
         self.procs: list[Any] = []
+        self.counts: list[int] = []
+        """Peers in each worker process."""
         self.peers = 0
 
-    def add(self, count: int, per: int, heartbeat: int, rate: float) -> list[Connection]:
-        """Start ``count`` more peers in new processes of ``per``, joining at ``rate``
-        a second in all; the new processes' pipes (``ready`` waits for them)."""
+    async def _spawn(self, heartbeat: int) -> None:
         ctx = mp.get_context("spawn")
-        sizes = [per] * (count // per) + ([count % per] if count % per else [])
-        gap = len(sizes) / rate  # seconds between two joins of one worker
-        new = []
-        for size in sizes:
-            parent, child = ctx.Pipe()
-            proc = ctx.Process(
-                target=worker,
-                args=(child, self.url, self.namespace, size, heartbeat, gap, self.debug),
-                daemon=True,
-            )
-            proc.start()
-            new.append(parent)
-            self.procs.append(proc)
-        self.conns += new
-        self.peers += count
-        return new
+        parent, child = ctx.Pipe()
+        proc = ctx.Process(
+            target=worker,
+            args=(child, self.url, self.namespace, heartbeat, self.debug),
+            daemon=True,
+        )
+        proc.start()
+        self.procs.append(proc)
+        self.conns.append(parent)
+        self.counts.append(0)
+        await self._recv(parent, ASK_TIMEOUT_S)  # "ready": imported and listening
+
+    async def grow(
+        self, target: int, per: int, heartbeat: int, rate: float, deadline: float
+    ) -> None:
+        """Add peers until ``target`` are online, in worker processes of ``per``.
+
+        The ramp is paced by the lobby itself: a batch of about two seconds' joins at
+        ``rate`` goes to one worker (filled in turn, ``per`` each), and the next one
+        only once every peer lists all but that batch.  Each join costs the k peers
+        already there one presence check each and the newcomer k: when the cores cannot
+        keep up with ``rate``, the joins wait instead of piling up behind the checks
+        (at N = 600 a new peer's first connect once waited longer than its timeout
+        behind its neighbours' backlog).  ``TimeoutError`` past ``deadline``
+        (``time.monotonic()``).
+        """
+        batch = max(1, round(rate * 2))
+        while self.peers < target:
+            if not self.conns or self.counts[-1] >= per:
+                await self._spawn(heartbeat)
+            count = min(batch, per - self.counts[-1], target - self.peers)
+            conn = self.conns[-1]
+            conn.send(("join", (count, 1 / rate)))
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"{self.peers} of {target} peers were online in time")
+            try:
+                joined = (await self._recv(conn, left))[1]
+            except TimeoutError:
+                raise TimeoutError(
+                    f"{self.peers} of {target} peers were online in time"
+                    " (a worker's joins did not finish)"
+                ) from None
+            self.counts[-1] = joined
+            self.peers += count
+            await self.caught_up(self.peers - 1 - batch, deadline)
+
+    async def caught_up(self, seen: int, deadline: float) -> int:
+        """Wait until every peer lists at least ``seen`` others; the least any lists."""
+        while True:
+            least = (await self.stats())["min_seen"]
+            if least >= seen:
+                return least
+            if time.monotonic() > deadline:
+                raise TimeoutError(
+                    f"the lobby of {self.peers} did not catch up in time"
+                    f" (one peer lists {least} of the {self.peers - 1} others)"
+                )
+            await asyncio.sleep(0.5)
 
     async def _recv(self, conn: Connection, timeout: float) -> Any:
         """One answer of a worker, or ``TimeoutError`` (a hung or dead worker)."""
@@ -254,17 +306,6 @@ class Workers:
             conn.send((command, arg))
         return [(await self._recv(conn, timeout))[1] for conn in self.conns]
 
-    async def ready(self, conns: list[Connection], timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        for i, conn in enumerate(conns):
-            try:
-                await self._recv(conn, max(1.0, deadline - time.monotonic()))
-            except TimeoutError:
-                raise TimeoutError(
-                    f"the new peers' processes were not all connected in {timeout:.0f} s"
-                    f" ({i} of {len(conns)} were)"
-                ) from None
-
     async def stats(self) -> dict[str, Any]:
         parts = await self.ask("stats")
         merged: dict[str, int] = {}
@@ -272,7 +313,7 @@ class Workers:
             for key, value in p["drops"].items():
                 merged[key] = merged.get(key, 0) + value
         return {
-            "min_seen": min(p["min_seen"] for p in parts),
+            "min_seen": min((p["min_seen"] for p in parts if p["min_seen"] is not None), default=0),
             "received": sum(p["received"] for p in parts),
             "arrived": sum(p["arrived"] for p in parts),
             "dropped": sum(merged.values()),
@@ -297,9 +338,17 @@ class Counter:
         self.count = 0
         self.topics: list[str] = []
 
-    async def run(self, port: int, root: str) -> None:
+    async def run(self, url: str, root: str) -> None:
+        address = parse_broker_url(url)
         async with aiomqtt.Client(
-            "127.0.0.1", port, identifier=f"count-{os.getpid()}"
+            address.host,
+            address.port,
+            username=address.username,
+            password=address.password,
+            identifier=f"count-{os.getpid()}",
+            transport="websockets" if address.websockets else "tcp",
+            websocket_path=address.path or None,
+            tls_context=ssl.create_default_context() if address.tls else None,
         ) as c:
             await c.subscribe(root + "/#")
             async for message in c.messages:
@@ -308,8 +357,11 @@ class Counter:
                     self.topics.append(message.topic.value)
 
 
-def broker_cpu_s(broker: LocalBroker) -> float:
-    """CPU seconds the Mosquitto child has used so far (``/proc``; 0 where there is none)."""
+def broker_cpu_s(broker: LocalBroker | None) -> float | None:
+    """CPU seconds the Mosquitto child has used so far (``/proc``; 0 where there is none;
+    ``None`` for a broker the bench did not start)."""
+    if broker is None:
+        return None
     process = broker._process  # the bench's own broker: its pid, nothing else
     try:
         assert process is not None
@@ -340,7 +392,7 @@ BROKER_CONFIG = "max_connections -1\n"
 
 
 async def idle(
-    workers: Workers, broker: LocalBroker, counter: Counter, n: int, heartbeat: int,
+    workers: Workers, broker: LocalBroker | None, counter: Counter, n: int, heartbeat: int,
     window_s: float, base_cpu_ms: float,
 ) -> dict[str, Any]:
     """Idle the lobby with ``heartbeat`` ms for whole periods of ``window_s``: per peer
@@ -355,7 +407,8 @@ async def idle(
     # window, whatever the phase of its heartbeat
     await asyncio.sleep(heartbeat / 1000 * max(1, round(window_s * 1000 / heartbeat)))
     after, elapsed = await workers.stats(), time.monotonic() - t0
-    broker_s = broker_cpu_s(broker) - b0
+    b1 = broker_cpu_s(broker)
+    broker_s = None if b0 is None or b1 is None else b1 - b0
     per_s = 1 / elapsed / n  # per peer per second
     published = counter.count - pubs
     r: dict[str, Any] = {
@@ -372,7 +425,7 @@ async def idle(
         "base_cpu_ms": base_cpu_ms,
         "lost": after["lost"] - before["lost"],
         "workers_cores": (after["cpu"] - before["cpu"]) / elapsed,
-        "broker_cores": broker_s / elapsed,
+        "broker_cores": None if broker_s is None else broker_s / elapsed,
         "drops": {
             k: v - before["drops"].get(k, 0)
             for k, v in after["drops"].items()
@@ -402,14 +455,14 @@ async def drain(workers: Workers, limit_s: float) -> float:
         await asyncio.sleep(2.0)
 
 
-async def join(workers: Workers, counter: Counter, broker: LocalBroker, n: int,
+async def join(workers: Workers, counter: Counter, url: str, n: int,
                namespace: str, base_cpu_per_s: float) -> dict[str, float]:
     """A newcomer joins the lobby of ``n``: its view and what it cost everyone."""
     await asyncio.sleep(1.0)
     before, pubs = await workers.stats(), counter.count
     cpu0, w0 = time.process_time(), time.monotonic()
     newcomer = Peer(
-        broker.url, nick="newcomer", namespace=namespace, connect_timeout=JOIN_TIMEOUT_S
+        url, nick="newcomer", namespace=namespace, connect_timeout=JOIN_TIMEOUT_S
     )
     t0 = time.monotonic()
     try:
@@ -452,6 +505,9 @@ async def ramp(
     drain_s: float = 300.0,
     idle_at: set[int] | None = None,
     time_limit_s: float = 3600.0,
+    broker: LocalBroker | None = None,
+    broker_url: str = "",
+    namespace: str = "",
 ) -> tuple[list[dict[str, Any]], str]:
     """The lobby grows to each of ``sizes`` in turn on one broker; at each size, the
     joins and (``idle_s`` > 0) the idle lobby with the real heartbeat, then the backlog
@@ -459,20 +515,21 @@ async def ramp(
     None).  When the peers have not all met within the step's limit or what is left of
     ``time_limit_s``, the idle phase still runs on the lobby as it is (all N connected,
     not all seen by all: said in the result) and the ramp stops there.  The results of
-    the sizes reached, and why the ramp stopped ('' if it did not)."""
+    the sizes reached, and why the ramp stopped ('' if it did not).  ``broker``: the
+    local Mosquitto the bench started (closed here), else ``broker_url``, an existing
+    one; ``namespace``: the lobby's (default a fresh one per run)."""
     begun = time.monotonic()
     quiet(asyncio.get_running_loop(), debug)
-    enough_files(max(sizes))
-    broker = LocalBroker(extra_config=BROKER_CONFIG).start()
-    namespace = f"bench{os.getpid()}"
+    url = broker.url if broker is not None else broker_url
+    namespace = namespace or f"bench{os.getpid()}"
     root = Topics(namespace).root
     stretch(STRETCHED_HEARTBEAT_MS)  # the main process: the counter and the newcomers
     counter = Counter()
-    counting = asyncio.create_task(counter.run(broker.port, root))
+    counting = asyncio.create_task(counter.run(url, root))
     # the setup joins with the stretched heartbeat (N * N / 20 idle checks a second
     # while they join would starve the broker on two shared cores); the joins measured
     # next with it too; the real heartbeat in the idle phase, then stretched again
-    workers = Workers(broker.url, namespace, debug)
+    workers = Workers(url, namespace, debug)
     results: list[dict[str, Any]] = []
     failure = ""
     try:
@@ -484,21 +541,24 @@ async def ramp(
                 started = time.monotonic()
                 # a limit for a hang, not a budget; and the whole run's
                 limit = min(600 + 3 * added / rate, time_limit_s - (started - begun))
-                await workers.ready(workers.add(added, per, STRETCHED_HEARTBEAT_MS, rate), limit)
+                try:
+                    await workers.grow(n, per, STRETCHED_HEARTBEAT_MS, rate, started + limit)
+                    await workers.caught_up(n - 1, started + limit)
+                except TimeoutError as err:
+                    if workers.peers < 2:
+                        raise
+                    # the idle phase still runs on the lobby as it is (said in the result)
+                    failure = f"N = {n}: {err}"
+                    result["unmet"] = (await workers.stats())["min_seen"]
+                    result["online"] = workers.peers
                 result["processes"] = len(workers.procs)
-                while (seen := (await workers.stats())["min_seen"]) < n - 1:
-                    if time.monotonic() - started > limit:
-                        failure = (
-                            f"N = {n}: the peers did not all meet in {limit:.0f} s"
-                            f" (one sees only {seen} of the {n - 1} others)"
-                        )
-                        result["unmet"] = seen
-                        break
-                    await asyncio.sleep(0.5)
                 result["setup_s"] = time.monotonic() - started
+                print(f"  N = {workers.peers} online after {result['setup_s']:.0f} s",
+                      file=sys.stderr, flush=True)
                 if failure:
                     print(f"  {failure}", file=sys.stderr, flush=True)
                     joins = 0  # a newcomer could not see everyone either
+                    n = workers.peers
                 # the workers' own cost with nothing happening (timers)
                 await asyncio.sleep(1.0)
                 quiet0, t0 = await workers.stats(), time.monotonic()
@@ -510,7 +570,7 @@ async def ramp(
                 for _ in range(joins):
                     try:
                         rows.append(
-                            await join(workers, counter, broker, n, namespace, base_cpu_per_s)
+                            await join(workers, counter, url, n, namespace, base_cpu_per_s)
                         )
                     except (ConnectionError, TimeoutError, RuntimeError) as err:
                         print(f"  N = {n}: a join failed: {err}", file=sys.stderr, flush=True)
@@ -552,7 +612,8 @@ async def ramp(
                 proc.kill()
         counting.cancel()
         await asyncio.gather(counting, return_exceptions=True)
-        broker.close()
+        if broker is not None:
+            broker.close()
     return results, failure
 
 
@@ -640,7 +701,12 @@ def idle_table(results: list[dict], markdown: bool) -> str:
             scale = i["heartbeat_s"] / 20
             lines.append(
                 [
-                    str(r["n"]) + (f" (not all met: one saw {r['unmet']})" if "unmet" in r else ""),
+                    str(r["n"])
+                    + (
+                        f" (not all met: {r.get('online', r['n'])} online, one saw {r['unmet']})"
+                        if "unmet" in r
+                        else ""
+                    ),
                     str(r["processes"]),
                     f"{i['heartbeat_s']:.0f} s",
                     f"{i['idle_pub']:.4f}",
@@ -652,7 +718,8 @@ def idle_table(results: list[dict], markdown: bool) -> str:
                     f"{i['idle_cpu_ms']:.2f} ms ({i['base_cpu_ms']:.2f} ms)",
                     f"{per:.3f} ms" if i["idle_deliv"] else "-",
                     f"{needed:.2f} ms",
-                    f"{i['workers_cores']:.2f} + {i['broker_cores']:.2f}",
+                    f"{i['workers_cores']:.2f} + "
+                    + ("-" if i["broker_cores"] is None else f"{i['broker_cores']:.2f}"),
                     str(i["lost"]),
                     f"{i['drain_s']:.0f} s" if "drain_s" in i else "-",
                     (
@@ -697,21 +764,40 @@ def main() -> None:
         "--nice",
         type=int,
         default=10,
-        help="run the bench, its workers and its broker at this niceness (a shared machine)",
+        help="run the bench and its workers at this niceness (a shared machine; the local"
+        " broker keeps the bench's own)",
+    )
+    parser.add_argument(
+        "--broker",
+        default="",
+        help="an existing broker's URL (e.g. mqtt://HOST:1883 on another machine) instead of"
+        " a local Mosquitto started here; its CPU is then not measured",
+    )
+    parser.add_argument(
+        "--namespace", default="", help="the lobby's namespace (default: a fresh one per run)"
     )
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--debug", action="store_true", help="print background errors with their tracebacks")
     args = parser.parse_args()
-    if args.nice:
-        os.nice(args.nice)
     load0 = os.getloadavg()
     sizes = sorted(int(s) for s in args.sizes.split(","))
     try:
+        broker = None
+        if not args.broker:
+            # The broker stands for a server of its own: it keeps the niceness the bench
+            # was started with.  Niced with the workers, it got 1/41 of the cores beside
+            # 40 worker processes (0.05 of a core at N = 1,000, measured 3 Dec): it then
+            # took in less than a tenth of the heartbeats, and under load it answered
+            # new peers' connects too late.
+            enough_files(max(sizes))
+            broker = LocalBroker(extra_config=BROKER_CONFIG).start()
+        if args.nice:
+            os.nice(args.nice)
         results, failure = asyncio.run(
             ramp(sizes, args.per_process, args.joins, args.idle_seconds, args.join_rate,
                  args.debug, args.drain_limit,
                  {int(s) for s in args.idle_at.split(",")} if args.idle_at else None,
-                 args.time_limit)
+                 args.time_limit, broker, args.broker, args.namespace)
         )
     except (RuntimeError, OSError, BrokerError) as err:
         results, failure = [], str(err)
@@ -724,6 +810,7 @@ def main() -> None:
         f" · nice {os.nice(0)} · load average (1, 5, 15 min) at the start"
         f" {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}, at the end"
         f" {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f}"
+        + (f" · broker {args.broker} (not started here, its CPU not measured)" if args.broker else "")
     )
     for text in (table(results, args.markdown), idle_table(results, args.markdown)):
         if text:

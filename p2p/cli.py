@@ -2,17 +2,23 @@
 
 Every sub-command module exposes ``add_arguments(parser)`` and ``run(args) -> int``;
 its one-line help lives in ``COMMANDS`` here.  Modules are imported only when their command runs, so
-``p2p position`` never pays for prompt_toolkit or aiomqtt.  No traceback ever reaches
+``p2p position`` never pays for prompt_toolkit or aiomqtt.  A module may also offer
+``quick_arguments(argv)``: its arguments read without ``argparse`` when they are plain (or
+``None``, and ``argparse`` reads them: help, errors and every other form), so a command
+run in a loop (``p2p solve``) starts without importing ``argparse`` at all.  No traceback ever reaches
 the user: errors become one line on stderr and exit status 2 (1 for an internal error).
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
 
 COMMANDS: dict[str, str] = {
     "shell": "Open the chat-and-play shell (the default)",
@@ -31,6 +37,8 @@ class UsageError(Exception):
 
 
 def _parser() -> argparse.ArgumentParser:
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="p2p", description="Serverless peer-to-peer board games over MQTT.",
         epilog="Without a command p2p opens the shell, and the shell's options work at the top level:\n"
@@ -65,9 +73,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"p2p: unknown command {name!r} (try: {', '.join(COMMANDS)})", file=sys.stderr)
         return 2
     module = importlib.import_module(f"p2p.commands.{name}")
-    parser = argparse.ArgumentParser(prog=f"p2p {name}", description=COMMANDS[name])
-    module.add_arguments(parser)
-    args = parser.parse_intermixed_args(args_list[1:])
+    quick = getattr(module, "quick_arguments", None)
+    args = quick(args_list[1:]) if quick is not None else None
+    if args is None:
+        import argparse
+
+        parser = argparse.ArgumentParser(prog=f"p2p {name}", description=COMMANDS[name])
+        module.add_arguments(parser)
+        args = parser.parse_intermixed_args(args_list[1:])
     try:
         return int(module.run(args))
     except UsageError as err:

@@ -13,14 +13,18 @@ Each game's computer player is the module its registry entry names
 from __future__ import annotations
 
 import importlib
-from types import ModuleType
 
-from p2p.games import spec
-from p2p.games.base import Game
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the solver (``p2p solve``) imports this package: no registry at import
+    from types import ModuleType
+
+    from p2p.games.base import Game
 
 
 def module(game_name: str) -> ModuleType:
     """The computer player's module of ``game_name``; ``ImportError`` if it has none."""
+    from p2p.games import spec
+
     path = spec(game_name).ai
     if not path:
         raise ImportError(f"{game_name} has no computer player")

@@ -16,8 +16,6 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 MAX_WIDTH = 16
 MAX_HEIGHT = 16
 NOTATION_WIDTH = 9
@@ -141,14 +139,33 @@ def geometry(width: int = 7, height: int = 6) -> Geometry:
     return geo
 
 
-@dataclass
 class Position:
-    """A Connect Four position as bitboards, from the side to move's point of view."""
+    """A Connect Four position as bitboards, from the side to move's point of view.
 
-    geo: Geometry
-    current: int = 0
-    mask: int = 0
-    moves: int = 0
+    A plain class with slots (not a dataclass: ``p2p solve`` imports this module, and
+    ``dataclasses`` alone costs it a few milliseconds of start-up); equal when the board
+    size and the stones are.
+    """
+
+    __slots__ = ("current", "geo", "mask", "moves")
+
+    def __init__(self, geo: Geometry, current: int = 0, mask: int = 0, moves: int = 0) -> None:
+        self.geo = geo
+        self.current = current
+        self.mask = mask
+        self.moves = moves
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Position)
+        return (self.geo, self.current, self.mask, self.moves) == (other.geo, other.current, other.mask, other.moves)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclass it was
+
+    def __repr__(self) -> str:
+        return (f"Position(geo={self.geo!r}, current={self.current!r}, mask={self.mask!r}, "
+                f"moves={self.moves!r})")
 
     @classmethod
     def parse(cls, text: str, width: int = 7, height: int = 6) -> Position:

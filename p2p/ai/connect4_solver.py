@@ -24,9 +24,11 @@ wall-clock cut-off, so every peer computes the same thing.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from p2p.ai.c4_board import Geometry, Position, geometry
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # ``p2p solve`` imports this module: nothing at run time that it does not use
+    from collections.abc import Callable
 
 
 class SearchLimit(Exception):

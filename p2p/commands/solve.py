@@ -12,20 +12,45 @@ see ``docs/ai.md``.
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import sys
-from collections.abc import Callable
-from types import ModuleType
-from typing import Any, Protocol
 
 from p2p.cli import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # this module is imported on every ``p2p solve``: no typing at run time
+    import argparse
+    from collections.abc import Callable, Sequence
+    from types import ModuleType, SimpleNamespace
+    from typing import Any, Protocol
+
+    class PositionSolver(Protocol):
+        """What a registered game's solver offers (``GameSpec.solver`` names its module)."""
+
+        def analyze(self, pos: Any) -> list[int | None]: ...
+
+        def solve(self, pos: Any, weak: bool = False) -> int: ...
+
+    class Options(Protocol):
+        """The command's arguments (``argparse`` or ``quick_arguments`` read them)."""
+
+        game: str
+        position: str | None
+        analyze: bool
+        weak: bool
+        width: int
+        height: int
 
 MIN_SIZE = 4
 MAX_SOLVE_WIDTH = 9
 """Positions are written one digit per column, so the solver takes widths up to 9
 (the game itself allows 10 columns)."""
 MAX_HEIGHT = 10
+
+BUILT_IN_SOLVERS = {"connect4": "p2p.ai.connect4_solver"}
+"""The solver module of each built-in game as its registry entry names it
+(``GameSpec.solver``; a test holds the two equal): ``p2p solve connect4`` finds its solver
+without importing the registry of games, which costs more start-up than a batch of easy
+positions takes to solve.  Any other name is looked up in the registry."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,14 +63,70 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--height", type=int, default=6, help=f"board height, {MIN_SIZE} to {MAX_HEIGHT} (default 6)")
 
 
+_FLAGS = {"--analyze": "analyze", "-a": "analyze", "--weak": "weak", "-w": "weak"}
+_NUMBERS = {"--width": "width", "--height": "height"}
+
+
+def quick_arguments(argv: Sequence[str]) -> SimpleNamespace | None:
+    """The arguments of ``add_arguments`` read without ``argparse`` (which costs this
+    command more start-up than solving a batch of easy positions), or ``None`` for
+    anything but the plain forms: ``GAME [POSITION]``, ``--analyze``/``-a``,
+    ``--weak``/``-w``, ``--width N``/``--width=N``, ``--height N``/``--height=N`` in any
+    order.  ``argparse`` then reads them, with its help, abbreviations and error messages.
+
+    >>> vars(quick_arguments(["connect4", "--width=5", "-a", "2233"]))  # doctest: +NORMALIZE_WHITESPACE
+    {'game': 'connect4', 'position': '2233', 'analyze': True, 'weak': False, 'width': 5,
+     'height': 6}
+    >>> quick_arguments(["connect4", "--wid", "5"]), quick_arguments(["--help"])
+    (None, None)
+    """
+    from types import SimpleNamespace
+
+    values: dict[str, object] = {"game": None, "position": None, "analyze": False, "weak": False,
+                                 "width": 7, "height": 6}
+    positional = ["game", "position"]
+    tokens = iter(argv)
+    for token in tokens:
+        if not token.startswith("-"):
+            if not positional:
+                return None
+            values[positional.pop(0)] = token
+        elif token in _FLAGS:
+            values[_FLAGS[token]] = True
+        else:
+            name, equals, number = token.partition("=")
+            if name not in _NUMBERS:
+                return None
+            if not equals:
+                number = next(tokens, "-")
+            if number.startswith("-"):
+                return None
+            try:
+                values[_NUMBERS[name]] = int(number)
+            except ValueError:
+                return None
+    if values["game"] is None:
+        return None
+    return SimpleNamespace(**values)
+
+
 def _solver_module(game_name: str) -> ModuleType:
-    """The solver module the game's registry entry names (``GameSpec.solver``)."""
-    from p2p.games import spec
+    """The solver module the game's registry entry names (``GameSpec.solver``); a
+    ``UsageError`` naming the games that have one if ``game_name`` has none."""
+    import importlib
 
-    return importlib.import_module(spec(game_name).solver)
+    path = BUILT_IN_SOLVERS.get(game_name)
+    if path is None:
+        from p2p.games import game_names, spec
+
+        if game_name not in game_names() or not spec(game_name).solver:
+            have = [name for name in game_names() if spec(name).solver]
+            raise UsageError(f"cannot solve {game_name!r}: only {', '.join(have)} has a solver")
+        path = spec(game_name).solver
+    return importlib.import_module(path)
 
 
-def _check(text: str, args: argparse.Namespace) -> None:
+def _check(text: str, args: Options) -> None:
     """``UsageError`` worded as ``p2p position`` words it (``move N 'X': reason``)."""
     from p2p.commands.position import apply_moves
     from p2p.games import create_game
@@ -53,15 +134,7 @@ def _check(text: str, args: argparse.Namespace) -> None:
     apply_moves(create_game(args.game, {"width": args.width, "height": args.height}), [text])
 
 
-class PositionSolver(Protocol):
-    """What a registered game's solver offers (``GameSpec.solver`` names its module)."""
-
-    def analyze(self, pos: Any) -> list[int | None]: ...
-
-    def solve(self, pos: Any, weak: bool = False) -> int: ...
-
-
-def _position(parse_position: Callable[[str, int, int], Any], text: str, args: argparse.Namespace) -> Any:
+def _position(parse_position: Callable[[str, int, int], Any], text: str, args: Options) -> Any:
     """The solver's position after ``text``, its legality checked on the solver's own board.
 
     Only a line the solver's board refuses is replayed through the game's engine, so that
@@ -79,7 +152,7 @@ def _position(parse_position: Callable[[str, int, int], Any], text: str, args: a
     return parse_position(text, args.width, args.height)
 
 
-def _answer(solver: PositionSolver, pos: Any, args: argparse.Namespace) -> str:
+def _answer(solver: PositionSolver, pos: Any, args: Options) -> str:
     if args.analyze:
         scores = solver.analyze(pos)
         if args.weak:
@@ -88,12 +161,7 @@ def _answer(solver: PositionSolver, pos: Any, args: argparse.Namespace) -> str:
     return str(solver.solve(pos, weak=args.weak))
 
 
-def run(args: argparse.Namespace) -> int:
-    from p2p.games import game_names, spec
-
-    if args.game not in game_names() or not spec(args.game).solver:
-        have = [name for name in game_names() if spec(name).solver]
-        raise UsageError(f"cannot solve {args.game!r}: only {', '.join(have)} has a solver")
+def run(args: Options) -> int:
     module = _solver_module(args.game)
     parse_position = module.parse_position
 

@@ -49,6 +49,7 @@ import socket
 import ssl
 import string
 import sys
+import threading
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
@@ -262,23 +263,56 @@ class WillMessage:
 
 
 class _Pacer:
-    """A token bucket on the monotonic clock: ``wait()`` returns when a publish may go."""
+    """A token bucket on the monotonic clock: ``take()`` a token now if there is one,
+    ``wait()`` until there is; ``held`` counts the publishes that had to wait."""
 
     def __init__(self, burst: int, per_s: float) -> None:
         self.burst = burst
         self.per_s = per_s
         self.tokens = float(burst)
         self.stamp = time.monotonic()
+        self.held = 0
+
+    def take(self) -> bool:
+        """Take a token if one is there now (``False``: the publish must wait)."""
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.per_s)
+        self.stamp = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
 
     async def wait(self) -> None:
+        if self.take():
+            return
+        self.held += 1
         while True:
-            now = time.monotonic()
-            self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.per_s)
-            self.stamp = now
-            if self.tokens >= 1:
-                self.tokens -= 1
-                return
             await asyncio.sleep((1 - self.tokens) / self.per_s)
+            if self.take():
+                return
+
+
+class _Confirmation:
+    """What aiomqtt's PUBACK callback sets (``Client._pending_publishes``): a future."""
+
+    __slots__ = ("future",)
+
+    def __init__(self, future: asyncio.Future[None]) -> None:
+        self.future = future
+
+    def set(self) -> None:
+        if not self.future.done():
+            self.future.set_result(None)
+
+
+@dataclass(frozen=True)
+class _Started:
+    """A PUBLISH handed to paho (``Transport._start_publish``): the future its PUBACK
+    resolves (``None``: QoS 0, written already) and its message id."""
+
+    acked: asyncio.Future[None] | None
+    mid: int
 
 
 @dataclass
@@ -437,6 +471,12 @@ class Transport(Broker):
             )
         )
         self._outbox: deque[_Outgoing] = deque()
+        self._writing = False
+        """``_start_publish`` writes the packet paho is queueing itself (no writer)."""
+        self._adding = 0
+        """Writers asked for from paho's connect thread, not yet added (``_watch_writes``)."""
+        self._delivering = False
+        """Inside paho's read callback (``_deliver``): nothing is written from there."""
         self._outbox_limit = outbox_limit
         self._outbox_wakeup = asyncio.Event()
         self._up = asyncio.Event()
@@ -473,7 +513,9 @@ class Transport(Broker):
     @property
     def stats(self) -> dict[str, int]:
         """Counters: published, published_bytes, received, dropped; and
-        largest_published (bytes of the largest PUBLISH packet sent)."""
+        largest_published (bytes of the largest PUBLISH packet sent); paced (publishes
+        the pacer held back for a token, ``PUBLISH_RATE_PER_S``)."""
+        self._stats["paced"] = self._pacer.held
         return self._stats
 
     @property
@@ -655,10 +697,10 @@ class Transport(Broker):
             self._outbox.remove(victim)
             victim.done.cancel()
             log.warning("outbox full: dropped a message for %s", victim.topic)
-        self._outbox.append(
-            _Outgoing(topic, payload, qos, retain, expiry, droppable, done)
-        )
-        self._outbox_wakeup.set()
+        item = _Outgoing(topic, payload, qos, retain, expiry, droppable, done)
+        self._outbox.append(item)
+        if not self._send_now(item):
+            self._outbox_wakeup.set()  # the sender loop sends it when it may go
         return done
 
     @property
@@ -689,6 +731,41 @@ class Transport(Broker):
             return None  # a suspect goes alone
         return item
 
+    def _send_now(self, item: _Outgoing) -> bool:
+        """Send ``item`` at once, inside ``publish_nowait``, if it may go now: connected,
+        nothing unsent ahead of it, room in the window, a token of the pacer, not over
+        the broker's size limit.  A move is then on the socket before ``play()`` returns,
+        not a few turns of the event loop later (issue 28); anything else is left to the
+        sender loop, which keeps the order."""
+        client = self._client
+        if (
+            client is None
+            or self._delivering
+            or not self._up.is_set()
+            or self._next_to_send() is not item
+        ):
+            return False
+        qos, properties, size = self._packet(item)
+        limit = self.max_packet
+        if limit is not None and size > limit:
+            return False  # the sender loop refuses it and says so
+        if not self._pacer.take():
+            return False
+        self._launch(client, item, qos, properties, size)
+        return True
+
+    def _packet(self, item: _Outgoing) -> tuple[int, Properties | None, int]:
+        """The QoS, the v5 properties and the packet size ``item`` is sent with."""
+        properties = None
+        if self._v5 and item.expiry is not None:
+            properties = _properties(PacketTypes.PUBLISH)
+            properties.MessageExpiryInterval = item.expiry
+        qos = min(item.qos, self.max_qos)
+        size = packet_size(
+            item.topic, item.payload, qos, self._v5, item.expiry if self._v5 else None
+        )
+        return qos, properties, size
+
     async def _sender_loop(self) -> None:
         while True:
             item = self._next_to_send()
@@ -701,14 +778,7 @@ class Transport(Broker):
             if client is None:
                 await asyncio.sleep(0.01)
                 continue
-            properties = None
-            if self._v5 and item.expiry is not None:
-                properties = _properties(PacketTypes.PUBLISH)
-                properties.MessageExpiryInterval = item.expiry
-            qos = min(item.qos, self.max_qos)
-            size = packet_size(
-                item.topic, item.payload, qos, self._v5, item.expiry if self._v5 else None
-            )
+            qos, properties, size = self._packet(item)
             limit = self.max_packet
             if limit is not None and size > limit:
                 self._refuse(item, size, limit)
@@ -716,14 +786,87 @@ class Transport(Broker):
             await self._pacer.wait()
             if client is not self._client or self._next_to_send() is not item:
                 continue  # the connection changed, or the outbox did, while we waited
-            if size > SUSPECT_BYTES and qos:
-                self._unacked_large.append((item, time.monotonic(), size))
-            item.sending = True
-            task = asyncio.get_running_loop().create_task(
-                self._send_one(client, item, qos, properties, size)
+            self._launch(client, item, qos, properties, size)
+
+    def _launch(
+        self,
+        client: aiomqtt.Client,
+        item: _Outgoing,
+        qos: int,
+        properties: Properties | None,
+        size: int,
+    ) -> None:
+        """Hand ``item`` to the connection now and await its PUBACK in a task."""
+        if size > SUSPECT_BYTES and qos:
+            self._unacked_large.append((item, time.monotonic(), size))
+        item.sending = True
+        try:
+            started: _Started | BaseException = self._start_publish(
+                client,
+                item.topic,
+                item.payload,
+                qos,
+                # a broker without retained messages may cut a client that sends one
+                item.retain and self.retained_delivery != "none",
+                properties,
             )
-            self._sending.add(task)
-            task.add_done_callback(self._sending.discard)
+        except (aiomqtt.MqttError, ValueError) as err:
+            started = err  # raised where the PUBACK is awaited (``_send_one``)
+        task = asyncio.get_running_loop().create_task(
+            self._send_one(client, item, qos, properties, size, started)
+        )
+        self._sending.add(task)
+        task.add_done_callback(self._sending.discard)
+
+    def _start_publish(
+        self,
+        client: aiomqtt.Client,
+        topic: str,
+        payload: bytes,
+        qos: int,
+        retain: bool,
+        properties: Properties | None,
+    ) -> _Started:
+        """Give the PUBLISH to paho and write it to the socket now; what to await.
+
+        aiomqtt's own ``publish`` is a coroutine (a task must start first), and paho then
+        asks the event loop for a writer on the socket and writes when the selector next
+        says it is writable: three turns of the loop before the bytes leave.  Here the
+        packet is written at once, with whatever paho had queued before it; what the
+        socket does not take at once goes through the writer as before.  Paho is told
+        while it queues the packet that no writer need be registered (``_writing``,
+        ``_watch_writes``), so none is left behind with nothing to write (a writer the
+        selector would wake forever); a writer registered already is removed by paho
+        once all is written.
+        """
+        paho = client._client
+        registered = paho._registered_write
+        if self._adding:  # a writer on its way from paho's connect thread: it writes
+            return self._published(client, paho.publish(topic, payload, qos, retain, properties))
+        self._writing = True
+        try:
+            info = paho.publish(topic, payload, qos, retain, properties)
+        finally:
+            self._writing = False
+        paho._registered_write = registered  # (as it was: the hook registered nothing)
+        if paho.want_write():
+            try:
+                paho.loop_write()  # registers the writer for what is left, if anything
+            except Exception as exc:  # noqa: BLE001 - as the writer does
+                if not client._disconnected.done():
+                    client._disconnected.set_exception(exc)
+        return self._published(client, info)
+
+    def _published(self, client: aiomqtt.Client, info: Any) -> _Started:
+        """What to await for the PUBLISH paho has taken (``info``: its message info)."""
+        if info.rc != aiomqtt.client.mqtt.MQTT_ERR_SUCCESS:
+            raise aiomqtt.MqttCodeError(info.rc, "Could not publish message")
+        if info.is_published():
+            return _Started(None, info.mid)
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        # aiomqtt's PUBACK callback only calls ``.set()`` on what it finds there
+        client._pending_publishes[info.mid] = _Confirmation(future)  # type: ignore[assignment]
+        return _Started(future, info.mid)
 
     async def _send_one(
         self,
@@ -732,18 +875,21 @@ class Transport(Broker):
         qos: int,
         properties: Properties | None,
         size: int,
+        started: _Started | BaseException | None = None,
     ) -> None:
-        """Send ``item`` and await its PUBACK; taken off the outbox once the broker has
-        it, put back in line (in its place) if the connection fails first."""
+        """Await ``item``'s PUBACK (sent already if ``started``); taken off the outbox once
+        the broker has it, put back in line (in its place) if the connection fails first."""
         try:
+            if isinstance(started, BaseException):
+                raise started
             await self._publish_while_up(
                 client,
                 item.topic,
                 item.payload,
                 qos=qos,
-                # a broker without retained messages may cut a client that sends one
                 retain=item.retain and self.retained_delivery != "none",
                 properties=properties,
+                started=started,
             )
         except aiomqtt.MqttError as err:
             item.attempts += 1
@@ -771,22 +917,37 @@ class Transport(Broker):
         if not item.done.done():
             item.done.set_result(None)
 
-    async def _publish_while_up(self, client: aiomqtt.Client, *args: Any, **kw: Any) -> None:
-        """``client.publish``, failed at once when the connection drops (aiomqtt would
-        wait out its timeout for a PUBACK that can no longer come)."""
-        publishing = asyncio.ensure_future(client.publish(*args, **kw))
+    async def _publish_while_up(
+        self,
+        client: aiomqtt.Client,
+        topic: str,
+        payload: bytes,
+        *,
+        qos: int,
+        retain: bool,
+        properties: Properties | None,
+        started: _Started | None = None,
+    ) -> None:
+        """Publish (unless ``started`` already) and await the PUBACK; failed at once when
+        the connection drops (aiomqtt would wait out its timeout for a PUBACK that can no
+        longer come), and after the client's timeout without one."""
+        if started is None:
+            started = self._start_publish(client, topic, payload, qos, retain, properties)
+        if started.acked is None:
+            return  # (QoS 0, written)
         lost = client._disconnected
         try:
-            await asyncio.wait([publishing, lost], return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait(
+                [started.acked, lost], timeout=client.timeout, return_when=asyncio.FIRST_COMPLETED
+            )
         finally:
-            if not publishing.done():
-                publishing.cancel()
-        if publishing.done() and not publishing.cancelled():
-            publishing.result()  # raises what publishing raised
+            client._pending_publishes.pop(started.mid, None)
+        if started.acked.done():
             return
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await publishing
-        raise aiomqtt.MqttError("connection lost while publishing")
+        started.acked.cancel()
+        if lost.done():
+            raise aiomqtt.MqttError("connection lost while publishing")
+        raise aiomqtt.MqttError("Operation timed out")
 
     def _refuse(self, item: _Outgoing, size: int, limit: int) -> None:
         """Do not send ``item`` (too large for the broker); tell who listens."""
@@ -850,6 +1011,14 @@ class Transport(Broker):
         return self.inbound.drain()
 
     def _deliver(self, message: aiomqtt.Message) -> None:
+        self._delivering = True
+        try:
+            self._take(message)
+        finally:
+            self._delivering = False
+
+    def _take(self, message: aiomqtt.Message) -> None:
+        """One message from paho's read callback: dropped, or offered to the lanes."""
         payload = message.payload
         if isinstance(payload, str):
             payload = payload.encode()
@@ -977,6 +1146,42 @@ class Transport(Broker):
 
         paho.on_disconnect = disconnected
         paho.on_connect = connected
+        self._watch_writes(client)
+
+    def _watch_writes(self, client: aiomqtt.Client) -> None:
+        """Register the socket's writer with the event loop at once (aiomqtt schedules
+        that for the loop's next turn, ``call_soon_threadsafe``), and not at all while
+        ``_start_publish`` writes the packet paho is queueing itself.
+
+        So when paho says a writer is registered (``_registered_write``), it is, and a
+        packet written directly leaves nothing behind: paho removes the writer once all
+        is written.  Only paho's connect runs in another thread (aiomqtt's executor):
+        its writer is added through the loop as before (``_adding`` counts those)."""
+        loop = asyncio.get_running_loop()
+        home = threading.get_ident()
+        paho = client._client
+
+        def write() -> None:  # what aiomqtt's writer does
+            try:
+                paho.loop_write()
+            except Exception as exc:  # noqa: BLE001 - the connection broke: end it
+                if not client._disconnected.done():
+                    client._disconnected.set_exception(exc)
+
+        def added(fd: int) -> None:
+            self._adding -= 1
+            loop.add_writer(fd, write)
+
+        def register(_client: Any, _userdata: Any, sock: Any) -> None:
+            if self._writing:
+                return  # (``_start_publish`` writes it itself, now)
+            if threading.get_ident() == home:
+                loop.add_writer(sock.fileno(), write)
+            else:
+                self._adding += 1
+                loop.call_soon_threadsafe(added, sock.fileno())
+
+        paho.on_socket_register_write = register
 
     async def _probe_retained(self, client: aiomqtt.Client) -> None:
         """Find out once per broker to whom it hands retained messages.

@@ -299,13 +299,12 @@ class Round:
     async def wait_until(
         self, predicate: Callable[[Round], bool], timeout: float | None = None
     ) -> None:
-        """Wait until ``predicate(round)`` holds; ``asyncio.TimeoutError`` after ``timeout``."""
+        """Wait until ``predicate(round)`` holds; ``asyncio.TimeoutError`` after ``timeout``.
 
-        async def waiter() -> None:
-            async with self._changed:
-                await self._changed.wait_for(lambda: predicate(self))
-
-        await asyncio.wait_for(waiter(), timeout)
+        The calling task itself waits (no task of its own, as ``asyncio.wait_for`` would
+        start): woken by a change, it runs in the event loop's next turn (issue 28)."""
+        async with asyncio.timeout(timeout), self._changed:
+            await self._changed.wait_for(lambda: predicate(self))
 
     async def wait_started(self, timeout: float | None = 60) -> None:
         """Wait until play begins (or the round is cancelled)."""

@@ -72,11 +72,16 @@ def _check(value: object, depth: int) -> None:
     raise CanonicalError(f"type {type(value).__name__} is not allowed")
 
 
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+"""``json.dumps`` with these arguments, built once: a lobby peer encodes a presence for
+each one it receives (the canonical check), and ``json.dumps`` builds a new encoder
+for every call that passes arguments."""
+
+
 def encode(value: Value) -> bytes:
     """The canonical UTF-8 bytes of ``value``; raises ``CanonicalError`` outside the subset."""
     _check(value, 0)
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return text.encode("utf-8")
+    return _ENCODER.encode(value).encode("utf-8")
 
 
 def _no_float(text: str) -> float:
@@ -96,6 +101,12 @@ def _pairs(pairs: list[tuple[str, Value]]) -> dict[str, Value]:
     return result
 
 
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_pairs, parse_float=_no_float, parse_constant=_no_constant
+)
+"""``json.loads`` with these hooks, built once (``json.loads`` builds one per call)."""
+
+
 def decode(data: bytes, max_size: int | None = None) -> Value:
     """Parse canonical bytes back into a value; anything else raises ``CanonicalError``.
 
@@ -110,12 +121,7 @@ def decode(data: bytes, max_size: int | None = None) -> Value:
     except UnicodeDecodeError:
         raise CanonicalError("payload is not valid UTF-8") from None
     try:
-        value = json.loads(
-            text,
-            object_pairs_hook=_pairs,
-            parse_float=_no_float,
-            parse_constant=_no_constant,
-        )
+        value = _DECODER.decode(text)
     except CanonicalError:
         raise
     except RecursionError:

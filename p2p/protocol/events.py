@@ -414,6 +414,30 @@ def event_id(unsigned: dict[str, Any]) -> str:
     return hashlib.sha256(canonical.encode(unsigned)).hexdigest()
 
 
+_SIG_FIELD = b',"sig":"'
+
+
+def _unsigned_bytes(raw: bytes, sig: str) -> bytes | None:
+    """The canonical bytes of an envelope without ``sig``, cut from ``raw``, the
+    canonical bytes of the whole envelope (``sig``: its 128 hex characters); ``None`` if
+    they are not where the canonical encoding puts them.
+
+    Keys are sorted, so ``sig`` follows ``seq`` (hence its comma) and only the integers
+    ``ts`` and ``v`` follow it: the last ``,"sig":"`` is the envelope's own (a ``sig``
+    inside the body comes earlier, and a quote inside a string is escaped).  The same
+    bytes ``canonical.encode`` gives for the envelope without ``sig``, without
+    encoding it again (``make`` splices ``sig`` in the same way).
+
+    >>> _unsigned_bytes(b'{"body":{},"seq":null,"sig":"ab","ts":1,"v":4}', "ab")
+    b'{"body":{},"seq":null,"ts":1,"v":4}'
+    """
+    at = raw.rfind(_SIG_FIELD)
+    end = at + len(_SIG_FIELD) + len(sig)
+    if at < 0 or raw[at + len(_SIG_FIELD) : end] != sig.encode() or raw[end : end + 2] != b'",':
+        return None
+    return raw[:at] + raw[end + 1 :]
+
+
 _ENVELOPE_KEYS = {"v", "kind", "pk", "ts", "round", "seq", "prev", "body", "sig"}
 
 
@@ -508,8 +532,11 @@ def from_value(
     """
     try:
         inner = _check_envelope(value, versions, held)
-        unsigned = _unsigned(value)
-        eid = event_id(unsigned)
+        cut = None if raw is None else _unsigned_bytes(raw, value["sig"])
+        # the bytes we were given, less their ``sig``: the envelope is not encoded again
+        eid = (
+            hashlib.sha256(cut).hexdigest() if cut is not None else event_id(_unsigned(value))
+        )
         pk = bytes.fromhex(value["pk"])
         sig = bytes.fromhex(value["sig"])
         if not (

@@ -22,6 +22,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import unicodedata
 
@@ -81,12 +82,20 @@ def sanitize_nickname(text: str) -> str:
     return cleaned[:NICKNAME_MAX].strip()
 
 
+@functools.lru_cache(maxsize=8_192)
+def _public_key(public_key: bytes) -> Ed25519PublicKey:
+    """The key object of a raw public key, kept for the keys verified most recently (a
+    lobby peer checks every other's presence each heartbeat: 8,192 is twice the
+    lobby's ``MAX_PEERS``); a key that does not load raises as before, uncached."""
+    return Ed25519PublicKey.from_public_bytes(public_key)
+
+
 def verify(public_key: bytes, signature: bytes, data: bytes) -> bool:
     """True if ``signature`` is a valid Ed25519 signature of ``data`` by ``public_key``."""
     if len(public_key) != PUBLIC_KEY_SIZE or len(signature) != SIGNATURE_SIZE:
         return False
     try:
-        Ed25519PublicKey.from_public_bytes(public_key).verify(signature, data)
+        _public_key(bytes(public_key)).verify(signature, data)
     except (InvalidSignature, ValueError):
         return False
     return True

@@ -49,6 +49,7 @@ admin cancels, or they expire.
 
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
@@ -144,6 +145,13 @@ class PeerInfo:
         return label(self.nick, self.pk)
 
 
+@functools.lru_cache(maxsize=MAX_PEERS + MAX_KEPT)
+def _presence_topic(root: str, pk: bytes) -> str:
+    """The presence topic of key ``pk`` in the namespace ``root`` (kept for the keys
+    heard most recently: each of them is checked once per heartbeat)."""
+    return f"{root}/lobby/presence/{peer_id(pk)}"
+
+
 class Lobby:
     """Our presence, everybody else's, lobby chat and pending invitations."""
 
@@ -163,6 +171,7 @@ class Lobby:
         self.nick = sanitize_nickname(nick) or me.short_id
         self.session = session.hex()
         self.topics = topics or Topics()
+        self._will_route = self.topics.presence(me.peer_id)
         self.is_friend = is_friend
         self.max_peers = max_peers
         self.busy = False
@@ -233,7 +242,13 @@ class Lobby:
         return Publish(self.will_route(), event)
 
     def will_route(self) -> Route:
-        return self.topics.presence(self.me.peer_id)
+        """Our presence's topic (and the Last Will's): built once, asked per message."""
+        return self._will_route
+
+    def _on_its_topic(self, topic: str | None, pk: bytes) -> bool:
+        """Whether a presence signed by ``pk`` came on ``pk``'s own presence topic (or
+        on none given): that topic exactly, so nobody's presence stands in for another's."""
+        return topic is None or topic == _presence_topic(self.topics.root, pk)
 
     def will(self, now: int, session: bytes | None = None) -> Event:
         """The pre-signed ``offline`` presence to register as this connection's Last Will.
@@ -445,7 +460,7 @@ class Lobby:
         the budget up and make a real peer (a round member) look silent.
         """
         if event.kind == "presence":
-            if topic is not None and self.topics.parse_presence(topic) != peer_id(event.pk):
+            if not self._on_its_topic(topic, event.pk):
                 return "presence on another peer's topic"
             if event.pk == self.me.public_key:
                 return None  # another session of ours: ``sessions`` judges it
@@ -551,7 +566,7 @@ class Lobby:
     def _on_presence(
         self, event: Event, now: int, topic: str | None, age: int | None
     ) -> list[Effect]:
-        if topic is not None and self.topics.parse_presence(topic) != peer_id(event.pk):
+        if not self._on_its_topic(topic, event.pk):
             return [dropped(event, "presence on another peer's topic")]
         body = event.body
         local = self._presence_local(event, now, age)

@@ -29,6 +29,7 @@ topic name, but what travels on ``inbox/`` and ``round/`` topics is sealed
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass
@@ -144,8 +145,10 @@ class Topics:
         if not _NAMESPACE.match(self.app):
             raise TopicError("an app prefix is 1-32 characters of a-z, 0-9 and '-'")
 
-    @property
+    @functools.cached_property
     def root(self) -> str:
+        """``app/vN/namespace``: the first levels of every topic (built once: each
+        message's topic is taken apart against it)."""
         return f"{self.app}/v{TOPIC_VERSION}/{self.namespace}"
 
     # lobby
