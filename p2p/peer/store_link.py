@@ -40,10 +40,10 @@ NO_RETAINED = (
 """The notice (code ``broker_no_retained``) of a slow round on such a broker."""
 
 ENDING_GATHER_MS = 1_000
-"""A live round's ending is published at once when the round ends (with the acks we
-hold), then again once it holds every member's ack -- not after each ack in between,
-for this long after the end (``StoreLink.refresh``; the timer publishes what waited
-when it is over).  The acks come within a round trip or two, and a store republished
+"""A live round's ending (and a slow round's store) is published at once when the round
+ends (with the acks we hold), then again once it holds every member's ack -- not after
+each ack in between, for this long after the end (``StoreLink.refresh``; the timer
+publishes what waited when it is over).  The acks come within a round trip or two, and a store republished
 after each of them cost every member two or three more sealed stores to send and to
 read at the very moment the acks are on their way (issue 28: the 3- and 4-seat ends).
 A member cut off at the end finds the ending, with the end and our ack, all the same."""
@@ -125,7 +125,9 @@ class StoreLink:
         """Peer ids whose store showed every human seat's ack of our final head."""
         self._told_no_retained = False
         self._waiting = False
-        """A change of a live ending held back by ``_gathering``, not yet published."""
+        """A change of an ending held back by ``_gathering``, not yet published."""
+        self._end_head: str | None = None
+        """The final head our last store published after the end showed (``_gathering``)."""
         self._last_sent: asyncio.Future[None] | None = None
         """The publication of our newest store, until a broker took it (``_clear``)."""
 
@@ -213,14 +215,16 @@ class StoreLink:
         if plaintext == self._written:
             return
         self._written = plaintext
+        self._end_head = link.machine.state.head.id if link.machine.is_over else None
         self._publish(link.sealed(plaintext, "store"))
 
     def _gathering(self, acks: list[Event]) -> bool:
-        """A live ending published already, younger than ``ENDING_GATHER_MS``, whose
-        acks are not all in: a new ack waits for the others, to go out with all of them."""
-        if self.enabled or self._written is None:
-            return False
+        """An ending (a live round's, or a slow round's last store) published already
+        for this final head, younger than ``ENDING_GATHER_MS``, whose acks are not all
+        in: a new ack waits for the others, to go out with all of them."""
         machine = self._link.machine
+        if not machine.is_over or self._end_head != machine.state.head.id:
+            return False
         humans = {s.pk for s in machine.state.seats if s.pk is not None}
         if humans <= {a.pk for a in acks}:
             return False
@@ -304,7 +308,7 @@ class StoreLink:
         elif self.turn_s is None and not self.live_ending:
             self.refresh()  # a live ending past its time: cleared
         elif self._waiting:
-            self.refresh()  # a live ending's change that waited for the other acks
+            self.refresh()  # an ending's change that waited for the other acks
 
     def republish(self) -> None:
         """After a (re)connect: the broker may have lost our store (restart without
