@@ -3,6 +3,8 @@
 Run: python bench/bench_lobby.py [--sizes 200,400,1000] [--per-process 40] [--joins 3]
                                  [--idle-seconds 40] [--join-rate 5] [--drain-limit 300]
                                  [--nice 10] [--broker URL] [--namespace NS] [--markdown]
+                                 [--remote-peers K]
+     python bench/bench_lobby.py --serve K --broker URL --namespace NS  (other machines)
 
 One Mosquitto (started here, no connection limit on its listener, ``ulimit -n`` raised
 for N; or ``--broker URL``, an existing one, e.g. on another machine) and a lobby that
@@ -11,8 +13,11 @@ of ``--per-process`` peers each (so the figures are not one process's cost; the 
 bench and its workers run at ``--nice``; the broker started here does not, it stands for
 a server of its own), at most ``--join-rate`` a second
 and paced by the lobby itself: a batch of two seconds' joins, and the next only once
-every peer lists all but that batch (``Workers.grow``).  At each N, once every peer
-sees every other one:
+every peer lists all but that batch (``Workers.grow``).  One lobby may be spread over
+machines: each other machine hosts peers with ``--serve K`` (the same ``--broker`` and
+``--namespace``), the measuring bench counts them with ``--remote-peers`` and sets their
+heartbeat too; its per-peer figures are those of its own peers.  At each N, once every
+peer sees every other one:
 
 1. **joins**: ``--joins`` times, a newcomer peer (in the main process) connects; we
    measure the time from ``start()`` until its lobby lists all N, the publications on the
@@ -215,6 +220,10 @@ def drops(peers: list[Peer]) -> dict[str, int]:
     return out
 
 
+ANSWERS = {"join": "joined", "stats": "stats", "heartbeat": "ok", "stop": "stopped"}
+"""What a worker answers to each command."""
+
+
 class Workers:
     """The worker processes of the lobby, driven over pipes; ``grow`` adds peers."""
 
@@ -238,7 +247,7 @@ class Workers:
         self.procs.append(proc)
         self.conns.append(parent)
         self.counts.append(0)
-        await self._recv(parent, ASK_TIMEOUT_S)  # "ready": imported and listening
+        await self._recv(parent, ASK_TIMEOUT_S, "ready")  # imported and listening
 
     async def grow(
         self, target: int, per: int, heartbeat: int, rate: float, deadline: float
@@ -265,15 +274,18 @@ class Workers:
             if left <= 0:
                 raise TimeoutError(f"{self.peers} of {target} peers were online in time")
             try:
-                joined = (await self._recv(conn, left))[1]
+                joined = (await self._recv(conn, left, "joined"))[1]
             except TimeoutError:
                 raise TimeoutError(
-                    f"{self.peers} of {target} peers were online in time"
-                    " (a worker's joins did not finish)"
+                    f"a worker's joins did not finish in time ({self.peers} of {target}"
+                    " peers confirmed online)"
                 ) from None
             self.counts[-1] = joined
             self.peers += count
-            await self.caught_up(self.peers - 1 - batch, deadline)
+            least = await self.caught_up(self.peers - 1 - batch, deadline)
+            if self.peers % 100 < count:  # a line now and then: where the ramp is
+                print(f"  {self.peers} online, each lists at least {least} others",
+                      file=sys.stderr, flush=True)
 
     async def caught_up(self, seen: int, deadline: float) -> int:
         """Wait until every peer lists at least ``seen`` others; the least any lists."""
@@ -288,23 +300,28 @@ class Workers:
                 )
             await asyncio.sleep(0.5)
 
-    async def _recv(self, conn: Connection, timeout: float) -> Any:
-        """One answer of a worker, or ``TimeoutError`` (a hung or dead worker)."""
+    async def _recv(self, conn: Connection, timeout: float, want: str = "") -> Any:
+        """One answer of a worker (``want``: the first of that kind, older answers to a
+        command that timed out are passed over), or ``TimeoutError`` (a hung or dead
+        worker)."""
         loop = asyncio.get_running_loop()
         deadline = time.monotonic() + timeout
-        # short polls: a thread left waiting never holds up the bench's exit for long
-        while not await loop.run_in_executor(None, conn.poll, 1.0):
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"a worker did not answer in {timeout:.0f} s")
-        answer = conn.recv()
-        if answer[0] == "error":
-            raise RuntimeError(answer[1])
-        return answer
+        while True:
+            # short polls: a thread left waiting never holds up the bench's exit for long
+            while not await loop.run_in_executor(None, conn.poll, 1.0):
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"a worker did not answer in {timeout:.0f} s")
+            answer = conn.recv()
+            if answer[0] == "error":
+                raise RuntimeError(answer[1])
+            if not want or answer[0] == want:
+                return answer
 
     async def ask(self, command: str, arg: Any = None, timeout: float = ASK_TIMEOUT_S) -> list[Any]:
         for conn in self.conns:
             conn.send((command, arg))
-        return [(await self._recv(conn, timeout))[1] for conn in self.conns]
+        want = ANSWERS[command]
+        return [(await self._recv(conn, timeout, want))[1] for conn in self.conns]
 
     async def stats(self) -> dict[str, Any]:
         parts = await self.ask("stats")
@@ -313,6 +330,7 @@ class Workers:
             for key, value in p["drops"].items():
                 merged[key] = merged.get(key, 0) + value
         return {
+            "peers": sum(p["peers"] for p in parts),
             "min_seen": min((p["min_seen"] for p in parts if p["min_seen"] is not None), default=0),
             "received": sum(p["received"] for p in parts),
             "arrived": sum(p["arrived"] for p in parts),
@@ -331,6 +349,68 @@ class Workers:
 # -- measuring ----------------------------------------------------------------------------
 
 
+def client(url: str, identifier: str) -> aiomqtt.Client:
+    """A plain MQTT client of the bench on the broker at ``url``."""
+    address = parse_broker_url(url)
+    return aiomqtt.Client(
+        address.host,
+        address.port,
+        username=address.username,
+        password=address.password,
+        identifier=identifier,
+        transport="websockets" if address.websockets else "tcp",
+        websocket_path=address.path or None,
+        tls_context=ssl.create_default_context() if address.tls else None,
+    )
+
+
+def control_topic(namespace: str) -> str:
+    """Where the measuring bench tells the hosts of ``--serve`` the heartbeat (outside
+    the lobby's topics: no peer and no counter sees it)."""
+    return f"p2p-bench/{namespace}/heartbeat"
+
+
+async def tell_hosts(url: str, namespace: str, heartbeat: int) -> None:
+    """Set the heartbeat of the peers that other machines host (``--serve``)."""
+    async with client(url, f"control-{os.getpid()}") as c:
+        await c.publish(control_topic(namespace), str(heartbeat).encode(), qos=1, retain=True)
+
+
+async def serve(count: int, per: int, rate: float, url: str, namespace: str,
+                time_limit_s: float, debug: bool = False) -> str:
+    """Host ``count`` peers of the lobby ``namespace`` on ``url`` (for a measuring bench
+    on another machine, ``--remote-peers``), following the heartbeat it sets, until
+    ``time_limit_s``; why it stopped early, or ''."""
+    quiet(asyncio.get_running_loop(), debug)
+    stretch(STRETCHED_HEARTBEAT_MS)
+    workers = Workers(url, namespace, debug)
+    deadline = time.monotonic() + time_limit_s
+    try:
+        await workers.grow(count, per, STRETCHED_HEARTBEAT_MS, rate, deadline)
+        print(f"serving {count} peers in {len(workers.procs)} processes", file=sys.stderr, flush=True)
+        async with client(url, f"serve-{os.getpid()}") as c:
+            await c.subscribe(control_topic(namespace), qos=1)
+            async with asyncio.timeout(max(1.0, deadline - time.monotonic())):
+                async for message in c.messages:
+                    payload = message.payload
+                    if isinstance(payload, bytes) and payload.isdigit():
+                        await workers.ask("heartbeat", int(payload))
+    except TimeoutError as err:
+        if time.monotonic() < deadline:
+            return str(err)
+    except (RuntimeError, aiomqtt.MqttError) as err:
+        return str(err)
+    finally:
+        try:
+            await asyncio.wait_for(workers.stop(), 90)
+        except (OSError, EOFError, TimeoutError, RuntimeError):
+            pass
+        for proc in workers.procs:
+            if proc.is_alive():
+                proc.kill()
+    return ""
+
+
 class Counter:
     """A subscriber on the namespace's ``#``: counts publications (not retained copies)."""
 
@@ -339,17 +419,7 @@ class Counter:
         self.topics: list[str] = []
 
     async def run(self, url: str, root: str) -> None:
-        address = parse_broker_url(url)
-        async with aiomqtt.Client(
-            address.host,
-            address.port,
-            username=address.username,
-            password=address.password,
-            identifier=f"count-{os.getpid()}",
-            transport="websockets" if address.websockets else "tcp",
-            websocket_path=address.path or None,
-            tls_context=ssl.create_default_context() if address.tls else None,
-        ) as c:
+        async with client(url, f"count-{os.getpid()}") as c:
             await c.subscribe(root + "/#")
             async for message in c.messages:
                 if not message.retain:
@@ -393,10 +463,13 @@ BROKER_CONFIG = "max_connections -1\n"
 
 async def idle(
     workers: Workers, broker: LocalBroker | None, counter: Counter, n: int, heartbeat: int,
-    window_s: float, base_cpu_ms: float,
+    window_s: float, base_cpu_ms: float, hosts: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
     """Idle the lobby with ``heartbeat`` ms for whole periods of ``window_s``: per peer
     per second, publications, deliveries sent, arrived and handled, CPU."""
+    local = workers.peers  # (fewer than n when other machines host some: ``--serve``)
+    if hosts is not None:
+        await tell_hosts(*hosts, heartbeat)
     await workers.ask("heartbeat", heartbeat)
     # each peer's next heartbeat falls at a random point of the period (the "heartbeat"
     # command spreads them), so the publication rate is steady from the start
@@ -409,12 +482,12 @@ async def idle(
     after, elapsed = await workers.stats(), time.monotonic() - t0
     b1 = broker_cpu_s(broker)
     broker_s = None if b0 is None or b1 is None else b1 - b0
-    per_s = 1 / elapsed / n  # per peer per second
+    per_s = 1 / elapsed / local  # per peer per second, of the peers measured here
     published = counter.count - pubs
     r: dict[str, Any] = {
         "heartbeat_s": heartbeat / 1000,
         "idle_s": elapsed,
-        "idle_pub": published * per_s,
+        "idle_pub": published / elapsed / n,
         # every presence goes to all N peers (its sender too: the presence subscription
         # takes retained messages, so it is not a noLocal one)
         "idle_sent": published / elapsed,
@@ -433,6 +506,8 @@ async def idle(
         },
     }
     print(f"  N = {n} idle, heartbeat {heartbeat / 1000:g} s: {r}", file=sys.stderr, flush=True)
+    if hosts is not None:
+        await tell_hosts(*hosts, STRETCHED_HEARTBEAT_MS)
     await workers.ask("heartbeat", STRETCHED_HEARTBEAT_MS)
     await asyncio.sleep(1)
     return r
@@ -480,14 +555,14 @@ async def join(workers: Workers, counter: Counter, url: str, n: int,
         return {
             "seen_s": seen_s,
             "pubs": counter.count - pubs,
-            "to_peers": after["received"] - before["received"],
+            "to_peers": (after["received"] - before["received"]) * n / workers.peers,
             "to_newcomer": newcomer.stats.received,
             # less than the quiet baseline is measuring noise: no negative cost
             "cpu_peer_ms": max(
                 0.0,
                 (after["cpu"] - before["cpu"] - base_cpu_per_s * (time.monotonic() - w0))
                 * 1000
-                / n,
+                / workers.peers,
             ),
             "cpu_new_ms": (time.process_time() - cpu0) * 1000,
         }
@@ -508,6 +583,7 @@ async def ramp(
     broker: LocalBroker | None = None,
     broker_url: str = "",
     namespace: str = "",
+    remote: int = 0,
 ) -> tuple[list[dict[str, Any]], str]:
     """The lobby grows to each of ``sizes`` in turn on one broker; at each size, the
     joins and (``idle_s`` > 0) the idle lobby with the real heartbeat, then the backlog
@@ -517,7 +593,9 @@ async def ramp(
     not all seen by all: said in the result) and the ramp stops there.  The results of
     the sizes reached, and why the ramp stopped ('' if it did not).  ``broker``: the
     local Mosquitto the bench started (closed here), else ``broker_url``, an existing
-    one; ``namespace``: the lobby's (default a fresh one per run)."""
+    one; ``namespace``: the lobby's (default a fresh one per run); ``remote``: peers of
+    the lobby that other machines host (``--serve``), counted in each N (the figures per
+    peer are those of the peers here; deliveries to the N peers are scaled to N)."""
     begun = time.monotonic()
     quiet(asyncio.get_running_loop(), debug)
     url = broker.url if broker is not None else broker_url
@@ -542,15 +620,17 @@ async def ramp(
                 # a limit for a hang, not a budget; and the whole run's
                 limit = min(600 + 3 * added / rate, time_limit_s - (started - begun))
                 try:
-                    await workers.grow(n, per, STRETCHED_HEARTBEAT_MS, rate, started + limit)
+                    if n - remote < 1:
+                        raise RuntimeError(f"N = {n} leaves no peer here beside {remote} remote ones")
+                    await workers.grow(n - remote, per, STRETCHED_HEARTBEAT_MS, rate, started + limit)
                     await workers.caught_up(n - 1, started + limit)
                 except TimeoutError as err:
                     if workers.peers < 2:
                         raise
                     # the idle phase still runs on the lobby as it is (said in the result)
                     failure = f"N = {n}: {err}"
-                    result["unmet"] = (await workers.stats())["min_seen"]
-                    result["online"] = workers.peers
+                    now = await workers.stats()  # (a worker may have joined more since)
+                    result["unmet"], result["online"] = now["min_seen"], now["peers"]
                 result["processes"] = len(workers.procs)
                 result["setup_s"] = time.monotonic() - started
                 print(f"  N = {workers.peers} online after {result['setup_s']:.0f} s",
@@ -558,14 +638,14 @@ async def ramp(
                 if failure:
                     print(f"  {failure}", file=sys.stderr, flush=True)
                     joins = 0  # a newcomer could not see everyone either
-                    n = workers.peers
+                    n = result["online"] + remote
                 # the workers' own cost with nothing happening (timers)
                 await asyncio.sleep(1.0)
                 quiet0, t0 = await workers.stats(), time.monotonic()
                 await asyncio.sleep(3.0)
                 quiet1 = await workers.stats()
                 base_cpu_per_s = (quiet1["cpu"] - quiet0["cpu"]) / (time.monotonic() - t0)
-                result["base_cpu_ms"] = base_cpu_per_s * 1000 / n
+                result["base_cpu_ms"] = base_cpu_per_s * 1000 / workers.peers
                 rows = []
                 for _ in range(joins):
                     try:
@@ -585,7 +665,7 @@ async def ramp(
                     result["idle"].append(
                         await idle(
                             workers, broker, counter, n, REAL_HEARTBEAT_MS, idle_s,
-                            result["base_cpu_ms"],
+                            result["base_cpu_ms"], (url, namespace) if remote else None,
                         )
                     )
                     if n != sizes[-1] and not failure:
@@ -776,10 +856,38 @@ def main() -> None:
     parser.add_argument(
         "--namespace", default="", help="the lobby's namespace (default: a fresh one per run)"
     )
+    parser.add_argument(
+        "--serve",
+        type=int,
+        default=0,
+        help="only host this many peers of the lobby --namespace on --broker (on another"
+        " machine than the measuring bench, which counts them with --remote-peers) until"
+        " --time-limit, following the heartbeat it sets",
+    )
+    parser.add_argument(
+        "--remote-peers",
+        type=int,
+        default=0,
+        help="peers of the lobby that other machines host (--serve), counted in --sizes",
+    )
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--debug", action="store_true", help="print background errors with their tracebacks")
     args = parser.parse_args()
     load0 = os.getloadavg()
+    if (args.serve or args.remote_peers) and not (args.broker and args.namespace):
+        parser.error("--serve and --remote-peers need --broker and --namespace")
+    if args.serve:
+        if args.nice:
+            os.nice(args.nice)
+        try:
+            why = asyncio.run(serve(args.serve, args.per_process, args.join_rate, args.broker,
+                                    args.namespace, args.time_limit, args.debug))
+        except KeyboardInterrupt:
+            why = ""
+        if why:
+            print(f"bench_lobby --serve stopped: {why}", file=sys.stderr)
+            sys.exit(1)
+        return
     sizes = sorted(int(s) for s in args.sizes.split(","))
     try:
         broker = None
@@ -797,7 +905,7 @@ def main() -> None:
             ramp(sizes, args.per_process, args.joins, args.idle_seconds, args.join_rate,
                  args.debug, args.drain_limit,
                  {int(s) for s in args.idle_at.split(",")} if args.idle_at else None,
-                 args.time_limit, broker, args.broker, args.namespace)
+                 args.time_limit, broker, args.broker, args.namespace, args.remote_peers)
         )
     except (RuntimeError, OSError, BrokerError) as err:
         results, failure = [], str(err)

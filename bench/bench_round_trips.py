@@ -773,14 +773,16 @@ async def scenario_procs(
 # message from one peer to the others is one; so is waiting for a subscription's
 # acknowledgement); docs/performance.md gives the reasoning.
 MINIMUM = {
-    # genesis (1) -> guest subscribes (1) -> accept (1) -> start sealing the accepts (1)
-    # -> commits (1) -> commit_close (1) -> reveals (1) -> draw (1); the admin holds the
-    # draw one trip before the guests (the "before" rows: + the admin's subscription, 1)
-    ("public", "start"): "7-8",
-    ("slow", "start"): "7-8",
-    # the joiner's scrypt (CPU); subscribe and the retained genesis (1) -> join (1) ->
-    # start, commits, commit_close, reveals, draw (5)
-    ("private", "start"): "6-7 + scrypt",
+    # protocol v5 (the draw starts with the invitation): genesis with the admin's
+    # commitment (1) -> guest subscribes (1) -> accept with its commitment (1) -> start
+    # sealing the accepts, closing the commitments (1) -> reveals (1) -> draw (1); the
+    # admin holds the draw one trip before the guests (v4: + commits and commit_close, 2;
+    # the "before" rows and an admin that awaits its own SUBACK first: + 1)
+    ("public", "start"): "5-6",
+    ("slow", "start"): "5-6",
+    # the joiner's scrypt (CPU); subscribe and the retained genesis (1) -> join with its
+    # commitment (1) -> start, reveals, draw (3)
+    ("private", "start"): "4-5 + scrypt",
     ("public", "move"): "1",
     ("private", "move"): "1",
     ("slow", "move"): "1",
@@ -871,7 +873,7 @@ async def main_async(args: argparse.Namespace) -> None:
                 + (", one publish at a time (before)" if "before" in label.split() else ""),
                 x(r["start_first"]),
                 x(r["start_all"]),
-                "8-9" if "before" in label.split() else MINIMUM[(kind, "start")],
+                "6-7" if "before" in label.split() else MINIMUM[(kind, "start")],
                 x(r["move"]),
                 MINIMUM[(kind, "move")],
                 x(r["end"]),

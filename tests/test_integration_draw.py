@@ -2,7 +2,9 @@
 
 A hostile admin here is a real ``Peer`` whose round machine signs what an attacker would
 (validly, with the admin's own key) instead of what the protocol says; the honest members
-are unmodified peers.  Each test fails on the v1 rules.
+are unmodified peers.  Each test fails on the v1 rules.  Since protocol v5 every
+member's commitment travels with the invitation (genesis, accept), and the start closes
+the set (docs/protocol.md §7).
 """
 
 from __future__ import annotations
@@ -56,35 +58,37 @@ async def invite_and_accept(
     return rounds
 
 
-def test_admin_sealing_only_its_own_commitment_is_refused_live(peers: Peers) -> None:
+def test_admin_drawing_on_its_own_reveal_alone_is_refused_live(peers: Peers) -> None:
+    """Since v5 the start closes the commitments (bob's came in its accept); a hostile
+    admin's draw that seals only its own reveal is refused and named by bob."""
     async def body() -> None:
         async with peers("admin", "bob") as (admin, bob):
             notes = bob.events()
             rnd = await admin.invite([bob.peer_id], "connect4", {})
             machine = rnd.machine
-            honest_close = machine._close_commits
+            honest_draw = machine._draw
             sent: list[bool] = []
 
-            def close_only_mine(now: int) -> list:  # type: ignore[type-arg]
+            def draw_on_mine(now: int) -> list:  # type: ignore[type-arg]
                 if sent:
                     return []
                 sent.append(True)
-                mine = machine.side[("commit", machine.me.public_key)]
-                return hostile_chain_event(
-                    machine, "commit_close", {"sealed": [mine.value()]}
+                mine = machine.side[("reveal", machine.me.public_key)]
+                seed = draw.draw_seed(
+                    machine.state.round_id, [bytes.fromhex(mine.body["nonce"])]
                 )
+                body = {"sealed": [mine.value()], "seed": seed.hex(), "starter": 0}
+                return hostile_chain_event(machine, "draw", body)
 
-            machine._close_commits = close_only_mine  # type: ignore[method-assign]
+            machine._draw = draw_on_mine  # type: ignore[method-assign]
             theirs = await (await invitation(bob, rnd.id)).accept()
-            await expect_rejected(notes, "leaves out the commitment of seat 1")
-            await expect_notice(
-                notes, "left out the commitment of seat 1 that reached us"
-            )
-            assert theirs.phase is Phase.COMMIT  # the draw did not go ahead
+            await expect_rejected(notes, "the draw leaves out the reveal of seat 1")
+            await expect_notice(notes, "left out the reveal of seat 1 that reached us")
+            assert theirs.phase is Phase.REVEAL  # the draw did not go ahead
             assert [e.kind for e in theirs.log()] == ["genesis", "start"]
-            # the honest rules: every commitment sealed, then a draw both sides verify
-            machine._close_commits = honest_close  # type: ignore[method-assign]
-            await rnd._link.act(lambda m, now: m._close_commits(now))
+            # the honest rules: every reveal sealed, then a draw both sides verify
+            machine._draw = honest_draw  # type: ignore[method-assign]
+            await rnd._link.act(lambda m, now: m._draw(now))
             for r in (rnd, theirs):
                 await r.wait_started(10)
             assert {r.starter for r in (rnd, theirs)} == {rnd.starter}

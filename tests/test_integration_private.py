@@ -71,6 +71,8 @@ def fake_genesis(stranger: Identity, admin_key: str, private: bool = True) -> ev
             "start": 0,
             "expires": ev.MAX_TS // 2 + 600_000,
             "private": private,
+            # a computer seat draws its seed: the admin's commitment (v5, §7)
+            **({} if private else {"commit": "11" * 32}),
         },
         round=admin_key,
         seq=0,

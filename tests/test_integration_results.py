@@ -77,5 +77,5 @@ def test_live_logs_are_agreed_and_a_forged_forfeit_beside_them_is_refused(
     attacked.write_bytes(b"\n".join([*chain[:-1], forged.raw, chain[-1]]) + b"\n")
     assert cli(["replay", str(attacked)]) == 0
     out = capsys.readouterr().out
-    assert "judged by rules v4" in out
+    assert "judged by rules v5" in out
     assert f"complete, but disputed: at position {win.seq} seat {1 - winner} forfeited seat {winner}" in out

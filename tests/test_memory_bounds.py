@@ -24,8 +24,9 @@ import pytest
 
 from p2p.net.inbound import Inbound
 from p2p.peer import Peer
-from p2p.protocol import canonical, sealing
+from p2p.protocol import canonical, identity, sealing
 from p2p.protocol import events as ev
+from p2p.protocol import lobby as lobby_module
 from p2p.protocol.identity import Identity
 
 KEYS = int(os.environ.get("P2P_MEMORY_KEYS", "9000"))
@@ -107,10 +108,18 @@ def test_a_flood_of_fresh_keys_leaves_a_bounded_footprint() -> None:
 
         peer.inbound._clock = tick
         half = KEYS // 2
-        # the one cache on the way (X25519 form of Ed25519 keys, 4,096 entries) full
-        # from the start, as after any long run: it fills with 16,384 keys' invitations
+        # the caches on the way (bounded: the X25519 form of Ed25519 keys, 4,096 entries;
+        # the Ed25519 key objects, 8,192; the lobby's presence topics of keys, 4,160)
+        # full from the start, as after any long run: they fill with the flood's keys
         for k in range(sealing.x25519_public.cache_info().maxsize):
             sealing.x25519_public(Identity.from_seed((KEYS + k).to_bytes(4, "big") * 8).public_key)
+        for k in range(identity._public_key.cache_info().maxsize):
+            key = Identity.from_seed((2 * KEYS + k).to_bytes(4, "big") * 8).public_key
+            identity._public_key(key)
+            lobby_module._presence_topic(peer.topics.root, key)
+        assert lobby_module._presence_topic.cache_info().currsize == (
+            lobby_module._presence_topic.cache_info().maxsize
+        )
         await _feed(peer, range(half), now)  # every bounded structure is full now
         gc.collect()
         blocks = sys.getallocatedblocks()

@@ -48,7 +48,7 @@ def test_a_lobby_peer_of_protocol_v2_is_named_once_in_both_languages() -> None:
     (note,) = notes
     assert isinstance(note, RoundNotice) and note.code == "other_version"
     assert note.params == {"nick": "bob", "theirs": 2, "ours": ev.PROTOCOL_VERSION}
-    assert note.text == "bob runs protocol v2, this client v4: you can play together once one of you updates"
+    assert note.text == "bob runs protocol v2, this client v5: you can play together once one of you updates"
     # once per key: its next heartbeats say nothing more
     for k in range(1, 5):
         assert _offer(alice, _presence(2, now + 1_000 * k)) == "another protocol version"
@@ -59,7 +59,21 @@ def test_a_lobby_peer_of_protocol_v2_is_named_once_in_both_languages() -> None:
     # both languages, from the shell's catalogue
     for lang, word in (("en", "runs protocol v2"), ("de", "nutzt Protokoll v2")):
         text = Translator(lang).t("notice.other_version", **note.params)
-        assert word in text and "bob" in text and "v4" in text
+        assert word in text and "bob" in text and "v5" in text
+
+
+def test_a_lobby_peer_of_protocol_v4_is_told_in_one_line() -> None:
+    """v5 changed the draw (commitments with the invitation): a v4 peer could not judge
+    our rounds, so it is named once, as any other version is."""
+    alice = Peer("mqtt://127.0.0.1:1", nick="alice")
+    notes: list = []
+    alice.notify = notes.append  # type: ignore[method-assign]
+    now = int(time.time() * 1000)
+    assert _offer(alice, _presence(4, now)) == "another protocol version"
+    assert _offer(alice, _presence(4, now + 1_000)) == "another protocol version"
+    (note,) = notes
+    assert note.code == "other_version" and note.params["theirs"] == 4
+    assert note.text == "bob runs protocol v4, this client v5: you can play together once one of you updates"
 
 
 def test_our_own_version_is_never_reported() -> None:

@@ -197,7 +197,7 @@ def test_parse_rejects_garbage(payload: bytes, reason: str) -> None:
 
 
 def test_parse_rejects_wrong_version_and_unknown_kind() -> None:
-    for version in (5, 3, 2, 1, True, "4", None):  # v1-v3 only in old logs; true is not 1
+    for version in (6, 4, 3, 2, 1, True, "5", None):  # v1-v4 only in old logs; true is not 1
         value = presence().value()
         value["v"] = version
         with pytest.raises(events.EventError, match="version"):

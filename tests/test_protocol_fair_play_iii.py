@@ -128,7 +128,7 @@ def test_a_silent_loser_cannot_take_a_timely_move_in_two_seats(
     lines = [e.raw for e in victim.log()] + [e.raw for e in victim.conflict_evidence()]
     lines += [e.raw for e in victim.acks().values()]
     result = replay_log(lines, LIMITS)
-    assert result.chain[move.seq].id == move.id and result.rules == "rules v4"
+    assert result.chain[move.seq].id == move.id and result.rules == "rules v5"
     assert [c.seq for c in result.contested()] == [move.seq]
     if ending:
         assert result.state.winners() == (v,) and result.verdict == "disputed"

@@ -194,32 +194,28 @@ def test_equivocating_mover_is_reported_and_loses() -> None:
 
 
 def test_equivocating_commitment_is_reported() -> None:
-    net = Loopback()
-    alice, effects = RoundMachine.open(
+    """Since v5 a guest's commitment travels in its accept: two accepts by one guest
+    with two commitments are an equivocation (the first is kept, both reported)."""
+    alice, _effects = RoundMachine.open(
         ALICE, 0, ROUND, "connect4", {}, seats(ALICE, BOB), None, nonce(1)
     )
-    bob = RoundMachine(BOB, alice.state.genesis, nonce(2))
-    bob_effects = bob.accept(1)
-    net.add("alice", alice, effects)
-    net.add("bob", bob)
-    # Alice gets Bob's accept; she starts; Bob gets nothing yet
-    for e in bob_effects:
-        alice.receive(e.event, 2)
-    start = alice.state.chain[1]
-    twin = events.make(
-        BOB, "commit", 3, {"commit": "ee" * 32}, round=ROUND, prev=start.id
-    )
+    genesis = alice.state.genesis
     real = events.make(
         BOB,
-        "commit",
+        "accept",
         3,
-        {"commit": draw.commitment(ROUND, BOB.public_key, nonce(2))},
+        {"seat": 1, "commit": draw.commitment(ROUND, BOB.public_key, nonce(2))},
         round=ROUND,
-        prev=start.id,
+        prev=genesis.id,
+    )
+    twin = events.make(
+        BOB, "accept", 3, {"seat": 1, "commit": "ee" * 32}, round=ROUND, prev=genesis.id
     )
     alice.receive(real, 4)
     effects = alice.receive(twin, 5)
     assert any(isinstance(e, Equivocation) for e in effects)
+    sealed = alice.state.chain[1].sealed()  # alice started with the first one
+    assert [e.id for e in sealed] == [real.id]
 
 
 def test_admin_cannot_state_a_wrong_draw_result() -> None:

@@ -417,7 +417,7 @@ def test_replay_calls_a_log_whose_forfeit_replaced_a_winning_move_disputed() -> 
     )  # bob wins within seconds
     # the loser's log: its forfeit of the winner, with the winner's move beside it
     loser = replay_log(chain + [forfeit.raw, win.raw])
-    assert loser.chain[-1].id == forfeit.id and loser.rules == "rules v4"
+    assert loser.chain[-1].id == forfeit.id and loser.rules == "rules v5"
     (conflict,) = loser.conflicts
     assert conflict.judged is conflict.rival and conflict.rule == "timely"
     assert loser.verdict == "disputed"

@@ -101,3 +101,38 @@ def test_a_store_that_repeats_what_we_hold_is_read_without_working_out_ours(
             assert sum(worked.values()) <= 3 * 2 + 3, (worked, reads)
 
     run(body())
+
+
+@pytest.mark.parametrize("turn_limit", [None, 3600], ids=["live", "slow"])
+def test_a_live_ending_goes_out_at_the_end_and_once_more_with_every_ack(
+    peers: Peers, monkeypatch: pytest.MonkeyPatch, turn_limit: int | None
+) -> None:
+    """A live round's ending (its retained store, for a member cut off at the end) is
+    published when the round ends and once more when every member's ack is in, not after
+    each ack in between (``ENDING_GATHER_MS``; four seats: four stores a member before,
+    each sent and read by all); so is a slow round's store after its end.  Every member
+    still agrees and clears its store."""
+    from p2p.peer.store_link import StoreLink
+
+    published: Counter[str] = Counter()
+    real_publish = StoreLink._publish
+
+    def publish(self: StoreLink, payload: bytes) -> None:
+        if self._link.machine.is_over:  # (a slow round's store goes out all along)
+            published[self.topic()] += 1
+        real_publish(self, payload)
+
+    monkeypatch.setattr(StoreLink, "_publish", publish)
+
+    async def body() -> None:
+        async with peers("alice", "bob", "carol", "dave") as (alice, bob, carol, dave):
+            rounds = await start_round(alice, [bob, carol, dave], "chess4", turn_limit=turn_limit)
+            assert not published
+            await asyncio.gather(*(r.resign() for r in rounds[1:]))
+            for r in rounds:
+                await eventually(lambda r=r: r.is_over and r.agreed, 15, "every ack")
+            stores = [r._link.store for r in rounds]
+            await eventually(lambda: all(s._cleared for s in stores), 15, "the stores cleared")
+            assert len(published) == 4 and all(n <= 2 for n in published.values()), published
+
+    run(body())

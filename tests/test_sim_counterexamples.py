@@ -321,6 +321,68 @@ def test_two_forfeits_of_one_position_by_one_forfeiter_replay_as_an_equivocation
     assert replay.state.winners() == carol.state.winners()
 
 
+def test_two_forfeits_kept_beside_a_move_only_our_clock_kept_are_a_proof() -> None:
+    """mixed/1209 (found under protocol v5): carol saw the head and bob's answer arrive
+    one second apart, so she keeps bob's move by her own observation (T5), though it is
+    late by the signed timestamps and the table keeps the admin's forfeit of his turn
+    (which she holds beside her chain, disputed).  The admin then signs a second forfeit
+    for that position: with the first, a proof of equivocation, which she applies as the
+    members that kept the forfeit in their chain (by the table) do -- before, she weighed
+    each forfeit only against bob's move and played on: two ends.  A timely move the
+    table keeps is not touched by two such forfeits (mixed/75)."""
+    net = Loopback(drop=lambda src, dst, e: e.kind == "start" and dst == "p2")
+    machines = open_round(
+        net, "chess4", {}, [human(0), human(1), human(2), human(3)], start=1)
+    carol = machines[2]
+    start = machines[1].state.chain[1]
+    late = start.ts + SILENT + 10_000  # the admin's clock runs behind (or it back-dated)
+    carol.receive(start, late)
+    assert carol.phase is Phase.PLAY
+    move = sorted(carol.state.game.legal_moves())[0]  # type: ignore[union-attr]
+    mine = signed_move(PEOPLE[1], carol.state, move, late + 1_000)  # late by the signatures
+    carol.receive(mine, late + 1_000)
+    assert carol.state.head.id == mine.id
+
+    def forfeit(ts: int) -> Event:
+        return events.make(PEOPLE[0], "forfeit", ts, {"seat": 1, "reason": "silent"},
+                           round=start.round, seq=start.seq + 1, prev=start.id)
+
+    first, second = forfeit(start.ts + SILENT), forfeit(start.ts + SILENT + 1_000)
+    now = late + SILENT
+    carol.receive(first, now)
+    assert carol.phase is Phase.PLAY and carol.state.head.id == mine.id  # hers by T5
+    assert [seq for seq, _a, _b in carol.disputes()] == [2]
+    carol.receive(second, now + 10)
+    assert carol.phase is Phase.OVER and carol.state.equivocators == [0]
+    assert carol.state.head.id == start.id  # ended on the state before the position
+    replay = replay_log([e.raw for e in carol.log_events()])
+    assert replay.proof is not None and {e.id for e in replay.proof} == {first.id, second.id}
+    assert replay.state.state_hash() == carol.state.state_hash()
+    assert replay.state.winners() == carol.state.winners()
+
+
+def test_two_forfeits_of_a_timely_move_kept_by_the_table_change_nothing() -> None:
+    """mixed/75: bob's move is timely (the table keeps it, T3); two forfeits of his turn
+    by the admin, both beside the chain, are no reason to undo it."""
+    net = Loopback()
+    machines = open_round(
+        net, "chess4", {}, [human(0), human(1), human(2), human(3)], start=1)
+    carol = machines[2]
+    start = carol.state.head
+    move = sorted(carol.state.game.legal_moves())[0]  # type: ignore[union-attr]
+    mine = signed_move(PEOPLE[1], carol.state, move, start.ts + 1_000)
+    carol.receive(mine, start.ts + 1_000)
+
+    def forfeit(ts: int) -> Event:
+        return events.make(PEOPLE[0], "forfeit", ts, {"seat": 1, "reason": "silent"},
+                           round=start.round, seq=start.seq + 1, prev=start.id)
+
+    now = start.ts + SILENT + 2_000
+    carol.receive(forfeit(start.ts + SILENT), now)
+    carol.receive(forfeit(start.ts + SILENT + 1_000), now + 10)
+    assert carol.phase is Phase.PLAY and carol.state.head.id == mine.id
+
+
 def test_a_member_away_at_an_equivocation_gets_the_proof_at_the_same_head() -> None:
     """mixed/2032, 2066: bob equivocates while carol is away (restarted, or cut off).
     A round ended by a proof keeps the head before the proven position, so carol, back,

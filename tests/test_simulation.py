@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from p2p.protocol import events
 from p2p.protocol.round_machine import RoundMachine
 from p2p.sim import Scenario, simulate
 from p2p.sim.invariants import check
@@ -123,6 +124,21 @@ def test_every_check_can_fail() -> None:
     assert {code for code, _ in check(world)} >= {"converge", "replay", "final-changed"}
 
 
+def test_the_draw_check_can_fail() -> None:
+    """A reveal an honest member published before the start closed every commitment (it
+    names the genesis) is caught by the ``draw`` invariant."""
+    world = World(Scenario.draw("honest", 0)).run()
+    assert check(world) == []
+    assert len(world.reveals) == world.sc.seats  # every member revealed once
+    member = world.members[1]
+    assert member.machine is not None
+    genesis = member.machine.state.genesis
+    early = events.make(member.identity, "reveal", genesis.ts, {"nonce": "00" * 32},
+                        round=genesis.round, prev=genesis.id)
+    world.reveals.append((1, early))
+    assert {code for code, _ in check(world)} == {"draw"}
+
+
 def test_the_families_cover_two_three_and_four_seats_and_slow_rounds() -> None:
     drawn = [Scenario.draw("mixed", s) for s in range(60)]
     assert {s.seats for s in drawn} == {2, 3, 4}
@@ -131,3 +147,4 @@ def test_the_families_cover_two_three_and_four_seats_and_slow_rounds() -> None:
                                               for s in drawn)
     assert {f.kind for s in drawn for f in s.faults} == {"cut", "held", "restart", "away", "slow"}
     assert all(max(s.offsets) - min(s.offsets) <= 600_000 for s in drawn)
+    assert any("draw" in s.attacks for s in drawn)  # the draw is attacked too (v5)

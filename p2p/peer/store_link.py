@@ -39,6 +39,15 @@ NO_RETAINED = (
 )
 """The notice (code ``broker_no_retained``) of a slow round on such a broker."""
 
+ENDING_GATHER_MS = 1_000
+"""A live round's ending (and a slow round's store) is published at once when the round
+ends (with the acks we hold), then again once it holds every member's ack -- not after
+each ack in between, for this long after the end (``StoreLink.refresh``; the timer
+publishes what waited when it is over).  The acks come within a round trip or two, and a store republished
+after each of them cost every member two or three more sealed stores to send and to
+read at the very moment the acks are on their way (issue 28: the 3- and 4-seat ends).
+A member cut off at the end finds the ending, with the end and our ack, all the same."""
+
 
 class StoreHost(Protocol):
     """What a store asks of the peer (a part of ``p2p.peer.round_link.RoundHost``)."""
@@ -117,6 +126,10 @@ class StoreLink:
         self._told_no_retained = False
         self._followed: tuple[bytes, ...] | None = None
         """The members whose stores we follow (``refresh``)."""
+        self._waiting = False
+        """A change of an ending held back by ``_gathering``, not yet published."""
+        self._end_head: str | None = None
+        """The final head our last store published after the end showed (``_gathering``)."""
         self._last_sent: asyncio.Future[None] | None = None
         """The publication of our newest store, until a broker took it (``_clear``)."""
 
@@ -197,12 +210,29 @@ class StoreLink:
         if self._done(acks):
             self._clear("every member holds the end")
             return
+        if self._gathering(acks):
+            self._waiting = True  # (the timer's ``refresh_if_due`` publishes it later)
+            return
+        self._waiting = False
         plaintext = round_store.encode(round_store.store_events(
             link.machine.state, link.machine.me.public_key, acks))
         if plaintext == self._written:
             return
         self._written = plaintext
+        self._end_head = link.machine.state.head.id if link.machine.is_over else None
         self._publish(link.sealed(plaintext, "store"))
+
+    def _gathering(self, acks: list[Event]) -> bool:
+        """An ending (a live round's, or a slow round's last store) published already
+        for this final head, younger than ``ENDING_GATHER_MS``, whose acks are not all
+        in: a new ack waits for the others, to go out with all of them."""
+        machine = self._link.machine
+        if not machine.is_over or self._end_head != machine.state.head.id:
+            return False
+        humans = {s.pk for s in machine.state.seats if s.pk is not None}
+        if humans <= {a.pk for a in acks}:
+            return False
+        return self._link.host.now_ms() - machine.phase_since < ENDING_GATHER_MS
 
     def _publish(self, payload: bytes) -> None:
         host = self._link.host
@@ -281,6 +311,8 @@ class StoreLink:
                 self.refresh()
         elif self.turn_s is None and not self.live_ending:
             self.refresh()  # a live ending past its time: cleared
+        elif self._waiting:
+            self.refresh()  # an ending's change that waited for the other acks
 
     def republish(self) -> None:
         """After a (re)connect: the broker may have lost our store (restart without

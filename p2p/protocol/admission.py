@@ -15,7 +15,8 @@ there, so such an event "answers an event we do not know" and may fit later.
 >>> admin = Identity.from_seed(b"\\x01" * 32)
 >>> genesis = events.make(admin, "genesis", 0, {"game": "connect4", "options": {},
 ...     "seats": [{"pk": admin.pk_hex, "level": None}, {"pk": None, "level": "neuling"}],
-...     "start": 0, "expires": 60_000, "private": False}, round="5a" * 16, seq=0)
+...     "start": 0, "expires": 60_000, "private": False, "commit": "11" * 32},
+...     round="5a" * 16, seq=0)
 >>> from p2p.protocol.round import RoundState
 >>> state = RoundState.from_genesis(genesis)
 >>> refusal(state, admin.public_key, "move", 1)

@@ -4,8 +4,8 @@ Every position has one owner (``RoundState.owner``), so honest members never rac
 position, with two exceptions this module decides:
 
 * **a forfeit and the forfeited seat's own event** (a move or a seal): ``judge`` is the
-  one table of docs/protocol.md §8 (rules v4), a pure function of signed events that the
-  live machine (``p2p.protocol.round_conflicts``) and ``p2p replay``
+  one table of docs/protocol.md §8 (rules v4, unchanged in v5), a pure function of
+  signed events that the live machine (``p2p.protocol.round_conflicts``) and ``p2p replay``
   (``p2p.protocol.replay``) both call.  In order: a rival *answered* by the next seat
   keeps the position; a forfeit *held* by a member that is neither the forfeiter nor the
   forfeited seat (``holding_proof``: two of its signs on the forfeit's branch at least
@@ -32,12 +32,18 @@ from dataclasses import dataclass
 from p2p.protocol.events import Event
 from p2p.protocol.round import TurnTimeouts
 
-RULES_VERSION = 4
-"""The conflict rule set (docs/protocol.md §8, the one table): ``p2p replay`` names it
-("rules v4").  A version-3 log is judged by this table too (``TABLE_SINCE``): v4 amended
-v3's rows T2, T5, T7 and the order of proofs, which changes verdicts but refuses no log
-v3 accepted (tests/test_replay_corpus.py names each change); a version-2 log is judged
-by the rules of version 2 (``replay._settle``)."""
+RULES_VERSION = 5
+"""The rule set of the current protocol version: ``p2p replay`` names it ("rules v5").
+Rules v5 are the conflict table of rules v4 (docs/protocol.md §8, the one table,
+unchanged) with the draw started by the invitation (§7: the commitments travel in the
+genesis, the accepts and the joins, the ``start`` closes them; ``p2p.protocol.round``,
+``EARLY_COMMIT_VERSION``); a version-4 log keeps its commit round and is judged "rules v4".
+A version-3 log is judged by this table too (``TABLE_SINCE``): v4 amended v3's rows T2,
+T5, T7 and the order of proofs, which changes verdicts but refuses no log v3 accepted
+(tests/test_replay_corpus.py names each change), so replay says "rules v4 (a v3 log)";
+a version-2 log is judged by the rules of version 2 (``replay._settle``)."""
+TABLE_AMENDED = 4
+"""The version whose amendments of the table (rows T2, T5, T7) a v3 log is judged by."""
 TABLE_SINCE = 3
 """The first protocol version whose logs the conflict table judges."""
 MAX_REWIND = 8
@@ -53,7 +59,7 @@ MAX_AHEAD_MS = 10_000
 """A chain event dated further than this ahead of our clock waits for the clock."""
 HELD_FINAL_MS = HOLD_MS + MAX_AHEAD_MS
 """Rules v2's "another member holds the forfeit as final" delay (40 s after the forfeit's
-date).  Rules v3 and v4 do not use it: ``judge(..., rules=2)`` does, so the simulator
+date).  Rules v3, v4 and v5 do not use it: ``judge(..., rules=2)`` does, so the simulator
 (``python -m p2p.sim --rules 2``) can show the hole of issue 23 on the old table."""
 MAX_CLOCK_WAITS = 256
 """Chain events waiting for our clock (dated ahead, or a forfeit too soon); oldest dropped."""

@@ -41,11 +41,13 @@ from typing import Any
 from p2p.protocol import canonical
 from p2p.protocol.identity import Identity, sanitize_nickname, strip_controls, verify
 
-PROTOCOL_VERSION = 4
+PROTOCOL_VERSION = 5
 """The version every event we sign carries, and the only one accepted from the network
 (v3: the conflict table of docs/protocol.md §8 decides what makes a log valid; v4: that
-table as amended by the simulator's counterexamples, rules v4, docs/protocol.md §3)."""
-LEGACY_VERSIONS = (3, 2, 1)
+table as amended by the simulator's counterexamples, rules v4; v5: the draw starts with
+the invitation -- the genesis, each ``accept`` and ``join`` carry their signer's
+commitment and the ``start`` closes the set, rules v5, docs/protocol.md §3 and §7)."""
+LEGACY_VERSIONS = (4, 3, 2, 1)
 """Older versions ``parse(..., legacy=True)`` still accepts, so that old round logs replay
 (``p2p replay``); a round's events must all carry its genesis's version."""
 ALL_VERSIONS = (PROTOCOL_VERSION, *LEGACY_VERSIONS)
@@ -279,8 +281,9 @@ KINDS: dict[str, Kind] = {
             "expires": _int(0, MAX_TS),
             "private": _bool,
         },
-        # a slow round: the turn limit in seconds, one minute to 30 days (§6.7)
-        optional={"turn": _int(MIN_TURN_S, MAX_TURN_S)},
+        # a slow round: the turn limit in seconds, one minute to 30 days (§6.7); v5: the
+        # admin's commitment to the draw when the round draws (§7)
+        optional={"turn": _int(MIN_TURN_S, MAX_TURN_S), "commit": _hex(32)},
     ),
     "start": Kind("chain", {"sealed": _sealed(("accept", "join"))}),
     "commit_close": Kind("chain", {"sealed": _sealed(("commit",))}),
@@ -300,9 +303,10 @@ KINDS: dict[str, Kind] = {
         optional={"evidence": _evidence},
     ),
     # round side events
-    "accept": Kind("side", {"seat": _int(0, 3)}),
+    # v5: the signer's commitment to the draw when the round draws (§7)
+    "accept": Kind("side", {"seat": _int(0, 3)}, optional={"commit": _hex(32)}),
     "decline": Kind("side", {"seat": _int(0, 3)}),
-    "join": Kind("side", {"nick": _nick, "proof": _hex(32)}),
+    "join": Kind("side", {"nick": _nick, "proof": _hex(32)}, optional={"commit": _hex(32)}),
     "commit": Kind("side", {"commit": _hex(32)}),
     "reveal": Kind("side", {"nonce": _hex(32)}),
     "resign": Kind("side", {}),

@@ -5,7 +5,9 @@ A round's phase changes only by a *step* of its chain, and only as ``TRANSITIONS
 (``RoundState.apply`` and ``RoundState.end_for_equivocation`` call it; nothing else
 writes a phase).  A step is named by the chain event kind that makes it, except where one
 kind can lead to two phases: ``start_named`` is a ``start`` of a round whose starter is
-named and whose seed is not drawn (straight into play), ``game_over`` is a ``move``,
+named and whose seed is not drawn (straight into play), ``start_closing`` is a ``start``
+of a v5 round that draws (its sealed accepts and joins carry the commitments, so it
+closes the commit set: straight to the reveals), ``game_over`` is a ``move``,
 ``seal`` or ``forfeit`` after which the game is over, and ``equivocation`` is the fixed
 rule of a proven double signature (two signed events for one position: no chain event,
 but a fact of the signed events, so every member holding them takes the same step).
@@ -17,6 +19,8 @@ Admission reads the same table: ``admits(phase, kind)`` says whether a chain eve
 
 >>> next_phase(Phase.FORMING, "start"), next_phase(Phase.PLAY, "game_over")
 (<Phase.COMMIT: 'commit'>, <Phase.OVER: 'over'>)
+>>> next_phase(Phase.FORMING, "start_closing")
+<Phase.REVEAL: 'reveal'>
 >>> admits(Phase.PLAY, "move"), admits(Phase.PLAY, "cancel"), admits(Phase.OVER, "move")
 (True, False, False)
 >>> next_phase(Phase.OVER, "move")
@@ -50,12 +54,13 @@ ENDED = (Phase.OVER, Phase.CANCELLED)
 
 TRANSITIONS: Mapping[Phase, Mapping[str, Phase]] = {
     Phase.FORMING: {
-        "start": Phase.COMMIT,  # every seat accepted; the starting seat is drawn
+        "start": Phase.COMMIT,  # v1-v4: every seat accepted; the commitments follow
+        "start_closing": Phase.REVEAL,  # v5: every seat accepted, committed with it
         "start_named": Phase.PLAY,  # the admin named the starter and nothing is drawn
         "cancel": Phase.CANCELLED,
         "equivocation": Phase.CANCELLED,
     },
-    Phase.COMMIT: {
+    Phase.COMMIT: {  # v1-v4 rounds only (v5 commits with the accepts)
         "commit_close": Phase.REVEAL,
         "cancel": Phase.CANCELLED,
         "equivocation": Phase.CANCELLED,
@@ -78,7 +83,7 @@ TRANSITIONS: Mapping[Phase, Mapping[str, Phase]] = {
 """Phase x step -> next phase: every way a round's phase can change."""
 
 STEPS_OF_KIND: Mapping[str, tuple[str, ...]] = {
-    "start": ("start", "start_named"),
+    "start": ("start", "start_closing", "start_named"),
     "commit_close": ("commit_close",),
     "draw": ("draw",),
     "move": ("move", "game_over"),

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from p2p.protocol import events
-from p2p.protocol.conflicts import RULES_VERSION, TABLE_SINCE
+from p2p.protocol.conflicts import TABLE_AMENDED, TABLE_SINCE
 from p2p.protocol.events import Event, EventError
 from p2p.protocol.round import (
     DEFAULT_TIMEOUTS,
@@ -76,12 +76,13 @@ class Replay:
 
     @property
     def rules(self) -> str:
-        """The rule set the log was judged by (``rules v4``): a v2 or v1 log by its own
-        version's, a v3 log by today's table (``conflicts.TABLE_SINCE``), which says so."""
+        """The rule set the log was judged by (``rules v5``): a v4, v2 or v1 log by its
+        own version's (a v4 log's draw has its commit round), a v3 log by the table as
+        amended in v4 (``conflicts.TABLE_SINCE``), which says so."""
         v = self.state.genesis.v
-        if v < TABLE_SINCE or v == RULES_VERSION:
-            return f"rules v{v}"
-        return f"rules v{RULES_VERSION} (a v{v} log)"
+        if v == TABLE_SINCE:
+            return f"rules v{TABLE_AMENDED} (a v{v} log)"
+        return f"rules v{v}"
 
     def contested(self) -> list[Conflict]:
         """The conflicts that leave the round disputed (two members claim two ends)."""

@@ -13,8 +13,9 @@ seq   kind              sent by, and what it does
 0     ``genesis``       the admin: game, options, seats (public key / computer level /
                         open), named starting seat or ``null`` for a draw, expiry
 1     ``start``         the admin: seals every other human's ``accept`` (invited seat)
-                        or ``join`` (open seat of a private round, filled in listed order)
-..    ``commit_close``  the admin (draw only): seals every human seat's commitment
+                        or ``join`` (open seat, filled in listed order); from v5 they carry
+                        the commitments to the draw (the admin's: the genesis): it closes them
+..    ``commit_close``  the admin (draw only, v1-v4): seals every human seat's commitment
 ..    ``draw``          the admin (draw only): seals every reveal, states seed and starter
 ..    ``move``          the position owner: ``ply``, ``move`` text, ``state`` hash after it
 ..    ``seal``          the position owner: seals ``resign``/``leave`` side events
@@ -57,6 +58,7 @@ from typing import Any
 
 from p2p.games import Game, MoveError, OptionError, game_class
 from p2p.protocol import draw
+from p2p.protocol.draw import EARLY_COMMIT_VERSION as EARLY_COMMIT_VERSION
 from p2p.protocol.events import Event
 from p2p.protocol.evidence import evidence_error as evidence_error
 from p2p.protocol.evidence import seat_session as seat_session
@@ -221,6 +223,8 @@ class RoundState:
             admin=genesis.pk,
             timeouts=timeouts,
         )
+        if why := state.commitment_error(genesis):
+            raise RoundError(why)
         state.chain.append(genesis)
         return state
 
@@ -273,14 +277,24 @@ class RoundState:
         return self.genesis.v >= FAIR_DRAW_VERSION
 
     def draws_seed(self) -> bool:
-        """True if the round runs commit-reveal after ``start``.
+        """True if the round runs the commit-reveal draw (v5: committed with the invitation).
 
         Always when the starter is drawn; with a named starter only if computer seats use
         the seed (fair-draw rules), so no single member can choose their luck.
         """
-        if self.start_seat is None:
-            return True
-        return self.fair_draw and any(s.is_computer for s in self.seats)
+        if not self.fair_draw:
+            return self.start_seat is None
+        return draw.draws(self.start_seat, [s.level for s in self.seats])
+
+    def commits_with_invitation(self) -> bool:
+        """True if the round draws and commits to it with the invitation (v5, §7)."""
+        return self.version >= EARLY_COMMIT_VERSION and self.draws_seed()
+
+    def commitment_error(self, event: Event) -> str:
+        """Why the genesis, an ``accept`` or a ``join`` does not fit this round by the
+        commitment it carries, ``''`` if it fits (``draw.commitment_error``)."""
+        wants = self.commits_with_invitation()
+        return draw.commitment_error(event.kind, event.body, wants, self.version)
 
     def draw_result(self, revealed: dict[int, bytes]) -> tuple[bytes, int]:
         """``(seed, starter)`` from the revealed nonces by seat (every peer computes it).
@@ -293,9 +307,7 @@ class RoundState:
         seed = draw.draw_seed(self.round_id, [revealed[s] for s in sorted(revealed)])
         if self.start_seat is not None and self.fair_draw:
             return seed, self.start_seat
-        eligible = sorted(
-            set(revealed) | {s.index for s in self.seats if s.is_computer}
-        )
+        eligible = sorted(set(revealed) | {s.index for s in self.seats if s.is_computer})
         return seed, draw.starter(seed, eligible)
 
     def owner(self) -> bytes | None:
@@ -435,7 +447,10 @@ class RoundState:
         seats = [Seat(s.index, s.pk, s.level) for s in self.seats]
         open_seats = [s for s in seats if s.pk is None and not s.is_computer]
         accepted = {self.seat_of(self.admin)}
+        commits: dict[int, str] = {}
         for inner in sealed:
+            if why := self.commitment_error(inner):
+                raise RoundError(why)
             if inner.kind == "accept":
                 seat = inner.body["seat"]
                 if seat >= len(seats) or seats[seat].pk != inner.pk:
@@ -451,12 +466,21 @@ class RoundState:
                 seat_obj = open_seats.pop(0)
                 seat_obj.pk = inner.pk
                 seat_obj.nick = inner.body["nick"]
-                accepted.add(seat_obj.index)
-        for seat in seats:
-            if not seat.is_computer and seat.index not in accepted:
-                raise RoundError(f"seat {seat.index} has not accepted")
+                seat = seat_obj.index
+                accepted.add(seat)
+            if "commit" in inner.body:
+                commits[seat] = inner.body["commit"]
+        for seat_obj in seats:
+            if not seat_obj.is_computer and seat_obj.index not in accepted:
+                raise RoundError(f"seat {seat_obj.index} has not accepted")
         self.seats = seats
-        if self.draws_seed():
+        if self.commits_with_invitation():  # every seat committed: the reveals follow (§7)
+            admin_seat = self.seat_of(self.admin)
+            assert admin_seat is not None
+            commits[admin_seat] = self.genesis.body["commit"]  # (never an accept's)
+            self.commits = dict(sorted(commits.items()))
+            advance(self, "start_closing")
+        elif self.draws_seed():
             advance(self, "start")
         else:
             assert self.start_seat is not None  # draws_seed() is False only then
@@ -476,9 +500,7 @@ class RoundState:
             raise RoundError("the admin's own commitment is missing")
         missing = [s for s in self.human_seats() if s not in commits]
         if missing and self.fair_draw:
-            raise RoundError(
-                f"commit_close leaves out the commitment of {seats_text(missing)}"
-            )
+            raise RoundError(f"commit_close leaves out the commitment of {seats_text(missing)}")
         self.commits = commits
         advance(self, "commit_close")
 

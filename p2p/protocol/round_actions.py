@@ -5,8 +5,10 @@ what of ``RoundMachine`` they may touch); pure."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from p2p.games.base import CodedError
-from p2p.protocol import events, round_conflicts
+from p2p.protocol import draw, events, round_conflicts
 from p2p.protocol.chat import clean_line
 from p2p.protocol.effects import (
     Effect,
@@ -38,8 +40,17 @@ def accept(m: ActionHost, now: int) -> list[Effect]:
     if m.phase is not Phase.FORMING or seat is None or m.expired:
         raise ActionError("there is no open invitation to accept", "no_invitation")
     return m._side_event(
-        "accept", {"seat": seat}, now, prev=m.state.genesis.id
+        "accept", with_commitment(m, {"seat": seat}), now, prev=m.state.genesis.id
     )
+
+
+def with_commitment(m: ActionHost, body: dict[str, Any]) -> dict[str, Any]:
+    """``body`` of our ``accept`` or ``join`` with our commitment to the draw, if the
+    round draws and commits with the invitation (v5, docs/protocol.md §7)."""
+    st = m.state
+    if st.commits_with_invitation():
+        body["commit"] = draw.commitment(st.round_id, m.me.public_key, m.nonce)
+    return body
 
 
 
@@ -68,7 +79,7 @@ def join(m: ActionHost, nick: str, now: int) -> list[Effect]:
             m.code, m.state.round_id, m.me.public_key, m._secret
         ),
     }
-    return m._side_event("join", body, now, prev=m.state.genesis.id)
+    return m._side_event("join", with_commitment(m, body), now, prev=m.state.genesis.id)
 
 
 

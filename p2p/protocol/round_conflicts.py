@@ -444,6 +444,17 @@ def contest(m: ConflictHost, event: Event, now: int) -> list[Effect]:
         return [dropped(event, f"built on another branch at old position {seq}")]
     if there.pk == event.pk:
         return equivocation(m, there, event, now)
+    pair = m._pairs.get(seq)
+    if pair is not None and there.id == pair[1].id and pair[0].pk == event.pk \
+            and pair[0].prev == event.prev and pair[0].id != event.id:
+        # the forfeiter's other forfeit here is kept beside our chain: if the table
+        # (T1-T3) keeps it and only our own row (T4, T5) keeps the seat's event here,
+        # the two forfeits are the proof they would be had we kept it in the chain, as
+        # the members that follow the table did (§15.4; the simulator's mixed/1209 under
+        # protocol v5: such a member played on while they ended the round by the proof)
+        found = status(m, seq, pair[0], pair[1])
+        if found is not None and found[1].keep.id == pair[0].id:
+            return equivocation(m, pair[0], event, now)
     if m._verdict:  # a round ended by a proof keeps that end (§15.4)
         return [dropped(event, "the round ended by an equivocation proof")]
     if "forfeit" not in (event.kind, there.kind):

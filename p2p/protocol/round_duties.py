@@ -1,6 +1,8 @@
-"""What the round machine does by itself (``RoundMachine._react``): the admin starts,
-closes the commitments and draws, cancels when an invitee declines or leaves; members
-commit and reveal as soon as the phase opens; the owner of the position seals pending
+"""What the round machine does by itself (``RoundMachine._react``): the admin starts
+(from v5 the start closes the commitments the genesis and the accepts carried) and
+draws, cancels when an invitee declines or leaves; members reveal as soon as the start
+(v1-v4: the ``commit_close``) fixed every commitment -- the commit round of a v1-v4
+round is kept for such a round's machine, never entered by a v5 one; the owner of the position seals pending
 resignations and plays the computer seats.  Plain functions of the machine's ``DutyHost`` (``p2p.protocol.round_hosts``:
 what of ``RoundMachine`` they may touch); pure."""
 

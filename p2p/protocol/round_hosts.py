@@ -143,6 +143,7 @@ class ActionHost(ConflictHost, Protocol):
     """``round_actions``: the user's actions."""
 
     expired: bool
+    nonce: bytes
     _asked_len: int
     _catch_up_until: int
     _sync_floor: dict[bytes, tuple[int, str]]

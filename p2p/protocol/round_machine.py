@@ -20,10 +20,11 @@ and the ``ts`` of our own events, and it bounds what we accept: a chain event da
 than ``MAX_AHEAD_MS`` ahead of it waits (``p2p.protocol.conflicts``).  ``tick`` also
 takes ``offline``: the members' keys whose lobby presence the driver sees offline.
 
-The machine acts by itself where the protocol says so: members commit and reveal as soon
-as the phase opens; the admin starts when every seat has accepted, closes the commit set
-when every human seat's commitment is in and draws when every reveal is in (a seat still
-missing at ``COMMIT_TIMEOUT_MS`` / ``REVEAL_TIMEOUT_MS`` cancels the round), cancels when an invitee declines or the invitation expires,
+The machine acts by itself where the protocol says so: members reveal as soon as the
+start closed the commitments (from v5 each member's travels in its accept or join, the
+admin's in the genesis; a v4 round committed after the start and the admin closed the
+set); the admin starts when every seat has accepted and draws when every reveal is in (a
+seat still missing at ``REVEAL_TIMEOUT_MS`` cancels the round), cancels when an invitee declines or the invitation expires,
 and plays the computer seats; the owner of the next position seals pending resignations;
 the admin forfeits a human seat that has not moved for the turn timeout (the admin's
 successor forfeits the admin's seat the same way).  Two events for one position are
@@ -37,6 +38,7 @@ level blocks the caller for that long.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -252,6 +254,10 @@ class RoundMachine:
         }
         if turn_s is not None:  # a slow round: its turn limit is a chain rule (§6.7)
             body["turn"] = turn_s
+        if draw.draws(start, [s.get("level") for s in seats]):
+            # the draw starts with the invitation: our commitment travels in it (§7)
+            with contextlib.suppress(ValueError):  # a bad round id or nonce: refused below
+                body["commit"] = draw.commitment(round_id, me.public_key, nonce)
         try:
             genesis = events.make(me, "genesis", now, body, round=round_id, seq=0)
             machine = cls(me, genesis, nonce, topics, code, now, timeouts, secret=secret)

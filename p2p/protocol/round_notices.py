@@ -146,7 +146,8 @@ def phase_notices(m: NoticeHost, before: Phase) -> list[Effect]:
                         )
                     )
         return notices
-    if st.phase is Phase.COMMIT:
+    if st.phase in (Phase.COMMIT, Phase.REVEAL) and before is Phase.FORMING:
+        # the start: the draw begins (v5: straight to the reveals, v1-v4: the commit round)
         if st.start_seat is not None:
             return [
                 Notice(

@@ -196,7 +196,7 @@ def side_problem(m: SideHost, event: Event) -> str:
         target = event.body["seat"]
         if target >= len(st.seats) or st.seats[target].pk != event.pk:
             return f"{kind} for seat {target} by a key not invited to it"
-        return ""
+        return st.commitment_error(event) if kind == "accept" else ""
     if kind == "join":
         if not m.is_admin:
             return "join is for the admin to decide"
@@ -210,7 +210,7 @@ def side_problem(m: SideHost, event: Event) -> str:
             expected = join_proof(m.code, st.round_id, event.pk, m._secret)
             if event.body["proof"] != expected:
                 return "join without the right code"
-        return ""
+        return st.commitment_error(event)
     why = refusal(st, event.pk, kind)
     if why:
         return why
@@ -223,7 +223,7 @@ def side_problem(m: SideHost, event: Event) -> str:
     if kind == "reveal":
         if st.phase is not Phase.REVEAL:
             return "reveal outside the reveal phase"
-        if event.prev != st.head.id:
+        if event.prev != st.head.id:  # the start (v5) or the commit_close (v4)
             return "reveal does not answer the commit set"
         commit = None if seat is None else st.commits.get(seat)
         nonce = bytes.fromhex(event.body["nonce"])

@@ -29,11 +29,11 @@ from p2p.protocol.round_side import (
 )
 
 COMMIT_TIMEOUT_MS = 20_000
-"""A commitment still missing this long after start: the admin cancels (v1: it closed the
-set without it)."""
+"""v1-v4 rounds: a commitment still missing this long after start: the admin cancels (v1:
+it closed the set without it).  A v5 round has no commit round (§7)."""
 REVEAL_TIMEOUT_MS = 20_000
-"""A reveal still missing this long after the commit set closed: the admin cancels (v1: it
-drew without it)."""
+"""A reveal still missing this long after the commit set closed (v5: after the start,
+which closes it): the admin cancels (v1: it drew without it)."""
 HEAD_EXCHANGE_MS = 15_000
 """In play, members name their chain head to each other this often (``tick``)."""
 ACK_ASK_MS = 900_000
@@ -121,11 +121,9 @@ def tick(m: TimerHost,
         and m.my_seat in m.pooled_seats("commit")
     ):
         effects += m._close_commits(now)
-    elif (
-        st.phase is Phase.REVEAL
-        and waited >= REVEAL_TIMEOUT_MS
-        and m.my_seat in m.pooled_seats("reveal")
-    ):
+    elif st.phase is Phase.REVEAL and waited >= REVEAL_TIMEOUT_MS:
+        # (also without our own reveal: an admin restarted since its start has lost its
+        # nonce, and its draw cancels, naming its seat, instead of stalling the round)
         effects += m._draw(now)
     return effects
 

@@ -35,7 +35,7 @@ import re
 from dataclasses import dataclass
 
 TOPIC_VERSION = 2
-"""The topics' version (``p2p/v2/...``): unchanged by protocol v3 and v4, so peers of
+"""The topics' version (``p2p/v2/...``): unchanged by protocol v3, v4 and v5, so peers of
 every version meet in one lobby and a peer tells its user when it meets one of another
 version (docs §3)."""
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"

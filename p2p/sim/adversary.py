@@ -14,6 +14,10 @@ its key, so every one of them is validly signed; the honest machines judge by th
   to 10 s ahead (the most any receiver takes);
 * ``ack``: acks of any head it knows, with that branch's state hash;
 * ``equivocate``: two different moves for its own turn, each to some members;
+* ``draw`` (as a guest): a second ``accept`` with another commitment beside its own, each
+  to some members, and its reveal withheld unless the draw, once every other reveal has
+  reached it, makes it the starter (an abort of a draw it would lose, which the rules
+  allow and name: the admin cancels at the reveal timeout);
 * ``silent_loser``: issue 23's attack: it receives the victim's timely move (at the end
   of the game, or mid-game), stays silent, and ``D`` s after ``prev + limit`` (30 s in the
   report; drawn from 0..45 s) signs a ``silent`` forfeit of it dated exactly
@@ -28,7 +32,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any
 
-from p2p.protocol import events
+from p2p.protocol import draw, events
 from p2p.protocol.events import Event
 from p2p.protocol.round import ChainError, Phase, RoundError, RoundState, verify_chain
 from p2p.sim.scenario import AHEAD_MS as MAX_AHEAD_MS
@@ -64,6 +68,8 @@ class Adversary:
         self._looked_at = ""
         self.later: list[tuple[int, Event]] = []
         """(true time, forged event) to name as its head or ack then."""
+        self.held_reveal: tuple[Event, str] | None = None
+        """The ``draw`` attack: its own reveal, held until it would start."""
 
     # -- what the world asks -----------------------------------------------------------------
 
@@ -90,10 +96,59 @@ class Adversary:
             return
         if event.kind == "ack" and "withhold_acks" in self.attacks:
             return
+        if "draw" in self.attacks and self._draw_attack(event, channel):
+            return
         to, extra = None, 0
         if "selective" in self.attacks and self.rng.random() < 0.5:
             to, extra = self._some(), self.rng.choice((0, 0, 5_000, 30_000, 60_000))
         self.w.publish(self.member, event, channel, to, extra)
+
+    def _draw_attack(self, event: Event, channel: str) -> bool:
+        """The ``draw`` attack on its machine's ``accept`` and ``reveal`` (a guest only):
+        True if it sent the event its own way."""
+        if self.member.index == 0:
+            return False  # the admin: its commitment is in the genesis it signed
+        if event.kind == "accept" and "commit" in event.body and self.rng.random() < 0.5:
+            other = self.rng.randbytes(32)
+            assert event.round is not None
+            twin = self._sign("accept", event.ts, dict(
+                event.body, commit=draw.commitment(event.round, self.member.pk, other)),
+                prev=event.prev)
+            first = self._some()
+            rest = [m.index for m in self.w.members
+                    if m is not self.member and m.index not in first]
+            self.note(f"accepts twice with two commitments (to {first} and {rest})")
+            self.w.publish(self.member, event, channel, first)
+            self.w.publish(self.member, twin, channel, rest)
+            return True
+        if event.kind == "reveal" and self.rng.random() < 0.7:
+            self.note("holds its reveal until the draw would make it the starter")
+            self.held_reveal = (event, channel)
+            return True
+        return False
+
+    def _release_reveal(self) -> None:
+        """Send the held reveal if, with every other reveal in, it would start."""
+        machine = self.member.machine
+        if self.held_reveal is None or machine is None:
+            return
+        st = machine.state
+        if st.phase is not Phase.REVEAL:
+            self.held_reveal = None
+            return
+        event, channel = self.held_reveal
+        if st.chain[-1].id != event.prev:
+            return
+        by_seat = {st.seat_of(e.pk): bytes.fromhex(e.body["nonce"])
+                   for e in machine.pooled("reveal")}
+        by_seat[st.seat_of(self.member.pk)] = bytes.fromhex(event.body["nonce"])
+        if set(by_seat) < set(st.commits):
+            return
+        _seed, starter = st.draw_result(by_seat)  # type: ignore[arg-type]
+        if starter == st.seat_of(self.member.pk):
+            self.note("the draw makes it the starter: it reveals")
+            self.held_reveal = None
+            self.w.publish(self.member, event, channel)
 
     def _some(self) -> list[int]:
         others = [m.index for m in self.w.members if m is not self.member]
@@ -171,6 +226,8 @@ class Adversary:
             self._arm()
         if self.plot is not None and not self.struck:
             self._strike()
+        if self.held_reveal is not None:
+            self._release_reveal()
         if self.equivocate_next:
             self._equivocate()
         for due in [x for x in self.later if x[0] <= self.w.t]:

@@ -17,7 +17,10 @@ Each check reads a finished ``World`` and reports ``(code, one line)`` per viola
   and replay judge by one rule set;
 * ``adversary-gain``: the adversary is not among the winners where an honest member's
   protected move ended the game in the position the final chain holds;
-* ``own-log``: a member restarting from its own log can replay it (``World._resume``).
+* ``own-log``: a member restarting from its own log can replay it (``World._resume``);
+* ``draw``: no honest member reveals its nonce before every commitment is fixed: each
+  reveal it published names the ``start`` of its final chain, which closed every human
+  seat's commitment (protocol v5: the last to commit has seen no nonce).
 """
 
 from __future__ import annotations
@@ -37,7 +40,25 @@ def check(world: World) -> list[tuple[str, str]]:
     _timely(world, honest)
     for m in honest:
         _replay(world, m)
+    _draw(world, honest)
     return list(world.violations)
+
+
+def _draw(world: World, honest: list[Member]) -> None:
+    by_index = {m.index: m for m in honest}
+    for index, reveal in world.reveals:
+        m = by_index.get(index)
+        if m is None or m.machine is None:
+            continue
+        st = m.machine.state
+        start = st.chain[1] if len(st.chain) > 1 else None
+        if start is None or start.kind != "start" or reveal.prev != start.id:
+            world.violation("draw", f"member {index} revealed its nonce answering"
+                            f" {reveal.prev[:8] if reveal.prev else None}, not the start of its"
+                            " chain")
+        elif set(st.commits) != set(st.human_seats()):
+            world.violation("draw", f"member {index} revealed its nonce though the start"
+                            f" closed the commitments of seats {sorted(st.commits)} only")
 
 
 def _converge(world: World, honest: list[Member]) -> None:

@@ -118,6 +118,10 @@ class Scenario:
             attacks = tuple(a for a in menu if rng.random() < (0.25 if a == "silent_loser"
                                                                 else 0.45))
             attacks = attacks or (rng.choice(menu),)
+            # the draw attack (protocol v5) from a stream of its own, so every other knob
+            # of a seed's schedule stays what it was before it
+            if random.Random(f"scenario/{family}/{seed}/draw").random() < 0.3:
+                attacks += ("draw",)
         return cls(
             family, seed, seats, game, options, rng.random() < 0.3, offsets,
             tuple(sorted(faults, key=lambda f: f.start)), adversary, attacks,

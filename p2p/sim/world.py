@@ -151,6 +151,9 @@ class World:
         self._grace = offline_ms + offline_ms // 3
         self.sc_away: list[tuple[Member, int, str]] = []
         """Faults the adversary starts (a member, until a true time, the fault's kind)."""
+        self.reveals: list[tuple[int, Event]] = []
+        """(member, event) of every reveal an honest member published (the ``draw``
+        invariant: none before a start that closed every commitment)."""
 
     # -- tracing ---------------------------------------------------------------------------
 
@@ -443,6 +446,8 @@ class World:
 
     def _publish_of(self, m: Member, effect: Publish) -> None:
         channel = effect.route.topic.rsplit("/", 1)[-1]
+        if m.honest and effect.event.kind == "reveal":
+            self.reveals.append((m.index, effect.event))
         if self.adversary is not None and self.adversary.member is m:
             self.adversary.outgoing(effect.event, channel)
             return
