@@ -251,3 +251,38 @@ def test_live_a_member_replaying_or_forging_in_its_store_changes_no_chain(
             assert rnd.is_my_turn and rnd.phase is Phase.PLAY
 
     run(body(), 60)
+
+
+def test_live_a_guest_restarted_between_its_accept_and_the_start_still_reveals(
+    broker_url: str, tmp_path: Path
+) -> None:
+    """Since v5 a guest's draw commitment travels in its accept; a slow round may wait
+    hours for its last guest.  Bob accepts and stops; carol accepts and the admin starts;
+    bob, resumed from his log, finds his nonce again (derived from his key and the round,
+    ``draw.own_nonce``), reveals, and the round is drawn and played, not cancelled."""
+    ids = {n: Identity.from_seed(os.urandom(32)) for n in ("alice", "bob", "carol")}
+    dirs = {name: tmp_path / name for name in ids}
+
+    async def body() -> None:
+        async with Peer(broker_url, nick="alice", identity=ids["alice"], log_dir=dirs["alice"]) as alice, \
+                Peer(broker_url, nick="carol", identity=ids["carol"], log_dir=dirs["carol"]) as carol:
+            async with Peer(broker_url, nick="bob", identity=ids["bob"], log_dir=dirs["bob"]) as bob:
+                await meet(alice, bob, carol)
+                rnd = await alice.invite(
+                    [bob.peer_id, carol.peer_id], "cube", {"players": 3}, start=None, turn_limit=DAY_S
+                )
+                first = await (await invitation(bob, rnd.id)).accept()
+                assert first.log_path is not None
+                log = first.log_path
+                await eventually(lambda: ("accept", ids["bob"].public_key) in rnd.machine.side,
+                                 20, "bob's accept at alice")
+            # bob is gone; carol accepts and the admin starts: the reveals answer the start
+            await (await invitation(carol, rnd.id)).accept()
+            async with Peer(broker_url, nick="bob", identity=ids["bob"], log_dir=dirs["bob"]) as bob:
+                again = await bob.resume(log)
+                await again.wait_started(30)
+                await rnd.wait_started(30)
+                assert again.chain_state.phase is Phase.PLAY
+                assert again.chain_state.starter == rnd.chain_state.starter
+
+    run(body(), 90)

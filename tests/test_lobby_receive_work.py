@@ -17,6 +17,7 @@ from p2p.protocol.identity import Identity
 from p2p.protocol.lobby import Lobby
 from p2p.protocol.topics import Topics
 
+V = events.PROTOCOL_VERSION
 ME = Identity.from_seed(bytes(32))
 OTHER = Identity.from_seed(bytes([7]) * 32)
 
@@ -26,8 +27,8 @@ def _samples() -> list[events.Event]:
     lobby = Lobby(ME, "alice", bytes(16), Topics())
     lobby.will(1_000)
     (presence,) = lobby.connect(2_000)
-    tricky = ',"sig":"' + "ab" * 64 + '","ts":1,"v":4}'
-    chat = events.make(ME, "chat", 3, {"text": tricky, "ns": "p2p/v4/public"})
+    tricky = ',"sig":"' + "ab" * 64 + f'","ts":1,"v":{V}}}'
+    chat = events.make(ME, "chat", 3, {"text": tricky, "ns": "p2p/v2/public"})
     round_id = "0" * 32
     genesis = events.make(
         ME, "genesis", 4,
@@ -78,7 +79,7 @@ def test_bytes_that_are_not_the_signed_event_are_refused() -> None:
         changes = [
             raw.replace(b'"ts":' + str(made.ts).encode(), b'"ts":' + str(made.ts + 1).encode()),
             raw.replace(made.sig.hex().encode(), OTHER.sign(b"x").hex().encode()),
-            raw[:at] + raw[at:].replace(b'"v":4', b'"v":3'),
+            raw[:at] + raw[at:].replace(b'"v":%d' % V, b'"v":%d' % (V - 1)),
         ]
         for changed in changes:
             assert changed != raw

@@ -1,8 +1,15 @@
-"""A move leaves on the socket before ``play()`` returns (issue 28): the transport writes
-a publish that may go at once inside ``publish_nowait``, not a few turns of the event loop
-later.  Held by behaviour, not by timings: a listener in a thread of its own receives
-the bytes while our event loop is blocked (so nothing that runs later in the loop could
-have sent them), and the writer we then do not register is never left behind."""
+"""The hops and the work on a move's path that issue 28 cut, held by behaviour and by
+counts, never by timings:
+
+* a move leaves on the socket before ``play()`` returns: the transport writes a publish
+  that may go at once inside ``publish_nowait``, not a few turns of the event loop later
+  (a listener in a thread of its own receives the bytes while our event loop is blocked,
+  so nothing that runs later in the loop could have sent them), and the writer we then
+  do not register is never left behind;
+* a waiter (``Round.wait_until``) runs in the loop's next turn after a change;
+* a burst waiting in the socket is read many packets per turn of the loop;
+* the members' store subscriptions are worked out when the members change, not per move.
+"""
 
 from __future__ import annotations
 
@@ -13,10 +20,10 @@ import threading
 from typing import Any
 
 import paho.mqtt.client as paho_mqtt
-from conftest import Peers, eventually, run, start_round
+from conftest import Peers, eventually, play_out, run, start_round
 
 from p2p.net.broker import LocalBroker
-from p2p.net.transport import Transport, _Pacer
+from p2p.net.transport import Transport, _Pacer, packet_size
 from p2p.protocol.sealing import open_round
 
 BLOCK_S = 10.0
@@ -173,5 +180,127 @@ def test_a_waiter_runs_in_the_loops_next_turn_after_a_change(peers: Peers) -> No
             asyncio.get_running_loop().call_soon(order.append, "next")
             await task
             assert order == ["waiter", "next"]
+
+    run(body())
+
+
+def test_a_burst_waiting_in_the_socket_is_read_in_few_turns_of_the_loop(
+    mosquitto: LocalBroker,
+) -> None:
+    """Messages piled up in our socket (a flood) are read ``READ_BATCH`` per turn of the
+    event loop, not one per turn (a move behind them waited for a turn per junk message):
+    counted as paho's reads, every message still offered to the lanes one by one."""
+    count = 200
+
+    async def body() -> None:
+        async with Transport(mosquitto.url, inbound_limit=count) as receiver:
+            await receiver.subscribe("t/burst", qos=0)
+            client = receiver._client
+            assert client is not None
+            paho = client._client
+            reads = 0
+            read = paho.loop_read
+
+            def counted(max_packets: int = 1) -> Any:
+                nonlocal reads
+                reads += 1
+                return read(max_packets)
+
+            paho.loop_read = counted
+            sender = paho_mqtt.Client(paho_mqtt.CallbackAPIVersion.VERSION2)
+            sender.connect("127.0.0.1", mosquitto.port)
+            sender.loop_start()
+            try:
+                sent = [sender.publish("t/burst", b"%03d" % i, qos=1) for i in range(count)]
+                for info in sent:
+                    info.wait_for_publish(BLOCK_S)  # the broker has them all
+                sock = paho.socket()
+                # (our loop is blocked: wait until the broker's copies are all in our socket)
+                size = packet_size("t/burst", b"000", 0, True, None)  # as delivered
+                deadline = asyncio.get_running_loop().time() + BLOCK_S
+                while _waiting_bytes(sock) < count * size:
+                    assert asyncio.get_running_loop().time() < deadline, "the burst never came"
+            finally:
+                sender.loop_stop()
+                sender.disconnect()
+            got: list[bytes] = []
+            async for message in receiver.messages():
+                got.append(message.payload)
+                if len(got) == count:
+                    break
+            assert got == [b"%03d" % i for i in range(count)]
+            assert reads <= count // 8, f"{reads} reads for {count} messages"
+
+    run(body())
+
+
+def _waiting_bytes(sock: Any) -> int:
+    """Bytes in the socket's receive queue (FIONREAD)."""
+    import array
+    import fcntl
+    import termios
+
+    found = array.array("i", [0])
+    fcntl.ioctl(sock.fileno(), termios.FIONREAD, found)
+    return found[0]
+
+
+def test_the_members_stores_are_worked_out_when_the_members_change_not_per_move(
+    peers: Peers, monkeypatch: Any
+) -> None:
+    """After each change of a round its link follows the members' retained stores
+    (``StoreLink.refresh``): the subscriptions are worked out again only when the members
+    change, not after every move; the stores are still followed (a member's store topic
+    is subscribed)."""
+    from p2p.peer.edge import Edge
+
+    calls: list[str] = []
+    real = Edge.follow_stores
+
+    def counted(self: Edge, key: str, owners: Any) -> None:
+        calls.append(key)
+        real(self, key, owners)
+
+    monkeypatch.setattr(Edge, "follow_stores", counted)
+
+    async def body() -> None:
+        async with peers("alice", "bob") as (alice, bob):
+            rounds = await start_round(alice, [bob], "connect4", start=0)
+            await play_out(rounds)
+            moves = sum(1 for e in rounds[0].log() if e.kind == "move")
+            assert moves >= 7
+            assert len(calls) <= 4, f"{len(calls)} times for {moves} moves"  # 2 per peer
+            store = alice.topics.round_store(rounds[0].machine.key, bob.peer_id).topic
+            assert store in alice.edge._stores[rounds[0].machine.key]
+
+    run(body())
+
+
+def test_a_received_move_is_acknowledged_after_its_waiters_ran(peers: Peers) -> None:
+    """The PUBACK of a move we read goes to the broker after the move was applied and
+    the round's waiters ran (it used to go out in the turn between them, and sending it
+    could cost the waiting player the CPU); it still goes, and no writer stays behind."""
+    puback = 0x40
+
+    async def body() -> None:
+        async with peers("alice", "bob") as (alice, bob):
+            ra, rb = await start_round(alice, [bob], "connect4", start=0)
+            client = bob.transport._client
+            assert client is not None
+            paho = client._client
+            queued: list[list[int]] = []
+            applied = len(rb.log()) + 1
+
+            async def waiter() -> None:
+                await rb.wait_until(lambda r: len(r.log()) >= applied, 10)
+                queued.append([packet["command"] & 0xF0 for packet in paho._out_packet])
+
+            task = asyncio.create_task(waiter())
+            await eventually(lambda: bool(rb._changed._waiters), 10, "the waiter waiting")
+            await ra.play(ra.game.legal_moves()[0])
+            await task
+            assert puback in queued[0], queued
+            await eventually(lambda: not paho._out_packet, 10, "the PUBACK written")
+            assert not _writer_registered(bob.transport)
 
     run(body())

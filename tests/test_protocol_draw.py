@@ -187,6 +187,29 @@ def test_a_guest_that_lost_its_nonce_cannot_reveal_and_the_draw_is_cancelled() -
         assert m.state.end_reason == "cancelled: seat 1 did not reveal for the draw in time"
 
 
+def test_a_guest_restarted_after_its_accept_finds_its_nonce_again_and_the_draw_completes() -> None:
+    """The live peer derives its nonce from its key and the round (``draw.own_nonce``,
+    p2p.peer.opening), so a guest restarted between its accept and its reveal (a slow
+    round may form for hours) computes the same nonce again: its reveal matches the
+    commitment its accept carried and the round starts, as it did before v5."""
+    ours = [draw.own_nonce(PEOPLE[i].seed(), ROUND) for i in range(2)]
+    assert ours[0] != ours[1] and ours[1] == draw.own_nonce(PEOPLE[1].seed(), ROUND)
+    admin, effects = RoundMachine.open(
+        PEOPLE[0], 0, ROUND, "connect4", {}, [human(0), human(1)], None, ours[0]
+    )
+    bob = RoundMachine(PEOPLE[1], admin.state.genesis, ours[1])
+    accepted = bob.accept(1)
+    restarted = RoundMachine(PEOPLE[1], admin.state.genesis, draw.own_nonce(PEOPLE[1].seed(), ROUND))
+    net = Loopback()
+    net.add("p0", admin, effects)
+    net.add("p1", restarted)
+    net.post("p1", accepted)  # what the first bob sent before it stopped
+    net.run()
+    for m in (admin, restarted):
+        assert m.phase is Phase.PLAY
+        assert m.state.starter == draw.starter(draw.draw_seed(ROUND, ours), [0, 1])
+
+
 def test_a_round_that_draws_nothing_carries_no_commitment() -> None:
     """A named starter and no computer seat: no draw, so no commitment in the genesis or
     the accept, and an accept that carries one anyway is dropped."""

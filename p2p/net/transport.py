@@ -121,6 +121,12 @@ a link round trip for every message queued behind another -- an invitation to th
 guest, the commitment the admin sends with its ``start``, a seal after a resignation
 (issue 28, docs/performance.md); MQTT keeps one connection's messages in order anyway."""
 
+READ_BATCH = 32
+"""Most packets read from the socket in one turn of the event loop (paho reads one, or as
+many as QoS messages are in flight): under a flood every junk message cost a turn of the
+loop of its own before a move behind it was read (issue 28).  Each is still offered to
+the inbound lanes one by one, where junk is dropped for microseconds."""
+
 PROBE_TIMEOUT_S = 3.0
 """The longest the retained-delivery probe of a first connect takes (``_probe_retained``)."""
 
@@ -1149,17 +1155,23 @@ class Transport(Broker):
         self._watch_writes(client)
 
     def _watch_writes(self, client: aiomqtt.Client) -> None:
-        """Register the socket's writer with the event loop at once (aiomqtt schedules
-        that for the loop's next turn, ``call_soon_threadsafe``), and not at all while
-        ``_start_publish`` writes the packet paho is queueing itself.
+        """Read up to ``READ_BATCH`` packets per turn of the loop; register the socket's
+        writer with the event loop at once (aiomqtt schedules that for the loop's next
+        turn, ``call_soon_threadsafe``), and not at all while ``_start_publish`` writes
+        the packet paho is queueing itself.
 
         So when paho says a writer is registered (``_registered_write``), it is, and a
         packet written directly leaves nothing behind: paho removes the writer once all
-        is written.  Only paho's connect runs in another thread (aiomqtt's executor):
-        its writer is added through the loop as before (``_adding`` counts those)."""
+        is written.  Two writers are added a turn later (``_adding`` counts them; no
+        packet is written directly meanwhile): paho's connect runs in another thread
+        (aiomqtt's executor), and what paho queues while we read -- the PUBACK of a
+        message just read -- waits until the work that message started has run (the
+        round's step, and the waiters of a move in the turn after it): the broker
+        needs the acknowledgement soon, the player the move at once."""
         loop = asyncio.get_running_loop()
         home = threading.get_ident()
         paho = client._client
+        reading = False
 
         def write() -> None:  # what aiomqtt's writer does
             try:
@@ -1168,20 +1180,44 @@ class Transport(Broker):
                 if not client._disconnected.done():
                     client._disconnected.set_exception(exc)
 
-        def added(fd: int) -> None:
+        def added(sock: Any) -> None:
             self._adding -= 1
-            loop.add_writer(fd, write)
+            current = paho._sock
+            if current is not None and current is sock:  # (not if the connection went)
+                loop.add_writer(current.fileno(), write)
 
         def register(_client: Any, _userdata: Any, sock: Any) -> None:
             if self._writing:
                 return  # (``_start_publish`` writes it itself, now)
-            if threading.get_ident() == home:
-                loop.add_writer(sock.fileno(), write)
-            else:
+            if threading.get_ident() != home:
                 self._adding += 1
-                loop.call_soon_threadsafe(added, sock.fileno())
+                loop.call_soon_threadsafe(added, sock)
+            elif reading:
+                self._adding += 1
+                loop.call_soon(added, sock)
+            else:
+                loop.add_writer(sock.fileno(), write)
 
         paho.on_socket_register_write = register
+
+        def read(max_packets: int = 1) -> Any:  # paho's loop_read, up to READ_BATCH
+            nonlocal reading
+            reading = True
+            try:
+                for _ in range(READ_BATCH):
+                    if paho._sock is None:
+                        return aiomqtt.client.mqtt.MQTT_ERR_NO_CONN
+                    rc = paho._packet_read()
+                    if rc > 0:
+                        return paho._loop_rc_handle(rc)
+                    if rc == aiomqtt.client.mqtt.MQTT_ERR_AGAIN:
+                        break  # nothing more to read now
+                return aiomqtt.client.mqtt.MQTT_ERR_SUCCESS
+            finally:
+                reading = False
+
+        # what aiomqtt's reader calls when the socket is readable
+        paho.loop_read = read  # type: ignore[method-assign]
 
     async def _probe_retained(self, client: aiomqtt.Client) -> None:
         """Find out once per broker to whom it hands retained messages.

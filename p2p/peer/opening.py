@@ -25,6 +25,7 @@ from p2p.peer.lobby_link import LobbyLink
 from p2p.peer.round_link import RoundHost, RoundLink, RoundLinks
 from p2p.protocol import events as ev
 from p2p.protocol import sealing
+from p2p.protocol.draw import own_nonce
 from p2p.protocol.events import Event
 from p2p.protocol.identity import Identity
 from p2p.protocol.lobby import PeerInfo
@@ -159,6 +160,13 @@ async def open_private(
     code = make_code(os.urandom(8))
     return await _open(peer, game, options, layout, start, code=code, turn_limit=turn_limit)
 
+def _nonce(peer: Opener, round_id: str | None) -> bytes:
+    """Our draw nonce in ``round_id``, derived from our key (``draw.own_nonce``): a
+    restart between our commitment and our reveal finds it again (a genesis without a
+    round id is refused by the machine before the nonce matters)."""
+    return own_nonce(peer.identity.seed(), round_id or "")
+
+
 async def join(peer: Opener, code: str, timeout: float = 10.0) -> Round:
     """Join the private round behind ``code``; ``ActionError`` if there is none."""
     try:
@@ -192,7 +200,7 @@ async def join(peer: Opener, code: str, timeout: float = 10.0) -> Round:
         machine = RoundMachine(
             peer.identity,
             genesis,
-            os.urandom(32),
+            _nonce(peer, genesis.round),  # found again on a resume
             peer.topics,
             code=code,
             now=peer.now_ms(),
@@ -271,15 +279,16 @@ async def _open(
     if code is not None:  # a private round's traffic is keyed from its code
         secret = await asyncio.to_thread(code_secret, code)
         round_key = sealing.private_round_key(secret)
+    round_id = os.urandom(16).hex()
     machine, effects = RoundMachine.open(
         peer.identity,
         peer.now_ms(),
-        os.urandom(16).hex(),
+        round_id,
         game,
         opts,
         layout,
         start,
-        os.urandom(32),
+        _nonce(peer, round_id),  # found again on a resume
         topics=peer.topics,
         code=code,
         timeouts=peer.turn_timeouts,
@@ -311,7 +320,7 @@ async def accept_invitation(peer: Opener, round_id: str) -> Round:
     machine = RoundMachine(
         peer.identity,
         pending.genesis,
-        os.urandom(32),
+        _nonce(peer, pending.genesis.round),  # found again on a resume
         peer.topics,
         now=peer.now_ms(),
         timeouts=peer.turn_timeouts,
@@ -387,7 +396,8 @@ async def resume(peer: Opener, path: Path | str, code: str | None = None) -> Rou
     # scrypt once, in a thread: the machine keys its topics from it, and so may we below
     secret = await asyncio.to_thread(code_secret, code) if code is not None else None
     machine = machine_from_replay(  # as the simulator resumes a member (p2p.sim)
-        peer.identity, replay, os.urandom(32), peer.topics, code, peer.now_ms(),
+        peer.identity, replay, _nonce(peer, state.round_id),
+        peer.topics, code, peer.now_ms(),
         peer.turn_timeouts, secret=secret,
     )
     key_path = Path(path).with_suffix(".key")

@@ -124,6 +124,8 @@ class StoreLink:
         self.all_acked: set[str] = set()
         """Peer ids whose store showed every human seat's ack of our final head."""
         self._told_no_retained = False
+        self._followed: tuple[bytes, ...] | None = None
+        """The members whose stores we follow (``refresh``)."""
         self._waiting = False
         """A change of an ending held back by ``_gathering``, not yet published."""
         self._end_head: str | None = None
@@ -192,10 +194,12 @@ class StoreLink:
         link = self._link
         host = link.host
         # every round follows the members' stores: a slow round's, and a live round's
-        # ending that a member left for us when we were cut off (§9.1)
-        host.follow_stores(
-            link.key, [peer_id(s.pk) for s in link.machine.state.seats if s.pk is not None]
-        )
+        # ending that a member left for us when we were cut off (§9.1); worked out again
+        # only when the members change, not after every move (issue 28)
+        members = tuple(s.pk for s in link.machine.state.seats if s.pk is not None)
+        if members != self._followed:
+            self._followed = members
+            host.follow_stores(link.key, [peer_id(pk) for pk in members])
         if self._cleared or host.closed or not host.connected:
             return
         if not self.keeps_store:

@@ -30,6 +30,7 @@ True
 from __future__ import annotations
 
 import hashlib
+import hmac
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -37,6 +38,7 @@ COMMIT_TAG = b"p2p/v1/draw-commit\x00"
 SEED_TAG = b"p2p/v1/draw-seed\x00"
 FIXED_TAG = b"p2p/v1/fixed-seed\x00"
 PLY_TAG = b"p2p/v1/ai-ply\x00"
+NONCE_TAG = b"p2p/v5/draw-nonce\x00"
 NONCE_SIZE = 32
 
 
@@ -47,6 +49,19 @@ def commitment(round_id: str, public_key: bytes, nonce: bytes) -> str:
     return hashlib.sha256(
         COMMIT_TAG + bytes.fromhex(round_id) + public_key + nonce
     ).hexdigest()
+
+
+def own_nonce(seed: bytes, round_id: str) -> bytes:
+    """A member's draw nonce in round ``round_id``: HMAC-SHA-256 keyed with its private
+    key's 32 ``seed`` bytes, so a member restarted between its commitment (since v5 in
+    its accept, join or genesis) and its reveal finds the same nonce again; nobody
+    without the key can compute or predict it, and revealing it shows nothing of the key.
+
+    >>> a, b = own_nonce(bytes(32), "00" * 16), own_nonce(bytes(32), "01" * 16)
+    >>> len(a), a == own_nonce(bytes(32), "00" * 16), a == b
+    (32, True, False)
+    """
+    return hmac.new(seed, NONCE_TAG + bytes.fromhex(round_id), hashlib.sha256).digest()
 
 
 def draw_seed(round_id: str, nonces_in_seat_order: list[bytes]) -> bytes:
