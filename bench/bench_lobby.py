@@ -99,7 +99,7 @@ JOIN_TIMEOUT_S = 120.0
 def stretch(heartbeat_ms: int) -> None:
     """Bench-only knobs, per process: heartbeat interval; TTL and silence kept long."""
     lobby_module.HEARTBEAT_MS = heartbeat_ms
-    lobby_module.PRESENCE_TTL_S = 3_600  # read where used (p2p.peer.config.presence_ttl_s)
+    lobby_module.PRESENCE_TTL_S = 3_600  # read where used (the ttl each presence signs)
     lobby_module.SILENCE_MS = 7_200_000
     # Dozens of peers share one event loop here (on a real lobby each has its machine):
     # a new peer's first CONNACK and its retained-delivery probe can wait behind its
