@@ -34,6 +34,7 @@ def test_live_a_lobby_announces_a_longer_heartbeat_and_keeps_its_peers(
     async def body() -> None:
         alice, bob, carol = (Peer(broker_url, nick=n, namespace=namespace) for n in ("alice", "bob", "carol"))
         seen: list[ev.Event] = []  # alice's presences, as the broker hands them out
+        arrived: list[float] = []  # when each arrived (our monotonic clock)
         missing: list[str] = []  # whom bob or carol ever lost from their list meanwhile
         async with aiomqtt.Client("127.0.0.1", mosquitto.port, identifier=f"w{os.getpid()}") as spy:
             try:
@@ -44,6 +45,7 @@ def test_live_a_lobby_announces_a_longer_heartbeat_and_keeps_its_peers(
                     async for message in spy.messages:
                         if message.payload:
                             seen.append(ev.parse(bytes(message.payload)))
+                            arrived.append(asyncio.get_running_loop().time())
 
                 recording = asyncio.create_task(record())
                 await bob.start()
@@ -70,6 +72,15 @@ def test_live_a_lobby_announces_a_longer_heartbeat_and_keeps_its_peers(
                 assert gaps and all(gap >= 2_000 for gap in gaps), gaps
                 assert bob.lobby.peers[alice.public_key].ttl == 6
                 assert not missing, missing[:3]  # nobody dropped for a longer silence
+                # the broker keeps alice's retained presence for its own ttl (6 s), not
+                # the base 1 s: read 1.3 s after her last one arrived, it is still there
+                loop = asyncio.get_running_loop()
+                await eventually(lambda: loop.time() - arrived[-1] >= 1.3, 5, "1.3 s of quiet")
+                async with aiomqtt.Client("127.0.0.1", mosquitto.port, identifier=f"r{os.getpid()}") as late:
+                    await late.subscribe(alice.topics.presence(alice.peer_id).topic, qos=1)
+                    async with asyncio.timeout(5):
+                        first_message = await anext(aiter(late.messages))
+                    assert first_message.retain and first_message.payload
                 # a newcomer still sees everyone at once, from the retained presences
                 # (kept by the broker for their own ttl, not the base 1 s)
                 async with Peer(broker_url, nick="dave", namespace=namespace) as dave:
