@@ -6,6 +6,8 @@ counts and by behaviour, never by timings:
   move;
 * a round's outcome (its winners, its end reason) is worked out once it is over, not
   after every move while it runs;
+* the canonical check of every event's value (signed by its author, read by every
+  receiver) checks plain strings and integers in place: the same verdicts as before;
 * the copy of the round's state kept before each chain event (``RoundState.snapshot``,
   for a rewind) is independent of the state in every mutable field and equal to it in
   all others, as ``dataclasses.replace`` made it.
@@ -17,8 +19,10 @@ import dataclasses
 from typing import Any
 
 from conftest import Peers, play_out, run, start_round
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from p2p.protocol import identity
+from p2p.protocol import canonical, identity
 from p2p.protocol.effects import Publish
 from p2p.protocol.identity import Identity
 from p2p.protocol.round import RoundState
@@ -126,3 +130,80 @@ def test_a_move_works_out_no_label_and_no_outcome_again(peers: Peers, monkeypatc
             assert winners == [plies] * len(winners), winners  # only once it is over
 
     run(body())
+
+
+# -- the canonical check, on its fast path and its general one ------------------------------
+
+_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**64), 2**64)
+    | st.text(alphabet=st.characters(), max_size=6)
+    | st.sampled_from(["\ud800", "a\udfff", "é", "ply", ""]),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.sampled_from(["a", "ply", "A", "x-y", "", "9a", "é", "b_2"]), inner, max_size=3),
+    max_leaves=12,
+)
+
+
+def _reference_check(value: object, depth: int) -> None:
+    """``canonical._check`` as it was before issue 28's fast path (the rules it keeps)."""
+    if depth > canonical.MAX_DEPTH:
+        raise canonical.CanonicalError(f"nested deeper than {canonical.MAX_DEPTH}")
+    if value is None or isinstance(value, bool):
+        return
+    if isinstance(value, int):
+        if not canonical.INT_MIN <= value <= canonical.INT_MAX:
+            raise canonical.CanonicalError("integer out of 64-bit range")
+        return
+    if isinstance(value, str):
+        if not value.isascii():
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise canonical.CanonicalError("string holds a lone surrogate") from None
+        return
+    if isinstance(value, list):
+        for item in value:
+            _reference_check(item, depth + 1)
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str) or not canonical.KEY_PATTERN.match(key):
+                raise canonical.CanonicalError(f"bad object key {str(key)[:40]!r}")
+            _reference_check(item, depth + 1)
+        return
+    raise canonical.CanonicalError(f"type {type(value).__name__} is not allowed")
+
+
+def _verdict(check: Any, value: object, depth: int) -> str:
+    try:
+        check(value, depth)
+    except canonical.CanonicalError as err:
+        return str(err)
+    return ""
+
+
+@settings(max_examples=300, deadline=None)
+@given(_VALUES, st.integers(0, canonical.MAX_DEPTH + 1))
+def test_the_canonical_check_refuses_exactly_what_it_refused(value: object, depth: int) -> None:
+    """Same verdict and reason as the check before its fast path, at every depth (a
+    scalar one level below ``MAX_DEPTH`` is too deep on both)."""
+    assert _verdict(canonical._check, value, depth) == _verdict(_reference_check, value, depth)
+
+
+def test_the_canonical_check_refuses_odd_types_and_keys_as_before() -> None:
+    class Text(str):
+        pass
+
+    odd: list[object] = [
+        1.5, b"x", (1,), {1: 2}, {Text("ply"): 1}, [1.5], {"a": [b"x"]}, [[[]]] * 2,
+        {"ply": 2**63}, [2**63], ["\ud800"], True, [True, None], Text("x"), [Text("é")],
+    ]
+    deep: object = 1
+    for _ in range(canonical.MAX_DEPTH + 1):
+        deep = [deep]
+    odd += [deep, {"a": deep}]
+    for value in odd:
+        for depth in (0, canonical.MAX_DEPTH):
+            assert _verdict(canonical._check, value, depth) == _verdict(_reference_check, value, depth)
