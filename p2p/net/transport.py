@@ -121,6 +121,12 @@ a link round trip for every message queued behind another -- an invitation to th
 guest, the commitment the admin sends with its ``start``, a seal after a resignation
 (issue 28, docs/performance.md); MQTT keeps one connection's messages in order anyway."""
 
+READ_BATCH = 32
+"""Most packets read in one turn of the event loop while the lanes stay empty (paho
+reads one a turn): junk the lanes drop at once is read on, so a move behind a flood's
+backlog is not one turn of the loop per junk message away; the read stops as soon as a
+message waits in the lanes, so the peer's work on it comes first (``_watch_writes``)."""
+
 PROBE_TIMEOUT_S = 3.0
 """The longest the retained-delivery probe of a first connect takes (``_probe_retained``)."""
 
@@ -569,7 +575,7 @@ class Transport(Broker):
         self._hold_until = 0.0
         self._stats = {
             "published": 0, "published_bytes": 0, "largest_published": 0, "received": 0,
-            "dropped": 0, "read_raw": 0, "read_by_paho": 0,
+            "dropped": 0, "read_raw": 0, "read_by_paho": 0, "read_turns": 0,
         }
 
     # -- lifecycle ---------------------------------------------------------------------
@@ -595,7 +601,8 @@ class Transport(Broker):
         largest_published (bytes of the largest PUBLISH packet sent); paced (publishes
         the pacer held back for a token, ``PUBLISH_RATE_PER_S``); read_raw and
         read_by_paho (received PUBLISH packets read from their bytes, ``decode_publish``,
-        and those left to paho's own parse)."""
+        and those left to paho's own parse); read_turns (turns of the event loop that
+        read from the socket, ``READ_BATCH``)."""
         self._stats["paced"] = self._pacer.held
         return self._stats
 
@@ -1267,7 +1274,8 @@ class Transport(Broker):
         self._watch_writes(client)
 
     def _watch_writes(self, client: aiomqtt.Client) -> None:
-        """Register the socket's writer with the event loop at once (aiomqtt schedules
+        """Read up to ``READ_BATCH`` packets per turn of the loop while the lanes stay
+        empty; register the socket's writer with the event loop at once (aiomqtt schedules
         that for the loop's next turn, ``call_soon_threadsafe``), and not at all while
         ``_start_publish`` writes the packet paho is queueing itself.
 
@@ -1311,13 +1319,23 @@ class Transport(Broker):
 
         paho.on_socket_register_write = register
 
-        read_packets = paho.loop_read
+        mqtt = aiomqtt.client.mqtt
+        inbound = self.inbound
 
-        def read(max_packets: int = 1) -> Any:  # paho's loop_read, noting that we read
+        def read(max_packets: int = 1) -> Any:  # paho's loop_read, in batches
             nonlocal reading
             reading = True
+            self._stats["read_turns"] += 1
             try:
-                return read_packets(max_packets)
+                for _ in range(READ_BATCH):
+                    if paho._sock is None:
+                        return mqtt.MQTT_ERR_NO_CONN
+                    rc = paho._packet_read()
+                    if rc > 0:
+                        return paho._loop_rc_handle(rc)
+                    if rc == mqtt.MQTT_ERR_AGAIN or len(inbound):
+                        break  # nothing more to read now, or a message to handle first
+                return mqtt.MQTT_ERR_SUCCESS
             finally:
                 reading = False
 
