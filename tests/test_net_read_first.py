@@ -15,6 +15,7 @@ from conftest import eventually, run
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+from p2p.net import transport as transport_module
 from p2p.net.broker import LocalBroker
 from p2p.net.inbound import InboundQueues, Lane, Verdict
 from p2p.net.transport import READ_BATCH, Inbound, Transport, decode_publish
@@ -113,10 +114,15 @@ def _packet(topic: str, payload: bytes) -> bytes:
     return b"\x30" + length + body
 
 
-def test_a_turn_reads_on_through_dropped_junk_and_stops_at_a_message_to_handle() -> None:
+def test_a_turn_reads_on_through_dropped_junk_and_stops_at_a_message_to_handle(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Paho reads one packet per turn of the event loop: a move behind 100 junk messages
     waited 100 turns.  Now one turn reads up to ``READ_BATCH`` packets while the lanes
-    drop them, and stops right after one the lanes keep, so it is handled first."""
+    drop them, and stops right after one the lanes keep, so it is handled first; and
+    when other work of the loop is ready, or its time (``READ_BUDGET_S``) is up, so that
+    work is not held up."""
+    monkeypatch.setattr(transport_module, "READ_BUDGET_S", 60.0)  # (counts, not speed)
 
     def classify(topic: str, payload: bytes) -> Verdict:
         return Verdict(Lane.ROUND) if topic == "r/events" else Verdict(None, reason="junk")
@@ -146,6 +152,15 @@ def test_a_turn_reads_on_through_dropped_junk_and_stops_at_a_message_to_handle()
             assert got is not None and (got.topic, got.payload) == ("r/events", b"move")
             paho.loop_read()  # the lanes empty again: the rest at once
             assert (stats["read_turns"], stats["dropped"], stats["read_raw"]) == (6, 110, 111)
+            broker.sendall(b"".join(junk[:6]))
+            asyncio.get_running_loop().call_soon(lambda: None)  # other work is ready
+            paho.loop_read()  # so one packet, and the loop goes on
+            assert (stats["read_turns"], stats["dropped"]) == (7, 111)
+            monkeypatch.setattr(transport_module, "READ_BUDGET_S", 0.0)
+            await asyncio.sleep(0)  # (that work done)
+            for turn in (8, 9, 10):  # no time left after a packet: one a turn
+                paho.loop_read()
+                assert (stats["read_turns"], stats["dropped"]) == (turn, turn + 104)
         finally:
             ours.close()
             broker.close()

@@ -122,10 +122,14 @@ guest, the commitment the admin sends with its ``start``, a seal after a resigna
 (issue 28, docs/performance.md); MQTT keeps one connection's messages in order anyway."""
 
 READ_BATCH = 32
-"""Most packets read in one turn of the event loop while the lanes stay empty (paho
-reads one a turn): junk the lanes drop at once is read on, so a move behind a flood's
-backlog is not one turn of the loop per junk message away; the read stops as soon as a
-message waits in the lanes, so the peer's work on it comes first (``_watch_writes``)."""
+READ_BUDGET_S = 0.0003
+"""Most packets, and about the most time, one turn of the event loop reads for while the
+lanes stay empty and no other work of the loop is ready (paho reads one packet a turn):
+junk the lanes drop at once is read on, so a move behind a flood's backlog is not one
+turn of the loop per junk message away; the read stops as soon as a message waits in the
+lanes, so the peer's work on it comes first, and as soon as another callback is ready (a
+waiter woken by a move, another connection's reader), so nothing waits behind our junk
+(``_watch_writes``)."""
 
 PROBE_TIMEOUT_S = 3.0
 """The longest the retained-delivery probe of a first connect takes (``_probe_retained``)."""
@@ -1274,8 +1278,8 @@ class Transport(Broker):
         self._watch_writes(client)
 
     def _watch_writes(self, client: aiomqtt.Client) -> None:
-        """Read up to ``READ_BATCH`` packets per turn of the loop while the lanes stay
-        empty; register the socket's writer with the event loop at once (aiomqtt schedules
+        """Read up to ``READ_BATCH`` packets (``READ_BUDGET_S``) per turn of the loop while
+        the lanes stay empty; register the socket's writer with the event loop at once (aiomqtt schedules
         that for the loop's next turn, ``call_soon_threadsafe``), and not at all while
         ``_start_publish`` writes the packet paho is queueing itself.
 
@@ -1321,11 +1325,15 @@ class Transport(Broker):
 
         mqtt = aiomqtt.client.mqtt
         inbound = self.inbound
+        # the callbacks the event loop runs next (asyncio's own queue; a loop without
+        # one reads on as if nothing else waited)
+        ready: Sequence[Any] = getattr(loop, "_ready", ())
 
         def read(max_packets: int = 1) -> Any:  # paho's loop_read, in batches
             nonlocal reading
             reading = True
             self._stats["read_turns"] += 1
+            until = time.monotonic() + READ_BUDGET_S
             try:
                 for _ in range(READ_BATCH):
                     if paho._sock is None:
@@ -1333,8 +1341,13 @@ class Transport(Broker):
                     rc = paho._packet_read()
                     if rc > 0:
                         return paho._loop_rc_handle(rc)
-                    if rc == mqtt.MQTT_ERR_AGAIN or len(inbound):
-                        break  # nothing more to read now, or a message to handle first
+                    if (
+                        rc == mqtt.MQTT_ERR_AGAIN  # nothing more to read now
+                        or len(inbound)  # a message to handle first
+                        or ready  # other work of the loop waits (a waiter, a connection)
+                        or time.monotonic() > until
+                    ):
+                        break
                 return mqtt.MQTT_ERR_SUCCESS
             finally:
                 reading = False
