@@ -6,7 +6,6 @@ have, QoS 1 messages are still acknowledged, and what the first look leaves to p
 from __future__ import annotations
 
 import asyncio
-import socket
 
 import aiomqtt
 import paho.mqtt._packet as paho_packet
@@ -15,10 +14,8 @@ from conftest import eventually, run
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
-from p2p.net import transport as transport_module
 from p2p.net.broker import LocalBroker
-from p2p.net.inbound import InboundQueues, Lane, Verdict
-from p2p.net.transport import READ_BATCH, Inbound, Transport, decode_publish
+from p2p.net.transport import Inbound, Transport, decode_publish
 
 
 def _body(topic: bytes, qos: int, props: bytes, payload: bytes, v5: bool = True) -> bytes:
@@ -104,65 +101,3 @@ def test_received_messages_skip_paho_objects_and_qos1_is_still_acknowledged(
         assert by_topic["user"].payload == b"tagged"
 
     run(body(), timeout=60)
-
-
-def _packet(topic: str, payload: bytes) -> bytes:
-    """A QoS 0 MQTT v5 PUBLISH packet as a broker sends it."""
-    body = _body(topic.encode(), 0, b"", payload)
-    assert len(body) < 128 * 128
-    length = bytes([len(body)]) if len(body) < 128 else bytes([len(body) & 127 | 128, len(body) >> 7])
-    return b"\x30" + length + body
-
-
-def test_a_turn_reads_on_through_dropped_junk_and_stops_at_a_message_to_handle(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Paho reads one packet per turn of the event loop: a move behind 100 junk messages
-    waited 100 turns.  Now one turn reads up to ``READ_BATCH`` packets while the lanes
-    drop them, and stops right after one the lanes keep, so it is handled first; and
-    when other work of the loop is ready, or its time (``READ_BUDGET_S``) is up, so that
-    work is not held up."""
-    monkeypatch.setattr(transport_module, "READ_BUDGET_S", 60.0)  # (counts, not speed)
-
-    def classify(topic: str, payload: bytes) -> Verdict:
-        return Verdict(Lane.ROUND) if topic == "r/events" else Verdict(None, reason="junk")
-
-    async def body() -> None:
-        transport = Transport("mqtt://127.0.0.1:1", inbound=InboundQueues(classify))
-        paho = transport._make_client()._client
-        ours, broker = socket.socketpair()
-        ours.setblocking(False)
-        paho._sock = ours
-        try:
-            junk = [_packet("lobby/chat", b"junk %d" % i) for i in range(100)]
-            broker.sendall(b"".join(junk) + _packet("r/events", b"move") + b"".join(junk[:10]))
-            stats = transport.stats
-            paho.loop_read()  # what aiomqtt's reader calls when the socket is readable
-            assert (stats["read_turns"], stats["dropped"], stats["received"]) == (
-                1, READ_BATCH, 0
-            )
-            while not stats["received"]:
-                paho.loop_read()
-            # 100 junk messages, then the move, in 4 turns; the junk behind it waits
-            assert (stats["read_turns"], stats["dropped"], stats["received"]) == (4, 100, 1)
-            assert len(transport.inbound) == 1
-            paho.loop_read()  # the move not handled yet: one packet a turn
-            assert (stats["read_turns"], stats["dropped"]) == (5, 101)
-            got = transport.inbound.get_nowait()
-            assert got is not None and (got.topic, got.payload) == ("r/events", b"move")
-            paho.loop_read()  # the lanes empty again: the rest at once
-            assert (stats["read_turns"], stats["dropped"], stats["read_raw"]) == (6, 110, 111)
-            broker.sendall(b"".join(junk[:6]))
-            asyncio.get_running_loop().call_soon(lambda: None)  # other work is ready
-            paho.loop_read()  # so one packet, and the loop goes on
-            assert (stats["read_turns"], stats["dropped"]) == (7, 111)
-            monkeypatch.setattr(transport_module, "READ_BUDGET_S", 0.0)
-            await asyncio.sleep(0)  # (that work done)
-            for turn in (8, 9, 10):  # no time left after a packet: one a turn
-                paho.loop_read()
-                assert (stats["read_turns"], stats["dropped"]) == (turn, turn + 104)
-        finally:
-            ours.close()
-            broker.close()
-
-    run(body())

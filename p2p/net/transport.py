@@ -121,16 +121,6 @@ a link round trip for every message queued behind another -- an invitation to th
 guest, the commitment the admin sends with its ``start``, a seal after a resignation
 (issue 28, docs/performance.md); MQTT keeps one connection's messages in order anyway."""
 
-READ_BATCH = 32
-READ_BUDGET_S = 0.0003
-"""Most packets, and about the most time, one turn of the event loop reads for while the
-lanes stay empty and no other work of the loop is ready (paho reads one packet a turn):
-junk the lanes drop at once is read on, so a move behind a flood's backlog is not one
-turn of the loop per junk message away; the read stops as soon as a message waits in the
-lanes, so the peer's work on it comes first, and as soon as another callback is ready (a
-waiter woken by a move, another connection's reader), so nothing waits behind our junk
-(``_watch_writes``)."""
-
 PROBE_TIMEOUT_S = 3.0
 """The longest the retained-delivery probe of a first connect takes (``_probe_retained``)."""
 
@@ -579,7 +569,7 @@ class Transport(Broker):
         self._hold_until = 0.0
         self._stats = {
             "published": 0, "published_bytes": 0, "largest_published": 0, "received": 0,
-            "dropped": 0, "read_raw": 0, "read_by_paho": 0, "read_turns": 0,
+            "dropped": 0, "read_raw": 0, "read_by_paho": 0,
         }
 
     # -- lifecycle ---------------------------------------------------------------------
@@ -605,8 +595,7 @@ class Transport(Broker):
         largest_published (bytes of the largest PUBLISH packet sent); paced (publishes
         the pacer held back for a token, ``PUBLISH_RATE_PER_S``); read_raw and
         read_by_paho (received PUBLISH packets read from their bytes, ``decode_publish``,
-        and those left to paho's own parse); read_turns (turns of the event loop that
-        read from the socket, ``READ_BATCH``)."""
+        and those left to paho's own parse)."""
         self._stats["paced"] = self._pacer.held
         return self._stats
 
@@ -1278,8 +1267,7 @@ class Transport(Broker):
         self._watch_writes(client)
 
     def _watch_writes(self, client: aiomqtt.Client) -> None:
-        """Read up to ``READ_BATCH`` packets (``READ_BUDGET_S``) per turn of the loop while
-        the lanes stay empty; register the socket's writer with the event loop at once (aiomqtt schedules
+        """Register the socket's writer with the event loop at once (aiomqtt schedules
         that for the loop's next turn, ``call_soon_threadsafe``), and not at all while
         ``_start_publish`` writes the packet paho is queueing itself.
 
@@ -1323,32 +1311,13 @@ class Transport(Broker):
 
         paho.on_socket_register_write = register
 
-        mqtt = aiomqtt.client.mqtt
-        inbound = self.inbound
-        # the callbacks the event loop runs next (asyncio's own queue; a loop without
-        # one reads on as if nothing else waited)
-        ready: Sequence[Any] = getattr(loop, "_ready", ())
+        read_packets = paho.loop_read
 
-        def read(max_packets: int = 1) -> Any:  # paho's loop_read, in batches
+        def read(max_packets: int = 1) -> Any:  # paho's loop_read, noting that we read
             nonlocal reading
             reading = True
-            self._stats["read_turns"] += 1
-            until = time.monotonic() + READ_BUDGET_S
             try:
-                for _ in range(READ_BATCH):
-                    if paho._sock is None:
-                        return mqtt.MQTT_ERR_NO_CONN
-                    rc = paho._packet_read()
-                    if rc > 0:
-                        return paho._loop_rc_handle(rc)
-                    if (
-                        rc == mqtt.MQTT_ERR_AGAIN  # nothing more to read now
-                        or len(inbound)  # a message to handle first
-                        or ready  # other work of the loop waits (a waiter, a connection)
-                        or time.monotonic() > until
-                    ):
-                        break
-                return mqtt.MQTT_ERR_SUCCESS
+                return read_packets(max_packets)
             finally:
                 reading = False
 
