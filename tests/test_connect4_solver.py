@@ -12,7 +12,14 @@ from pathlib import Path
 import pytest
 
 from p2p.ai.c4_board import Position, four_ends
-from p2p.ai.connect4_solver import SearchLimit, Solver, analyze, parse_position, solve
+from p2p.ai.connect4_solver import (
+    FULL_WINDOW_EMPTIES,
+    SearchLimit,
+    Solver,
+    analyze,
+    parse_position,
+    solve,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 _LOCAL = REPO / "tests" / "data" / "connect4_testsets"
@@ -25,8 +32,8 @@ def load(name: str) -> list[tuple[str, int]]:
     return [(pos, int(score)) for pos, score in (line.split() for line in lines)]
 
 
-def check(cases: list[tuple[str, int]]) -> None:
-    solver = Solver()
+def check(cases: list[tuple[str, int]], full_window_empties: int = 0) -> None:
+    solver = Solver(full_window_empties=full_window_empties)
     wrong = [(p, s, solver.solve(parse_position(p))) for p, s in cases]
     wrong = [w for w in wrong if w[1] != w[2]]
     assert not wrong, f"{len(wrong)} wrong, first: {wrong[:3]}"
@@ -37,8 +44,30 @@ def test_test_sets_are_complete() -> None:
         assert len(load(name)) == 1000
 
 
-def test_end_easy_all_1000() -> None:
-    check(load("Test_L3_R1"))
+@pytest.mark.parametrize("full_window_empties", [0, FULL_WINDOW_EMPTIES])
+def test_end_easy_all_1000(full_window_empties: int) -> None:
+    check(load("Test_L3_R1"), full_window_empties)
+
+
+def test_full_window_near_the_end_same_scores_fewer_nodes() -> None:
+    """``p2p solve``'s full-window search of positions with at most ``FULL_WINDOW_EMPTIES``
+    empty cells: the published scores, fewer nodes than Pons' dichotomy on the same
+    positions, and Pons' search (same nodes) for a position with more empty cells."""
+    near = [case for case in load("Test_L2_R1") if 42 - len(case[0]) <= FULL_WINDOW_EMPTIES][:60]
+    near += load("Test_L3_R1")[::5]
+    totals = []
+    for empties in (0, FULL_WINDOW_EMPTIES):
+        solver, total = Solver(full_window_empties=empties), 0
+        for text, score in near:
+            assert solver.solve(parse_position(text)) == score, (empties, text)
+            total += solver.nodes
+        totals.append(total)
+    assert totals[1] < 0.8 * totals[0], totals
+    far = [text for text, _ in load("Test_L2_R1") if 42 - len(text) > FULL_WINDOW_EMPTIES][:20]
+    pons, full = Solver(), Solver(full_window_empties=FULL_WINDOW_EMPTIES)
+    for text in far:
+        assert (pons.solve(parse_position(text)), pons.nodes) == (full.solve(parse_position(text)), full.nodes)
+    assert pons.table == full.table
 
 
 def test_middle_easy_every_fifth() -> None:
@@ -243,10 +272,11 @@ def _brute(width: int, height: int, cols: tuple[int, ...]) -> int:
     return value(cols)
 
 
+@pytest.mark.parametrize("full_window_empties", [0, FULL_WINDOW_EMPTIES])
 @pytest.mark.parametrize(("width", "height"), [(4, 4), (5, 4), (4, 5)])
-def test_small_boards_match_plain_minimax(width: int, height: int) -> None:
+def test_small_boards_match_plain_minimax(width: int, height: int, full_window_empties: int) -> None:
     rng = random.Random(f"{width}x{height}")
-    solver = Solver(width, height)
+    solver = Solver(width, height, full_window_empties=full_window_empties)
     checked = 0
     for _ in itertools.count():
         if checked == 12:

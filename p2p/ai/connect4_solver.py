@@ -44,17 +44,32 @@ reach this size (together about 150-200 MB); they only save work, so emptying th
 changes a result or a node count."""
 
 
+FULL_WINDOW_EMPTIES = 16
+"""``p2p solve`` searches a position with at most this many empty cells once with the
+full window of its possible scores instead of Pons' null-window dichotomy.  Near the end
+the dichotomy's repeated searches cost more than the wider window: on Pons' end-game set
+(1-13 empty cells) 34% fewer nodes, and fewer on middle positions with 14-16 empty
+cells; from about 17-18 empty cells on the dichotomy wins, and by far at the start
+(26x the time on his opening set).  ``docs/performance.md`` has the figures."""
+
+
 class Solver:
     """A reusable solver for one board size; keeps its table between positions.
 
     ``node_limit`` bounds the nodes of each ``solve``/``analyze`` call (``None``: no
-    bound).  ``nodes`` counts the nodes of the last call.
+    bound).  ``nodes`` counts the nodes of the last call.  ``full_window_empties``: a
+    strong ``solve`` of a position with at most this many empty cells is one full-window
+    search (same score, fewer nodes near the end: ``FULL_WINDOW_EMPTIES`` is what
+    ``p2p solve`` uses); the default ``0`` keeps Pons' search and node counts exactly,
+    as the computer players' node-limited searches need.
     """
 
-    def __init__(self, width: int = 7, height: int = 6, node_limit: int | None = None) -> None:
+    def __init__(self, width: int = 7, height: int = 6, node_limit: int | None = None,
+                 full_window_empties: int = 0) -> None:
         self.geo: Geometry = geometry(width, height)
         self.table: dict[int, int] = {}
         self.node_limit = node_limit
+        self.full_window_empties = full_window_empties
         self.nodes = 0
         self._orders: dict[int, int | tuple[tuple[int, int], ...]] = {}
         self._ends: dict[int, int] = {}
@@ -117,6 +132,10 @@ class Solver:
         if len(self._playable) > ORDER_MAX_ENTRIES:
             self._playable.clear()
         negamax = self._negamax
+        if not weak and size - moves <= self.full_window_empties:
+            # Fail-soft alpha-beta on the whole range: a result at lo or hi is a bound
+            # that the range itself makes exact.
+            return negamax(cur, mask, moves, lo, hi, -1, -1)
         while lo < hi:
             med = lo + (hi - lo) // 2
             # Probe near zero first: C's truncating lo/2 and hi/2 written for Python.
