@@ -26,7 +26,7 @@ DRAWN_FULL_BOARD = "123456712345672143657214365712345671234567"
 
 def _args(**overrides: object) -> argparse.Namespace:
     values: dict[str, object] = {"game": "connect4", "position": None, "analyze": False, "weak": False,
-                                 "width": 7, "height": 6}
+                                 "width": 7, "height": 6, "jobs": None}
     values.update(overrides)
     return argparse.Namespace(**values)
 
@@ -132,3 +132,72 @@ def test_a_bad_line_in_a_batch_stops_it_with_one_line(bad: str, message: str) ->
     assert out.returncode == 2
     assert out.stdout == "4455 18\n44455554221 -15\n"
     assert out.stderr == f"p2p solve: line 4: {message}\n"
+
+
+# -- a batch on several processes ----------------------------------------------------------
+
+
+def _lines(name: str, count: int) -> list[str]:
+    return [line.split()[0] for line in (REPO / "tests/data/connect4_testsets" / name)
+            .read_text().splitlines()[:count]]
+
+
+def _solve_file(path: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    with path.open() as feed:
+        return subprocess.run(
+            [sys.executable, "-m", "p2p", "solve", "connect4", *options],
+            stdin=feed, capture_output=True, text=True, cwd=REPO, timeout=120, check=False,
+        )
+
+
+@pytest.mark.parametrize("options", [[], ["--analyze"], ["--weak"], ["--analyze", "--weak"]])
+def test_jobs_answer_as_one_process_does(tmp_path: Path, options: list[str]) -> None:
+    """A file of more than ``AUTO_JOBS_LINES`` lines on every core (the default), on three
+    processes and on one: the same answers in the order of the lines."""
+    lines = _lines("Test_L3_R1", 120) + _lines("Test_L2_R1", 12)
+    feed = tmp_path / "batch"
+    feed.write_text("\n".join(lines[:60]) + "\n\n" + "\n".join(lines[60:]) + "\n")
+    one = _solve_file(feed, "--jobs", "1", *options)
+    assert one.returncode == 0, one.stderr
+    assert [row.split()[0] for row in one.stdout.splitlines()] == lines
+    for jobs in ([], ["--jobs", "3"], ["-j", "2"]):
+        assert _solve_file(feed, *jobs, *options).stdout == one.stdout, jobs
+
+
+@pytest.mark.parametrize("jobs", [[], ["--jobs", "2"]])
+def test_a_bad_line_stops_a_batch_on_several_processes(tmp_path: Path, jobs: list[str]) -> None:
+    """The answers to the lines before it (and only those), then its one-line error."""
+    lines = _lines("Test_L3_R1", 150)
+    feed = tmp_path / "batch"
+    feed.write_text("\n".join([*lines, "4444444", *lines[:20]]) + "\n")
+    out = _solve_file(feed, *jobs)
+    assert out.returncode == 2
+    assert [row.split()[0] for row in out.stdout.splitlines()] == lines
+    assert out.stderr == "p2p solve: line 151: move 7 '4': column 4 is full\n"
+
+
+def test_jobs_fork_only_for_a_batch(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                                    tmp_path: Path) -> None:
+    """From a file on a two-core machine: a batch of ``AUTO_JOBS_LINES`` positions is
+    shared out to two processes, a shorter one (and ``--jobs 1``) never forks."""
+    import os
+
+    forks: list[int] = []
+    real_fork = os.fork
+
+    def counted_fork() -> int:
+        forks.append(1)
+        return real_fork()
+
+    monkeypatch.setattr(os, "fork", counted_fork)
+    monkeypatch.setattr(solve_command, "_cores", lambda: 2)
+    lines = _lines("Test_L3_R1", solve_command.AUTO_JOBS_LINES)
+    for count, jobs, expected_forks in ((len(lines), None, 2), (len(lines) - 1, None, 0), (len(lines), 1, 0)):
+        feed = tmp_path / f"batch{count}"
+        feed.write_text("".join(f"{line}\n" for line in lines[:count]))
+        forks.clear()
+        with feed.open() as stdin:
+            monkeypatch.setattr(sys, "stdin", stdin)
+            assert solve_command.run(_args(jobs=jobs)) == 0
+        assert [row.split()[0] for row in capsys.readouterr().out.splitlines()] == lines[:count]
+        assert len(forks) == expected_forks, (count, jobs)
