@@ -233,6 +233,21 @@ def test_fast_search_visits_the_nodes_of_the_plain_one(shared_table: bool) -> No
     assert fast.table == plain.table
 
 
+def test_full_window_search_visits_the_nodes_of_the_plain_one() -> None:
+    """``p2p solve``'s full-window search (no memo of move orders) against the plain
+    negamax run once on the whole range: same scores, node counts and table."""
+    fast, plain = Solver(full_window_empties=FULL_WINDOW_EMPTIES), _PlainSolver()
+    for text, score in load("Test_L3_R1")[::10] + load("Test_L2_R1")[::50]:
+        pos = parse_position(text)
+        if 42 - pos.moves > FULL_WINDOW_EMPTIES:
+            continue
+        plain.nodes = 0
+        lo, hi = -((42 - pos.moves) // 2), (43 - pos.moves) // 2
+        expected = plain._negamax(pos.current, pos.mask, pos.moves, lo, hi)
+        assert (fast.solve(pos), fast.nodes) == (expected, plain.nodes) == (score, plain.nodes), text
+    assert fast.table == plain.table
+
+
 def test_fast_search_stops_at_the_same_node_limit() -> None:
     for limit in (1, 2, 7, 60, 400):
         fast, plain = Solver(node_limit=limit), _PlainSolver(node_limit=limit)
