@@ -9,6 +9,7 @@ import io
 import random
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -201,3 +202,40 @@ def test_jobs_fork_only_for_a_batch(monkeypatch: pytest.MonkeyPatch, capsys: pyt
             assert solve_command.run(_args(jobs=jobs)) == 0
         assert [row.split()[0] for row in capsys.readouterr().out.splitlines()] == lines[:count]
         assert len(forks) == expected_forks, (count, jobs)
+
+
+def test_each_answer_comes_before_the_next_line_is_written() -> None:
+    """A program that writes one position and waits for its answer before the next gets
+    it (the answers of what has come are written before stdin is read again)."""
+    with subprocess.Popen([sys.executable, "-m", "p2p", "solve", "connect4"], cwd=REPO, text=True,
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        watchdog = threading.Timer(60, proc.kill)  # an answer that never comes fails, not hangs
+        watchdog.start()
+        try:
+            for line, answer in (("4455", "18"), ("44455554221", "-15"), ("4455", "18")):
+                proc.stdin.write(f"{line}\n")
+                proc.stdin.flush()
+                assert proc.stdout.readline() == f"{line} {answer}\n"
+            proc.stdin.close()
+            assert proc.wait(timeout=60) == 0
+        finally:
+            watchdog.cancel()
+            proc.kill()
+
+
+def test_lines_split_as_a_text_file_splits_them() -> None:
+    """More than one read's worth of lines on a pipe, ``\\n`` and ``\\r\\n``: every line
+    answered once, and a bad line named by its number (a lone ``\\r`` ends no line, as
+    before)."""
+    lines = _lines("Test_L3_R1", 1000) * 3
+    feed = "".join(line + ("\r\n" if i % 3 else "\n") for i, line in enumerate(lines))
+    assert len(feed) > 1 << 16
+    out = _p2p_solve(feed + "4455\n\n4444444\n4455")
+    assert out.returncode == 2
+    assert [row.split()[0] for row in out.stdout.splitlines()] == [*lines, "4455"]
+    assert out.stderr == f"p2p solve: line {len(lines) + 3}: move 7 '4': column 4 is full\n"
+    out = _p2p_solve("4455\r\n\r\n4455")
+    assert (out.returncode, out.stdout) == (0, "4455 18\n4455 18\n")
+    out = _p2p_solve("4455\n4455\r4455\n")
+    assert (out.stdout, out.stderr) == ("4455 18\n", "p2p solve: line 2: move 5 '\\r': '' is not a column (1-7)\n")

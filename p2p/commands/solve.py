@@ -207,17 +207,47 @@ def run(args: Options) -> int:
             return 0
     write = sys.stdout.write
     flush = sys.stdout.flush
-    for number, line in enumerate(sys.stdin, start=1):
-        text = line.strip()
-        if not text:
-            continue
-        try:
-            answer = _answer(solver, _position(parse_position, text, args), args)
-        except (ValueError, UsageError) as err:
-            raise UsageError(f"line {number}: {err}") from None
-        write(f"{text} {answer}\n")
-        flush()  # one answer per line as it is found, like Pons' solver (a pipe may wait for it)
+    number = 0
+    for lines in _lines_as_they_come():
+        for line in lines:
+            number += 1
+            text = line.strip()
+            if not text:
+                continue
+            try:
+                answer = _answer(solver, _position(parse_position, text, args), args)
+            except (ValueError, UsageError) as err:
+                flush()
+                raise UsageError(f"line {number}: {err}") from None
+            write(f"{text} {answer}\n")
+        # The answers to what has come, before waiting for more (a pipe may wait for them,
+        # like Pons' solver's): one write for the lines that came together.
+        flush()
     return 0
+
+
+def _lines_as_they_come() -> Iterator[list[str]]:
+    """The lines of stdin in runs: each run all the lines that could be read without
+    waiting (a line typed or written alone comes alone, a file comes in big runs).
+
+    Read from the file descriptor in chunks, split at ``\\n`` and decoded as ``sys.stdin``
+    splits and decodes; a stdin without a file descriptor (``io.StringIO``) is read line by
+    line.
+    """
+    try:
+        fd = sys.stdin.fileno()
+    except (AttributeError, OSError, ValueError):
+        for line in sys.stdin:
+            yield [line]
+        return
+    encoding = sys.stdin.encoding or "utf-8"
+    errors = sys.stdin.errors or "strict"
+    rest = b""
+    while chunk := os.read(fd, 1 << 16):
+        *lines, rest = (rest + chunk).split(b"\n")  # the last one may go on in the next chunk
+        yield [line.decode(encoding, errors) for line in lines]
+    if rest:
+        yield [rest.decode(encoding, errors)]
 
 
 def _cores() -> int:
