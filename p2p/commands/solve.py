@@ -296,6 +296,8 @@ def _solve_batch(solver: PositionSolver, parse_position: Callable[[str, int, int
         texts.append(text)
     if jobs is None:
         jobs = _cores() if len(positions) >= AUTO_JOBS_LINES else 1
+    if not hasattr(os, "fork"):  # Windows: one process
+        jobs = 1
     jobs = min(jobs, len(positions))
     write = sys.stdout.write
     flush = sys.stdout.flush
