@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import itertools
 import random
 import subprocess
 import sys
@@ -239,3 +240,42 @@ def test_lines_split_as_a_text_file_splits_them() -> None:
     assert (out.returncode, out.stdout) == (0, "4455 18\n4455 18\n")
     out = _p2p_solve("4455\n4455\r4455\n")
     assert (out.stdout, out.stderr) == ("4455 18\n", "p2p solve: line 2: move 5 '\\r': '' is not a column (1-7)\n")
+
+
+class _Flushes:
+    """A stdout that keeps what had been written at each flush."""
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.flushed: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.text += text
+        return len(text)
+
+    def flush(self) -> None:
+        self.flushed.append(self.text)
+
+
+@pytest.mark.parametrize("seconds_per_reading", [0.0, 1.0])
+def test_line_by_line_one_write_per_read_unless_slow(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, seconds_per_reading: float) -> None:
+    """Lines read together are answered with one flush; when answering them is slow
+    (a clock that moves a second each time it is read), every answer is flushed as found."""
+    import time
+
+    clock = iter(itertools.count(step=seconds_per_reading) if seconds_per_reading else itertools.repeat(0.0))
+    monkeypatch.setattr(time, "monotonic", lambda: next(clock))
+    lines = _lines("Test_L3_R1", 5)
+    feed = tmp_path / "batch"
+    feed.write_text("".join(f"{line}\n" for line in lines))
+    out = _Flushes()
+    monkeypatch.setattr(sys, "stdout", out)
+    with feed.open() as stdin:
+        monkeypatch.setattr(sys, "stdin", stdin)
+        assert solve_command.run(_args(jobs=1)) == 0
+    assert [row.split()[0] for row in out.text.splitlines()] == lines
+    if seconds_per_reading:
+        assert [len(text.splitlines()) for text in out.flushed[:5]] == [1, 2, 3, 4, 5]
+    else:
+        assert out.flushed == [out.text]

@@ -88,7 +88,8 @@ def quick_arguments(argv: Sequence[str]) -> SimpleNamespace | None:
     command more start-up than solving a batch of easy positions), or ``None`` for
     anything but the plain forms: ``GAME [POSITION]``, ``--analyze``/``-a``,
     ``--weak``/``-w``, ``--width N``/``--width=N``, ``--height N``/``--height=N``,
-    ``--jobs N``/``--jobs=N``/``-j N`` in any order.  ``argparse`` then reads them, with its help, abbreviations and error messages.
+    ``--jobs N``/``--jobs=N``/``-j N`` in any order.  ``argparse`` then reads them, with
+    its help, abbreviations and error messages.
 
     >>> vars(quick_arguments(["connect4", "--width=5", "-a", "2233"]))  # doctest: +NORMALIZE_WHITESPACE
     {'game': 'connect4', 'position': '2233', 'analyze': True, 'weak': False, 'width': 5,
@@ -205,10 +206,13 @@ def run(args: Options) -> int:
         if batch is not None:
             _solve_batch(solver, parse_position, batch, args, jobs)
             return 0
+    from time import monotonic
+
     write = sys.stdout.write
     flush = sys.stdout.flush
     number = 0
     for lines in _lines_as_they_come():
+        flushed = monotonic()
         for line in lines:
             number += 1
             text = line.strip()
@@ -220,10 +224,18 @@ def run(args: Options) -> int:
                 flush()
                 raise UsageError(f"line {number}: {err}") from None
             write(f"{text} {answer}\n")
+            if monotonic() - flushed >= FLUSH_S:  # a slow run of lines shows its progress
+                flush()
+                flushed = monotonic()
         # The answers to what has come, before waiting for more (a pipe may wait for them,
         # like Pons' solver's): one write for the lines that came together.
         flush()
     return 0
+
+
+FLUSH_S = 0.1
+"""Answers found are written at least this often (line by line also whenever the lines
+read so far are answered; a batch's worker also at its end), not one write per line."""
 
 
 def _lines_as_they_come() -> Iterator[list[str]]:
@@ -315,10 +327,6 @@ def _solve_batch(solver: PositionSolver, parse_position: Callable[[str, int, int
         raise error
 
 
-WORKER_WRITE_S = 0.1
-"""A worker sends its answers at most this long after finding them (and at its end)."""
-
-
 def _in_processes(solver: PositionSolver, positions: list[Any], args: Options,
                   jobs: int) -> Iterator[list[str]]:
     """The answers to ``positions`` in order, in runs as they come: worker ``k`` of
@@ -346,7 +354,7 @@ def _in_processes(solver: PositionSolver, positions: list[Any], args: Options,
                     last = monotonic()
                     for pos in positions[k::jobs]:
                         pending.append(_answer(solver, pos, args) + "\n")
-                        if monotonic() - last >= WORKER_WRITE_S:
+                        if monotonic() - last >= FLUSH_S:
                             _write_all(write_end, "".join(pending).encode())
                             pending.clear()
                             last = monotonic()
