@@ -4,7 +4,9 @@ Negamax with alpha-beta on Pons' bitboard, as described in his blog (parts 4-12;
 in ``docs/ai.md`` 1.4): the score bound from the number of moves left,
 centre-first column order refined by the number of threats a move creates, a
 transposition table holding upper and lower bounds, never playing a move that lets the
-opponent win at once, and a null-window dichotomic search on the score.
+opponent win at once, and a null-window dichotomic search on the score (``p2p solve``
+searches a position near the end once with the full window instead:
+``FULL_WINDOW_EMPTIES``).
 
 Scores follow Pons' convention for the side to move (reference 1.2): winning with the
 stone of move ``n + 1`` scores ``(W*H + 1 - n) // 2`` (on 7x6: 22 minus the winner's
