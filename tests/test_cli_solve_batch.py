@@ -279,3 +279,26 @@ def test_line_by_line_one_write_per_read_unless_slow(
         assert [len(text.splitlines()) for text in out.flushed[:5]] == [1, 2, 3, 4, 5]
     else:
         assert out.flushed == [out.text]
+
+
+def test_a_failing_worker_ends_the_batch_with_an_error(monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A worker that fails (here: an answer that raises) ends the batch, no hang: the
+    answers before its first missing one, then an error (``p2p`` prints it as one line)."""
+    lines = _lines("Test_L3_R1", 120)
+    real_answer = solve_command._answer
+
+    def answer(solver: object, pos: object, args: object) -> str:
+        if pos.current == broken.current and pos.mask == broken.mask:  # type: ignore[attr-defined]
+            raise MemoryError("worker out of memory")
+        return real_answer(solver, pos, args)  # type: ignore[arg-type]
+
+    broken = parse_position(lines[51])
+    monkeypatch.setattr(solve_command, "_answer", answer)
+    feed = tmp_path / "batch"
+    feed.write_text("".join(f"{line}\n" for line in lines))
+    with feed.open() as stdin:
+        monkeypatch.setattr(sys, "stdin", stdin)
+        with pytest.raises(RuntimeError, match="1 of 2 solver processes failed"):
+            solve_command.run(_args(jobs=2))
+    assert [row.split()[0] for row in capsys.readouterr().out.splitlines()] == lines[:51]

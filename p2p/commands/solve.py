@@ -347,10 +347,10 @@ def _in_processes(solver: PositionSolver, positions: list[Any], args: Options,
             pid = os.fork()
             if pid == 0:  # the worker: answer its share and leave at once
                 status = 1
+                pending: list[str] = []
                 try:
                     os.close(read_end)
                     monotonic = time.monotonic
-                    pending: list[str] = []
                     last = monotonic()
                     for pos in positions[k::jobs]:
                         pending.append(_answer(solver, pos, args) + "\n")
@@ -358,10 +358,12 @@ def _in_processes(solver: PositionSolver, positions: list[Any], args: Options,
                             _write_all(write_end, "".join(pending).encode())
                             pending.clear()
                             last = monotonic()
-                    _write_all(write_end, "".join(pending).encode())
                     status = 0
                 finally:
-                    os._exit(status)  # none of the parent's clean-up in the worker
+                    try:  # the answers found, also when a later one failed
+                        _write_all(write_end, "".join(pending).encode())
+                    finally:
+                        os._exit(status)  # none of the parent's clean-up in the worker
             os.close(write_end)
             pids.append(pid)
             fds.append(read_end)
