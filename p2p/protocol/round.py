@@ -230,10 +230,9 @@ class RoundState:
     def snapshot(self) -> RoundState:
         """An independent copy (to rewind a branch that lost the race to a forfeit).
 
-        Taken before every chain event is applied, on the mover before its move is
-        published and on every receiver before it is applied: so the fields are copied
-        as they are (what ``dataclasses.replace`` gives, without its call of ``__init__``
-        with every field by name), and each mutable one is copied once more."""
+        Taken before every chain event is applied (mover and receivers), so the fields are
+        copied as ``dataclasses.replace`` would, without its ``__init__`` call by name,
+        and each mutable one is copied once more."""
         copy = object.__new__(type(self))
         copy.__dict__.update(self.__dict__)
         copy.options = dict(self.options)
