@@ -26,7 +26,7 @@ wall-clock cut-off, so every peer computes the same thing.
 
 from __future__ import annotations
 
-from p2p.ai.c4_board import Geometry, Position, geometry
+from p2p.ai.c4_board import Geometry, Position, four_ends, geometry
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # ``p2p solve`` imports this module: nothing at run time that it does not use
@@ -119,7 +119,7 @@ class Solver:
     def _solve(self, cur: int, mask: int, moves: int, weak: bool) -> int:
         geo = self.geo
         size = geo.size
-        if geo.winning_cells(cur, mask) & (mask + geo.bottom) & geo.board:
+        if four_ends(cur, geo.lines) & (mask + geo.bottom) & geo.board:  # a win at once (playable cells are free)
             return 1 if weak else (size + 1 - moves) // 2
         lo = -((size - moves) // 2)
         hi = (size + 1 - moves) // 2
