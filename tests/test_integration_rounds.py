@@ -370,6 +370,28 @@ def test_chess4_two_humans_two_computers_admin_leaves(peers: Peers) -> None:
     run(body(), timeout=180)
 
 
+def test_chess4_the_computers_play_on_to_the_end_after_the_only_player_resigns(
+    peers: Peers,
+) -> None:
+    """We resign against three computers: our client plays their moves on to the end of
+    the game (one step plays at most ``REACT_STEPS`` of them, the peer's timer goes on),
+    and the log replays to the result.  Before, it stopped for good after the first
+    ``REACT_STEPS`` duties whenever the game went on longer (most games)."""
+
+    async def body() -> None:
+        async with peers("red") as (red,):
+            (rr,) = await start_round(  # (most games go past the cap, none past 200 plies)
+                red, [], "chess4", {"move_limit": 200}, computers=["einfach"] * 3, start=0
+            )
+            assert await rr.wait_turn(20)
+            await rr.resign()
+            await rr.wait_over(60)
+            assert rr.phase is Phase.OVER and rr.chain_state.resigned == [0]
+            assert verify_chain(rr.log()).state_hash() == rr.state_hash
+
+    run(body(), timeout=120)
+
+
 def test_round_logs_replay_offline(broker_url: str, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
     from p2p.cli import main as cli
 

@@ -14,6 +14,7 @@ from p2p.protocol.round import ChainError, Phase, RoundState, verify_chain
 from p2p.protocol.round_machine import (
     INVITE_TTL_MS,
     PRIVATE_TTL_MS,
+    REACT_STEPS,
     ActionError,
     RoundMachine,
 )
@@ -387,6 +388,35 @@ def test_resume_from_a_saved_log_and_catch_up_by_sync() -> None:
     assert_agree(machines)
     with pytest.raises(ChainError):
         RoundMachine.from_log(PEOPLE[1], saved[1:], nonce(1))
+
+
+def test_the_computers_play_on_to_the_end_once_no_human_seat_is_left() -> None:
+    """Four-player chess, both human seats resign: the two computer seats play on alone,
+    their moves signed by the admin.  One machine step plays at most ``REACT_STEPS`` of
+    them (a step holds the round's lock); the admin's next ``tick`` goes on with the rest,
+    so the round ends instead of stalling at the cap until some event comes in (the live
+    test whose last human was mated after the admin left waited its 60 s out)."""
+    net = Loopback()
+    computer = {"pk": None, "level": "einfach"}
+    seats = [human(0), human(1), computer, computer]
+    admin, guest = open_round(net, "chess4", {}, seats, start=0)
+    net.post("p1", guest.resign(net.now))
+    net.run()
+    net.post("p0", admin.resign(net.now))  # the admin seals both and plays on
+    net.run()
+    assert admin.state.resigned == [1, 0] and admin.state.phase is Phase.PLAY
+    assert admin.duties_left, "the game is longer than one step's moves"
+    ticks = 0
+    while admin.state.phase is Phase.PLAY:
+        ply = admin.state.ply
+        net.now += 250  # the peer ticks every 0.25 s
+        net.post("p0", admin.tick(net.now))
+        net.run()
+        ticks += 1
+        assert 0 < admin.state.ply - ply <= REACT_STEPS, f"tick {ticks} at ply {ply}"
+    assert not admin.duties_left and admin.state.phase is Phase.OVER
+    assert_agree([admin, guest])
+    assert verify_chain(guest.state.chain).state_hash() == admin.state.state_hash()
 
 
 def test_applied_names_the_seat_that_moved_also_for_a_computer_seat() -> None:

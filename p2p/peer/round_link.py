@@ -393,9 +393,11 @@ class RoundLink:
     def _tell_over(self) -> None:
         """``RoundOver`` once per outcome (a chain event, a local end, an equivocation)."""
         machine = self.machine
+        if not machine.is_over:
+            return  # (its outcome is worked out only once there is one: not per move)
         winners = machine.state.winners()
         outcome = (machine.phase, machine.end_reason, winners)
-        if self.is_over and self._told_over != outcome:
+        if self._told_over != outcome:
             self._told_over = outcome
             self._host.notify(
                 RoundOver(self.handle, winners, machine.end_reason, machine.outcome)

@@ -42,10 +42,48 @@ class CanonicalError(ValueError):
     """Bytes or a value outside the canonical subset; ``str(err)`` is a one-line reason."""
 
 
+_KEYS_SEEN: set[str] = set()
+"""Object keys that matched ``KEY_PATTERN`` already (the schema's few dozen): a set
+lookup instead of a regular expression per key; bounded by ``_KEYS_SEEN_MAX``."""
+_KEYS_SEEN_MAX = 1024
+
+
+def _good_key(key: object) -> bool:
+    if key in _KEYS_SEEN:  # (only strings that matched are ever in it)
+        return True
+    if not isinstance(key, str) or not KEY_PATTERN.match(key):
+        return False
+    if len(_KEYS_SEEN) < _KEYS_SEEN_MAX:
+        _KEYS_SEEN.add(key)
+    return True
+
+
 def _check(value: object, depth: int) -> None:
-    """Raise ``CanonicalError`` unless ``value`` is inside the canonical subset."""
+    """Raise ``CanonicalError`` unless ``value`` is inside the canonical subset.
+
+    Every event is checked so on both ends (``encode`` when it is signed, ``decode`` when
+    it is read), so the common cases go first: plain ``str`` and ``int`` values inside a
+    ``dict`` or ``list`` are checked in place, without a call each (issue 28); anything
+    else takes the general path, with the same reasons."""
     if depth > MAX_DEPTH:
         raise CanonicalError(f"nested deeper than {MAX_DEPTH}")
+    kind = type(value)
+    if kind is dict or kind is list:
+        inner = depth + 1
+        items = value.items() if kind is dict else enumerate(value)  # type: ignore[attr-defined, arg-type]
+        for key, item in items:
+            if kind is dict and not _good_key(key):
+                raise CanonicalError(f"bad object key {str(key)[:40]!r}")
+            of = type(item)
+            if inner <= MAX_DEPTH and (
+                (of is str and item.isascii())
+                or (of is int and INT_MIN <= item <= INT_MAX)
+                or item is None
+                or of is bool
+            ):
+                continue
+            _check(item, inner)
+        return
     if value is None or isinstance(value, bool):
         return
     if isinstance(value, int):
@@ -65,7 +103,7 @@ def _check(value: object, depth: int) -> None:
         return
     if isinstance(value, dict):
         for key, item in value.items():
-            if not isinstance(key, str) or not KEY_PATTERN.match(key):
+            if not _good_key(key):
                 raise CanonicalError(f"bad object key {str(key)[:40]!r}")
             _check(item, depth + 1)
         return

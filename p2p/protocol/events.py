@@ -97,6 +97,11 @@ def _int(lo: int, hi: int) -> Check:
     return check
 
 
+_HEX16, _HEX32, _HEX64 = _hex(16), _hex(32), _hex(64)
+_TS, _SEQ = _int(0, MAX_TS), _int(0, 100_000)
+"""The envelope's checks, made once (``_check_envelope`` runs for every event)."""
+
+
 def _bool(value: Any) -> None:
     if not isinstance(value, bool):
         raise EventError("expected true or false")
@@ -457,42 +462,42 @@ def _check_envelope(
     kind = value["kind"]
     if not isinstance(kind, str) or kind not in KINDS:
         raise EventError(f"unknown kind {str(kind)[:20]!r}")
-    _hex(32)(value["pk"])
+    _HEX32(value["pk"])
     try:
-        _int(0, MAX_TS)(value["ts"])
+        _TS(value["ts"])
     except EventError:
         raise EventError("bad timestamp") from None
-    _hex(64)(value["sig"])
+    _HEX64(value["sig"])
     spec = KINDS[kind]
     rnd, seq, prev = value["round"], value["seq"], value["prev"]
     if spec.shape == "lobby" or spec.shape == "any" and rnd is None:
         if rnd is not None or seq is not None or prev is not None:
             raise EventError(f"{kind} carries no round, seq or prev")
     elif spec.shape == "any":  # round chat
-        _hex(16)(rnd)
+        _HEX16(rnd)
         if seq is not None or prev is not None:
             raise EventError("round chat carries no seq or prev")
     elif spec.shape == "chain":
-        _hex(16)(rnd)
-        _int(0, 100_000)(seq)
+        _HEX16(rnd)
+        _SEQ(seq)
         if (seq == 0) != (kind == "genesis"):
             raise EventError("only genesis has seq 0")
         if seq == 0:
             if prev is not None:
                 raise EventError("genesis has no prev")
         else:
-            _hex(32)(prev)
+            _HEX32(prev)
     else:  # side
-        _hex(16)(rnd)
+        _HEX16(rnd)
         if seq is not None:
             raise EventError(f"{kind} carries no seq")
         if kind == "sync_request":
             if value["v"] >= 2:  # the requester's chain head (members compare heads)
-                _hex(32)(prev)
+                _HEX32(prev)
             elif prev is not None:
                 raise EventError("sync_request carries no prev")
         else:
-            _hex(32)(prev)
+            _HEX32(prev)
     body = value["body"]
     fields = spec.body if rnd is not None else {**spec.body, **spec.lobby_body}
     if not isinstance(body, dict) or not set(fields) <= set(body) <= set(fields) | set(

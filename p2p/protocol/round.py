@@ -52,7 +52,6 @@ chain rule for every chain event: its ``ts`` is not earlier than its ``prev``'s.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -229,23 +228,25 @@ class RoundState:
         return state
 
     def snapshot(self) -> RoundState:
-        """An independent copy (to rewind a branch that lost the race to a forfeit)."""
-        return dataclasses.replace(
-            self,
-            options=dict(self.options),
-            seats=list(
-                self.seats
-            ),  # Seat objects are replaced, never changed, after start
-            chain=list(self.chain),
-            commits=dict(self.commits),
-            revealed=dict(self.revealed),
-            game=self.game.copy() if self.game is not None else None,
-            resigned=list(self.resigned),
-            left=list(self.left),
-            forfeited=list(self.forfeited),
-            equivocators=list(self.equivocators),
-            taken_back=list(self.taken_back),
-        )
+        """An independent copy (to rewind a branch that lost the race to a forfeit).
+
+        Taken before every chain event is applied (mover and receivers), so the fields are
+        copied as ``dataclasses.replace`` would, without its ``__init__`` call by name,
+        and each mutable one is copied once more."""
+        copy = object.__new__(type(self))
+        copy.__dict__.update(self.__dict__)
+        copy.options = dict(self.options)
+        copy.seats = list(self.seats)  # Seat objects are replaced, never changed, after start
+        copy.chain = list(self.chain)
+        copy.commits = dict(self.commits)
+        copy.revealed = dict(self.revealed)
+        copy.game = self.game.copy() if self.game is not None else None
+        copy.resigned = list(self.resigned)
+        copy.left = list(self.left)
+        copy.forfeited = list(self.forfeited)
+        copy.equivocators = list(self.equivocators)
+        copy.taken_back = list(self.taken_back)
+        return copy
 
     # -- queries -------------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from p2p.games.base import CodedError
+from p2p.games.base import CodedError, MoveError
 from p2p.protocol import draw, events, round_conflicts
 from p2p.protocol.chat import clean_line
 from p2p.protocol.effects import (
@@ -94,8 +94,6 @@ def move(m: ActionHost, text: str, now: int) -> list[Effect]:
         or st.seats[st.game.to_move() or 0].is_computer
     ):
         raise ActionError("it is not your turn", "not_your_turn")
-    from p2p.games import MoveError
-
     try:
         text = st.game.normalize(text)
         if text not in st.game.legal_moves():

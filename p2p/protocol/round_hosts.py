@@ -123,6 +123,7 @@ class TimerHost(ConflictHost, Protocol):
     """``round_timers``: ``tick``, forfeits, the local end."""
 
     local_end: LocalEnd | None
+    duties_left: bool
     evidence: dict[bytes, tuple[Event, int]]
     expired: bool
     _asked_len: int

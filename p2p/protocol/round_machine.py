@@ -99,6 +99,10 @@ PRIVATE_TTL_MS = 600_000
 """A private round waits this long for people typing its join code (read aloud, passed on)."""
 MAX_ORPHANS = 4096
 """Ids of replaced chain events (and events built on them) remembered; oldest forgotten."""
+REACT_STEPS = 64
+"""Duties (a seal, a computer move ...) one machine step does at most: a step holds the
+round's lock (and, with computer seats, a worker thread), so a long run of computer moves
+is cut into steps; the rest follows on the next ``tick`` (``duties_left``)."""
 
 
 class RoundMachine:
@@ -208,6 +212,10 @@ class RoundMachine:
         side event: no move, ack, commit, forfeit ...), and user actions raise
         ``ActionError`` with code ``other_session``.  ``None``: we always act."""
         self._was_acting = True
+        self.duties_left = False
+        """Our last ``_react`` stopped at its cap (``REACT_STEPS``) with duties still due
+        -- a long run of computer moves once no human seat is left to move: ``tick``
+        goes on with them (else the round would stall until some event came in)."""
         self.clocks = ClockOffsets()
         """The members' clock offsets (the driver shares its lobby's): a member's signed
         times are judged in its own frame where we compare them with our clock (the
@@ -671,14 +679,19 @@ class RoundMachine:
         return [Publish(self.route(), event)]
 
     def _react(self, now: int) -> list[Effect]:
-        """Do whatever the protocol says we do now; repeat until nothing changes."""
+        """Do whatever the protocol says we do now; repeat until nothing changes, at most
+        ``REACT_STEPS`` times in one step (``duties_left``: ``tick`` goes on)."""
         effects: list[Effect] = []
-        for _ in range(64):
+        for _ in range(REACT_STEPS):
             effects += round_receive.drain_pending(self, now)
             step = self._react_once(now)
             if not step:
+                self.duties_left = False
                 break
             effects += step
+        else:  # (a step that only failed -- a bug of ours, surfaced as Dropped -- is
+            # not tried again on every tick)
+            self.duties_left = any(isinstance(e, Publish) for e in step)
         return effects
 
     def _react_once(self, now: int) -> list[Effect]:

@@ -70,8 +70,12 @@ def tick(m: TimerHost,
     effects: list[Effect] = round_conflicts.retry_clock_waits(m, now)
     effects += round_conflicts.rejudge(m, now)
     was, m._was_acting = m._was_acting, m.acting
-    if any(isinstance(e, Applied) for e in effects) or (m._was_acting and not was):
-        effects += m._react(now)  # (acting again: what is due is ours to do)
+    if (
+        any(isinstance(e, Applied) for e in effects)
+        or (m._was_acting and not was)
+        or m.duties_left
+    ):  # (acting again, or our last step stopped at its cap: what is due is ours to do)
+        effects += m._react(now)
     st = m.state  # a conflict may have replaced it
     if m.local_end is not None:
         return effects

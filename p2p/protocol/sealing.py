@@ -124,11 +124,19 @@ def _aad(channel: str) -> bytes:
     return _ROUND_TAG + channel.encode("ascii")
 
 
+@functools.lru_cache(maxsize=256)
+def _round_cipher(key: bytes) -> ChaCha20Poly1305:
+    """The cipher of a round key, kept for the keys used most recently (every payload of
+    a round is sealed or opened with its one key; 256 rounds is far more than a peer
+    holds at once)."""
+    return ChaCha20Poly1305(key)
+
+
 def seal_round(key: bytes, nonce: bytes, channel: str, plaintext: bytes) -> bytes:
     """Seal one round payload (``nonce``: 12 fresh random bytes, never reused with ``key``)."""
     if len(key) != KEY_SIZE or len(nonce) != NONCE_SIZE:
         raise SealError("a round key has 32 bytes and a nonce 12")
-    return nonce + ChaCha20Poly1305(key).encrypt(nonce, plaintext, _aad(channel))
+    return nonce + _round_cipher(bytes(key)).encrypt(nonce, plaintext, _aad(channel))
 
 
 def open_round(key: bytes, channel: str, payload: bytes) -> bytes:
@@ -138,7 +146,7 @@ def open_round(key: bytes, channel: str, payload: bytes) -> bytes:
     if len(payload) < ROUND_OVERHEAD:
         raise SealError("not sealed with the round key")
     try:
-        return ChaCha20Poly1305(key).decrypt(
+        return _round_cipher(bytes(key)).decrypt(
             payload[:NONCE_SIZE], payload[NONCE_SIZE:], _aad(channel)
         )
     except InvalidTag:
