@@ -24,8 +24,9 @@ peer sees every other one:
    namespace, the deliveries to the N existing peers and to the newcomer, and the CPU of
    the worker processes per existing peer and of the newcomer, over a window that ends
    1.5 s after the newcomer saw everyone (longer than the 1 s answer back-off);
-2. **idle**: for ``--idle-seconds`` (whole periods) with the protocol's real 20 s
-   heartbeat: publications (a subscriber on the namespace's ``#`` counts them),
+2. **idle**: for ``--idle-seconds``, rounded to whole periods of the heartbeat the peers
+   use at N (the protocol's real one: 20 s up to 100 peers, N / 5 s above, so at least
+   200 s at N = 1,000): publications (a subscriber on the namespace's ``#`` counts them),
    deliveries sent (each presence goes to all N), arrived at the peers' transports,
    handled by the peers, dropped at their edges; CPU per peer per second, and the
    receive CPU per presence handled (the idle CPU less the timers' alone); the cores the
@@ -35,9 +36,10 @@ peer sees every other one:
 
 For the setup and the joins every process stretches the heartbeat to 10 minutes (the
 idle heartbeat is set for the idle phase, each peer's phase spread over the period): on
-a real lobby each of N machines verifies N/20 presences a second, here the shared cores
-verify all N * N / 20.  The presence TTL and the silence limit are stretched throughout
-(the bench runs longer than a minute; nothing is sent because of them).  Everything else
+a real lobby each of N machines verifies N / (its heartbeat) presences a second (N / 20
+up to 100 peers, 5 above), here the shared cores verify all N times that.  The presence
+TTL and the silence limit are stretched throughout (the bench runs longer than a minute;
+nothing is sent because of them).  Everything else
 is the real code.  Every wait has a limit; when one runs out, the bench prints what it
 measured, then one line saying why it stopped, and exits with status 1.
 """
@@ -99,7 +101,7 @@ JOIN_TIMEOUT_S = 120.0
 def stretch(heartbeat_ms: int) -> None:
     """Bench-only knobs, per process: heartbeat interval; TTL and silence kept long."""
     lobby_module.HEARTBEAT_MS = heartbeat_ms
-    lobby_module.PRESENCE_TTL_S = 3_600  # read where used (p2p.peer.config.presence_ttl_s)
+    lobby_module.PRESENCE_TTL_S = 3_600  # read where used (the ttl each presence signs)
     lobby_module.SILENCE_MS = 7_200_000
     # Dozens of peers share one event loop here (on a real lobby each has its machine):
     # a new peer's first CONNACK and its retained-delivery probe can wait behind its
@@ -187,13 +189,19 @@ async def _worker(conn: Connection, url: str, namespace: str, debug: bool = Fals
             )
         elif command == "heartbeat":
             lobby_module.HEARTBEAT_MS = arg
-            # spread the peers' heartbeats over the period (bench-only: else all N
-            # would send at the next tick and stay in step, a burst every period)
+            # spread the peers' heartbeats over their period (bench-only: else all N
+            # would send at the next tick and stay in step, a burst every period); the
+            # period is what each peer's lobby makes of ``arg`` and the N it sees
+            # (``Lobby.heartbeat_ms``), and counts as announced from now on
             rng = random.Random(os.getpid())
+            longest = 0
             for p in peers:
                 if p.lobby._last_presence is not None:
-                    p.lobby._last_presence = p.now_ms() - rng.randrange(arg)
-            conn.send(("ok", None))
+                    beat = p.lobby.heartbeat_ms()
+                    p.lobby._beat_ms = beat
+                    p.lobby._last_presence = p.now_ms() - rng.randrange(beat)
+                    longest = max(longest, beat)
+            conn.send(("ok", longest))
         elif command == "stop":
             await asyncio.gather(*(p.close() for p in peers), return_exceptions=True)
             conn.send(("stopped", None))
@@ -465,12 +473,14 @@ async def idle(
     workers: Workers, broker: LocalBroker | None, counter: Counter, n: int, heartbeat: int,
     window_s: float, base_cpu_ms: float, hosts: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
-    """Idle the lobby with ``heartbeat`` ms for whole periods of ``window_s``: per peer
-    per second, publications, deliveries sent, arrived and handled, CPU."""
+    """Idle the lobby with the base heartbeat ``heartbeat`` ms, for whole periods of the
+    heartbeat the peers' lobbies make of it at N (``p2p.protocol.lobby``: N / R seconds
+    from 100 peers on), at least ``window_s``: per peer per second, publications,
+    deliveries sent, arrived and handled, CPU."""
     local = workers.peers  # (fewer than n when other machines host some: ``--serve``)
     if hosts is not None:
         await tell_hosts(*hosts, heartbeat)
-    await workers.ask("heartbeat", heartbeat)
+    period = max([heartbeat, *await workers.ask("heartbeat", heartbeat)])
     # each peer's next heartbeat falls at a random point of the period (the "heartbeat"
     # command spreads them), so the publication rate is steady from the start
     await asyncio.sleep(2.0)
@@ -478,14 +488,14 @@ async def idle(
     t0 = time.monotonic()
     # whole heartbeat periods: each peer publishes the same number of times in the
     # window, whatever the phase of its heartbeat
-    await asyncio.sleep(heartbeat / 1000 * max(1, round(window_s * 1000 / heartbeat)))
+    await asyncio.sleep(period / 1000 * max(1, round(window_s * 1000 / period)))
     after, elapsed = await workers.stats(), time.monotonic() - t0
     b1 = broker_cpu_s(broker)
     broker_s = None if b0 is None or b1 is None else b1 - b0
     per_s = 1 / elapsed / local  # per peer per second, of the peers measured here
     published = counter.count - pubs
     r: dict[str, Any] = {
-        "heartbeat_s": heartbeat / 1000,
+        "heartbeat_s": period / 1000,
         "idle_s": elapsed,
         "idle_pub": published / elapsed / n,
         # every presence goes to all N peers (its sender too: the presence subscription
@@ -505,7 +515,7 @@ async def idle(
             if v - before["drops"].get(k, 0)
         },
     }
-    print(f"  N = {n} idle, heartbeat {heartbeat / 1000:g} s: {r}", file=sys.stderr, flush=True)
+    print(f"  N = {n} idle, heartbeat {period / 1000:g} s: {r}", file=sys.stderr, flush=True)
     if hosts is not None:
         await tell_hosts(*hosts, STRETCHED_HEARTBEAT_MS)
     await workers.ask("heartbeat", STRETCHED_HEARTBEAT_MS)
@@ -771,14 +781,14 @@ def idle_table(results: list[dict], markdown: bool) -> str:
         "cores used: peers + broker",
         "connections lost",
         "backlog worked off in",
-        "at the real 20 s heartbeat: publications, deliveries, receive CPU / peer / s",
+        "at a fixed 20 s heartbeat (before it grew with N): publications, deliveries, receive CPU / peer / s",
     ]
     lines = []
     for r in results:
         for i in r["idle"]:
             per = receive_ms(i) / i["idle_deliv"] if i["idle_deliv"] else 0.0
             needed = per * i["idle_sent"]
-            scale = i["heartbeat_s"] / 20
+            scale = i["heartbeat_s"] / (REAL_HEARTBEAT_MS / 1000)
             lines.append(
                 [
                     str(r["n"])

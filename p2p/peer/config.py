@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import time
 
-from p2p.protocol import lobby
-
 TICK_S = 0.25
 """How often the round machines' timers run."""
 RESYNC_AFTER_S = 2.0
@@ -40,9 +38,3 @@ def now_ms() -> int:
     """The wall clock in integer milliseconds: the only clock the machines ever see."""
     return time.time_ns() // 1_000_000
 
-
-def presence_ttl_s() -> int:
-    """How long the broker keeps our presence: the lobby's ``PRESENCE_TTL_S`` (the ttl
-    our presences sign), read when it is used -- never a copy taken at import, which a
-    bench or test that changes the lobby's setting would not reach."""
-    return lobby.PRESENCE_TTL_S

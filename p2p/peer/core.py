@@ -28,7 +28,7 @@ from p2p.friends import Friends
 from p2p.net.face import Broker, Service
 from p2p.net.inbound import InboundQueues
 from p2p.net.transport import ConnectionState, Refused
-from p2p.peer import config, opening
+from p2p.peer import opening
 from p2p.peer.checks import _BENIGN, _WarnBudget, is_routine
 from p2p.peer.config import (
     MAX_MEMBER_NICKS,
@@ -338,7 +338,8 @@ class Peer(Service):
 
     def _send(self, effect: Publish, link: RoundLink | None) -> None:
         route = effect.route
-        expiry = config.presence_ttl_s() if effect.event.kind == "presence" else None
+        # a presence is kept as long as its own ttl says (it grows with the lobby)
+        expiry = effect.event.body["ttl"] if effect.event.kind == "presence" else None
         payload = self.edge.seal(route.topic, effect.payload, effect.event, link, effect.sealed_with)
         if payload is None:
             return

@@ -16,7 +16,6 @@ import random
 from typing import Protocol
 
 from p2p.net.transport import WillMessage
-from p2p.peer import config
 from p2p.peer.handles import Invitation, InvitationHost
 from p2p.peer.notifications import (
     ChatMessage,
@@ -132,7 +131,7 @@ class LobbyLink:
         """A fresh session per connection, and its pre-signed offline presence as the Will."""
         event = self.lobby.will(self._host.now_ms(), session=os.urandom(16))
         route = self.lobby.will_route()
-        return WillMessage(route.topic, event.raw, route.qos, route.retain, config.presence_ttl_s())
+        return WillMessage(route.topic, event.raw, route.qos, route.retain, event.body["ttl"])
 
     async def run(self, effects: list[Effect]) -> None:
         """Carry out lobby effects that go out or are shown as they are (publish, chat,

@@ -14,8 +14,8 @@ How to drive it (``p2p.peer``):
   the lobby notices when our retained presence was deleted or overwritten;
 * a ``Backoff(max_ms)`` effect asks the driver to call ``answer_due(now)`` after a random
   delay of at most ``max_ms`` (the randomness lives in the driver);
-* call ``tick(now)`` every second or so (heartbeat every ``HEARTBEAT_MS``, silent peers
-  dropped after ``SILENCE_MS``, invitations expire); ``tick(now, listening=False)`` while
+* call ``tick(now)`` every second or so (heartbeat every ``heartbeat_ms()``, silent peers
+  dropped after the silence their presence announced, invitations expire); ``tick(now, listening=False)`` while
   our own connection is down: the others' silence is then not counted (docs/protocol.md,
   "Time and faults"); ``keep(keys)`` with the members of
   our rounds, and drain ``take_changes()`` after each call (who came, changed or left);
@@ -24,7 +24,16 @@ How to drive it (``p2p.peer``):
   this session acts for our key or another session of it does (this one then watches).
 
 Presence is a signed, self-expiring hint: ``ttl`` seconds after its ``ts`` it means
-nothing.  The Last Will is a *pre-signed* ``offline`` presence naming this connection's
+nothing.  Its ``ttl`` also says how often its signer beats (``TTL_BEATS`` heartbeats per
+ttl): the heartbeat grows with the lobby its signer sees, so that a peer receives at most
+about ``PRESENCE_RATE`` heartbeats a second whatever the lobby's size (RTCP scales its
+reports so), and 20 s up to 100 peers as before.  Receivers drop a peer after the silence
+its own ``ttl`` announced (``silence_ms``), bounded by ``MAX_HEARTBEAT_MS``: a ``ttl`` up to
+``PRESENCE_TTL_S`` (every presence of an older peer) keeps the fixed rules.  Each
+comparison reads our own clock: the ``ttl`` is a duration, counted from when we last
+heard the peer.
+
+The Last Will is a *pre-signed* ``offline`` presence naming this connection's
 ``session``; an ``offline`` presence counts only if it names the session of the presence
 we hold, so an unsigned fake Will fails to parse, and a replayed Will from an older
 session is ignored.
@@ -50,6 +59,7 @@ admin cancels, or they expire.
 from __future__ import annotations
 
 import functools
+import heapq
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
@@ -88,7 +98,8 @@ from p2p.protocol.topics import Route, Topics
 HEARTBEAT_MS = 20_000
 """We re-publish our presence this often (the only idle traffic: 1 message per 20 s)."""
 PRESENCE_TTL_S = 60
-"""Our presence means nothing after this many seconds (also the retained message's expiry)."""
+"""Our presence means nothing after this many seconds (also the retained message's expiry)
+while we beat every ``HEARTBEAT_MS``; in a bigger lobby ``presence_ttl_s`` says."""
 SILENCE_MS = 65_000
 """A peer we have not heard from for this long is dropped from the online list."""
 MAX_SKEW_MS = 300_000
@@ -124,6 +135,95 @@ ASK_BUDGET = (3, 10_000)
 ms per one): a stranger's flood of them costs each peer at most one presence per 10 s."""
 MAX_CHANGES = 8_192
 """Online-list changes kept for ``take_changes`` (oldest forgotten if nobody drains)."""
+PRESENCE_RATE = 5
+"""R: heartbeats a second a peer receives at most from the lobby (up to
+``MAX_HEARTBEAT_MS * R / 1000`` peers): each peer beats every ``N / R`` seconds, never
+more often than every ``HEARTBEAT_MS``.  5 keeps the 20 s heartbeat up to 100 peers and
+stays at half the strictest published per-client limit of a hosted broker (10 packets a
+second, Cloudflare Pub/Sub), leaving the other half to rounds and chat; at about 0.5 ms of
+receive CPU per presence it costs a peer 2.5 ms of CPU a second (docs/performance.md)."""
+MAX_HEARTBEAT_MS = 300_000
+"""The longest heartbeat (from 1,500 peers on): a silent peer whose Will never comes is
+listed at most ``TTL_BEATS`` of these (plus the margin) after it was last heard."""
+TTL_BEATS = 3
+"""Heartbeats per ``ttl`` (60 s / 20 s): a peer is dropped after missing three."""
+MAX_STALE_SCAN = 64
+"""Established strangers looked at, least recently heard first, for one that missed its
+own heartbeat when a new key wants a place in a full list."""
+
+
+def heartbeat_interval_ms(n: int) -> int:
+    """How often a peer beats in a lobby of ``n`` (itself included): ``n / R`` seconds,
+    at least ``HEARTBEAT_MS``, at most ``MAX_HEARTBEAT_MS`` (settings read at use).
+
+    >>> heartbeat_interval_ms(2), heartbeat_interval_ms(100), heartbeat_interval_ms(101)
+    (20000, 20000, 20200)
+    >>> heartbeat_interval_ms(1_000), heartbeat_interval_ms(10_000)
+    (200000, 300000)
+    """
+    return max(HEARTBEAT_MS, min(n * 1000 // PRESENCE_RATE, MAX_HEARTBEAT_MS))
+
+
+def presence_ttl_s(beat_ms: int) -> int:
+    """The ``ttl`` a presence signs for a heartbeat of ``beat_ms``: ``PRESENCE_TTL_S`` up
+    to ``HEARTBEAT_MS`` (the presence of before), else ``TTL_BEATS`` beats, rounded up.
+
+    >>> presence_ttl_s(20_000), presence_ttl_s(20_200), presence_ttl_s(200_000)
+    (60, 61, 600)
+    """
+    if beat_ms <= HEARTBEAT_MS:
+        return PRESENCE_TTL_S
+    return max(PRESENCE_TTL_S, -(-beat_ms * TTL_BEATS // 1000))
+
+
+def max_ttl_s() -> int:
+    """The longest ``ttl`` a receiver honours (a longer one counts as this long)."""
+    return max(PRESENCE_TTL_S, MAX_HEARTBEAT_MS * TTL_BEATS // 1000)
+
+
+def honoured_ttl_s(ttl: int) -> int:
+    """The ``ttl`` a receiver goes by: as signed, but at most ``max_ttl_s()`` (a stranger
+    stretches only its own presence, and not past that)."""
+    return min(ttl, max_ttl_s())
+
+
+def announced_beat_ms(ttl: int) -> int:
+    """The heartbeat a presence with this ``ttl`` promises: ``HEARTBEAT_MS`` up to
+    ``PRESENCE_TTL_S``, else a ``TTL_BEATS``-th of the honoured ttl.
+
+    >>> announced_beat_ms(60), announced_beat_ms(600), announced_beat_ms(3_600)
+    (20000, 200000, 300000)
+    """
+    if ttl <= PRESENCE_TTL_S:
+        return HEARTBEAT_MS
+    return max(HEARTBEAT_MS, honoured_ttl_s(ttl) * 1000 // TTL_BEATS)
+
+
+def silence_ms(ttl: int) -> int:
+    """After how long without a presence (our clock) a peer whose latest presence signed
+    ``ttl`` is dropped: ``SILENCE_MS`` up to ``PRESENCE_TTL_S``, else the honoured ttl
+    plus the same margin (``SILENCE_MS - PRESENCE_TTL_S``, 5 s).
+
+    >>> silence_ms(60), silence_ms(600), silence_ms(3_600)
+    (65000, 605000, 905000)
+    """
+    if ttl <= PRESENCE_TTL_S:
+        return SILENCE_MS
+    margin = max(0, SILENCE_MS - PRESENCE_TTL_S * 1000)
+    return max(SILENCE_MS, honoured_ttl_s(ttl) * 1000 + margin)
+
+
+def stale_ms(ttl: int) -> int:
+    """After how long without a presence (our clock) a peer whose latest presence signed
+    ``ttl`` missed its heartbeat (evictable when established): ``STALE_MS`` up to
+    ``PRESENCE_TTL_S``, else its announced heartbeat plus the same margin.
+
+    >>> stale_ms(60), stale_ms(600)
+    (25000, 205000)
+    """
+    if ttl <= PRESENCE_TTL_S:
+        return STALE_MS
+    return max(STALE_MS, announced_beat_ms(ttl) + max(0, STALE_MS - HEARTBEAT_MS))
 
 
 @dataclass
@@ -139,6 +239,11 @@ class PeerInfo:
     first_heard: int = 0
     """When we first heard this key in its current stay (our clock)."""
     established: bool = False
+    ttl: int = PRESENCE_TTL_S
+    """The ``ttl`` its latest presence signed: how long we wait for its next one."""
+    silent_at: int = 0
+    """When (our clock) it counts as silent unless heard again: ``last_heard`` plus
+    ``silence_ms(ttl)``."""
 
     @property
     def label(self) -> str:
@@ -177,6 +282,12 @@ class Lobby:
         self.busy = False
         self.peers: dict[bytes, PeerInfo] = {}
         self._last_presence: int | None = None
+        self._beat_ms = HEARTBEAT_MS
+        """The heartbeat our latest presence announced (its ``ttl``): the next is due by
+        then, however the lobby grew meanwhile."""
+        self._silence: list[tuple[int, bytes]] = []
+        """A heap of (``silent_at``, key) of the peers online; entries of keys heard again
+        since (another ``silent_at``) or gone are skipped when they come up."""
         self._chat_limit = RateLimiter()
         self._chat_budget = {r: TokenBucket(*b) for r, b in CHAT_BUDGETS.items()}
         self._hello_budget = TokenBucket(*HELLO_BUDGET)
@@ -221,20 +332,31 @@ class Lobby:
 
     # -- our own presence ---------------------------------------------------------------
 
-    def _presence(self, status: str, now: int) -> Event:
+    def heartbeat_ms(self) -> int:
+        """Our heartbeat now: ``heartbeat_interval_ms`` of the lobby we see (us included);
+        ``HEARTBEAT_MS`` while another session of our key is online (each must keep
+        seeing the other fresh, ``p2p.protocol.sessions``)."""
+        if self.sessions.others:
+            return HEARTBEAT_MS
+        return heartbeat_interval_ms(self.online_count)
+
+    def _presence(self, status: str, now: int, ttl: int | None = None) -> Event:
         body = {
             "nick": self.nick,
             "status": status,
             "busy": self.busy,
             "session": self.session,
-            "ttl": PRESENCE_TTL_S,
+            "ttl": presence_ttl_s(self._beat_ms) if ttl is None else ttl,
             "since": self.sessions.since,
             "lead": self.sessions.lead,
         }
         return events.make(self.me, "presence", now, body)
 
     def _announce(self, status: str, now: int) -> Publish:
-        """Our presence, published retained; remembered to recognise its echo."""
+        """Our presence, published retained; remembered to recognise its echo.  Its
+        ``ttl`` announces our heartbeat from now on (and is the retained message's
+        expiry: a newcomer finds it until our next one replaces it)."""
+        self._beat_ms = self.heartbeat_ms()
         event = self._presence(status, now)
         self._last_presence = now
         self._sent.append(event.raw)
@@ -438,7 +560,8 @@ class Lobby:
             except EventError:
                 event = None
             if event is not None and event.pk == self.me.public_key and event.kind == "presence":
-                other = self.sessions.observe(event, now, retained)
+                slack = announced_beat_ms(event.body["ttl"]) - HEARTBEAT_MS
+                other = self.sessions.observe(event, now, retained, slack)
                 twin_online = (
                     event.body["status"] == "online"
                     and event.body["session"] != self.session
@@ -474,7 +597,7 @@ class Lobby:
                 if self._wills_used.get(event.pk) == event.id:
                     return WILL_REPLAYED
                 return None
-            if local + event.body.get("ttl", 0) * 1000 < now - MAX_SKEW_MS:
+            if local + honoured_ttl_s(event.body.get("ttl", 0)) * 1000 < now - MAX_SKEW_MS:
                 return "expired presence"
             if known is not None and event.ts <= known.ts:
                 return "older than the presence we hold"
@@ -513,7 +636,8 @@ class Lobby:
         if retained:
             ttl = event.body.get("ttl") if event.kind == "presence" else None
             left = ttl - expiry if isinstance(ttl, int) and expiry is not None else -1
-            age = left * 1000 if 0 <= left <= PRESENCE_TTL_S else None
+            longest = honoured_ttl_s(ttl) if isinstance(ttl, int) else 0
+            age = left * 1000 if 0 <= left <= max(longest, PRESENCE_TTL_S) else None
         try:
             if event.kind == "genesis":
                 return self._on_invitation(event, now, sealed_with)
@@ -593,7 +717,7 @@ class Lobby:
                 while len(self._evidence) > MAX_KEPT * 4:
                     self._evidence.popitem(last=False)
             return [Notice(f"{known.label} left", "peer_left", {"nick": known.label})]
-        if local + body["ttl"] * 1000 < now - MAX_SKEW_MS:
+        if local + honoured_ttl_s(body["ttl"]) * 1000 < now - MAX_SKEW_MS:
             return [dropped(event, "expired presence"), *self._too_far(event, now, age)]
         if known is not None and event.ts <= known.ts:
             return [dropped(event, "older than the presence we hold")]
@@ -610,8 +734,10 @@ class Lobby:
                 event.ts,
                 now,
                 now,
+                ttl=body["ttl"],
             )
             self.peers[event.pk] = info
+            self._expect(info)
             self._new[event.pk] = None
             self._gone.pop(event.pk, None)
             self._changes.append((replace(info), True))
@@ -625,11 +751,25 @@ class Lobby:
             body["busy"],
             body["session"],
         )
-        known.ts, known.last_heard = event.ts, now
+        known.ts, known.last_heard, known.ttl = event.ts, now, body["ttl"]
+        self._expect(known)
         self._heard(known, now)
         if changed:
             self._changes.append((replace(known), True))
         return clock
+
+    def _expect(self, info: PeerInfo) -> None:
+        """When ``info``'s signer counts as silent: its last presence (our clock) plus the
+        silence its own ``ttl`` announced (bounded, ``silence_ms``)."""
+        info.silent_at = info.last_heard + silence_ms(info.ttl)
+        heapq.heappush(self._silence, (info.silent_at, info.pk))
+        if len(self._silence) > 2 * len(self.peers) + 64:  # heard again: old entries
+            self._reschedule()
+
+    def _reschedule(self) -> None:
+        """The silence heap from the peers online alone (drops the skipped entries)."""
+        self._silence = [(p.silent_at, p.pk) for p in self.peers.values()]
+        heapq.heapify(self._silence)
 
     def _heard(self, info: PeerInfo, now: int) -> None:
         """Move a stranger to the recent end of its queue (established once old enough)."""
@@ -648,11 +788,19 @@ class Lobby:
         if self.rank(pk) == 0 or strangers < self.max_peers:
             return True
         for queue, stale_only in ((self._new, False), (self._established, True)):
+            looked = 0
             for old in queue:
                 if self.rank(old) == 0:
                     continue  # a partner or friend: never evicted (and rarely here)
-                if stale_only and now - self.peers[old].last_heard < STALE_MS:
-                    break  # least recent first: the rest were heard even later
+                if stale_only:
+                    info = self.peers[old]
+                    if now - info.last_heard < STALE_MS:
+                        break  # least recent first: the rest were heard even later
+                    if now - info.last_heard < stale_ms(info.ttl):
+                        looked += 1  # it announced a longer heartbeat: not missed yet
+                        if looked >= MAX_STALE_SCAN:
+                            break
+                        continue
                 self._remove(old, now, evicted=True)
                 return True
         return False
@@ -774,22 +922,23 @@ class Lobby:
             self._deaf_since = None
             for info in self.peers.values():
                 info.last_heard += deaf
-        if (
-            self._last_presence is not None
-            and now - self._last_presence >= HEARTBEAT_MS
+                info.silent_at += deaf
+            self._reschedule()
+        if self._last_presence is not None and now - self._last_presence >= min(
+            self._beat_ms, self.heartbeat_ms()
         ):
+            # due by what our last presence announced, earlier if the lobby shrank
             effects.append(self._announce("online", now))
-        for queue in (self._new, self._established) if listening else ():
-            while queue:
-                info = self.peers[next(iter(queue))]
-                if now - info.last_heard < SILENCE_MS:
-                    break
-                self._remove(info.pk, now)
-                effects.append(
-                    Notice(
-                        f"{info.label} went silent", "peer_silent", {"nick": info.label}
-                    )
-                )
+        heap = self._silence
+        while listening and heap and heap[0][0] <= now:
+            at, pk = heapq.heappop(heap)
+            silent = self.peers.get(pk)
+            if silent is None or silent.silent_at != at:
+                continue  # gone, or heard again since (a later entry stands)
+            self._remove(pk, now)
+            effects.append(
+                Notice(f"{silent.label} went silent", "peer_silent", {"nick": silent.label})
+            )
         effects += self._invitations.expire(now, self.local_time)
         return effects
 

@@ -74,6 +74,9 @@ class OtherSession:
     lead: int
     ts: int
     last_heard: int
+    slack: int = 0
+    """How much longer than the base heartbeat its latest presence announced (ms): its
+    freshness and silence limits grow by as much (``observe``)."""
 
     @property
     def rank(self) -> tuple[int, int, str]:
@@ -141,9 +144,16 @@ class Sessions:
         while len(self._runs) > MAX_RUNS:
             self._runs.popitem(last=False)
 
-    def observe(self, event: Event, now: int, retained: bool) -> list[Effect]:
+    def observe(
+        self, event: Event, now: int, retained: bool, slack: int = 0
+    ) -> list[Effect]:
         """A presence of our own key on our presence topic, not published by this
-        connection: another session of ours (or one of our earlier connections)."""
+        connection: another session of ours (or one of our earlier connections).
+
+        ``slack``: how much longer than the base heartbeat (ms) it announced (a lone
+        session in a big lobby beats less often, ``p2p.protocol.lobby``; the lobby
+        bounds it): it counts as fresh, and as silent, that much later.  Once a session
+        sees another one of its key it beats at the base rate again."""
         body = event.body
         if event.pk != self.me or event.kind != "presence":
             return []
@@ -162,7 +172,7 @@ class Sessions:
             outranked = other.rank > self.rank
             del self.others[key]
             return self._update(now, gone=True, outranked=outranked)
-        if session in self._ended or abs(event.ts - now) > FRESH_MS:
+        if session in self._ended or abs(event.ts - now) > FRESH_MS + slack:
             return []  # a replay of a session that left, or not fresh
         other = self.others.get(key)
         lead = body.get("lead", 0)
@@ -173,7 +183,7 @@ class Sessions:
         if other is None:
             if len(self.others) >= MAX_SESSIONS:
                 self.others.popitem(last=False)
-            other = OtherSession(session, since, lead, event.ts, now)
+            other = OtherSession(session, since, lead, event.ts, now, slack)
             self.others[key] = other
             first = True
         else:
@@ -181,7 +191,7 @@ class Sessions:
             if other.session != session:
                 self._end(other.session)  # it reconnected: its old nonce is over
             other.session, other.lead, other.ts = session, lead, event.ts
-            other.last_heard = now
+            other.last_heard, other.slack = now, slack
         self.others.move_to_end(key)
         self._top_lead = max(self._top_lead, lead)
         self._ever = True
@@ -202,8 +212,8 @@ class Sessions:
         if listening:
             settled = now >= self._hold_until  # (back from deafness: presences first)
             for key, other in list(self.others.items()):
-                silent = now - other.last_heard >= SILENCE_MS
-                if silent or settled and now - other.ts > FRESH_MS:
+                silent = now - other.last_heard >= SILENCE_MS + other.slack
+                if silent or settled and now - other.ts > FRESH_MS + other.slack:
                     outranked = outranked or other.rank > self.rank
                     del self.others[key]
                     if silent:  # (merely stale: a fresh presence of it counts again)
