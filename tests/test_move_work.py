@@ -26,7 +26,7 @@ from conftest import Peers, eventually, play_out, run, start_round
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from p2p.protocol import canonical, identity
+from p2p.protocol import canonical, events, identity
 from p2p.protocol.effects import Publish
 from p2p.protocol.identity import Identity
 from p2p.protocol.round import RoundState
@@ -249,3 +249,27 @@ def test_waiters_wake_in_order_each_when_its_predicate_holds_and_leave_nothing(
             assert not rb._waiters
 
     run(body())
+
+
+def test_every_kinds_body_is_worked_out_once_as_it_was_checked_per_event() -> None:
+    """``_check_envelope`` takes each kind's body fields worked out once (``Kind.in_round``,
+    ``Kind.in_lobby``) instead of building the sets for every event: the same fields,
+    the same optional ones, the same order of checks, the same refusal."""
+    for name, spec in events.KINDS.items():
+        for shape, fields in (
+            (spec.in_round, spec.body),
+            (spec.in_lobby, {**spec.body, **spec.lobby_body}),
+        ):
+            assert shape.names == set(fields), name
+            assert shape.allowed == set(fields) | set(spec.optional), name
+            assert shape.checks == tuple({**fields, **spec.optional}.items()), name
+            assert shape.listed == (", ".join(sorted(fields)) or "nothing"), name
+        assert spec.in_round is spec.in_round  # worked out once
+    me = PEOPLE[0]
+    body = {"ply": 1, "move": "a1", "state": "ab" * 32}
+    chain: dict[str, Any] = {"round": "cd" * 16, "seq": 3, "prev": "ef" * 32}
+    assert events.make(me, "move", 1, body, **chain).body == body
+    bad: Any
+    for bad in ({**body, "extra": 1}, {"ply": 1, "move": "a1"}, []):
+        with pytest.raises(events.EventError, match="move body must have exactly: move, ply, state"):
+            events.make(me, "move", 1, bad, **chain)
