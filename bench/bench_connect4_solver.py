@@ -12,7 +12,9 @@ medians, and the ratio; every answer checked against the set's published score. 
 source is ``--pons PATH`` (a checkout or a bare git directory) or cloned from GitHub into
 ``~/.cache/p2p-bench/connect4``; it is built with ``make`` in a temporary directory.
 ``--before REV`` adds the ``p2p`` of an older commit of this repository (``git
-archive``), run the same way.  Start-up rows: the interpreter alone, ``p2p --version``
+archive``), run the same way.  ``p2p solve`` shares a batch from a file out to every
+core by default, which lowers its wall time and not its CPU: the ``--jobs 1`` row is the
+same command in one process; read the wall and CPU columns side by side.  Start-up rows: the interpreter alone, ``p2p --version``
 and ``p2p solve`` on empty input.
 
 Without ``--process``:
@@ -158,6 +160,8 @@ def run_processes(args: argparse.Namespace) -> int:
         commands: dict[str, tuple[list[str], Path]] = {
             "Pons' C++ c4solver": ([str(pons)], work),
             "p2p solve connect4": ([python, "-m", "p2p", "solve", "connect4"], REPO),
+            # One process (a batch from a file is shared out to every core by default).
+            "p2p solve connect4 --jobs 1": ([python, "-m", "p2p", "solve", "connect4", "--jobs", "1"], REPO),
         }
         if args.before:
             old = work / "before"

@@ -1,6 +1,7 @@
 """Move latency between real peers, side by side with raw MQTT on the same broker.
 
 Run: python bench/bench_latency.py [--runs 3] [--think 0.15] [--broker URL] [--markdown]
+     python bench/bench_latency.py --compare ../main [--runs 3] [--markdown]
 
 One command prints the whole table.  Every run measures, in turn, on one local
 Mosquitto (or ``--broker``), so raw MQTT and our moves share the same load:
@@ -32,6 +33,11 @@ at the moves' pace (a pause of ``--think`` before each ping; after a pause a mac
 answer about twice as slowly as back to back) or back to back, in one process or
 between two processes; issue 28's goals are at most 1.3x with 2 peers and 1.8x with 3,
 both ways.
+
+``--compare TREE`` (e.g. a worktree of main) measures only the rows of all peers in one
+process, this tree and ``TREE`` in turn (each run once each, alternating, on one broker,
+each in a fresh process of its own), and prints them side by side: the raw round trip
+at the moves' pace and the 2- and 3-peer moves with their ratios.
 
 Also printed: messages and bytes per move; verifying and replaying a finished 64-move
 log; event-loop stalls while a strong computer seat plays; CPU to sign and check a move
@@ -472,6 +478,78 @@ def event_costs(runs: int = 300) -> tuple[float, float]:
     return statistics.median(make_t), statistics.median(parse_t)
 
 
+_IN_PROCESS_ROWS = """
+import asyncio, json, sys
+tree, url, think = sys.argv[1], sys.argv[2], float(sys.argv[3])
+sys.path[:0] = [tree, tree + "/bench"]
+import bench_latency as b
+import p2p
+from p2p.net.transport import parse_broker_url
+assert p2p.__file__.startswith(tree), p2p.__file__
+async def main():
+    a = parse_broker_url(url)
+    _, _, paced = await b.raw_mqtt(a.host, a.port, 0, 64, think)
+    out = {"raw_prt": paced}
+    for players in (2, 3):
+        out[f"in{players}"] = (await b.moves_in_process(url, players, think, "cmp"))["latencies"]
+    print(json.dumps(out))
+asyncio.run(main())
+"""
+"""One run of the in-process rows with the ``p2p`` and bench of ``tree`` (``--compare``):
+the functions it calls are in every tree since issue 28's bench."""
+
+
+async def compare_trees(url: str, trees: list[str], runs: int, think: float) -> dict[str, Any]:
+    """The in-process rows of each tree, runs alternating between the trees."""
+    found: dict[str, dict[str, list[float]]] = {t: {} for t in trees}
+    loads: dict[str, list[float]] = {t: [] for t in trees}
+    for _ in range(runs):
+        for tree in trees:
+            loads[tree].append(os.getloadavg()[0])
+            process = await asyncio.create_subprocess_exec(
+                sys.executable, "-c", _IN_PROCESS_ROWS, tree, url, str(think),
+                stdout=asyncio.subprocess.PIPE,
+            )
+            out, _ = await asyncio.wait_for(process.communicate(), 20 * WAIT_S)
+            if process.returncode != 0:
+                raise RuntimeError(f"the rows of {tree} failed")
+            for key, values in json.loads(out).items():
+                found[tree].setdefault(key, []).extend(values)
+    return {"samples": found, "loads": loads}
+
+
+def print_comparison(result: dict[str, Any], md: bool) -> None:
+    samples, loads = result["samples"], result["loads"]
+    trees = list(samples)
+    # the raw round trip runs the same aiomqtt code in every tree: its samples are pooled
+    raw = statistics.median([x for tree in trees for x in samples[tree]["raw_prt"]])
+    if md:
+        print("\n| measurement (medians) | " + " | ".join(f"{t} ms | / raw" for t in trees) + " | goal |")
+        print("|---|" + "---:|---:|" * len(trees) + "---:|")
+    for key, name, goal in (
+        ("raw_prt", "raw aiomqtt QoS 1 round trip, one process, at the moves' pace", "-"),
+        ("in2", "p2p move, 2 peers in one process", "1.3x"),
+        ("in3", "p2p move, 3 peers in one process", "1.8x"),
+    ):
+        cells = []
+        for tree in trees:
+            median = statistics.median(samples[tree][key])
+            ratio = median / raw
+            cells.append((ms(median), "-" if key == "raw_prt" else f"{ratio:.2f}x"))
+        if md:
+            print(f"| {name} | " + " | ".join(f"{a} | {b}" for a, b in cells) + f" | {goal} |")
+        else:
+            print(f"{name:64s} " + "   ".join(f"{t}: {a} ms {b}" for t, (a, b) in zip(trees, cells)))
+    print(
+        ("- " if md else "")
+        + f"ratios against the raw round trip of all runs pooled: {ms(raw)} ms"
+    )
+    for tree in trees:
+        n = len(samples[tree]["in2"])
+        print(("- " if md else "") + f"{tree}: load average at the start of its runs "
+              + ", ".join(f"{x:.1f}" for x in loads[tree]) + f"; {n} moves per row")
+
+
 ROWS = (
     # key, label, raw round trip it is compared with
     ("raw_one", "raw aiomqtt QoS 1 one-way delivery, one process, back to back", None),
@@ -502,6 +580,18 @@ async def main_async(args: argparse.Namespace) -> None:
     traffic: dict[int, dict[str, Any]] = {}
     think = args.think
     try:
+        if args.compare:
+            here = str(Path(__file__).resolve().parent.parent)
+            other = str(Path(args.compare).resolve())
+            result = await compare_trees(url, [here, other], args.runs, think)
+            print(
+                f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
+                f"{platform.python_version()}; load average {load0:.1f} at the start, "
+                f"{os.getloadavg()[0]:.1f} at the end; {args.runs} run(s) of each tree, "
+                f"alternating; {think:.2f} s thinking before each move"
+            )
+            print_comparison(result, args.markdown)
+            return
         for run in range(args.runs):
             one, rt, prt = await raw_mqtt(address.host, address.port, args.raw, 64, think)
             samples["raw_one"] += one
@@ -615,6 +705,11 @@ def main() -> None:
     )
     parser.add_argument(
         "--markdown", action="store_true", help="print Markdown for docs/performance.md"
+    )
+    parser.add_argument(
+        "--compare", metavar="TREE",
+        help="only the rows of all peers in one process, this tree and TREE (e.g. a "
+        "worktree of main) in turn, side by side",
     )
     # the processes this bench starts itself
     parser.add_argument("--worker", choices=("seat", "echo"), help=argparse.SUPPRESS)

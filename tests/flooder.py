@@ -168,6 +168,12 @@ class FloodProcess:
             target=_main, args=(plan, self._ready, self._go, self._done), daemon=True
         )
 
+    @property
+    def pid(self) -> int:
+        """The flooder's process id (once started)."""
+        assert self._process.pid is not None, "not started"
+        return self._process.pid
+
     def start(self, timeout: float = 60.0) -> None:
         self._process.start()
         if not self._ready.wait(timeout):

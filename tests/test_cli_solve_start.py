@@ -38,7 +38,7 @@ def _argparse(argv: list[str]) -> dict[str, object] | None:
 
 WORDS = ["connect4", "cube", "4455", "", "7", "-a", "--analyze", "-w", "--weak", "--width", "--height",
          "--width=5", "--height=7", "--width=", "--wid", "--an", "-aw", "-h", "--help", "--", "-5",
-         "5", "x", "--width=-4", "٣", "+6", "-", "--weak=1"]
+         "5", "x", "--width=-4", "٣", "+6", "-", "--weak=1", "--jobs", "-j", "--jobs=2", "-j=2", "-j2", "0"]
 
 
 def test_quick_arguments_read_what_argparse_reads() -> None:
@@ -46,7 +46,7 @@ def test_quick_arguments_read_what_argparse_reads() -> None:
     to ``argparse`` (``None``): never a different reading, never an accepted error."""
     rng = random.Random("p2p solve arguments")
     lines = [["connect4"], ["connect4", "4455"], ["connect4", "--width", "5", "-a", "2233"], []]
-    lines += [[rng.choice(WORDS) for _ in range(rng.randint(0, 6))] for _ in range(3000)]
+    lines += [[rng.choice(WORDS) for _ in range(rng.randint(0, 6))] for _ in range(4000)]
     quick_read = 0
     for argv in lines:
         quick = solve_command.quick_arguments(argv)

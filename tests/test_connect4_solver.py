@@ -12,7 +12,14 @@ from pathlib import Path
 import pytest
 
 from p2p.ai.c4_board import Position, four_ends
-from p2p.ai.connect4_solver import SearchLimit, Solver, analyze, parse_position, solve
+from p2p.ai.connect4_solver import (
+    FULL_WINDOW_EMPTIES,
+    SearchLimit,
+    Solver,
+    analyze,
+    parse_position,
+    solve,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 _LOCAL = REPO / "tests" / "data" / "connect4_testsets"
@@ -25,8 +32,8 @@ def load(name: str) -> list[tuple[str, int]]:
     return [(pos, int(score)) for pos, score in (line.split() for line in lines)]
 
 
-def check(cases: list[tuple[str, int]]) -> None:
-    solver = Solver()
+def check(cases: list[tuple[str, int]], full_window_empties: int = 0) -> None:
+    solver = Solver(full_window_empties=full_window_empties)
     wrong = [(p, s, solver.solve(parse_position(p))) for p, s in cases]
     wrong = [w for w in wrong if w[1] != w[2]]
     assert not wrong, f"{len(wrong)} wrong, first: {wrong[:3]}"
@@ -37,8 +44,30 @@ def test_test_sets_are_complete() -> None:
         assert len(load(name)) == 1000
 
 
-def test_end_easy_all_1000() -> None:
-    check(load("Test_L3_R1"))
+@pytest.mark.parametrize("full_window_empties", [0, FULL_WINDOW_EMPTIES])
+def test_end_easy_all_1000(full_window_empties: int) -> None:
+    check(load("Test_L3_R1"), full_window_empties)
+
+
+def test_full_window_near_the_end_same_scores_fewer_nodes() -> None:
+    """``p2p solve``'s full-window search of positions with at most ``FULL_WINDOW_EMPTIES``
+    empty cells: the published scores, fewer nodes than Pons' dichotomy on the same
+    positions, and Pons' search (same nodes) for a position with more empty cells."""
+    near = [case for case in load("Test_L2_R1") if 42 - len(case[0]) <= FULL_WINDOW_EMPTIES][:60]
+    near += load("Test_L3_R1")[::5]
+    totals = []
+    for empties in (0, FULL_WINDOW_EMPTIES):
+        solver, total = Solver(full_window_empties=empties), 0
+        for text, score in near:
+            assert solver.solve(parse_position(text)) == score, (empties, text)
+            total += solver.nodes
+        totals.append(total)
+    assert totals[1] < 0.8 * totals[0], totals
+    far = [text for text, _ in load("Test_L2_R1") if 42 - len(text) > FULL_WINDOW_EMPTIES][:20]
+    pons, full = Solver(), Solver(full_window_empties=FULL_WINDOW_EMPTIES)
+    for text in far:
+        assert (pons.solve(parse_position(text)), pons.nodes) == (full.solve(parse_position(text)), full.nodes)
+    assert pons.table == full.table
 
 
 def test_middle_easy_every_fifth() -> None:
@@ -204,6 +233,21 @@ def test_fast_search_visits_the_nodes_of_the_plain_one(shared_table: bool) -> No
     assert fast.table == plain.table
 
 
+def test_full_window_search_visits_the_nodes_of_the_plain_one() -> None:
+    """``p2p solve``'s full-window search (no memo of move orders) against the plain
+    negamax run once on the whole range: same scores, node counts and table."""
+    fast, plain = Solver(full_window_empties=FULL_WINDOW_EMPTIES), _PlainSolver()
+    for text, score in load("Test_L3_R1")[::10] + load("Test_L2_R1")[::50]:
+        pos = parse_position(text)
+        if 42 - pos.moves > FULL_WINDOW_EMPTIES:
+            continue
+        plain.nodes = 0
+        lo, hi = -((42 - pos.moves) // 2), (43 - pos.moves) // 2
+        expected = plain._negamax(pos.current, pos.mask, pos.moves, lo, hi)
+        assert (fast.solve(pos), fast.nodes) == (expected, plain.nodes) == (score, plain.nodes), text
+    assert fast.table == plain.table
+
+
 def test_fast_search_stops_at_the_same_node_limit() -> None:
     for limit in (1, 2, 7, 60, 400):
         fast, plain = Solver(node_limit=limit), _PlainSolver(node_limit=limit)
@@ -245,8 +289,11 @@ def _brute(width: int, height: int, cols: tuple[int, ...]) -> int:
 
 @pytest.mark.parametrize(("width", "height"), [(4, 4), (5, 4), (4, 5)])
 def test_small_boards_match_plain_minimax(width: int, height: int) -> None:
+    """Pons' search and ``p2p solve``'s full window (every position here has at most 16
+    empty cells) against the definition."""
     rng = random.Random(f"{width}x{height}")
     solver = Solver(width, height)
+    full_window = Solver(width, height, full_window_empties=FULL_WINDOW_EMPTIES)
     checked = 0
     for _ in itertools.count():
         if checked == 12:
@@ -269,7 +316,9 @@ def test_small_boards_match_plain_minimax(width: int, height: int) -> None:
         if not ok:
             continue
         text = "".join(str(c + 1) for c in seq)
-        assert solver.solve(parse_position(text, width, height)) == _brute(width, height, tuple(seq)), text
+        expected = _brute(width, height, tuple(seq))
+        assert solver.solve(parse_position(text, width, height)) == expected, text
+        assert full_window.solve(parse_position(text, width, height)) == expected, text
         checked += 1
 
 

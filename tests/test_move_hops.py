@@ -174,7 +174,7 @@ def test_a_waiter_runs_in_the_loops_next_turn_after_a_change(peers: Peers) -> No
                 order.append("waiter")
 
             task = asyncio.create_task(waiter())
-            await eventually(lambda: bool(rb._changed._waiters), 10, "the waiter waiting")
+            await eventually(lambda: bool(rb._waiters), 10, "the waiter waiting")
             changed = True
             await rb.wake_waiters()  # what the round link does after each change
             asyncio.get_running_loop().call_soon(order.append, "next")
@@ -235,7 +235,7 @@ def test_a_received_move_is_acknowledged_after_its_waiters_ran(peers: Peers) -> 
                 queued.append([packet["command"] & 0xF0 for packet in paho._out_packet])
 
             task = asyncio.create_task(waiter())
-            await eventually(lambda: bool(rb._changed._waiters), 10, "the waiter waiting")
+            await eventually(lambda: bool(rb._waiters), 10, "the waiter waiting")
             await ra.play(ra.game.legal_moves()[0])
             await task
             assert puback in queued[0], queued

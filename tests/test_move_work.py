@@ -6,6 +6,8 @@ counts and by behaviour, never by timings:
   move;
 * a round's outcome (its winners, its end reason) is worked out once it is over, not
   after every move while it runs;
+* ``Round.wait_until`` waits on a future of its own that a change resolves, not on an
+  ``asyncio.Condition`` whose lock both sides take and give back;
 * the canonical check of every event's value (signed by its author, read by every
   receiver) checks plain strings and integers in place: the same verdicts as before;
 * the copy of the round's state kept before each chain event (``RoundState.snapshot``,
@@ -15,14 +17,16 @@ counts and by behaviour, never by timings:
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from typing import Any
 
-from conftest import Peers, play_out, run, start_round
+import pytest
+from conftest import Peers, eventually, play_out, run, start_round
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from p2p.protocol import canonical, identity
+from p2p.protocol import canonical, events, identity
 from p2p.protocol.effects import Publish
 from p2p.protocol.identity import Identity
 from p2p.protocol.round import RoundState
@@ -207,3 +211,65 @@ def test_the_canonical_check_refuses_odd_types_and_keys_as_before() -> None:
     for value in odd:
         for depth in (0, canonical.MAX_DEPTH):
             assert _verdict(canonical._check, value, depth) == _verdict(_reference_check, value, depth)
+
+
+def test_waiters_wake_in_order_each_when_its_predicate_holds_and_leave_nothing(
+    peers: Peers,
+) -> None:
+    """``Round.wait_until`` waits on a future of its own (no lock taken on either side):
+    every change wakes the waiters in the order they began, each returns once its own
+    predicate holds, and one that times out or returns leaves no future behind."""
+
+    async def body() -> None:
+        async with peers("alice", "bob") as (alice, bob):
+            ra, rb = await start_round(alice, [bob], "connect4", start=0)
+            level = 0
+            done: list[str] = []
+
+            async def waiter(name: str, at: int) -> None:
+                await rb.wait_until(lambda r: level >= at, 10)
+                done.append(name)
+
+            tasks = [asyncio.create_task(waiter(n, at)) for n, at in (("a", 2), ("b", 1), ("c", 1))]
+            await eventually(lambda: len(rb._waiters) == 3, 10, "three waiters")
+            with pytest.raises(TimeoutError):
+                await rb.wait_until(lambda r: False, 0.05)
+            assert len(rb._waiters) == 3  # the timed-out one took its future along
+            level = 1
+            await rb.wake_waiters()
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)
+            assert done == ["b", "c"] and len(rb._waiters) == 1  # "a" waits again
+            level = 2
+            await rb.wake_waiters()
+            await asyncio.gather(*tasks)
+            assert done == ["b", "c", "a"] and not rb._waiters
+            await ra.play(ra.game.legal_moves()[0])  # a real change wakes a real waiter
+            await rb.wait_until(lambda r: len(r.log()) == len(ra.log()), 10)
+            assert not rb._waiters
+
+    run(body())
+
+
+def test_every_kinds_body_is_worked_out_once_as_it_was_checked_per_event() -> None:
+    """``_check_envelope`` takes each kind's body fields worked out once (``Kind.in_round``,
+    ``Kind.in_lobby``) instead of building the sets for every event: the same fields,
+    the same optional ones, the same order of checks, the same refusal."""
+    for name, spec in events.KINDS.items():
+        for shape, fields in (
+            (spec.in_round, spec.body),
+            (spec.in_lobby, {**spec.body, **spec.lobby_body}),
+        ):
+            assert shape.names == set(fields), name
+            assert shape.allowed == set(fields) | set(spec.optional), name
+            assert shape.checks == tuple({**fields, **spec.optional}.items()), name
+            assert shape.listed == (", ".join(sorted(fields)) or "nothing"), name
+        assert spec.in_round is spec.in_round  # worked out once
+    me = PEOPLE[0]
+    body = {"ply": 1, "move": "a1", "state": "ab" * 32}
+    chain: dict[str, Any] = {"round": "cd" * 16, "seq": 3, "prev": "ef" * 32}
+    assert events.make(me, "move", 1, body, **chain).body == body
+    bad: Any
+    for bad in ({**body, "extra": 1}, {"ply": 1, "move": "a1"}, []):
+        with pytest.raises(events.EventError, match="move body must have exactly: move, ply, state"):
+            events.make(me, "move", 1, bad, **chain)

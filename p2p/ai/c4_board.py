@@ -45,8 +45,8 @@ class Geometry:
     """Masks and shifts of one board size; shared by every position of that size."""
 
     __slots__ = (
-        "board", "bottom", "columns", "h1", "height", "lines", "max_score", "min_score",
-        "order", "size", "width",
+        "board", "bottom", "columns", "digit_columns", "h1", "height", "lines", "max_score",
+        "min_score", "order", "size", "width",
     )
 
     def __init__(self, width: int = 7, height: int = 6) -> None:
@@ -62,6 +62,8 @@ class Geometry:
         self.bottom = sum(1 << (c * self.h1) for c in range(width))
         self.board = self.bottom * ((1 << height) - 1)
         self.columns = tuple(((1 << height) - 1) << (c * self.h1) for c in range(width))
+        self.digit_columns = {str(c + 1): self.columns[c] for c in range(min(width, NOTATION_WIDTH))}
+        """The cells of the column each digit of the position notation names."""
         # Centre first, then alternating outwards (Pons' columnOrder).
         self.order = tuple(width // 2 + (1 - 2 * (i % 2)) * (i + 1) // 2 for i in range(width))
         # Score range of Pons' convention (C integer division written for Python).
@@ -274,38 +276,30 @@ class Position:
         return (self.geo.size + 1 - self.moves) // 2
 
 
-_COLUMN_OF = {str(d): d - 1 for d in range(1, NOTATION_WIDTH + 1)}
-
-
 def _played(geo: Geometry, text: str) -> Position | None:
     """The position after ``text`` if every move is legal and none ends the game; else
     ``None`` (``Position.parse`` then finds and names the first bad move).
 
-    The fast path of a batch of positions: a stone per move and one test for a four at
-    the end (stones are never removed, so a four made by any move is still on the board
-    at the end: no four at the end means no move won).
+    The fast path of a batch of positions: a stone per move, and three tests at the end.
+    A move into a full column places nothing (the carry leaves the column), so fewer
+    stones than moves means a full column was played; stones are never removed, so a
+    four made by any move is still on the board at the end: no four at the end means no
+    move won.
 
     >>> _played(geometry(), "4455").moves, _played(geometry(), "4444444")
     (4, None)
     """
-    columns = geo.columns
+    digit_columns = geo.digit_columns
     bottom = geo.bottom
-    width = geo.width
-    column_of = _COLUMN_OF
     current = mask = 0
     try:
         for ch in text:
-            col = column_of[ch]
-            if col >= width:
-                return None
-            move = (mask + bottom) & columns[col]
-            if not move:  # the column is full: the carry left the column
-                return None
             current ^= mask
-            mask |= move
-    except KeyError:  # not a column digit
+            mask |= (mask + bottom) & digit_columns[ch]
+    except KeyError:  # not a column digit of this board
         return None
     moves = len(text)
-    if moves == geo.size or geo.has_four(current) or geo.has_four(current ^ mask):
+    if (mask.bit_count() != moves or moves == geo.size or geo.has_four(current ^ mask)
+            or geo.has_four(current)):
         return None
     return Position(geo, current, mask, moves)

@@ -4,7 +4,9 @@ Negamax with alpha-beta on Pons' bitboard, as described in his blog (parts 4-12;
 in ``docs/ai.md`` 1.4): the score bound from the number of moves left,
 centre-first column order refined by the number of threats a move creates, a
 transposition table holding upper and lower bounds, never playing a move that lets the
-opponent win at once, and a null-window dichotomic search on the score.
+opponent win at once, and a null-window dichotomic search on the score (``p2p solve``
+searches a position near the end once with the full window instead:
+``FULL_WINDOW_EMPTIES``).
 
 Scores follow Pons' convention for the side to move (reference 1.2): winning with the
 stone of move ``n + 1`` scores ``(W*H + 1 - n) // 2`` (on 7x6: 22 minus the winner's
@@ -24,7 +26,7 @@ wall-clock cut-off, so every peer computes the same thing.
 
 from __future__ import annotations
 
-from p2p.ai.c4_board import Geometry, Position, geometry
+from p2p.ai.c4_board import Geometry, Position, four_ends, geometry
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # ``p2p solve`` imports this module: nothing at run time that it does not use
@@ -44,22 +46,37 @@ reach this size (together about 150-200 MB); they only save work, so emptying th
 changes a result or a node count."""
 
 
+FULL_WINDOW_EMPTIES = 16
+"""``p2p solve`` searches a position with at most this many empty cells once with the
+full window of its possible scores instead of Pons' null-window dichotomy.  Near the end
+the dichotomy's repeated searches cost more than the wider window: on Pons' end-game set
+(1-13 empty cells) 34% fewer nodes, and fewer on middle positions with 14-16 empty
+cells; from about 17-18 empty cells on the dichotomy wins, and by far at the start
+(26x the time on his opening set).  ``docs/performance.md`` has the figures."""
+
+
 class Solver:
     """A reusable solver for one board size; keeps its table between positions.
 
     ``node_limit`` bounds the nodes of each ``solve``/``analyze`` call (``None``: no
-    bound).  ``nodes`` counts the nodes of the last call.
+    bound).  ``nodes`` counts the nodes of the last call.  ``full_window_empties``: a
+    strong ``solve`` of a position with at most this many empty cells is one full-window
+    search (same score, fewer nodes near the end: ``FULL_WINDOW_EMPTIES`` is what
+    ``p2p solve`` uses); the default ``0`` keeps Pons' search and node counts exactly,
+    as the computer players' node-limited searches need.
     """
 
-    def __init__(self, width: int = 7, height: int = 6, node_limit: int | None = None) -> None:
+    def __init__(self, width: int = 7, height: int = 6, node_limit: int | None = None,
+                 full_window_empties: int = 0) -> None:
         self.geo: Geometry = geometry(width, height)
         self.table: dict[int, int] = {}
         self.node_limit = node_limit
+        self.full_window_empties = full_window_empties
         self.nodes = 0
         self._orders: dict[int, int | tuple[tuple[int, int], ...]] = {}
         self._ends: dict[int, int] = {}
         self._playable: dict[int, tuple[tuple[int, int], ...]] = {}
-        self._start, self._count, self._negamax = _search(
+        self._start, self._count, self._negamax, self._negamax_once = _search(
             self.geo, self.table, self._orders, self._ends, self._playable)
 
     def reset(self) -> None:
@@ -102,7 +119,7 @@ class Solver:
     def _solve(self, cur: int, mask: int, moves: int, weak: bool) -> int:
         geo = self.geo
         size = geo.size
-        if geo.winning_cells(cur, mask) & (mask + geo.bottom) & geo.board:
+        if four_ends(cur, geo.lines) & (mask + geo.bottom) & geo.board:  # a win at once (playable cells are free)
             return 1 if weak else (size + 1 - moves) // 2
         lo = -((size - moves) // 2)
         hi = (size + 1 - moves) // 2
@@ -117,6 +134,11 @@ class Solver:
         if len(self._playable) > ORDER_MAX_ENTRIES:
             self._playable.clear()
         negamax = self._negamax
+        if not weak and size - moves <= self.full_window_empties:
+            # Fail-soft alpha-beta on the whole range: a result at lo or hi is a bound
+            # that the range itself makes exact.  One search visits few positions twice:
+            # no memo of move orders (it costs more than it saves here).
+            return self._negamax_once(cur, mask, moves, lo, hi, -1, -1)
         while lo < hi:
             med = lo + (hi - lo) // 2
             # Probe near zero first: C's truncating lo/2 and hi/2 written for Python.
@@ -136,10 +158,13 @@ class Solver:
 def _search(
     geo: Geometry, table: dict[int, int], orders: dict[int, int | tuple[tuple[int, int], ...]],
     ends: dict[int, int], playable: dict[int, tuple[tuple[int, int], ...]],
-) -> tuple[Callable[[int], None], Callable[[], int], Callable[[int, int, int, int, int, int, int], int]]:
+) -> tuple[Callable[[int], None], Callable[[], int], Callable[[int, int, int, int, int, int, int], int],
+           Callable[[int, int, int, int, int, int, int], int]]:
     """Pons' negamax for one board size as closures: ``start(budget)`` (``-1``: none),
-    ``count()`` (nodes since ``start``) and
-    ``negamax(cur, mask, moves, alpha, beta, wins, mine)``.
+    ``count()`` (nodes since ``start``) and two variants of
+    ``negamax(cur, mask, moves, alpha, beta, wins, mine)``: the first memoizes move
+    orders for the dichotomy's repeated searches, the second (for one full-window search,
+    which visits few positions twice) does not; they visit the same nodes.
 
     The hot loop of the whole solver, written for CPython; it visits exactly the nodes of
     the plain search, in the same order, and leaves the same table (the tests compare):
@@ -212,91 +237,117 @@ def _search(
     def count() -> int:
         return nodes
 
-    def negamax(cur: int, mask: int, moves: int, alpha: int, beta: int, wins: int, mine: int) -> int:
-        """The side to move cannot win at once (caller's guarantee); ``wins`` is
-        ``four_ends`` of the opponent's stones when the caller has it, else ``-1``."""
-        nonlocal nodes
-        nodes += 1
-        if nodes == budget:
-            raise SearchLimit(f"node limit {budget} reached")
-        key = cur + mask
-        kids = orders_get(key)
-        if kids is None:
-            free = board ^ mask
-            possible = (mask + bottom) & board
-            if wins < 0:
-                o = cur ^ mask  # the opponent's stones: its winning cells (four_ends, written out)
-                r = (o << 1) & (o << 2) & (o << 3)
-                a = o << s1
-                b = o >> s1
-                r |= (a & (o << s1b) & ((o << s1c) | b)) | (b & (o >> s1b) & (a | (o >> s1c)))
-                a = o << s2
-                b = o >> s2
-                r |= (a & (o << s2b) & ((o << s2c) | b)) | (b & (o >> s2b) & (a | (o >> s2c)))
-                a = o << s3
-                b = o >> s3
-                wins = r | (a & (o << s3b) & ((o << s3c) | b)) | (b & (o >> s3b) & (a | (o >> s3c)))
-            threat = wins & free
-            forced = possible & threat
-            if forced:
-                if forced & (forced - 1):
-                    orders[key] = 0
-                    return lost[moves]
-                possible = forced
-            possible &= ~(threat >> 1)
-            orders[key] = kids = possible
-            if not possible:
-                return lost[moves]
-        elif not kids:
-            return lost[moves]
-        if moves >= last_two:
-            return 0
+    def variant(memo: bool) -> Callable[[int, int, int, int, int, int, int], int]:
+        """The negamax with the move orders memoized in ``orders`` (``memo``) or not."""
 
-        low = lows[moves]
-        if alpha < low:
-            alpha = low
-            if alpha >= beta:
-                return alpha
-        high = highs[moves]
-        val = table_get(key)
-        if val is not None:
-            if val > lower_mark:  # lower bound
-                low = val + lower_off
-                if alpha < low:
-                    alpha = low
-                    if alpha >= beta:
-                        return alpha
-            else:  # upper bound
-                high = val + upper_off
-        if beta > high:
-            beta = high
-            if alpha >= beta:
-                return beta
-
-        if type(kids) is int:
-            possible = kids
-            if possible & (possible - 1):
-                # Order: more created threats first, ties centre first (Pons' MoveSorter).
+        def negamax(cur: int, mask: int, moves: int, alpha: int, beta: int, wins: int, mine: int) -> int:
+            """The side to move cannot win at once (caller's guarantee); ``wins`` is
+            ``four_ends`` of the opponent's stones when the caller has it, else ``-1``."""
+            nonlocal nodes
+            nodes += 1
+            if nodes == budget:
+                raise SearchLimit(f"node limit {budget} reached")
+            key = cur + mask
+            kids = orders_get(key) if memo else None
+            if kids is None:
                 free = board ^ mask
-                if mine < 0:
-                    s = cur
-                    r = (s << 1) & (s << 2) & (s << 3)
-                    a = s << s1
-                    b = s >> s1
-                    r |= (a & (s << s1b) & ((s << s1c) | b)) | (b & (s >> s1b) & (a | (s >> s1c)))
-                    a = s << s2
-                    b = s >> s2
-                    r |= (a & (s << s2b) & ((s << s2c) | b)) | (b & (s >> s2b) & (a | (s >> s2c)))
-                    a = s << s3
-                    b = s >> s3
-                    mine = r | (a & (s << s3b) & ((s << s3c) | b)) | (b & (s >> s3b) & (a | (s >> s3c)))
-                cells = playable_get(possible)
-                if cells is None:
-                    playable[possible] = cells = tuple(
-                        [(rank, possible & column) for rank, column in columns if possible & column])
-                candidates = []
-                for rank, move in cells:
-                    s = (cur & stars_get(move)) | move
+                possible = (mask + bottom) & board
+                if wins < 0:
+                    o = cur ^ mask  # the opponent's stones: its winning cells (four_ends, written out)
+                    r = (o << 1) & (o << 2) & (o << 3)
+                    a = o << s1
+                    b = o >> s1
+                    r |= (a & (o << s1b) & ((o << s1c) | b)) | (b & (o >> s1b) & (a | (o >> s1c)))
+                    a = o << s2
+                    b = o >> s2
+                    r |= (a & (o << s2b) & ((o << s2c) | b)) | (b & (o >> s2b) & (a | (o >> s2c)))
+                    a = o << s3
+                    b = o >> s3
+                    wins = r | (a & (o << s3b) & ((o << s3c) | b)) | (b & (o >> s3b) & (a | (o >> s3c)))
+                threat = wins & free
+                forced = possible & threat
+                if forced:
+                    if forced & (forced - 1):
+                        if memo:
+                            orders[key] = 0
+                        return lost[moves]
+                    possible = forced
+                possible &= ~(threat >> 1)
+                kids = possible
+                if memo:
+                    orders[key] = possible
+                if not possible:
+                    return lost[moves]
+            elif not kids:
+                return lost[moves]
+            if moves >= last_two:
+                return 0
+
+            low = lows[moves]
+            if alpha < low:
+                alpha = low
+                if alpha >= beta:
+                    return alpha
+            high = highs[moves]
+            val = table_get(key)
+            if val is not None:
+                if val > lower_mark:  # lower bound
+                    low = val + lower_off
+                    if alpha < low:
+                        alpha = low
+                        if alpha >= beta:
+                            return alpha
+                else:  # upper bound
+                    high = val + upper_off
+            if beta > high:
+                beta = high
+                if alpha >= beta:
+                    return beta
+
+            if type(kids) is int:
+                possible = kids
+                if possible & (possible - 1):
+                    # Order: more created threats first, ties centre first (Pons' MoveSorter).
+                    free = board ^ mask
+                    if mine < 0:
+                        s = cur
+                        r = (s << 1) & (s << 2) & (s << 3)
+                        a = s << s1
+                        b = s >> s1
+                        r |= (a & (s << s1b) & ((s << s1c) | b)) | (b & (s >> s1b) & (a | (s >> s1c)))
+                        a = s << s2
+                        b = s >> s2
+                        r |= (a & (s << s2b) & ((s << s2c) | b)) | (b & (s >> s2b) & (a | (s >> s2c)))
+                        a = s << s3
+                        b = s >> s3
+                        mine = r | (a & (s << s3b) & ((s << s3c) | b)) | (b & (s >> s3b) & (a | (s >> s3c)))
+                    cells = playable_get(possible)
+                    if cells is None:
+                        playable[possible] = cells = tuple(
+                            [(rank, possible & column) for rank, column in columns if possible & column])
+                    candidates = []
+                    for rank, move in cells:
+                        s = (cur & stars_get(move)) | move
+                        r = ends_get(s, -1)
+                        if r < 0:
+                            r = (s << 1) & (s << 2) & (s << 3)
+                            a = s << s1
+                            b = s >> s1
+                            r |= (a & (s << s1b) & ((s << s1c) | b)) | (b & (s >> s1b) & (a | (s >> s1c)))
+                            a = s << s2
+                            b = s >> s2
+                            r |= (a & (s << s2b) & ((s << s2c) | b)) | (b & (s >> s2b) & (a | (s >> s2c)))
+                            a = s << s3
+                            b = s >> s3
+                            r |= (a & (s << s3b) & ((s << s3c) | b)) | (b & (s >> s3b) & (a | (s >> s3c)))
+                            ends[s] = r
+                        r |= mine
+                        candidates.append(((r & free).bit_count() << 4 | rank, (move, r)))
+                    candidates.sort(reverse=True)
+                    _, kids = zip(*candidates)
+                elif mine >= 0:
+                    # One move: its winning cells for the child, as above.
+                    s = (cur & stars_get(possible)) | possible
                     r = ends_get(s, -1)
                     if r < 0:
                         r = (s << 1) & (s << 2) & (s << 3)
@@ -310,46 +361,29 @@ def _search(
                         b = s >> s3
                         r |= (a & (s << s3b) & ((s << s3c) | b)) | (b & (s >> s3b) & (a | (s >> s3c)))
                         ends[s] = r
-                    r |= mine
-                    candidates.append(((r & free).bit_count() << 4 | rank, (move, r)))
-                candidates.sort(reverse=True)
-                _, kids = zip(*candidates)
-            elif mine >= 0:
-                # One move: its winning cells for the child, as above.
-                s = (cur & stars_get(possible)) | possible
-                r = ends_get(s, -1)
-                if r < 0:
-                    r = (s << 1) & (s << 2) & (s << 3)
-                    a = s << s1
-                    b = s >> s1
-                    r |= (a & (s << s1b) & ((s << s1c) | b)) | (b & (s >> s1b) & (a | (s >> s1c)))
-                    a = s << s2
-                    b = s >> s2
-                    r |= (a & (s << s2b) & ((s << s2c) | b)) | (b & (s >> s2b) & (a | (s >> s2c)))
-                    a = s << s3
-                    b = s >> s3
-                    r |= (a & (s << s3b) & ((s << s3c) | b)) | (b & (s >> s3b) & (a | (s >> s3c)))
-                    ends[s] = r
-                kids = ((possible, r | mine),)
-            else:
-                kids = ((possible, -1),)
-            orders[key] = kids
+                    kids = ((possible, r | mine),)
+                else:
+                    kids = ((possible, -1),)
+                if memo:
+                    orders[key] = kids
 
-        nxt = moves + 1
-        opp = cur ^ mask
-        for move, made in kids:  # type: ignore[union-attr]
-            # Play for the side to move: the opponent's stones become "current"; ``made``
-            # (the winning cells of our stones with the move) are the child's threats.
-            score = -negamax(opp, mask | move, nxt, -beta, -alpha, made, wins)
-            if score >= beta:
-                table[key] = score + lower_store
-                return score
-            if score > alpha:  # noqa: PLR1730 - hot loop, max() is slower
-                alpha = score
-        table[key] = alpha - min_score + 1
-        return alpha
+            nxt = moves + 1
+            opp = cur ^ mask
+            for move, made in kids:  # type: ignore[union-attr]
+                # Play for the side to move: the opponent's stones become "current"; ``made``
+                # (the winning cells of our stones with the move) are the child's threats.
+                score = -negamax(opp, mask | move, nxt, -beta, -alpha, made, wins)
+                if score >= beta:
+                    table[key] = score + lower_store
+                    return score
+                if score > alpha:  # noqa: PLR1730 - hot loop, max() is slower
+                    alpha = score
+            table[key] = alpha - min_score + 1
+            return alpha
 
-    return start, count, negamax
+        return negamax
+
+    return start, count, variant(True), variant(False)
 
 
 _SOLVERS: dict[tuple[int, int], Solver] = {}

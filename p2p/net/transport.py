@@ -391,6 +391,84 @@ def _properties(packet: int) -> Properties:
     return Properties(packet)  # type: ignore[no-untyped-call]
 
 
+def _varint(data: bytes | bytearray, pos: int) -> tuple[int, int]:
+    """An MQTT variable byte integer at ``pos``: its value and the position after it."""
+    value = shift = 0
+    while True:
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value, pos
+        shift += 7
+        if shift > 21:
+            raise ValueError("malformed variable byte integer")
+
+
+_EXPIRY = 0x02
+"""The v5 property Message Expiry Interval (a four-byte integer)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RawPublish:
+    """A received PUBLISH, read from its bytes (``decode_publish``)."""
+
+    topic: str
+    payload: bytes
+    qos: int
+    retain: bool
+    mid: int
+    expiry: int | None
+
+
+def decode_publish(command: int, packet: bytes | bytearray, v5: bool) -> RawPublish | None:
+    """A PUBLISH packet's fields from its fixed header byte and its body, without paho's
+    objects (``Properties``, ``MQTTMessage``, aiomqtt's ``Message``); ``None`` for what
+    this first look leaves to paho: QoS 2, and v5 properties other than one message
+    expiry (a topic alias, user properties).  ``ValueError`` if malformed (a topic that is
+    not UTF-8 included).
+
+    >>> body = bytes([0, 3]) + b"a/b" + bytes([0, 7]) + bytes([5, 2, 0, 0, 0, 60]) + b"hi"
+    >>> decode_publish(0x33, body, True)
+    RawPublish(topic='a/b', payload=b'hi', qos=1, retain=True, mid=7, expiry=60)
+    >>> decode_publish(0x30, bytes([0, 1]) + b"t" + bytes([0]) + b"x", True).payload
+    b'x'
+    >>> decode_publish(0x30, bytes([0, 1]) + b"t" + b"x", False).qos
+    0
+    >>> decode_publish(0x34, bytes([0, 1]) + b"t" + bytes([0, 1, 0]), True) is None  # QoS 2
+    True
+    """
+    qos = (command >> 1) & 3
+    if qos > 1:
+        return None
+    if len(packet) < 2:
+        raise ValueError("PUBLISH shorter than its topic length")
+    end = 2 + ((packet[0] << 8) | packet[1])
+    if end > len(packet):
+        raise ValueError("PUBLISH shorter than its topic")
+    try:
+        topic = bytes(packet[2:end]).decode()
+    except UnicodeDecodeError:
+        raise ValueError("topic is not UTF-8") from None
+    mid = 0
+    if qos:
+        if end + 2 > len(packet):
+            raise ValueError("PUBLISH without its message id")
+        mid = (packet[end] << 8) | packet[end + 1]
+        end += 2
+    expiry = None
+    if v5:
+        if end >= len(packet):
+            raise ValueError("PUBLISH without its properties")
+        size, end = _varint(packet, end)
+        if size:
+            if size != 5 or packet[end] != _EXPIRY or end + size > len(packet):
+                return None  # other properties: paho reads them
+            expiry = int.from_bytes(packet[end + 1 : end + 5], "big")
+            end += size
+    return RawPublish(topic, bytes(packet[end:]), qos, bool(command & 1), mid, expiry)
+
+
 class Transport(Broker):
     """One resilient MQTT connection: subscribe, publish through an outbox, receive.
 
@@ -426,6 +504,7 @@ class Transport(Broker):
         publish_window: int = PUBLISH_WINDOW,
     ) -> None:
         self.address = parse_broker_url(url)
+        self._address_text = str(self.address)
         self._pacer = _Pacer(*publish_rate)
         self._window = max(1, publish_window)
         self._connack_receive_max: int | None = None
@@ -490,7 +569,7 @@ class Transport(Broker):
         self._hold_until = 0.0
         self._stats = {
             "published": 0, "published_bytes": 0, "largest_published": 0, "received": 0,
-            "dropped": 0,
+            "dropped": 0, "read_raw": 0, "read_by_paho": 0,
         }
 
     # -- lifecycle ---------------------------------------------------------------------
@@ -514,7 +593,9 @@ class Transport(Broker):
     def stats(self) -> dict[str, int]:
         """Counters: published, published_bytes, received, dropped; and
         largest_published (bytes of the largest PUBLISH packet sent); paced (publishes
-        the pacer held back for a token, ``PUBLISH_RATE_PER_S``)."""
+        the pacer held back for a token, ``PUBLISH_RATE_PER_S``); read_raw and
+        read_by_paho (received PUBLISH packets read from their bytes, ``decode_publish``,
+        and those left to paho's own parse)."""
         self._stats["paced"] = self._pacer.held
         return self._stats
 
@@ -1011,27 +1092,70 @@ class Transport(Broker):
         return self.inbound.drain()
 
     def _deliver(self, message: aiomqtt.Message) -> None:
-        self._delivering = True
-        try:
-            self._take(message)
-        finally:
-            self._delivering = False
-
-    def _take(self, message: aiomqtt.Message) -> None:
-        """One message from paho's read callback: dropped, or offered to the lanes."""
+        """A message paho parsed itself (what ``decode_publish`` leaves to it)."""
         payload = message.payload
         if isinstance(payload, str):
             payload = payload.encode()
         elif not isinstance(payload, (bytes, bytearray)):
             payload = b"" if payload is None else str(payload).encode()
-        topic = message.topic.value
+        expiry = getattr(message.properties, "MessageExpiryInterval", None)
+        self._stats["read_by_paho"] += 1
+        self._deliver_raw(
+            message.topic.value,
+            bytes(payload),
+            bool(message.retain),
+            expiry if isinstance(expiry, int) else None,
+        )
+
+    def _deliver_raw(self, topic: str, payload: bytes, retain: bool, expiry: int | None) -> None:
+        self._delivering = True
+        try:
+            self._take(topic, payload, retain, expiry)
+        finally:
+            self._delivering = False
+
+    def _read_publishes(self, client: aiomqtt.Client) -> None:
+        """Read each received PUBLISH from its bytes (``decode_publish``) and hand it to
+        the lanes directly, as paho would after building its objects.
+
+        Paho builds a v5 ``Properties`` object, an ``MQTTMessage``, a log line's
+        arguments and (through aiomqtt) a ``Message`` with a ``Topic`` for every PUBLISH,
+        most of a junk message's cost before our lanes drop it in microseconds (issue
+        28: the move under a flood).  A QoS 1 message is acknowledged after it was
+        handed over, as paho does; what the first look leaves to paho (QoS 2, other v5
+        properties, a malformed packet) takes paho's own path unchanged.
+        """
+        paho = client._client
+        slow = paho._handle_publish
+        v5 = self._v5  # (a client speaks one protocol version)
+        success = aiomqtt.client.mqtt.MQTT_ERR_SUCCESS
+
+        def handle_publish() -> Any:
+            packet = paho._in_packet
+            try:
+                raw = decode_publish(packet["command"], packet["packet"], v5)
+            except ValueError:
+                raw = None
+            if raw is None:
+                return slow()
+            self._stats["read_raw"] += 1
+            self._deliver_raw(raw.topic, raw.payload, raw.retain, raw.expiry)
+            if raw.qos == 1 and not paho._manual_ack:
+                return paho._send_puback(raw.mid)
+            return success
+
+        # what paho's ``_packet_handle`` calls for every PUBLISH it has read
+        paho._handle_publish = handle_publish  # type: ignore[method-assign]
+
+    def _take(self, topic: str, payload: bytes, retain: bool, expiry: int | None) -> None:
+        """One message from paho's read callback: dropped, or offered to the lanes."""
         if topic.startswith(self._probe_root):  # our probe's, late ones included
             waiting = self._probe.get(topic)
             if payload and waiting is not None and not waiting.done():
                 waiting.set_result(None)
             return
         if len(payload) > self.max_payload:
-            self.stats["dropped"] += 1
+            self._stats["dropped"] += 1
             log.warning(
                 "dropped %d-byte message on %s: over the %d-byte cap",
                 len(payload),
@@ -1039,21 +1163,14 @@ class Transport(Broker):
                 self.max_payload,
             )
             return
-        expiry = getattr(message.properties, "MessageExpiryInterval", None)
         accepted = self.inbound.offer(
-            Inbound(
-                topic,
-                bytes(payload),
-                bool(message.retain),
-                str(self.address),
-                expiry=expiry if isinstance(expiry, int) else None,
-            )
+            Inbound(topic, payload, retain, self._address_text, expiry=expiry)
         )
         if not accepted:
-            self.stats["dropped"] += 1
+            self._stats["dropped"] += 1
             log.debug("inbound: dropped a message on %s", topic)
             return
-        self.stats["received"] += 1
+        self._stats["received"] += 1
 
     # -- the connection loop -------------------------------------------------------------
 
@@ -1114,6 +1231,7 @@ class Transport(Broker):
             socket_options=[NODELAY] if not address.websockets else (),
         )
         self._watch_handshake(client)
+        self._read_publishes(client)
         return client
 
     def _watch_handshake(self, client: aiomqtt.Client) -> None:

@@ -74,7 +74,8 @@ class Round:
         self.machine: RoundMachine = link.machine
         self.invited_by: bytes = link.machine.state.genesis.pk
         self.code: str | None = link.machine.code
-        self._changed = asyncio.Condition()
+        self._waiters: dict[asyncio.Future[None], None] = {}
+        """The ``wait_until`` calls waiting for a change, in the order they began."""
         self._snapshot: tuple[tuple[int, int, str], Game, bytes] | None = None
 
     @property
@@ -293,8 +294,10 @@ class Round:
 
     async def wake_waiters(self) -> None:
         """Let every ``wait_until`` look at the round again (its link calls it after a step)."""
-        async with self._changed:
-            self._changed.notify_all()
+        waiting, self._waiters = self._waiters, {}
+        for waiter in waiting:
+            if not waiter.done():
+                waiter.set_result(None)
 
     async def wait_until(
         self, predicate: Callable[[Round], bool], timeout: float | None = None
@@ -302,9 +305,18 @@ class Round:
         """Wait until ``predicate(round)`` holds; ``asyncio.TimeoutError`` after ``timeout``.
 
         The calling task itself waits (no task of its own, as ``asyncio.wait_for`` would
-        start): woken by a change, it runs in the event loop's next turn (issue 28)."""
-        async with asyncio.timeout(timeout), self._changed:
-            await self._changed.wait_for(lambda: predicate(self))
+        start): woken by a change, it runs in the event loop's next turn (issue 28).  It
+        waits on a future of its own that the change resolves (a lock, as an
+        ``asyncio.Condition`` takes and gives back on both sides, is not needed: the
+        predicate is asked on the event loop, between two steps)."""
+        async with asyncio.timeout(timeout):
+            while not predicate(self):
+                waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+                self._waiters[waiter] = None
+                try:
+                    await waiter
+                finally:
+                    self._waiters.pop(waiter, None)
 
     async def wait_started(self, timeout: float | None = 60) -> None:
         """Wait until play begins (or the round is cancelled)."""

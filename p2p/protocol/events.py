@@ -32,11 +32,12 @@ signature.  Whether the sender may send this kind *now* is the state machines' b
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from p2p.protocol import canonical
 from p2p.protocol.identity import Identity, sanitize_nickname, strip_controls, verify
@@ -249,6 +250,36 @@ class Kind:
     """Extra body fields of an ``any`` kind when it is sent in the lobby (no round)."""
     optional: dict[str, Check] = field(default_factory=dict)
     """Body fields that may be absent (a ``forfeit``'s ``evidence``)."""
+
+    @functools.cached_property
+    def in_round(self) -> _Body:
+        """The body an event of this kind has in a round (worked out once per kind)."""
+        return _Body.of(self.body, self.optional)
+
+    @functools.cached_property
+    def in_lobby(self) -> _Body:
+        """The body an event of this kind has in the lobby (no round)."""
+        return _Body.of({**self.body, **self.lobby_body}, self.optional)
+
+
+class _Body(NamedTuple):
+    """A body's fields as ``_check_envelope`` asks about them, for every event."""
+
+    names: frozenset[str]
+    allowed: frozenset[str]
+    checks: tuple[tuple[str, Check], ...]
+    """Every field's check, the required ones first (as they were listed)."""
+    listed: str
+    """The required fields as the refusal names them."""
+
+    @classmethod
+    def of(cls, fields: dict[str, Check], optional: dict[str, Check]) -> _Body:
+        return cls(
+            frozenset(fields),
+            frozenset(fields) | frozenset(optional),
+            tuple({**fields, **optional}.items()),
+            ", ".join(sorted(fields)) or "nothing",
+        )
 
 
 MIN_TURN_S = 60
@@ -499,15 +530,11 @@ def _check_envelope(
         else:
             _HEX32(prev)
     body = value["body"]
-    fields = spec.body if rnd is not None else {**spec.body, **spec.lobby_body}
-    if not isinstance(body, dict) or not set(fields) <= set(body) <= set(fields) | set(
-        spec.optional
-    ):
-        raise EventError(
-            f"{kind} body must have exactly: {', '.join(sorted(fields)) or 'nothing'}"
-        )
+    shape = spec.in_round if rnd is not None else spec.in_lobby
+    if not isinstance(body, dict) or not shape.names <= body.keys() <= shape.allowed:
+        raise EventError(f"{kind} body must have exactly: {shape.listed}")
     inner: tuple[Event, ...] = ()
-    for name, check in {**fields, **spec.optional}.items():
+    for name, check in shape.checks:
         if name not in body:
             continue
         try:
