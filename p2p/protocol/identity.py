@@ -148,12 +148,13 @@ class Identity:
         return f"Identity({self.short_id})"
 
 
-@functools.lru_cache(maxsize=4_096)
+@functools.lru_cache(maxsize=512)
 def label(nickname: str, public_key: bytes) -> str:
     """How a peer is shown: ``alice (1a2b 3c4d 5e6f 7081)``.
 
     Kept for the labels shown most recently: every applied move names its signer
     (``RoundUpdate``), and sanitizing the nickname and hashing the key for it took
-    about as long as the machine's own step on a receiver (issue 28)."""
+    about as long as the machine's own step on a receiver (issue 28).  512: a round's
+    members many times over; a flood of fresh lobby keys only cycles it."""
     name = sanitize_nickname(nickname) or "?"
     return f"{name} ({fingerprint(public_key)})"
