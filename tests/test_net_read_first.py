@@ -41,6 +41,10 @@ def test_the_first_look_reads_what_paho_reads() -> None:
             decode_publish(0x30, bad, True)
     with pytest.raises(ValueError):  # no message id
         decode_publish(0x32, b"\x00\x01t", True)
+    # properties cut short (a broker's malformed packet): never an IndexError out of
+    # paho's read callback, the packet is left to paho's own path
+    for cut in (b"\x00\x01t\x05", b"\x00\x01t\x05\x02\x00"):
+        assert decode_publish(0x30, cut, True) is None
 
 
 @pytest.mark.parametrize("protocol", ["5", "3.1.1"])

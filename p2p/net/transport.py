@@ -462,7 +462,7 @@ def decode_publish(command: int, packet: bytes | bytearray, v5: bool) -> RawPubl
             raise ValueError("PUBLISH without its properties")
         size, end = _varint(packet, end)
         if size:
-            if size != 5 or packet[end] != _EXPIRY or end + size > len(packet):
+            if size != 5 or end + size > len(packet) or packet[end] != _EXPIRY:
                 return None  # other properties: paho reads them
             expiry = int.from_bytes(packet[end + 1 : end + 5], "big")
             end += size
