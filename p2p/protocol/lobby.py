@@ -15,57 +15,30 @@ How to drive it (``p2p.peer``):
 * a ``Backoff(max_ms)`` effect asks the driver to call ``answer_due(now)`` after a random
   delay of at most ``max_ms`` (the randomness lives in the driver);
 * call ``tick(now)`` every second or so (heartbeat every ``heartbeat_ms()``, silent peers
-  dropped after the silence their presence announced, invitations expire); ``tick(now, listening=False)`` while
-  our own connection is down: the others' silence is then not counted (docs/protocol.md,
-  "Time and faults"); ``keep(keys)`` with the members of
-  our rounds, and drain ``take_changes()`` after each call (who came, changed or left);
+  dropped after the silence their presence announced, invitations expire);
+  ``tick(now, listening=False)`` while our own connection is down: the others' silence is
+  then not counted (docs/protocol.md, "Time and faults"); ``keep(keys)`` with the members
+  of our rounds, and drain ``take_changes()`` after each call (who came, changed or left);
 * ``set_busy``, ``chat``, ``hello``, ``disconnect``, ``decline_invitation`` and
   ``take_over`` are user actions; ``sessions`` (``p2p.protocol.sessions``) says whether
   this session acts for our key or another session of it does (this one then watches).
 
-Presence is a signed, self-expiring hint: ``ttl`` seconds after its ``ts`` it means
-nothing.  Its ``ttl`` also says how often its signer beats (``TTL_BEATS`` heartbeats per
-ttl): the heartbeat grows with the lobby its signer sees, so that a peer receives at most
-about ``PRESENCE_RATE`` heartbeats a second whatever the lobby's size (RTCP scales its
-reports so), and 20 s up to 100 peers as before.  Receivers drop a peer after the silence
-its own ``ttl`` announced (``silence_ms``), bounded by ``MAX_HEARTBEAT_MS``: a ``ttl`` up to
-``PRESENCE_TTL_S`` (every presence of an older peer) keeps the fixed rules.  Each
-comparison reads our own clock: the ``ttl`` is a duration, counted from when we last
-heard the peer.
-
-The Last Will is a *pre-signed* ``offline`` presence naming this connection's
-``session``; an ``offline`` presence counts only if it names the session of the presence
-we hold, so an unsigned fake Will fails to parse, and a replayed Will from an older
-session is ignored.
-
-Who is kept (docs/protocol.md, section 5): every key has a *rank*: 0 for the people we
-play with (``keep``, the ``MAX_KEPT`` most recent) and friends (``is_friend``), 1 for an
-*established* stranger (heard for at least ``ESTABLISHED_MS`` by our own clock), 2 for a
-new one, 3 for a key we do not see online.  The online list holds at most ``MAX_PEERS``
-keys besides rank 0, which is admitted even when the list is full and never evicted.  A new stranger when the
-list is full evicts the new stranger heard least recently; an established one only when
-it missed its heartbeat (not heard for ``STALE_MS``); otherwise it is refused.  Chat
-budgets and invitation eviction use the same ranks.  ``is_offline(pk)`` is true only
-after that key's own signed offline presence or its silence, never because a flood
-pushed it out.
-
-Invitations arrive in our inbox as a copy of the round's genesis.  While we are busy (in a
-live round) the lobby declines invitations to live rounds (within a budget); all others
-(always those to a slow round, a genesis with ``turn``) wait in ``invitations`` until we
-accept (the peer then builds a ``RoundMachine`` from the genesis), decline, the
-admin cancels, or they expire.
+The rules (presence and its ``ttl``, the heartbeat that grows with the lobby, the
+one-shot Last Will, who is kept and by which rank, lobby chat, invitations) are
+docs/protocol.md §5; the online list is ``p2p.protocol.lobby_online``, hello and chat
+``p2p.protocol.lobby_chat``, invitations ``p2p.protocol.lobby_invitations``.  The
+settings below live here and are read from here when used (budgets when built).
 """
 
 from __future__ import annotations
 
 import functools
-import heapq
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from p2p.protocol import events, lobby_clocks
-from p2p.protocol.chat import RateLimiter, TokenBucket, clean_line
+from p2p.protocol.chat import TokenBucket, clean_line
 from p2p.protocol.clocks import (
     ROUND_TOLERANCE_MS,
     ClockOffsets,
@@ -73,7 +46,6 @@ from p2p.protocol.clocks import (
 from p2p.protocol.conflicts import SeenIds
 from p2p.protocol.effects import Backoff as Backoff  # the lobby's own effect
 from p2p.protocol.effects import (
-    ChatLine,
     Dropped,
     Effect,
     Notice,
@@ -81,8 +53,8 @@ from p2p.protocol.effects import (
     dropped,
 )
 from p2p.protocol.events import Event, EventError
-from p2p.protocol.freshness import ReplayGuard
 from p2p.protocol.identity import Identity, label, peer_id, sanitize_nickname
+from p2p.protocol.lobby_chat import LobbyChat
 from p2p.protocol.lobby_clocks import MAX_FAR as MAX_FAR
 from p2p.protocol.lobby_invitations import DECLINE_BUDGET as DECLINE_BUDGET
 from p2p.protocol.lobby_invitations import DECLINED_CANCEL as DECLINED_CANCEL
@@ -92,6 +64,7 @@ from p2p.protocol.lobby_invitations import MAX_INVITATIONS as MAX_INVITATIONS
 from p2p.protocol.lobby_invitations import Invitation as Invitation
 from p2p.protocol.lobby_invitations import Invitations
 from p2p.protocol.lobby_invitations import plan_seats as plan_seats
+from p2p.protocol.lobby_online import OnlineList
 from p2p.protocol.sessions import Sessions
 from p2p.protocol.topics import Route, Topics
 
@@ -279,18 +252,16 @@ class Lobby:
         self._will_route = self.topics.presence(me.peer_id)
         self.is_friend = is_friend
         self.max_peers = max_peers
+        self._online: OnlineList[PeerInfo] = OnlineList(
+            me.public_key, lambda pk: self.is_friend is not None and self.is_friend(pk), MAX_CHANGES
+        )
+        """Who is online: ranks, the silence heap, eviction (``p2p.protocol.lobby_online``)."""
+        self.peers = self._online.peers
         self.busy = False
-        self.peers: dict[bytes, PeerInfo] = {}
         self._last_presence: int | None = None
         self._beat_ms = HEARTBEAT_MS
         """The heartbeat our latest presence announced (its ``ttl``): the next is due by
         then, however the lobby grew meanwhile."""
-        self._silence: list[tuple[int, bytes]] = []
-        """A heap of (``silent_at``, key) of the peers online; entries of keys heard again
-        since (another ``silent_at``) or gone are skipped when they come up."""
-        self._chat_limit = RateLimiter()
-        self._chat_budget = {r: TokenBucket(*b) for r, b in CHAT_BUDGETS.items()}
-        self._hello_budget = TokenBucket(*HELLO_BUDGET)
         self._repair_budget = TokenBucket(*REPAIR_BUDGET)
         self._ask_budget = TokenBucket(*ASK_BUDGET)
         self.answers_everyone = False
@@ -300,26 +271,21 @@ class Lobby:
         self._asked_at: int | None = None
         """When an ``all`` hello we mean to answer arrived (our clock), else None."""
         self._invitations = Invitations(me, self.topics)
-        self._chat_seen = ReplayGuard(REPLAY_WINDOW_MS, MAX_SEEN)
-        self._hello_seen = ReplayGuard(REPLAY_WINDOW_MS, MAX_SEEN)
         self._connected_at = 0
-        # strangers by last heard, least recent first: new ones and established ones
-        self._new: OrderedDict[bytes, None] = OrderedDict()
-        self._established: OrderedDict[bytes, None] = OrderedDict()
-        self._kept: OrderedDict[bytes, None] = OrderedDict()
-        self._gone: OrderedDict[bytes, int] = OrderedDict()
-        self._wills_used: OrderedDict[bytes, str] = OrderedDict()
-        """Per key, the id of the last offline presence (Will or goodbye) that took it
-        out: one-shot, so the same bytes replayed later change nothing (bounded)."""
-        self._evidence: OrderedDict[bytes, tuple[Event, int]] = OrderedDict()
-        """Partners taken out by their own signed offline presence, not revoked since:
-        that presence and when it arrived (our clock); evidence for an offline forfeit."""
-        self._changes: deque[tuple[PeerInfo, bool]] = deque(maxlen=MAX_CHANGES)
         self.clocks = ClockOffsets()
         """Other peers' clock offsets, from their live presences (and, fed by the driver,
         their live round side events): their timestamps are judged in their own frame."""
         self._far = lobby_clocks.FarClocks()
         """Keys whose live presence was too far off our clock (told once two agree)."""
+        self._chat = LobbyChat(
+            self.topics.root,
+            self.clocks,
+            window_ms=REPLAY_WINDOW_MS,
+            max_seen=MAX_SEEN,
+            chat_budgets=CHAT_BUDGETS,
+            hello_budget=HELLO_BUDGET,
+        )
+        """Freshness and budgets of lobby hellos and chat (``p2p.protocol.lobby_chat``)."""
         # our own retained presence: what we published last, and whether the broker has it
         self._sent: deque[bytes] = deque(maxlen=8)
         self._echoed = False
@@ -465,27 +431,16 @@ class Lobby:
 
     def keep(self, keys: Iterable[bytes]) -> None:
         """Keys of people we play with: kept first, watched for going offline."""
-        for pk in keys:
-            if pk == self.me.public_key:
-                continue
-            self._kept[pk] = None
-            self._kept.move_to_end(pk)
-            if len(self._kept) > MAX_KEPT:
-                self._kept.popitem(last=False)
+        self._online.keep(keys, MAX_KEPT)
 
     def rank(self, pk: bytes) -> int:
         """0 partner or friend, 1 established stranger, 2 new stranger, 3 not online."""
-        if pk in self._kept or (self.is_friend is not None and self.is_friend(pk)):
-            return 0
-        info = self.peers.get(pk)
-        if info is None:
-            return 3
-        return 1 if info.established else 2
+        return self._online.rank(pk)
 
     def offline_since(self, pk: bytes) -> int | None:
         """When (our clock) a partner's offline presence or its silence removed it, or
         ``None`` while it is online or merely missing from the list (see ``is_offline``)."""
-        return self._gone.get(pk) if self.is_offline(pk) else None
+        return self._online.gone.get(pk) if self.is_offline(pk) else None
 
     def is_offline(self, pk: bytes) -> bool:
         """True once a partner's own signed offline presence or its silence removed it.
@@ -493,7 +448,7 @@ class Lobby:
         A key that is merely missing from the list (never seen, or refused while the
         list was full) is not offline: only its silence on the round can cost it a seat.
         """
-        return pk in self._gone and pk not in self.peers
+        return self._online.is_offline(pk)
 
     def offline_evidence(self, pk: bytes) -> tuple[Event, int] | None:
         """A partner's own signed offline presence (Last Will or goodbye) that took it out
@@ -503,14 +458,12 @@ class Lobby:
         an offline forfeit (docs/protocol.md §6.6); the round machine checks how long it
         has stood.
         """
-        if pk in self.peers:
-            return None
-        return self._evidence.get(pk)
+        return None if pk in self.peers else self._online.evidence.get(pk)
 
     def take_changes(self) -> list[tuple[PeerInfo, bool]]:
         """Who came online or changed (``True``) or left (``False``) since the last call."""
-        changes = list(self._changes)
-        self._changes.clear()
+        changes = list(self._online.changes)
+        self._online.changes.clear()
         return changes
 
     # -- the others ------------------------------------------------------------------
@@ -594,7 +547,7 @@ class Lobby:
             if event.body.get("status") == "offline":
                 if known is None or known.session != event.body.get("session"):
                     return "offline presence of another session"
-                if self._wills_used.get(event.pk) == event.id:
+                if self._online.wills_used.get(event.pk) == event.id:
                     return WILL_REPLAYED
                 return None
             if local + honoured_ttl_s(event.body.get("ttl", 0)) * 1000 < now - MAX_SKEW_MS:
@@ -603,9 +556,9 @@ class Lobby:
                 return "older than the presence we hold"
             return None
         if event.kind == "hello":
-            return self._fresh_reason(event, now, self._hello_seen)
+            return self._chat.fresh_reason(event, now, self._chat.hello_seen)
         if event.kind == "chat" and event.round is None:
-            return self._fresh_reason(event, now, self._chat_seen)
+            return self._chat.fresh_reason(event, now, self._chat.chat_seen)
         return None
 
     def receive(
@@ -670,19 +623,13 @@ class Lobby:
     def _receive(
         self, event: Event, now: int, topic: str | None, age: int | None = 0
     ) -> list[Effect]:
-        if event.pk == self.me.public_key and event.kind in (
-            "presence",
-            "hello",
-            "chat",
-        ):
+        if event.pk == self.me.public_key and event.kind in ("presence", "hello", "chat"):
             return []  # our own echo
         if event.kind == "presence":
             return self._on_presence(event, now, topic, age)
-        handler = {
-            "hello": self._on_hello,
-            "chat": self._on_chat,
-            "cancel": self._on_cancel,
-        }.get(event.kind)
+        handler = {"hello": self._on_hello, "chat": self._on_chat, "cancel": self._on_cancel}.get(
+            event.kind
+        )
         if handler is None:
             return [dropped(event, f"{event.kind} does not belong in the lobby")]
         return handler(event, now, topic)
@@ -703,136 +650,43 @@ class Lobby:
                 return []  # a Will of someone we never saw online: nothing to remove
             if known.session != body["session"]:
                 return [dropped(event, "offline presence of another session")]
-            if self._wills_used.get(event.pk) == event.id:
+            if self._online.wills_used.get(event.pk) == event.id:
                 # one-shot: a heartbeat after this Will revoked it; its replay is void
                 return [dropped(event, WILL_REPLAYED)]
-            self._wills_used[event.pk] = event.id
-            self._wills_used.move_to_end(event.pk)
-            while len(self._wills_used) > MAX_PEERS + MAX_KEPT:
-                self._wills_used.popitem(last=False)
-            self._remove(event.pk, now)
-            if self.rank(event.pk) == 0:
-                self._evidence[event.pk] = (event, now)
-                self._evidence.move_to_end(event.pk)
-                while len(self._evidence) > MAX_KEPT * 4:
-                    self._evidence.popitem(last=False)
+            self._online.went_offline(event, now, MAX_PEERS + MAX_KEPT, MAX_KEPT * 4)
             return [Notice(f"{known.label} left", "peer_left", {"nick": known.label})]
         if local + honoured_ttl_s(body["ttl"]) * 1000 < now - MAX_SKEW_MS:
             return [dropped(event, "expired presence"), *self._too_far(event, now, age)]
         if known is not None and event.ts <= known.ts:
             return [dropped(event, "older than the presence we hold")]
-        self._evidence.pop(event.pk, None)  # a sign of life revokes its offline presence
+        self._online.evidence.pop(event.pk, None)  # a sign of life revokes its offline presence
         clock = [] if age is None else self._clock_notices(event, now, age)
         if known is None:
-            if not self._make_room(event.pk, now):
+            if not self._online.make_room(
+                event.pk, now, self.max_peers, STALE_MS, stale_ms, MAX_STALE_SCAN
+            ):
                 return [dropped(event, "lobby full")]
-            info = PeerInfo(
-                event.pk,
-                body["nick"],
-                body["busy"],
-                body["session"],
-                event.ts,
-                now,
-                now,
-                ttl=body["ttl"],
-            )
-            self.peers[event.pk] = info
-            self._expect(info)
-            self._new[event.pk] = None
-            self._gone.pop(event.pk, None)
-            self._changes.append((replace(info), True))
+            info = PeerInfo(event.pk, body["nick"], body["busy"], body["session"], event.ts,
+                            now, now, ttl=body["ttl"])
+            self._online.add(info, silence_ms(info.ttl))
+            self._online.changes.append((replace(info), True))
             return [
                 Notice(f"{info.label} is online", "peer_online", {"nick": info.label}),
                 *clock,
             ]
         changed = known.nick != body["nick"] or known.busy != body["busy"]
-        known.nick, known.busy, known.session = (
-            body["nick"],
-            body["busy"],
-            body["session"],
-        )
+        known.nick, known.busy, known.session = body["nick"], body["busy"], body["session"]
         known.ts, known.last_heard, known.ttl = event.ts, now, body["ttl"]
-        self._expect(known)
-        self._heard(known, now)
+        self._online.expect(known, silence_ms(known.ttl))
+        self._online.heard(known, now, ESTABLISHED_MS)
         if changed:
-            self._changes.append((replace(known), True))
+            self._online.changes.append((replace(known), True))
         return clock
 
-    def _expect(self, info: PeerInfo) -> None:
-        """When ``info``'s signer counts as silent: its last presence (our clock) plus the
-        silence its own ``ttl`` announced (bounded, ``silence_ms``)."""
-        info.silent_at = info.last_heard + silence_ms(info.ttl)
-        heapq.heappush(self._silence, (info.silent_at, info.pk))
-        if len(self._silence) > 2 * len(self.peers) + 64:  # heard again: old entries
-            self._reschedule()
-
-    def _reschedule(self) -> None:
-        """The silence heap from the peers online alone (drops the skipped entries)."""
-        self._silence = [(p.silent_at, p.pk) for p in self.peers.values()]
-        heapq.heapify(self._silence)
-
-    def _heard(self, info: PeerInfo, now: int) -> None:
-        """Move a stranger to the recent end of its queue (established once old enough)."""
-        if info.established:
-            self._established.move_to_end(info.pk)
-        elif now - info.first_heard >= ESTABLISHED_MS:
-            info.established = True
-            self._new.pop(info.pk, None)
-            self._established[info.pk] = None
-        else:
-            self._new.move_to_end(info.pk)
-
-    def _make_room(self, pk: bytes, now: int) -> bool:
-        """Room for a new key in the online list: evict by rank, never first-come."""
-        strangers = len(self._new) + len(self._established)
-        if self.rank(pk) == 0 or strangers < self.max_peers:
-            return True
-        for queue, stale_only in ((self._new, False), (self._established, True)):
-            looked = 0
-            for old in queue:
-                if self.rank(old) == 0:
-                    continue  # a partner or friend: never evicted (and rarely here)
-                if stale_only:
-                    info = self.peers[old]
-                    if now - info.last_heard < STALE_MS:
-                        break  # least recent first: the rest were heard even later
-                    if now - info.last_heard < stale_ms(info.ttl):
-                        looked += 1  # it announced a longer heartbeat: not missed yet
-                        if looked >= MAX_STALE_SCAN:
-                            break
-                        continue
-                self._remove(old, now, evicted=True)
-                return True
-        return False
-
-    def _remove(self, pk: bytes, now: int, evicted: bool = False) -> None:
-        info = self.peers.pop(pk)
-        self._new.pop(pk, None)
-        self._established.pop(pk, None)
-        if not evicted and self.rank(pk) == 0:
-            self._gone[pk] = now
-            self._gone.move_to_end(pk)
-            while len(self._gone) > MAX_KEPT * 4:
-                self._gone.popitem(last=False)
-        self._changes.append((info, False))
-
-    def _fresh_reason(self, event: Event, now: int, guard: ReplayGuard) -> str | None:
-        if event.body.get("ns") != self.topics.root:
-            return "signed for another lobby"
-        return guard.check(event.id, self.clocks.local(event.pk, event.ts), now)
-
-    def _fresh(self, event: Event, now: int, guard: ReplayGuard) -> list[Effect]:
-        """Namespace, window and duplicate checks of a ``hello`` or lobby ``chat``."""
-        why = self._fresh_reason(event, now, guard)
-        return [dropped(event, why)] if why else []
-
     def _on_hello(self, event: Event, now: int, topic: str | None) -> list[Effect]:
-        refused = self._fresh(event, now, self._hello_seen)
+        refused = self._chat.admit_hello(event, now)
         if refused:
             return refused
-        if not self._hello_budget.take(now):
-            return [dropped(event, "hello budget")]
-        self._hello_seen.add(event.id, self.clocks.local(event.pk, event.ts), now)
         if event.body.get("all") and self.answers_everyone and event.pk != self.me.public_key:
             if self._asked_at is None:
                 self._asked_at = now
@@ -842,21 +696,10 @@ class Lobby:
         return self._answer_later()
 
     def _on_chat(self, event: Event, now: int, topic: str | None) -> list[Effect]:
-        if event.round is not None:
-            return [dropped(event, "round chat in the lobby")]
-        refused = self._fresh(event, now, self._chat_seen)
-        if refused:
-            return refused
-        if not self._chat_limit.allow(event.pk, now):
-            return [dropped(event, "chat rate limit")]
-        rank = self.rank(event.pk)
-        budget = self._chat_budget.get(min(rank, 2)) if rank else None
-        if budget is not None and not budget.take(now):
-            return [dropped(event, "lobby chat budget")]
-        self._chat_seen.add(event.id, self.clocks.local(event.pk, event.ts), now)
-        known = self.peers.get(event.pk)
-        nick = known.nick if known else ""
-        return [ChatLine(event.pk, nick, event.body["text"], None, event.ts)]
+        return self._chat.on_chat(event, now, self.rank, self._nick)
+
+    def _nick(self, pk: bytes) -> str:
+        return known.nick if (known := self.peers.get(pk)) else ""
 
     # -- invitations (``p2p.protocol.lobby_invitations``) --------------------------------
 
@@ -920,22 +763,13 @@ class Lobby:
         elif self._deaf_since is not None:
             deaf = max(0, now - self._deaf_since)
             self._deaf_since = None
-            for info in self.peers.values():
-                info.last_heard += deaf
-                info.silent_at += deaf
-            self._reschedule()
+            self._online.deaf(deaf)
         if self._last_presence is not None and now - self._last_presence >= min(
             self._beat_ms, self.heartbeat_ms()
         ):
             # due by what our last presence announced, earlier if the lobby shrank
             effects.append(self._announce("online", now))
-        heap = self._silence
-        while listening and heap and heap[0][0] <= now:
-            at, pk = heapq.heappop(heap)
-            silent = self.peers.get(pk)
-            if silent is None or silent.silent_at != at:
-                continue  # gone, or heard again since (a later entry stands)
-            self._remove(pk, now)
+        for silent in self._online.silent(now, MAX_KEPT * 4) if listening else []:
             effects.append(
                 Notice(f"{silent.label} went silent", "peer_silent", {"nick": silent.label})
             )
