@@ -93,7 +93,7 @@ class OnlineList(Generic[P]):
         ``silence`` (``silence_ms`` of the ``ttl`` it signed)."""
         info.silent_at = info.last_heard + silence
         heapq.heappush(self.silence, (info.silent_at, info.pk))
-        if len(self.silence) > 2 * len(self.peers) + 64:  # heard again: old entries
+        if len(self.silence) > len(self.peers) + 64:  # heard again or gone: old entries
             self.reschedule()
 
     def reschedule(self) -> None:
