@@ -83,3 +83,19 @@ def test_mosquitto_hands_retained_messages_to_wildcards(broker_url: str) -> None
             assert transport.protocol_version == "5"
 
     run(body(), 30)
+
+
+def test_a_connection_asked_to_speak_3_1_1_does_not_mark_the_broker_as_3_1_1(
+    broker_url: str,
+) -> None:
+    # a caller (a test, a bot) that asks for 3.1.1 learns nothing of the broker's version:
+    # before, every later v5 transport of the process to that broker spoke 3.1.1
+    async def body() -> None:
+        async with Transport(broker_url, protocol="3.1.1") as old:
+            assert old.protocol_version == "3.1.1"
+        assert "protocol" not in known.facts(broker_url)
+        async with Transport(broker_url) as new:
+            assert new.protocol_version == "5"
+        assert known.facts(broker_url)["protocol"] == "5"
+
+    run(body(), timeout=30)

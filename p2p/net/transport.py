@@ -523,6 +523,9 @@ class Transport(Broker):
         self._max_backoff = max_backoff
         learned = known.facts(str(self.address))
         self._v5 = protocol == "5" and learned.get("protocol") != "3.1.1"
+        self._asked_v5 = protocol == "5"
+        """Whether v5 was ours to try: a connection the caller asked to speak 3.1.1 says
+        nothing of what the broker speaks, so it is not noted in ``p2p.net.known``."""
         self.retained_delivery: str | None = learned.get("retained")
         """To whom the broker hands retained messages (``p2p.net.known.RETAINED``),
         ``None`` until probed (once per broker: ``_probe_retained``)."""
@@ -1437,7 +1440,8 @@ class Transport(Broker):
                     )
                     self._ever_connected = True
                     self._probing_v5 = False
-                    known.note(str(self.address), protocol=self.protocol_version)
+                    if self._asked_v5:
+                        known.note(str(self.address), protocol=self.protocol_version)
                     self._up.set()
                     if self._on_connected is not None:
                         try:
