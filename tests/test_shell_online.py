@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 from pathlib import Path
 
 import pytest
 
 from p2p.shell.connect import attach
+from p2p.shell.settings import Settings
 from p2p.shell.testing import HeadlessShell
 
 peer_mod = pytest.importorskip("p2p.peer")
@@ -39,17 +41,22 @@ async def _play_until_over(h: HeadlessShell, timeout: float = 60) -> None:
 def test_invite_the_computer_in_the_lobby_and_play_a_round(tmp_path: Path, broker_url: str) -> None:
     from p2p.shell.bot import run_bot
 
+    # a lobby of our own on the suite's shared broker: the count below is exact, so no peer
+    # of a test running beside this one (the public lobby) may be in it
+    namespace = f"online-{os.getpid()}"
+
     async def scenario() -> None:
         ready = asyncio.Event()
-        bot = asyncio.create_task(run_bot(broker_url, "robo", ready=ready))
+        bot = asyncio.create_task(run_bot(broker_url, "robo", ready=ready, namespace=namespace))
         await asyncio.wait_for(ready.wait(), 10)
         try:
             async with HeadlessShell(
-                config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url)
+                config_dir=tmp_path, lang="en", broker=broker_url, startup=attach(broker_url),
+                settings=Settings(nick="tester", namespace=namespace),
             ) as h:
                 await h.wait_screen("Connected to", 10)
                 await h.wait_screen("robo [", 10)  # the lobby lists the computer with its fingerprint
-                assert "Lobby (2 online)" in h.screen()
+                assert f"Lobby {namespace} (2 online)" in h.screen()
                 await h.type_line("hello lobby")
                 await h.wait_screen("tester: hello lobby")
                 await h.type_line("/invite robo connect4 start=me")
