@@ -68,7 +68,8 @@ positions takes to solve.  Any other name is looked up in the registry."""
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", help="the game to solve (only: connect4)")
-    parser.add_argument("position", nargs="?", help="played columns, e.g. 4455 (default: read stdin)")
+    parser.add_argument("position", nargs="?", help="played columns, e.g. 4455 (default: read stdin); "
+                        "a position early in a game can take hours")
     parser.add_argument("--analyze", "-a", action="store_true", help="score of every column")
     parser.add_argument("--weak", "-w", action="store_true", help="only win (1) / draw (0) / loss (-1)")
     parser.add_argument("--width", type=int, default=7,
