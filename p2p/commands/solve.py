@@ -209,8 +209,14 @@ def run(args: Options) -> int:
             return 0
     from time import monotonic
 
-    write = sys.stdout.write
-    flush = sys.stdout.flush
+    out: list[str] = []  # answers not yet written: one write each time, whatever the
+    # stream's buffering (``PYTHONUNBUFFERED`` would make every line a system call)
+
+    def flush() -> None:
+        sys.stdout.write("".join(out))
+        sys.stdout.flush()
+        out.clear()
+
     number = 0
     for lines in _lines_as_they_come():
         flushed = monotonic()
@@ -224,7 +230,7 @@ def run(args: Options) -> int:
             except (ValueError, UsageError) as err:
                 flush()
                 raise UsageError(f"line {number}: {err}") from None
-            write(f"{text} {answer}\n")
+            out.append(f"{text} {answer}\n")
             if monotonic() - flushed >= FLUSH_S:  # a slow run of lines shows its progress
                 flush()
                 flushed = monotonic()
