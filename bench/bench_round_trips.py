@@ -220,6 +220,15 @@ class Trace:
         self.t0 = time.monotonic()
         self.rows: list[tuple[float, str, str]] = []
         self.names: dict[int, str] = {}
+        self.done: list[tuple[float, list[tuple[float, str, str]]]] = []
+        """The rounds traced before this one (``--trace-runs``): their start and rows."""
+
+    def next_round(self) -> None:
+        """Keep the rows of the round before, and time the next from now."""
+        if self.rows:
+            self.done.append((self.t0, self.rows))
+        self.rows = []
+        self.t0 = time.monotonic()
 
     def note(self, owner: object, what: str) -> None:
         self.rows.append((time.monotonic(), self.names.get(id(owner), "?"), what))
@@ -334,9 +343,13 @@ class Trace:
                 self.rows.append((before, "loop", f"stalled {stalled * 1000:.0f} ms from here"))
 
     def print(self, rt: float) -> None:
-        for when, who, what in sorted(self.rows, key=lambda r: r[0]):
-            ms = (when - self.t0) * 1000
-            print(f"{ms:8.1f} ms {ms / 1000 / rt:6.2f} RT  {who:3} {what}")
+        rounds = [*self.done, (self.t0, self.rows)]
+        for n, (t0, rows) in enumerate(rounds, 1):
+            if len(rounds) > 1:
+                print(f"-- round {n} of {len(rounds)} (the same peers, one after the other)")
+            for when, who, what in sorted(rows, key=lambda r: r[0]):
+                ms = (when - t0) * 1000
+                print(f"{ms:8.1f} ms {ms / 1000 / rt:6.2f} RT  {who:3} {what}")
 
 
 async def one_round(peers: list[Peer], kind: str, moves: int) -> dict[str, Any]:
@@ -452,7 +465,7 @@ async def scenario(
             with trace.install(peers) if trace is not None else contextlib.nullcontext():
                 lag = None
                 if trace is not None:
-                    trace.t0 = time.monotonic()
+                    trace.next_round()
                     lag = asyncio.get_running_loop().create_task(trace.watch_loop())
                 rows.append(await asyncio.wait_for(one_round(peers, kind, moves), 4 * WAIT_S))
                 if lag is not None:
@@ -818,7 +831,8 @@ async def main_async(args: argparse.Namespace) -> None:
         if args.trace:
             seats_s, kind = args.trace.split(",")
             trace = Trace()
-            found = await scenario(url, int(seats_s), kind, 1, args.moves, trace=trace)
+            found = await scenario(url, int(seats_s), kind, args.trace_runs, args.moves,
+                                   trace=trace)
             trace.print(rt)
             print(f"link round trip {rt * 1000:.0f} ms; {found}")
             return
@@ -917,6 +931,10 @@ def main() -> None:
     )
     parser.add_argument(
         "--trace", metavar="SEATS,KIND", help="one round, every step of every peer timed"
+    )
+    parser.add_argument(
+        "--trace-runs", type=int, default=1, metavar="N",
+        help="with --trace: N rounds in a row by the same peers, as the bench runs them",
     )
     parser.add_argument(
         "--procs", action="store_true", help="one process per peer (not with --trace)"

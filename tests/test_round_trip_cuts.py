@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
 from collections import Counter
 from typing import Any
 
@@ -134,5 +135,112 @@ def test_a_live_ending_goes_out_at_the_end_and_once_more_with_every_ack(
             stores = [r._link.store for r in rounds]
             await eventually(lambda: all(s._cleared for s in stores), 15, "the stores cleared")
             assert len(published) == 4 and all(n <= 2 for n in published.values()), published
+
+    run(body())
+
+
+def test_a_slow_rounds_echo_stores_go_together_and_the_newest_reaches_the_broker(
+    peers: Peers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a slow round in play, a member's store after another member's move (an echo:
+    it holds only what the mover's store holds) goes at most ``STORE_ECHO_MS`` after its
+    store before it, with every change meanwhile; a change of its own (its move) goes at
+    once.  Counted: the stores published while six quick moves are played, against the
+    bound the spacing allows (before: one store per member and move, 18); and once play
+    stops, every member's newest store, holding the last move, is taken by the broker.
+    The ending still clears every store."""
+    from p2p.peer import store_link
+    from p2p.peer.store_link import StoreLink
+    from p2p.protocol import round_store
+
+    window_s = 1.0
+    monkeypatch.setattr(store_link, "STORE_ECHO_MS", int(window_s * 1000))
+    published: Counter[str] = Counter()
+    counting = False
+    real_publish = StoreLink._publish
+
+    def publish(self: StoreLink, payload: bytes) -> None:
+        if counting:
+            published[self.topic()] += 1
+        real_publish(self, payload)
+
+    monkeypatch.setattr(StoreLink, "_publish", publish)
+
+    async def body() -> None:
+        nonlocal counting
+        async with peers("alice", "bob", "carol") as (alice, bob, carol):
+            rounds = await start_round(alice, [bob, carol], "cube", turn_limit=3600)
+            by_seat = {r.my_seat: r for r in rounds}
+            stores = [r._link.store for r in rounds]
+            # the start's stores (and echoes of it) are out before we count
+            await eventually(lambda: all(s._echo_timer is None for s in stores), 15, "quiet")
+            counting = True
+            t0 = time.monotonic()
+            for _ in range(6):
+                mover = by_seat[rounds[0].game.to_move()]
+                plies = len(mover.log())
+                await mover.play(mover.game.legal_moves()[0])
+                for r in rounds:
+                    await eventually(lambda r=r, n=plies: len(r.log()) > n, 15, "the move")
+            counting = False
+            played_s = time.monotonic() - t0
+            # each mover's own store at once (6); a member's echoes at least a window apart
+            bound = 6 + 3 * (1 + int(played_s / window_s))
+            assert sum(published.values()) <= bound, (published, played_s)
+
+            def newest_out(r: Any) -> bool:
+                link = r._link
+                st = link.machine.state
+                held = round_store.encode(round_store.store_events(st, link.machine.me.public_key, []))
+                sent = link.store._last_sent
+                return link.store._written == held and sent is not None and sent.done()
+
+            for r in rounds:
+                await eventually(lambda r=r: newest_out(r), 15, "the newest store on the broker")
+            await asyncio.gather(rounds[1].resign(), rounds[2].resign())
+            for r in rounds:
+                await eventually(lambda r=r: r.is_over and r.agreed, 15, "every ack")
+            await eventually(lambda: all(s._cleared for s in stores), 15, "the stores cleared")
+
+    run(body())
+
+
+def test_a_slow_rounds_store_held_back_goes_when_the_peer_closes(
+    peers: Peers, mosquitto: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A member's store after the other's move (an echo) is held back (``STORE_ECHO_MS``,
+    here a minute); when the member closes in that time, it goes before the peer
+    disconnects: the broker keeps that store with the move in it (the third member is
+    not known to hold it)."""
+    import aiomqtt
+
+    from p2p.peer import store_link
+    from p2p.protocol import round_store, sealing
+
+    monkeypatch.setattr(store_link, "STORE_ECHO_MS", 60_000)
+
+    async def body() -> None:
+        async with peers("alice", "bob", "carol") as members:
+            rounds = await start_round(members[0], list(members[1:]), "cube", turn_limit=3600)
+            mover = next(r for r in rounds if r.game.to_move() == r.my_seat)
+            at = next(i for i, r in enumerate(rounds) if r is not mover)
+            other, who = rounds[at], members[at]
+            plies = len(other.log())
+            await mover.play(mover.game.legal_moves()[0])
+            await eventually(lambda: len(other.log()) > plies, 15, "the move")
+            store = other._link.store
+            assert store._echo_timer is not None  # held back
+            move = other.log()[-1]
+            assert move.kind == "move"
+            topic = store.topic()
+            key = other.sealing_key
+            await who.close()
+        async with aiomqtt.Client("127.0.0.1", mosquitto.port, identifier="reader") as reader:
+            await reader.subscribe(topic, qos=1)
+            async with asyncio.timeout(5):
+                async for message in reader.messages:
+                    plain = sealing.open_round(key, "store", bytes(message.payload))
+                    assert move.raw in [bytes(line) for line in round_store.decode(plain)]
+                    break
 
     run(body())

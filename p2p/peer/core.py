@@ -420,6 +420,8 @@ class Peer(Service):
         """Say goodbye (offline presence), send what is pending and disconnect."""
         if self._closed:
             return
+        for link in self.links:
+            link.store.flush()  # a slow round's store held back a moment goes now
         self._closed = True
         self.lobby_link.stop()
         if self.connected:

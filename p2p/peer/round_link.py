@@ -323,11 +323,12 @@ class RoundLink:
     async def run_effects(self, effects: list[Effect], source: str = "") -> None:
         """Carry out what the machine asked for, in order."""
         host = self._host
-        changed = noticed = False
+        changed = noticed = ours = False
         applied_from_sync = 0
         for effect in effects:
             if isinstance(effect, Publish):
                 host.publish_for(self, effect)
+                ours = True
             elif isinstance(effect, Applied):
                 changed = True
                 host.count_applied()
@@ -362,7 +363,9 @@ class RoundLink:
         if self.is_over:
             changed = True  # a local end (expiry, equivocation) changes no chain
         if changed:
-            self.store.refresh()  # a slow round: the others find it on the broker
+            # a slow round: the others find it on the broker (an echo of their events
+            # a little later, with what comes meanwhile: ``STORE_ECHO_MS``)
+            self.store.changed(ours or not source)
             self._tell_over()
             self.clock.last_change = time.monotonic()
             self._clear_private_genesis()

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import time
 from collections.abc import Iterable
 from typing import Protocol
 
@@ -47,6 +48,18 @@ publishes what waited when it is over).  The acks come within a round trip or tw
 after each of them cost every member two or three more sealed stores to send and to
 read at the very moment the acks are on their way (issue 28: the 3- and 4-seat ends).
 A member cut off at the end finds the ending, with the end and our ack, all the same."""
+
+STORE_ECHO_MS = 400
+"""While a slow round is in play, a store that only echoes the others' events (a change
+in which we signed nothing: a move of another member reached us) goes at most this long
+after our store before it; changes within that time go together in the newest store
+(``StoreLink.changed``).  Each member republished its store on every move of every other
+member, and with the event that follows that used up the connection's publish pacer
+(``PUBLISH_RATE_PER_S``, 9 a second): a 4-seat slow round at one move per round trip
+published about 11 messages a second per member, so the admin's seals and ack at the end
+and the next round's draw waited 1-2 round trips for a token (issue 28).  What an echo
+store holds is in the mover's own store already; a change of ours (our move, seal, ack)
+and every change once the round is over still publish at once."""
 
 
 class StoreHost(Protocol):
@@ -132,6 +145,10 @@ class StoreLink:
         """The final head our last store published after the end showed (``_gathering``)."""
         self._last_sent: asyncio.Future[None] | None = None
         """The publication of our newest store, until a broker took it (``_clear``)."""
+        self._published_at = 0.0
+        """When we last published our store (``time.monotonic()``; ``changed``)."""
+        self._echo_timer: asyncio.TimerHandle | None = None
+        """An echo's change waiting for ``STORE_ECHO_MS`` after our last store."""
 
     @property
     def enabled(self) -> bool:
@@ -189,6 +206,38 @@ class StoreLink:
 
     # -- out ------------------------------------------------------------------------------
 
+    def changed(self, ours: bool) -> None:
+        """The round changed (``ours``: by an event we signed in that step): publish our
+        store, or, for an echo of the others' events in play, a little later with what
+        comes meanwhile (``STORE_ECHO_MS``)."""
+        if self._echo_timer is not None:
+            if not ours:
+                return  # the timer publishes the newest store
+            self._echo_timer.cancel()
+            self._echo_timer = None
+        if (
+            not ours
+            and self.enabled
+            and self._written is not None
+            and not self._link.machine.is_over
+        ):
+            wait = self._published_at + STORE_ECHO_MS / 1000 - time.monotonic()
+            if wait > 0:
+                self._echo_timer = asyncio.get_running_loop().call_later(wait, self._echo_due)
+                return
+        self.refresh()
+
+    def flush(self) -> None:
+        """Publish a store held back by ``changed`` now (the peer closes)."""
+        if self._echo_timer is not None:
+            self._echo_timer.cancel()
+            self._echo_timer = None
+            self.refresh()
+
+    def _echo_due(self) -> None:
+        self._echo_timer = None
+        self.refresh()
+
     def refresh(self) -> None:
         """Publish our store again if what it should hold changed (or was asked for)."""
         link = self._link
@@ -238,6 +287,7 @@ class StoreLink:
         host = self._link.host
         route = host.topics.round_store(self._link.key, peer_id(self._link.machine.me.public_key))
         self._repair.published(payload, host.now_ms())
+        self._published_at = time.monotonic()
         # on a broker with message expiry the store vanishes by itself two turns later
         # (a live round's ending: once the members stop asking for acks)
         expiry = 2 * self.turn_s if self.turn_s is not None else ACK_ASK_MS // 1000
