@@ -243,6 +243,7 @@ class Trace:
             self.names[id(p)] = p.nick
             self.names[id(p.edge)] = p.nick
             self.names[id(p.edge.transport)] = p.nick
+            self.names[id(getattr(p.edge.transport, "_pacer", None))] = p.nick  # whose publish it held
             self.names[id(p.lobby_link)] = p.nick
         nick_of = {p.public_key: p.nick for p in peers}
         trace = self
@@ -318,7 +319,8 @@ class Trace:
                 await old(self)
                 if time.monotonic() - before > 0.002:
                     waited = (time.monotonic() - before) * 1000
-                    trace.rows.append((before, "?", f"  pacer held a publish {waited:.0f} ms"))
+                    who = trace.names.get(id(self), "?")
+                    trace.rows.append((before, who, f"  pacer held a publish {waited:.0f} ms"))
             return wait
 
         from p2p.net.transport import _Pacer
