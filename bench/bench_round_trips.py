@@ -58,7 +58,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+TREE = (
+    Path(sys.argv[sys.argv.index("--tree") + 1]).resolve()
+    if "--tree" in sys.argv[:-1]
+    else Path(__file__).resolve().parent.parent
+)
+"""Where ``p2p`` is imported from: this checkout, or ``--tree DIR`` (another worktree,
+e.g. main before a change, run by this bench's own code for a side-by-side run)."""
+sys.path.insert(0, str(TREE))
 
 import aiomqtt
 
@@ -469,7 +476,9 @@ async def scenario(
                 if trace is not None:
                     trace.next_round()
                     lag = asyncio.get_running_loop().create_task(trace.watch_loop())
+                held0 = _pacer_held(peers)
                 rows.append(await asyncio.wait_for(one_round(peers, kind, moves), 4 * WAIT_S))
+                rows[-1]["held"] = _pacer_held(peers) - held0
                 if lag is not None:
                     lag.cancel()
             await asyncio.sleep(0.5)
@@ -485,7 +494,14 @@ async def scenario(
         "end": statistics.median(r["end"] for r in rows),
         "hops": statistics.median(r["hops"] for r in rows),
         "n_moves": sum(len(r["move"]) for r in rows),
+        "held": statistics.median(r["held"] for r in rows),
     }
+
+
+def _pacer_held(peers: list[Peer]) -> int:
+    """Publishes the peers' pacers held back for a token so far (``PUBLISH_RATE_PER_S``):
+    a count that does not depend on the machine's load."""
+    return sum(getattr(getattr(p.edge.transport, "_pacer", None), "held", 0) for p in peers)
 
 
 def _before(peers: list[Peer]) -> Any:
@@ -756,6 +772,7 @@ async def scenario_procs(
         for i in range(seats):
             proc = await asyncio.create_subprocess_exec(
                 sys.executable, __file__, "--worker", url, f"p{i}", namespace,
+                "--tree", str(TREE),
                 *(["--before"] if before else []),
                 stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             )
@@ -859,6 +876,7 @@ async def main_async(args: argparse.Namespace) -> None:
     print(
         f"{platform.node()} · {os.cpu_count()} cores · Python {platform.python_version()}"
         f" · load {load0:.1f} at the start, {load1:.1f} at the end"
+        f" · p2p from {Path(sys.modules['p2p'].__file__ or '.').parent.parent}"
     )
     print(
         "peers: one process each" if args.procs
@@ -914,6 +932,11 @@ async def main_async(args: argparse.Namespace) -> None:
         print("  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)))
         for row in rows:
             print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)))
+    held = [f"{seats} {label}: {r['held']:g}" for (seats, label), r in results.items()
+            if "held" in r]
+    if held:
+        print("publishes held back by the pacer per round (median; all peers of a round in"
+              " one process): " + "; ".join(held))
 
 
 def main() -> None:
@@ -944,6 +967,10 @@ def main() -> None:
     parser.add_argument("--worker", nargs=3, metavar=("URL", "NICK", "NAMESPACE"),
                         help=argparse.SUPPRESS)
     parser.add_argument("--before", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--tree", metavar="DIR",
+        help="import p2p from DIR (another worktree) instead of this checkout",
+    )
     import logging
 
     logging.basicConfig(level=logging.CRITICAL)
