@@ -219,6 +219,13 @@ def end_hops(chain: list[Any]) -> int:
     return 1 + runs + int(waits_for_others)
 
 
+GAP_S = 0.5
+"""Seconds between two rounds of the same peers (``--gap``).  Each peer's connection
+publishes 8 at once and then 9 a second (``PUBLISH_RATE_PER_S``): a round begun this soon
+after the last may find the admin's pacer not yet full again (the bench prints how many
+publishes it held back)."""
+
+
 class Trace:
     """``--trace``: when each peer sends, publishes (PUBLISH out, PUBACK back), subscribes
     and receives what, in one round -- to find where a start loses its round trips."""
@@ -481,7 +488,7 @@ async def scenario(
                 rows[-1]["held"] = _pacer_held(peers) - held0
                 if lag is not None:
                     lag.cancel()
-            await asyncio.sleep(0.5)
+            await asyncio.sleep(GAP_S)
     finally:
         Edge.subscribe_round = current  # type: ignore[method-assign]
         for p in reversed(peers):
@@ -785,7 +792,7 @@ async def scenario_procs(
         rows = []
         for _ in range(runs):
             rows.append(await asyncio.wait_for(one_round_procs(remotes, kind, moves), 4 * WAIT_S))
-            await asyncio.sleep(0.5)
+            await asyncio.sleep(GAP_S)
     finally:
         for r in remotes:
             with contextlib.suppress(Exception):
@@ -968,6 +975,10 @@ def main() -> None:
                         help=argparse.SUPPRESS)
     parser.add_argument("--before", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument(
+        "--gap", type=float, default=0.5, metavar="S",
+        help="seconds between two rounds of the same peers (default 0.5)",
+    )
+    parser.add_argument(
         "--tree", metavar="DIR",
         help="import p2p from DIR (another worktree) instead of this checkout",
     )
@@ -980,6 +991,7 @@ def main() -> None:
         return
     if args.procs and args.trace:
         parser.error("--trace runs in one process; leave out --procs")
+    globals()["GAP_S"] = args.gap
     asyncio.run(main_async(args))
 
 
