@@ -210,17 +210,18 @@ class StoreLink:
         """The round changed (``ours``: by an event we signed in that step): publish our
         store, or, for an echo of the others' events in play, a little later with what
         comes meanwhile (``STORE_ECHO_MS``)."""
-        if self._echo_timer is not None:
-            if not ours:
-                return  # the timer publishes the newest store
-            self._echo_timer.cancel()
-            self._echo_timer = None
-        if (
+        echo = (
             not ours
             and self.enabled
             and self._written is not None
             and not self._link.machine.is_over
-        ):
+        )
+        if self._echo_timer is not None:
+            if echo:
+                return  # the timer publishes the newest store
+            self._echo_timer.cancel()
+            self._echo_timer = None
+        if echo:
             wait = self._published_at + STORE_ECHO_MS / 1000 - time.monotonic()
             if wait > 0:
                 self._echo_timer = asyncio.get_running_loop().call_later(wait, self._echo_due)
