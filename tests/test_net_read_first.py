@@ -6,6 +6,11 @@ have, QoS 1 messages are still acknowledged, and what the first look leaves to p
 from __future__ import annotations
 
 import asyncio
+import collections
+import socket
+import time
+from collections.abc import Callable
+from typing import Any
 
 import aiomqtt
 import paho.mqtt._packet as paho_packet
@@ -15,6 +20,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from p2p.net.broker import LocalBroker
+from p2p.net.inbound import InboundQueues, Lane, Verdict
 from p2p.net.transport import Inbound, Transport, decode_publish
 
 
@@ -105,3 +111,91 @@ def test_received_messages_skip_paho_objects_and_qos1_is_still_acknowledged(
         assert by_topic["user"].payload == b"tagged"
 
     run(body(), timeout=60)
+
+
+def _packet(topic: str, payload: bytes, qos: int = 0, mid: int = 0) -> bytes:
+    """One MQTT v5 PUBLISH as a broker sends it (no properties)."""
+    body = _body(topic.encode(), qos, b"", payload)
+    if qos:
+        body = body[: 2 + len(topic)] + mid.to_bytes(2, "big") + body[4 + len(topic) :]
+    size, length = len(body), bytearray()
+    while True:
+        byte, size = size & 127, size >> 7
+        length.append(byte | (128 if size else 0))
+        if not size:
+            break
+    return bytes([0x30 | qos << 1]) + bytes(length) + body
+
+
+async def _on_a_socket_pair(
+    classify: Callable[[str, bytes], Verdict],
+) -> tuple[Transport, Any, socket.socket, socket.socket]:
+    """A transport's MQTT client reading one end of a socket pair through aiomqtt's reader
+    (what a broker sends is written to the other end)."""
+    transport = Transport("mqtt://127.0.0.1:1", inbound=InboundQueues(classify))
+    client = transport._make_client()
+    paho = client._client
+    ours, broker = socket.socketpair()
+    ours.setblocking(False)
+    paho._sock = ours
+    client._on_socket_open(paho, None, ours)  # aiomqtt's reader, as on a connect
+    await asyncio.sleep(0)
+    broker.setblocking(False)
+    return transport, paho, ours, broker
+
+
+async def _send(broker: socket.socket, data: bytes) -> None:
+    while data:
+        try:
+            data = data[broker.send(data) :]
+        except BlockingIOError:
+            await asyncio.sleep(0.001)  # the reader's turn
+
+
+def test_the_socket_is_read_in_chunks_and_a_move_ends_the_turn() -> None:
+    """200 junk packets, a QoS 1 move, 200 more, a PINGRESP, in one write: read with a few
+    ``recv`` calls (paho's reader made 3-4 per packet), the junk dropped, the move handed on
+    and acknowledged, and no packet read behind the move in its turn of the loop (its
+    dispatch goes first); a packet cut in two by the writer is finished by paho's reader."""
+    seen: list[str] = []
+
+    def classify(topic: str, payload: bytes) -> Verdict:
+        seen.append(topic)
+        return Verdict(Lane.ROUND) if topic == "r/move" else Verdict(None, reason="junk")
+
+    async def body() -> None:
+        transport, paho, ours, broker = await _on_a_socket_pair(classify)
+        paho._ping_t = time.monotonic()  # waiting for a PINGRESP
+        junk = [_packet("lobby/chat", bytes([i % 256]) * (40 + i % 300)) for i in range(400)]
+        data = b"".join(junk[:200]) + _packet("r/move", b"e4", 1, 77) + b"".join(junk[200:])
+        taken: list[tuple[bytes, int]] = []
+
+        async def take() -> None:  # as the peer's receive loop does
+            async for message in transport.messages():
+                taken.append((message.payload, len(seen)))
+
+        taker = asyncio.create_task(take())
+        await asyncio.sleep(0)
+        await _send(broker, data + b"\xd0\x00")
+        await eventually(lambda: bool(taken), 10, "the move")
+        assert taken[0] == (b"e4", 201), "a packet read behind the move in its turn"
+        await eventually(lambda: len(seen) == 401 and paho._ping_t == 0, 10, "all packets")
+        assert transport.stats["recv_calls"] <= 20, transport.stats
+        assert transport.stats["dropped"] == 400 and transport.stats["received"] == 1
+        await eventually(lambda: paho._out_packet == collections.deque(), 10, "the PUBACK sent")
+        assert broker.recv(4) == b"\x40\x02\x00\x4d"  # the move's PUBACK
+        split = _packet("r/move", b"d5", 1, 78)
+        await _send(broker, junk[0] + split[:5])
+        await eventually(lambda: len(seen) == 402, 10, "the packet before the cut")
+        await _send(broker, split[5:])
+        await eventually(lambda: len(taken) == 2, 10, "the cut move")
+        assert taken[1][0] == b"d5"
+        await eventually(lambda: paho._out_packet == collections.deque(), 10, "the PUBACK sent")
+        assert broker.recv(4) == b"\x40\x02\x00\x4e"
+        broker.close()  # the broker goes away: the connection is lost, not a traceback
+        client_lost = paho._sock  # (paho closes its socket on the lost connection)
+        await eventually(lambda: paho._sock is None, 10, "the lost connection noticed")
+        assert client_lost is ours
+        taker.cancel()
+
+    run(body(), timeout=30)
