@@ -281,6 +281,13 @@ class Trace:
                 return old(self, message)
             return deliver
 
+        def w_deliver_raw(old: Any) -> Any:  # a PUBLISH read from its bytes (decode_publish)
+            def deliver(self: Any, topic: str, *a: Any, **kw: Any) -> None:
+                if "lobby" not in topic:
+                    trace.note(self, f"  arrived {tail(topic)}")
+                return old(self, topic, *a, **kw)
+            return deliver
+
         def w_recv(old: Any) -> Any:
             async def recv(self: Any, event: Any, channel: str, retained: bool) -> None:
                 who = nick_of.get(event.pk, "?")
@@ -312,6 +319,7 @@ class Trace:
         patch(Transport, "_publish_while_up", w_pub)
         patch(Transport, "subscribe", w_sub)
         patch(Transport, "_deliver", w_deliver)
+        patch(Transport, "_deliver_raw", w_deliver_raw)
         patch(RoundLink, "receive", w_recv)
         patch(LobbyLink, "receive", w_lrecv)
         return stack

@@ -239,7 +239,7 @@ def test_lines_split_as_a_text_file_splits_them() -> None:
     out = _p2p_solve("4455\r\n\r\n4455")
     assert (out.returncode, out.stdout) == (0, "4455 18\n4455 18\n")
     out = _p2p_solve("4455\n4455\r4455\n")
-    assert (out.stdout, out.stderr) == ("4455 18\n", "p2p solve: line 2: move 5 '\\r': '' is not a column (1-7)\n")
+    assert (out.stdout, out.stderr) == ("4455 18\n", "p2p solve: line 2: move 5 '\\r': '\\r' is not a column (1-7)\n")
 
 
 class _Flushes:

@@ -382,3 +382,20 @@ def test_emptied_tables_and_memos_change_no_score(monkeypatch: pytest.MonkeyPatc
         assert solver.solve(parse_position(text)) == score, text
         biggest = max(biggest, len(solver.table), len(solver._orders), len(solver._ends))
     assert biggest < 2_500  # 1,461 here; 4,812 without the bounds
+
+
+def test_one_long_search_keeps_its_tables_within_their_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bounds hold within one search too, checked every ``TRIM_EVERY`` nodes: before,
+    they were checked only between positions, and ``p2p solve`` of an early position grew
+    its table until the machine's memory ran out (7 GB after ten minutes of ``4``)."""
+    import p2p.ai.connect4_solver as module
+
+    monkeypatch.setattr(module, "TT_MAX_ENTRIES", 1_000)
+    monkeypatch.setattr(module, "ORDER_MAX_ENTRIES", 1_000)
+    monkeypatch.setattr(module, "TRIM_EVERY", 256)
+    for text, score in load("Test_L2_R2")[100:500:100]:
+        solver = Solver()
+        assert solver.solve(parse_position(text)) == score, text
+        assert solver.nodes > 5_000  # one search far past the bounds (2,455-65,456 entries without them)
+        for memo in (solver.table, solver._orders, solver._ends, solver._playable):
+            assert len(memo) <= 1_000 + 256

@@ -47,3 +47,32 @@ def test_the_offline_countdown_counts_to_the_limit_plus_a_third(tmp_path: Path, 
             assert 31 <= shown <= 40, status(h)
 
     run(scenario())
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_a_member_who_goes_offline_before_his_turn_is_told_at_least_the_limit(tmp_path: Path, broker_url: str,
+                                                                            lang: str) -> None:
+    """Bob goes offline while it is our turn: the line names the least he will have once
+    it is his turn (the limit, 30 s; it said "has 180 s" while the status line then
+    counted from 237), and the status line's countdown after our move is not below it."""
+    words = {"en": ("once it is bob's turn, bob has at least 30 s to return", r"bob offline · out in (\d+) s"),
+             "de": ("ist bob am Zug, bleiben mindestens 30 s zum Zurückkommen", r"bob offline · raus in (\d+) s")}[lang]
+
+    async def scenario() -> None:
+        async with online_shell(tmp_path, broker_url, lang=lang, peer_options={"turn_timeouts": FAST}) as h:
+            await h.wait_for(lambda: h.controller.online is not None and h.controller.online.connected(), 10)
+            bob = Peer(broker_url, nick="bob", turn_timeouts=FAST)
+            await bob.start()
+            try:
+                await bob_accepts(h, bob, "connect4 start=me")
+                await h.wait_for(lambda: h.controller.online.round is not None
+                                 and h.controller.online.round.is_my_turn, 20)
+            finally:
+                await bob.close()  # bob quits while it is our turn
+            await said(h, words[0], 10)
+            await h.type_line("4")
+            await h.wait_for(lambda: re.search(words[1], status(h)) is not None, 10)
+            shown = int(re.search(words[1], status(h))[1])  # type: ignore[index]
+            assert 30 <= shown <= 40, status(h)
+
+    run(scenario())

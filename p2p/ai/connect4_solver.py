@@ -38,7 +38,13 @@ class SearchLimit(Exception):
 
 
 TT_MAX_ENTRIES = 2_000_000
-"""The table is emptied when it reaches this size (about 200-250 MB of dict)."""
+"""The table is emptied when it reaches this size (about 200-250 MB of dict), checked
+between positions and every ``TRIM_EVERY`` nodes of a search."""
+
+TRIM_EVERY = 1 << 18
+"""Within one search the table and the memos are checked against their bounds every this
+many nodes (between positions at every position): a long search of an early position
+holds at most the bound plus this many entries, instead of growing until memory runs out."""
 
 ORDER_MAX_ENTRIES = 500_000
 """The memos of move orders and of line ends (``_search``) are each emptied when they
@@ -228,11 +234,26 @@ def _search(
     last_two = size - 2
     nodes = 0
     budget = -1
+    checkpoint = TRIM_EVERY
 
     def start(limit: int) -> None:
-        nonlocal nodes, budget
+        nonlocal nodes, budget, checkpoint
         nodes = 0
         budget = limit
+        checkpoint = TRIM_EVERY if limit < 0 else min(limit, TRIM_EVERY)
+
+    def trim() -> None:
+        """At a checkpoint: the node budget, then the tables' bounds (one long search of
+        an early position would otherwise grow them without end)."""
+        nonlocal checkpoint
+        if nodes == budget:
+            raise SearchLimit(f"node limit {budget} reached")
+        if len(table) > TT_MAX_ENTRIES:
+            table.clear()
+        for memo in (orders, ends, playable):
+            if len(memo) > ORDER_MAX_ENTRIES:
+                memo.clear()
+        checkpoint = nodes + TRIM_EVERY if budget < 0 else min(budget, nodes + TRIM_EVERY)
 
     def count() -> int:
         return nodes
@@ -245,8 +266,8 @@ def _search(
             ``four_ends`` of the opponent's stones when the caller has it, else ``-1``."""
             nonlocal nodes
             nodes += 1
-            if nodes == budget:
-                raise SearchLimit(f"node limit {budget} reached")
+            if nodes == checkpoint:
+                trim()
             key = cur + mask
             kids = orders_get(key) if memo else None
             if kids is None:

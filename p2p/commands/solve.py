@@ -68,7 +68,8 @@ positions takes to solve.  Any other name is looked up in the registry."""
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", help="the game to solve (only: connect4)")
-    parser.add_argument("position", nargs="?", help="played columns, e.g. 4455 (default: read stdin)")
+    parser.add_argument("position", nargs="?", help="played columns, e.g. 4455 (default: read stdin); "
+                        "a position early in a game can take hours")
     parser.add_argument("--analyze", "-a", action="store_true", help="score of every column")
     parser.add_argument("--weak", "-w", action="store_true", help="only win (1) / draw (0) / loss (-1)")
     parser.add_argument("--width", type=int, default=7,
@@ -208,8 +209,14 @@ def run(args: Options) -> int:
             return 0
     from time import monotonic
 
-    write = sys.stdout.write
-    flush = sys.stdout.flush
+    out: list[str] = []  # answers not yet written: one write each time, whatever the
+    # stream's buffering (``PYTHONUNBUFFERED`` would make every line a system call)
+
+    def flush() -> None:
+        sys.stdout.write("".join(out))
+        sys.stdout.flush()
+        out.clear()
+
     number = 0
     for lines in _lines_as_they_come():
         flushed = monotonic()
@@ -223,7 +230,7 @@ def run(args: Options) -> int:
             except (ValueError, UsageError) as err:
                 flush()
                 raise UsageError(f"line {number}: {err}") from None
-            write(f"{text} {answer}\n")
+            out.append(f"{text} {answer}\n")
             if monotonic() - flushed >= FLUSH_S:  # a slow run of lines shows its progress
                 flush()
                 flushed = monotonic()

@@ -199,7 +199,8 @@ class Connect4(Game):
         popped = raw.startswith("p")
         digits = raw[1:] if popped else raw
         if not digits.isdigit() or not digits.isascii():
-            raise MalformedMove(f"{text.strip()!r} is not a column (1-{self.width})", "not_column", text=text.strip(), max=self.width)
+            shown = text.strip() or text  # a blank move is shown as itself (' ', '\r'), not as ''
+            raise MalformedMove(f"{shown!r} is not a column (1-{self.width})", "not_column", text=shown, max=self.width)
         column = int(digits)
         if not 1 <= column <= self.width:
             raise MalformedMove(f"column {column} does not exist (1-{self.width})", "no_column", column=column, max=self.width)

@@ -672,8 +672,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "{nick} went offline — {nick} is out in {secs} s unless {nick} returns.",
     ),
     "round.away_later": (
-        "{nick} ist offline gegangen – ist {nick} am Zug, bleiben {secs} s zum Zurückkommen.",
-        "{nick} went offline — once it is {nick}'s turn, {nick} has {secs} s to return.",
+        "{nick} ist offline gegangen – ist {nick} am Zug, bleiben mindestens {secs} s zum Zurückkommen.",
+        "{nick} went offline — once it is {nick}'s turn, {nick} has at least {secs} s to return.",
     ),
     "round.back": ("{nick} ist wieder da – die Runde geht weiter.", "{nick} is back — the round goes on."),
     "status.away": ("{nick} offline · raus in {secs} s", "{nick} offline · out in {secs} s"),

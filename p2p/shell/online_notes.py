@@ -302,7 +302,7 @@ class OnlineNotes(SessionPart[NotesHost]):
         if info.pk in self.s.away:
             return
         self.s.away.add(info.pk)
-        secs = self.peer.turn_timeouts.offline_ms // 1000
+        secs = rnd.machine.timeouts.offline_ms // 1000  # the round's limit, as the status line's
         if st.owner() != info.pk:  # neither its seat nor a computer seat it plays is to move
             self.state.add(self.t.t("round.away_later", nick=nick, secs=secs), "warn")
             return
