@@ -21,7 +21,7 @@ from paho.mqtt.properties import Properties
 
 from p2p.net.broker import LocalBroker
 from p2p.net.inbound import InboundQueues, Lane, Verdict
-from p2p.net.transport import Inbound, Transport, decode_publish
+from p2p.net.transport import Inbound, Transport, decode_publish, hold_reads
 
 
 def _body(topic: bytes, qos: int, props: bytes, payload: bytes, v5: bool = True) -> bytes:
@@ -197,5 +197,49 @@ def test_the_socket_is_read_in_chunks_and_a_move_ends_the_turn() -> None:
         await eventually(lambda: paho._sock is None, 10, "the lost connection noticed")
         assert client_lost is ours
         taker.cancel()
+
+    run(body(), timeout=30)
+
+
+def test_no_connection_reads_between_a_move_and_the_waiter_it_wakes() -> None:
+    """Two connections of one event loop, both flooded, one with a move among its junk:
+    from the move's hand-over until the waiter its dispatch woke has run, neither reads
+    a packet (the reader holds every connection of the loop for the turn after a message
+    was handed on, the receive loop for the turn after a dispatch: ``hold_reads``, as the
+    peer's edge calls it).  Reading 32 packets per turn whatever they held had put the
+    other connection's junk there (docs/performance.md, "A round under a flood")."""
+    seen: list[str] = []
+
+    def classify(topic: str, payload: bytes) -> Verdict:
+        seen.append(topic)
+        return Verdict(Lane.ROUND) if topic == "r/move" else Verdict(None, reason="junk")
+
+    async def body() -> None:
+        first, _, _, one = await _on_a_socket_pair(classify)
+        _, _, _, other = await _on_a_socket_pair(classify)
+        stamps: dict[str, int] = {}
+        applied = asyncio.get_running_loop().create_future()
+
+        async def dispatch() -> None:  # the edge's receive loop
+            async for message in first.messages():
+                stamps["dispatched"] = len(seen)
+                applied.set_result(None)
+                hold_reads()
+                await asyncio.sleep(0)
+
+        async def waiter() -> None:  # e.g. the other player's wait for the move
+            await applied
+            stamps["woken"] = len(seen)
+
+        tasks = [asyncio.create_task(dispatch()), asyncio.create_task(waiter())]
+        await asyncio.sleep(0)
+        junk = [_packet("lobby/chat", bytes([i % 256]) * (40 + i % 300)) for i in range(600)]
+        flood = b"".join(junk[:100]) + _packet("r/move", b"e4", 1, 7) + b"".join(junk[100:300])
+        await asyncio.gather(_send(one, flood), _send(other, b"".join(junk)))
+        await eventually(lambda: len(seen) == 901, 10, "every packet")
+        moved = seen.index("r/move") + 1
+        assert stamps == {"dispatched": moved, "woken": moved}, (stamps, moved)
+        for task in tasks:
+            task.cancel()
 
     run(body(), timeout=30)

@@ -51,6 +51,7 @@ import string
 import sys
 import threading
 import time
+import weakref
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
@@ -76,6 +77,7 @@ __all__ = [
     "Inbound",
     "Transport",
     "WillMessage",
+    "hold_reads",
     "parse_broker_url",
     "run",
     "split_brokers",
@@ -483,6 +485,48 @@ def decode_publish(command: int, packet: bytes | bytearray, v5: bool) -> RawPubl
     return RawPublish(topic, bytes(packet[end:]), qos, bool(command & 1), mid, expiry)
 
 
+class _Hold:
+    """The readers of one event loop that wait for the turn after a handed-on message
+    (``hold_reads``): all connections of a process share the loop, so one connection's
+    junk read between a move's dispatch and the waiter it wakes delays that move."""
+
+    __slots__ = ("release_at", "waiting")
+
+    def __init__(self) -> None:
+        self.release_at: asyncio.Handle | None = None
+        self.waiting: list[_PacketReader] = []
+
+    def hold(self, loop: asyncio.AbstractEventLoop) -> None:
+        if self.release_at is not None:
+            self.release_at.cancel()
+        self.release_at = loop.call_soon(self.release)
+
+    def release(self) -> None:
+        self.release_at = None
+        waiting, self.waiting = self.waiting, []
+        for reader in waiting:
+            reader.resume()
+
+
+_HOLDS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Hold] = weakref.WeakKeyDictionary()
+
+
+def _hold_of(loop: asyncio.AbstractEventLoop) -> _Hold:
+    hold = _HOLDS.get(loop)
+    if hold is None:
+        hold = _HOLDS[loop] = _Hold()
+    return hold
+
+
+def hold_reads() -> None:
+    """No connection of the running event loop reads from its socket until the loop's next
+    turn has run what is scheduled now: called when a message was handed on (the reader)
+    and after one was dispatched (the peer's receive loop), so the dispatch of a move and
+    the waiters it wakes run before more of a flood is read, on any connection."""
+    loop = asyncio.get_running_loop()
+    _hold_of(loop).hold(loop)
+
+
 def _fresh_in_packet() -> Any:  # (paho's ``_InPacket``, a private TypedDict)
     """Paho's state of a packet not yet begun (as its ``_packet_read`` leaves it)."""
     return {
@@ -513,8 +557,8 @@ class _PacketReader:
     longer says it is readable for it)."""
 
     __slots__ = (
-        "_client", "_handle", "_paho", "_paho_read", "_sock_recv", "buf", "calm", "pos",
-        "resuming", "stats", "yielding",
+        "_client", "_handle", "_hold", "_paho", "_paho_read", "_sock_recv", "buf", "calm",
+        "pos", "resuming", "stats",
     )
 
     def __init__(
@@ -531,9 +575,8 @@ class _PacketReader:
         """Every packet of this turn so far was a PUBLISH the lanes dropped: cleared by
         every other packet (``Transport._publish_read`` for a PUBLISH)."""
         self.resuming: asyncio.Handle | None = None
-        """``_resume``, scheduled for the loop's next turn."""
-        self.yielding = False
-        """A packet was handed on: nothing is read until ``_resume`` (the next turn)."""
+        """``resume``, scheduled for the loop's next turn (junk still buffered)."""
+        self._hold = _hold_of(asyncio.get_running_loop())
         self.stats = stats
         # paho's own methods, replaced on this one client (mypy forbids assigning them)
         paho._sock_recv = self.recv  # type: ignore[method-assign]
@@ -609,10 +652,13 @@ class _PacketReader:
 
     def loop_read(self, read: Callable[[int], Any], max_packets: int) -> Any:
         """Paho's ``loop_read`` (``read``), then on while the lanes drop what is read, for
-        at most ``READ_SLICE_S``; the rest in the loop's next turn.  After a packet that
-        was handed on, nothing more is read until the loop's next turn has begun with
-        what that packet woke (the dispatch of a move before more of a flood)."""
-        if self.yielding:
+        at most ``READ_SLICE_S``; the rest in the loop's next turn.  After a message was
+        handed on (here or on another connection of this loop, ``hold_reads``), nothing is
+        read until the loop's next turn has run what that message woke."""
+        hold = self._hold
+        if hold.release_at is not None:
+            if self not in hold.waiting:
+                hold.waiting.append(self)
             return aiomqtt.client.mqtt.MQTT_ERR_SUCCESS
         self.calm = True
         rc = read(max_packets)
@@ -625,20 +671,22 @@ class _PacketReader:
                 and time.perf_counter() - started < READ_SLICE_S
             ):
                 rc = read(1)
-        if not self.calm and self.resuming is not None:
-            # a turn scheduled before this packet's work would read on before it
-            self.resuming.cancel()
-            self.resuming = None
+        if rc:
+            return rc
         if not self.calm:
-            self.yielding = True
-        if (self.yielding or self.pos < len(self.buf)) and self.resuming is None and not rc:
-            self.resuming = asyncio.get_running_loop().call_soon(self._resume)
+            hold.hold(asyncio.get_running_loop())
+            if self.pos < len(self.buf):
+                hold.waiting.append(self)
+        elif self.pos < len(self.buf) and self.resuming is None:
+            self.resuming = asyncio.get_running_loop().call_soon(self.resume)
         return rc
 
-    def _resume(self) -> None:
-        """Read what stays buffered, as aiomqtt's reader does when the socket is readable."""
-        self.resuming = None
-        self.yielding = False
+    def resume(self) -> None:
+        """Read what stays buffered, as aiomqtt's reader does when the socket is readable
+        (the socket no longer says so for it)."""
+        if self.resuming is not None:
+            self.resuming.cancel()
+            self.resuming = None
         client, paho = self._client, self._paho
         if paho._sock is None or self.pos >= len(self.buf):
             return
