@@ -200,6 +200,9 @@ class InboundQueues:
         self._wakeup = asyncio.Event()
         self._closed = False
         self.stats: dict[str, int] = {"accepted": 0}
+        self.last_lane: Lane | None = None
+        """The lane the last message taken by ``offer`` went to (the reader holds every
+        connection of its loop for a message of our rounds or our inbox)."""
 
     def set_classifier(self, classify: Classifier | None) -> None:
         self._classify = classify
@@ -351,6 +354,7 @@ class InboundQueues:
             return False
         self._remember(digest, now)
         queue.append(item)
+        self.last_lane = lane
         self._wakeup.set()
         return True
 

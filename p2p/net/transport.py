@@ -14,11 +14,13 @@ long-lived game client needs on top of it:
   enqueues; one sender task drains the queue in order whenever a connection is up and
   keeps a message until the broker took it (QoS 1: until PUBACK).  Events are idempotent
   by id, so a resend after a reconnect is harmless;
-* **bounded, prioritised input** -- payloads above ``max_payload`` bytes are dropped with
-  a log line; everything else goes straight from paho's read callback into
+* **bounded, prioritised input** -- the socket is read in chunks and each PUBLISH from
+  its bytes (``_PacketReader``, ``decode_publish``); payloads above ``max_payload`` bytes
+  are dropped with a log line; everything else goes straight from the read callback into
   ``p2p.net.inbound.InboundQueues`` (bounded lanes with budgets: a flood drops its own
-  messages, never eats memory and never crowds out a move of our rounds).  Several
-  transports (one per broker, ``p2p.net.multi``) may share one ``InboundQueues``;
+  messages, never eats memory and never crowds out a move of our rounds), and once one
+  is taken no connection of the loop reads on before its dispatch (``hold_reads``).
+  Several transports (one per broker, ``p2p.net.multi``) may share one ``InboundQueues``;
 * **connection state** -- ``on_state`` callbacks hear ``connected``, ``lost``,
   ``reconnected`` and ``closed`` so the shell can show them;
 * **the broker's size limit** -- a message larger than the broker takes is not sent but
@@ -558,7 +560,7 @@ class _PacketReader:
 
     __slots__ = (
         "_client", "_handle", "_hold", "_paho", "_paho_read", "_sock_recv", "buf", "calm",
-        "pos", "resuming", "stats",
+        "pos", "resuming", "stats", "urgent",
     )
 
     def __init__(
@@ -574,8 +576,11 @@ class _PacketReader:
         self.calm = True
         """Every packet of this turn so far was a PUBLISH the lanes dropped: cleared by
         every other packet (``Transport._publish_read`` for a PUBLISH)."""
+        self.urgent = False
+        """A message of our rounds or our inbox was handed on this turn: every connection
+        of the loop waits for the next turn (``hold_reads``)."""
         self.resuming: asyncio.Handle | None = None
-        """``resume``, scheduled for the loop's next turn (junk still buffered)."""
+        """``resume``, scheduled for the loop's next turn (what is still buffered)."""
         self._hold = _hold_of(asyncio.get_running_loop())
         self.stats = stats
         # paho's own methods, replaced on this one client (mypy forbids assigning them)
@@ -652,9 +657,10 @@ class _PacketReader:
 
     def loop_read(self, read: Callable[[int], Any], max_packets: int) -> Any:
         """Paho's ``loop_read`` (``read``), then on while the lanes drop what is read, for
-        at most ``READ_SLICE_S``; the rest in the loop's next turn.  After a message was
-        handed on (here or on another connection of this loop, ``hold_reads``), nothing is
-        read until the loop's next turn has run what that message woke."""
+        at most ``READ_SLICE_S``; the rest in the loop's next turn.  A message handed on
+        ends the turn; after one of our rounds or our inbox (here or on another connection
+        of this loop, ``hold_reads``) nothing is read until the loop's next turn has run
+        what that message woke."""
         hold = self._hold
         if hold.release_at is not None:
             if self not in hold.waiting:
@@ -673,7 +679,8 @@ class _PacketReader:
                 rc = read(1)
         if rc:
             return rc
-        if not self.calm:
+        if self.urgent:  # a message of our rounds or our inbox: every connection waits
+            self.urgent = False
             hold.hold(asyncio.get_running_loop())
             if self.pos < len(self.buf):
                 hold.waiting.append(self)
@@ -1374,6 +1381,8 @@ class Transport(Broker):
             self._stats["read_raw"] += 1
             if self._deliver_raw(raw.topic, raw.payload, raw.retain, raw.expiry):
                 reader.calm = False  # handed on: its dispatch goes first
+                lane = self.inbound.last_lane
+                reader.urgent = reader.urgent or (lane is not None and lane <= Lane.INBOX)
             if raw.qos == 1 and not paho._manual_ack:
                 reader.calm = False
                 return paho._send_puback(raw.mid)

@@ -216,11 +216,14 @@ class Edge:
                 log.exception(
                     "internal error while handling a message on %s", message.topic
                 )
-            # What the message woke (a move's waiters) runs before more is read from any
-            # socket of this loop; then the network reader runs between two messages: the
-            # edge's cheap checks must keep up with the socket, or a move waits in the
-            # socket behind a flood.
-            hold_reads()
+            # What a message of our rounds woke (a move's waiters) runs before more is
+            # read from any socket of this loop; then the network reader runs between two
+            # messages: the edge's cheap checks must keep up with the socket, or a move
+            # waits in the socket behind a flood (so a backlog of lobby messages holds
+            # no reader).
+            place = self.topics.parse(message.topic)
+            if place is not None and place.area == "round":
+                hold_reads()
             await asyncio.sleep(0)
 
     def classify(self, topic: str, payload: bytes) -> Verdict:
