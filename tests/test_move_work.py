@@ -12,7 +12,11 @@ counts and by behaviour, never by timings:
   receiver) checks plain strings and integers in place: the same verdicts as before;
 * the copy of the round's state kept before each chain event (``RoundState.snapshot``,
   for a rewind) is independent of the state in every mutable field and equal to it in
-  all others, as ``dataclasses.replace`` made it.
+  all others, as ``dataclasses.replace`` made it;
+* whether a kind of chain event may come in a phase is looked up in a set built once
+  from the transition table (asked twice per chain event on every peer);
+* a topic is taken apart once (``Topics.parse``, three times on a move's path), and
+  a stranger's long topic is never kept.
 """
 
 from __future__ import annotations
@@ -273,3 +277,39 @@ def test_every_kinds_body_is_worked_out_once_as_it_was_checked_per_event() -> No
     for bad in ({**body, "extra": 1}, {"ply": 1, "move": "a1"}, []):
         with pytest.raises(events.EventError, match="move body must have exactly: move, ply, state"):
             events.make(me, "move", 1, bad, **chain)
+
+
+def test_the_phase_table_is_read_once_with_the_same_verdicts() -> None:
+    """``phases.admits`` looks a (phase, kind) pair up in a set built from the two
+    tables once: the same answer as asking the tables, for every phase and every kind
+    (and a kind the tables do not know)."""
+    from p2p.protocol import phases
+
+    for phase in phases.Phase:
+        for kind in [*phases.STEPS_OF_KIND, "chat", "no-such-kind"]:
+            asked = any(
+                step in phases.TRANSITIONS[phase] for step in phases.STEPS_OF_KIND.get(kind, ())
+            )
+            assert phases.admits(phase, kind) is asked, (phase, kind)
+
+
+def test_a_topic_is_taken_apart_once_and_a_strangers_long_topic_is_not_kept() -> None:
+    """A move's topic is parsed by its mover and twice by each receiver: the same frozen
+    ``Place`` is handed out again; a topic longer than any of ours is parsed every time
+    and never kept (a stranger's 64 KB topics would fill the memory)."""
+    from p2p.protocol import topics as topics_module
+    from p2p.protocol.topics import Place, Topics
+
+    names = Topics("work")
+    route = names.round_events("ab" * 16).topic
+    first = names.parse(route)
+    assert first == Place("round", f"{'ab' * 16}/events", "ab" * 16, "events")
+    assert names.parse(route) is first
+    assert Topics("other").parse(route) is None  # the root is part of the key
+    kept = topics_module._place.cache_info().currsize
+    long = names.root + "/lobby/presence/" + "x" * 1000
+    assert names.parse(long) == Place("lobby", "presence/" + "x" * 1000)
+    assert names.parse(long) is not names.parse(long)
+    assert topics_module._place.cache_info().currsize == kept
+    store = names.round_store("ab" * 16, "cd" * 16).topic
+    assert names.parse(store) == Place("round", f"{'ab' * 16}/store/{'cd' * 16}", "ab" * 16, "store", "cd" * 16)

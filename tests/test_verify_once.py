@@ -79,6 +79,34 @@ def test_a_signature_claimed_checked_is_only_trusted_for_those_very_inputs(
     assert sum(verifications.values()) == 3
 
 
+def test_the_id_the_edge_hashed_is_taken_for_those_very_bytes_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The edge cuts ``sig`` out of a payload and hashes the rest (``_unverified``);
+    ``parse`` of those very bytes takes that id instead of cutting and hashing them
+    again, and any other bytes are cut and hashed as before (so a claim made for one
+    payload gives no id to another)."""
+    cuts = 0
+    real = events._unsigned_bytes
+
+    def counting(raw: bytes, sig: str) -> bytes | None:
+        nonlocal cuts
+        cuts += 1
+        return real(raw, sig)
+
+    monkeypatch.setattr(events, "_unsigned_bytes", counting)
+    me = Identity.from_seed(bytes(32))
+    made = events.make(me, "chat", 5, {"text": "hi", "ns": "p2p/v3/public"})
+    other = events.make(me, "chat", 6, {"text": "ho", "ns": "p2p/v3/public"})
+    claim = checks._unverified(made.raw, me.public_key)
+    assert claim is not None and claim.payload == made.raw
+    assert events.parse(bytes(made.raw), signed=claim).id == made.id
+    assert cuts == 0
+    assert events.parse(other.raw, signed=claim).id == other.id  # hashed itself
+    assert events.parse(made.raw).id == made.id  # no claim: hashed itself
+    assert cuts == 2
+
+
 def test_a_sealed_copy_is_taken_only_if_byte_for_byte_the_event_held() -> None:
     """A start event sealing an accept: the accept we hold is reused, a different
     value under the same kind and key is checked (and a forged one refused)."""

@@ -95,7 +95,7 @@ def _unverified(payload: bytes, public_key: bytes) -> Signed | None:
     except ValueError:
         return None
     digest = hashlib.sha256(payload[:at] + payload[end + 2 :]).digest()
-    return Signed(public_key, signature, digest.hex())
+    return Signed(public_key, signature, digest.hex(), payload)
 
 
 def _checked(claim: Signed) -> bool:

@@ -437,12 +437,15 @@ class Signed:
 
     ``parse(payload, signed=...)`` skips its own check when the event it parses has
     exactly this key, signature and id (the same inputs give the same answer), and
-    checks as usual otherwise.
+    checks as usual otherwise.  ``payload``: the bytes the id was cut and hashed from
+    (``p2p.peer.checks._unverified``); ``parse`` of these very bytes takes the id
+    instead of cutting and hashing them a second time (issue 28).
     """
 
     pk: bytes
     sig: bytes
     id: str
+    payload: bytes | None = field(default=None, repr=False, compare=False)
 
 
 def _unsigned(value: dict[str, Any]) -> dict[str, Any]:
@@ -568,11 +571,16 @@ def from_value(
     """
     try:
         inner = _check_envelope(value, versions, held)
-        cut = None if raw is None else _unsigned_bytes(raw, value["sig"])
-        # the bytes we were given, less their ``sig``: the envelope is not encoded again
-        eid = (
-            hashlib.sha256(cut).hexdigest() if cut is not None else event_id(_unsigned(value))
-        )
+        if signed is not None and raw is not None and signed.payload == raw:
+            # the id the caller cut and hashed from these very bytes (``Signed``): the
+            # same cut as ``_unsigned_bytes`` (the last ``"sig":"``), not made again
+            eid = signed.id
+        else:
+            cut = None if raw is None else _unsigned_bytes(raw, value["sig"])
+            # the bytes we were given, less their ``sig``: the envelope is not encoded again
+            eid = (
+                hashlib.sha256(cut).hexdigest() if cut is not None else event_id(_unsigned(value))
+            )
         pk = bytes.fromhex(value["pk"])
         sig = bytes.fromhex(value["sig"])
         if not (

@@ -122,10 +122,25 @@ def next_phase(phase: Phase, step: str) -> Phase:
         raise TransitionError(f"no step {step!r} from {phase.value}") from None
 
 
+def _admitted() -> frozenset[tuple[Phase, str]]:
+    """Every (phase, kind) pair where some step of the kind leads on from the phase."""
+    return frozenset(
+        (phase, kind)
+        for phase in Phase
+        for kind, steps in STEPS_OF_KIND.items()
+        if any(step in TRANSITIONS[phase] for step in steps)
+    )
+
+
+_ADMITTED = _admitted()
+"""``admits`` read from the two tables once (every chain event asks it twice, on the
+mover and on each receiver: issue 28)."""
+
+
 def admits(phase: Phase, kind: str) -> bool:
     """True if a chain event of ``kind`` can be appended in ``phase`` (some step of it
     leads on from there)."""
-    return any(step in TRANSITIONS[phase] for step in STEPS_OF_KIND.get(kind, ()))
+    return (phase, kind) in _ADMITTED
 
 
 def out_of_phase(phase: Phase, kind: str) -> str:

@@ -132,6 +132,30 @@ class Place:
         return self.area == "round" and bool(self.key)
 
 
+_KEPT_TOPIC = 160
+"""The longest topic ``_place`` keeps (ours have at most about 110 characters; a
+stranger's topic may have 65,535, and 256 of those are not kept)."""
+
+
+@functools.lru_cache(maxsize=256)
+def _place(root: str, topic: str) -> Place | None:
+    """``Topics.parse``, kept for the topics parsed most recently: a move's topic is taken
+    apart by its mover (to seal it) and twice by each receiver (its lane, its dispatch),
+    the same few topics of the rounds we hold every time (issue 28); a ``Place`` is
+    frozen, so one can be handed out many times.  256: our rounds' topics many times
+    over; a flood of other topics only cycles it."""
+    if not topic.startswith(root):
+        return None
+    area, _, name = topic[len(root) :].partition("/")
+    if area == "round":
+        parts = name.split("/")
+        if len(parts) == 2 and parts[0]:
+            return Place(area, name, parts[0], parts[1])
+        if len(parts) == 3 and parts[0] and parts[1] == "store" and re.fullmatch(r"[0-9a-f]{32}", parts[2]):
+            return Place(area, name, parts[0], "store", parts[2])  # a member's store
+    return Place(area, name)
+
+
 @dataclass(frozen=True)
 class Topics:
     """The topic names of one namespace; all methods are pure string building."""
@@ -217,17 +241,9 @@ class Topics:
         >>> t.parse(t.root + "/round/ab12").is_round, t.parse("p2p/v2/other/lobby/hello")
         (False, None)
         """
-        root = self.root + "/"
-        if not topic.startswith(root):
-            return None
-        area, _, name = topic[len(root) :].partition("/")
-        if area == "round":
-            parts = name.split("/")
-            if len(parts) == 2 and parts[0]:
-                return Place(area, name, parts[0], parts[1])
-            if len(parts) == 3 and parts[0] and parts[1] == "store" and re.fullmatch(r"[0-9a-f]{32}", parts[2]):
-                return Place(area, name, parts[0], "store", parts[2])  # a member's store
-        return Place(area, name)
+        if len(topic) > _KEPT_TOPIC:
+            return _place.__wrapped__(self.root + "/", topic)
+        return _place(self.root + "/", topic)
 
     def parse_presence(self, topic: str) -> str | None:
         """The peer id in a presence topic of this namespace, else ``None``."""
