@@ -243,3 +243,30 @@ def test_no_connection_reads_between_a_move_and_the_waiter_it_wakes() -> None:
             task.cancel()
 
     run(body(), timeout=30)
+
+
+def test_readers_held_again_and_again_still_read() -> None:
+    """A backlog of our rounds' messages dispatched one per turn holds the readers again
+    after every dispatch (``hold_reads``): a socket is still read within ``HOLD_MAX_S``,
+    never left unread for as long as the backlog lasts."""
+    seen: list[str] = []
+
+    def classify(topic: str, payload: bytes) -> Verdict:
+        seen.append(topic)
+        return Verdict(None, reason="junk")
+
+    async def body() -> None:
+        _, _, _, broker = await _on_a_socket_pair(classify)
+
+        async def backlog() -> None:  # the receive loop, dispatching without end
+            while True:
+                hold_reads()
+                await asyncio.sleep(0)
+
+        dispatching = asyncio.create_task(backlog())
+        await asyncio.sleep(0)
+        await _send(broker, b"".join(_packet("lobby/chat", b"x%d" % i) for i in range(20)))
+        await eventually(lambda: len(seen) == 20, 10, "the packets read while held")
+        dispatching.cancel()
+
+    run(body(), timeout=30)

@@ -156,6 +156,10 @@ before more of a flood is read; junk alone is read up to this long per turn inst
 one packet per turn (issue 28: a batch of 32 packets per turn, whatever they held, had
 put another connection's junk between a move's dispatch and its waiter)."""
 
+HOLD_MAX_S = 0.005
+"""The longest the readers of a loop wait in a row for the work of handed-on messages
+(``hold_reads``): one move's dispatch and waiters take well under it."""
+
 _CLIENT_ID_ALPHABET = string.ascii_letters + string.digits
 
 NODELAY = (socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -493,16 +497,26 @@ class _Hold:
     (``hold_reads``): all connections of a process share the loop, so one connection's
     junk read between a move's dispatch and the waiter it wakes delays that move."""
 
-    __slots__ = ("release_at", "waiting")
+    __slots__ = ("release_at", "since", "waiting")
 
     def __init__(self) -> None:
         self.release_at: asyncio.Handle | None = None
+        self.since = 0.0
+        """When the readers were held without a turn of reading in between."""
         self.waiting: list[_PacketReader] = []
 
     def hold(self, loop: asyncio.AbstractEventLoop) -> None:
         if self.release_at is not None:
             self.release_at.cancel()
+        else:
+            self.since = time.monotonic()
         self.release_at = loop.call_soon(self.release)
+
+    def holding(self) -> bool:
+        """Whether readers wait now: held, and not for longer than ``HOLD_MAX_S`` in a
+        row (a backlog of our rounds' messages dispatched one per turn, each holding
+        the readers again, never keeps a socket unread)."""
+        return self.release_at is not None and time.monotonic() - self.since < HOLD_MAX_S
 
     def release(self) -> None:
         self.release_at = None
@@ -663,7 +677,7 @@ class _PacketReader:
         of this loop, ``hold_reads``) nothing is read until the loop's next turn has run
         what that message woke."""
         hold = self._hold
-        if hold.release_at is not None:
+        if hold.release_at is not None and hold.holding():
             if self not in hold.waiting:
                 hold.waiting.append(self)
             return aiomqtt.client.mqtt.MQTT_ERR_SUCCESS
