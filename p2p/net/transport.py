@@ -680,6 +680,9 @@ class _PacketReader:
         if hold.release_at is not None and hold.holding():
             if self not in hold.waiting:
                 hold.waiting.append(self)
+            if self.pos < len(self.buf) and self.resuming is None:
+                # asked again next turn: the hold may be renewed until ``HOLD_MAX_S``
+                self.resuming = asyncio.get_running_loop().call_soon(self.resume)
             return aiomqtt.client.mqtt.MQTT_ERR_SUCCESS
         self.calm = True
         rc = read(max_packets)
