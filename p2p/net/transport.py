@@ -502,13 +502,13 @@ class _Hold:
     def __init__(self) -> None:
         self.release_at: asyncio.Handle | None = None
         self.since = 0.0
-        """When the readers were held without a turn of reading in between."""
+        """When the readers were first held since one of them last read (0: not held)."""
         self.waiting: list[_PacketReader] = []
 
     def hold(self, loop: asyncio.AbstractEventLoop) -> None:
         if self.release_at is not None:
             self.release_at.cancel()
-        else:
+        if not self.since:
             self.since = time.monotonic()
         self.release_at = loop.call_soon(self.release)
 
@@ -684,6 +684,7 @@ class _PacketReader:
                 # asked again next turn: the hold may be renewed until ``HOLD_MAX_S``
                 self.resuming = asyncio.get_running_loop().call_soon(self.resume)
             return aiomqtt.client.mqtt.MQTT_ERR_SUCCESS
+        hold.since = 0.0
         self.calm = True
         rc = read(max_packets)
         if self.calm and self.pos < len(self.buf):
@@ -713,9 +714,9 @@ class _PacketReader:
             self.resuming.cancel()
             self.resuming = None
         client, paho = self._client, self._paho
-        if paho._sock is None or self.pos >= len(self.buf):
+        if paho._sock is None:
             return
-        try:
+        try:  # (what is buffered, else the socket: a held reader may have left it unread)
             paho.loop_read()
         except Exception as exc:  # noqa: BLE001 - the connection broke: end it (as aiomqtt)
             if not client._disconnected.done():
