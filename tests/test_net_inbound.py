@@ -154,3 +154,64 @@ def test_the_peer_classifies_by_topic_round_key_and_checked_member_key() -> None
         await alice.close()
 
     asyncio.run(body())
+
+
+def test_a_strangers_check_runs_when_taken_never_in_the_read_path() -> None:
+    """A verdict with a ``confirm`` step (a stranger's signature to check) is queued once
+    the lane-wide budget let it pass, and checked when it is taken: a move offered behind
+    a backlog of them is served first, with none of them checked yet; a refusal is counted
+    then (its bytes not remembered as seen), the sender's budget charged only for what the
+    check passed; a retained message is still checked on arrival; ``get`` takes one
+    refusal per turn of the event loop."""
+    checked: list[bytes] = []
+
+    def classify(topic: str, payload: bytes) -> Verdict:
+        if topic.startswith("round"):
+            return Verdict(Lane.ROUND, b"m")
+
+        def confirm() -> Verdict:
+            checked.append(payload)
+            if payload.startswith(b"forged"):
+                return Verdict(None, reason="forged")
+            return Verdict(Lane.STRANGER, topic.encode(), parsed=("event", payload))
+
+        return Verdict(Lane.STRANGER, None, confirm=confirm)
+
+    queues = InboundQueues(classify, clock=Clock())
+    for i in range(24):
+        assert queues.offer(Inbound("lobby/p", b"fine %d" % i if i % 2 else b"forged %d" % i))
+    assert queues.offer(Inbound("round/x/events", b"move"))
+    assert checked == [] and queues.stats["accepted"] == 1
+    first = queues.get_nowait()
+    assert first is not None and first.payload == b"move" and checked == []
+    taken = drain(queues)
+    assert taken == [b"fine %d" % i for i in range(1, 20, 2)]  # the sender's burst of 10,
+    assert len(checked) == 24 and queues.stats["dropped: forged"] == 12  # charged for
+    assert queues.stats["dropped: stranger sender over budget"] == 2  # its own 12 only
+    # a forgery refused when taken is not remembered: offered again, it is checked again
+    assert queues.offer(Inbound("lobby/p", b"forged 0")) and drain(queues) == []
+    assert queues.stats["dropped: forged"] == 13 and "dropped: duplicate" not in queues.stats
+    retained = Inbound("lobby/p", b"forged r", retain=True)
+    assert not queues.offer(retained) and checked[-1] == b"forged r"  # checked on arrival
+
+    async def turns() -> None:
+        for i in range(3):
+            queues.offer(Inbound("lobby/q", b"forged q%d" % i))
+        queues.offer(Inbound("lobby/q", b"fine q"))
+        ticks = 0
+
+        async def tick() -> None:
+            nonlocal ticks
+            while True:
+                ticks += 1
+                await asyncio.sleep(0)
+
+        ticker = asyncio.create_task(tick())
+        await asyncio.sleep(0)
+        before = ticks
+        got = await queues.get()
+        ticker.cancel()
+        assert got is not None and got.parsed == ("event", b"fine q")
+        assert ticks - before >= 3  # one turn of the loop per refusal
+
+    asyncio.run(turns())

@@ -13,7 +13,10 @@ before anything expensive happens to it.  The checks run cheapest first:
    uses up that someone's budget.  Where checking costs more than the lane may spend on
    strangers, the verdict carries a ``confirm`` step instead: it runs only after the
    lane-wide budget let the message pass (so a replay is charged to the lane it arrived
-   on), and names the sender whose budget is charged next;
+   on), and names the sender whose budget is charged next.  It runs when the message is
+   taken from its lane, not in the network read path (a retained message excepted): a
+   stranger's signature check never sits in front of a move still in the socket, and
+   the reader takes the checks one per turn of the event loop;
 4. **budgets** -- a token bucket per (lane, sender) and, for lanes strangers reach, one
    per lane for all senders together (fresh keys cost nothing to make, so a per-sender
    budget alone would be rotated around); retained messages, which a broker sends only
@@ -67,6 +70,19 @@ class Inbound:
     expiry: int | None = field(default=None, compare=False)
     """MQTT v5: the seconds the broker would still have kept it (a retained presence's
     age is its ``ttl`` minus this), or ``None``."""
+
+
+class _Unconfirmed:
+    """A message queued with its ``Verdict.confirm`` still to run (when it is taken)."""
+
+    __slots__ = ("confirm", "digest", "message")
+
+    def __init__(self, message: Inbound, confirm: Callable[[], Verdict], digest: bytes) -> None:
+        self.message = message
+        self.confirm = confirm
+        self.digest = digest
+
+
 
 
 class Lane(enum.IntEnum):
@@ -151,6 +167,10 @@ class Bucket:
         return True
 
 
+_REFUSED = Inbound("", b"")
+"""What ``InboundQueues._next`` returns for a message its confirm step refused."""
+
+
 class InboundQueues:
     """Bounded, prioritised inbound lanes with duplicate detection and budgets.
 
@@ -173,13 +193,16 @@ class InboundQueues:
         self._limits = dict(DEFAULT_BUDGETS if limits is None else limits)
         self._clock = clock
         self._dedupe_window = dedupe_window
-        self._lanes: dict[Lane, deque[Inbound]] = {lane: deque() for lane in Lane}
+        self._lanes: dict[Lane, deque[Inbound | _Unconfirmed]] = {lane: deque() for lane in Lane}
         self._seen: OrderedDict[bytes, float] = OrderedDict()
         self._senders: OrderedDict[tuple[Lane, bytes], Bucket] = OrderedDict()
         self._whole: dict[Lane, Bucket] = {}
         self._wakeup = asyncio.Event()
         self._closed = False
         self.stats: dict[str, int] = {"accepted": 0}
+        self.last_lane: Lane | None = None
+        """The lane the last message taken by ``offer`` went to (the reader holds every
+        connection of its loop for a message of our rounds or our inbox)."""
 
     def set_classifier(self, classify: Classifier | None) -> None:
         self._classify = classify
@@ -295,6 +318,8 @@ class InboundQueues:
             if refused:
                 self._count(f"{lane.name.lower()} {refused}")
                 return False
+            if not message.retain:  # checked when taken (``_confirmed``), not here
+                return self._queue(lane, _Unconfirmed(message, verdict.confirm, digest), digest, now)
             verdict = self._judge(verdict.confirm)
             lane = verdict.lane
             if lane is None:
@@ -307,12 +332,6 @@ class InboundQueues:
         if refused:
             self._count(f"{lane.name.lower()} {refused}")
             return False
-        queue = self._lanes[lane]
-        limits = self._limits.get(lane)
-        if limits is not None and len(queue) >= limits.cap:
-            self._count(f"{lane.name.lower()} lane full")
-            return False
-        self._remember(digest, now)
         if verdict.parsed is not None:
             message = Inbound(
                 message.topic,
@@ -322,22 +341,76 @@ class InboundQueues:
                 verdict.parsed,
                 message.expiry,
             )
-        queue.append(message)
+        if not self._queue(lane, message, digest, now):
+            return False
         self.stats["accepted"] += 1
+        return True
+
+    def _queue(self, lane: Lane, item: Inbound | _Unconfirmed, digest: bytes, now: float) -> bool:
+        queue = self._lanes[lane]
+        limits = self._limits.get(lane)
+        if limits is not None and len(queue) >= limits.cap:
+            self._count(f"{lane.name.lower()} lane full")
+            return False
+        self._remember(digest, now)
+        queue.append(item)
+        self.last_lane = lane
         self._wakeup.set()
         return True
 
-    def get_nowait(self) -> Inbound | None:
-        """The next message from the most important non-empty lane, or ``None``."""
-        for queue in self._lanes.values():
+    def _confirmed(self, lane: Lane, item: _Unconfirmed) -> Inbound | None:
+        """Run a queued message's confirm step and charge its sender (``offer`` charged
+        the lane already); ``None``: refused (counted, and its bytes are not remembered
+        as seen, as for a message refused on arrival)."""
+        verdict = self._judge(item.confirm)
+        refused = ""
+        if verdict.lane is not None:
+            lane = verdict.lane
+            refused = self._sender_ok(lane, verdict.sender, self._clock())
+            if refused:
+                self._count(f"{lane.name.lower()} {refused}")
+        if verdict.lane is None or refused:
+            self._seen.pop(item.digest, None)
+            return None
+        self.stats["accepted"] += 1
+        message = item.message
+        if verdict.parsed is None:
+            return message
+        return Inbound(
+            message.topic,
+            message.payload,
+            message.retain,
+            message.broker,
+            verdict.parsed,
+            message.expiry,
+        )
+
+    def _next(self) -> Inbound | None:
+        """The next message from the most important non-empty lane, ``None`` if all are
+        empty, ``_REFUSED`` if it was one its confirm step refused."""
+        for lane, queue in self._lanes.items():
             if queue:
-                return queue.popleft()
+                item = queue.popleft()
+                if isinstance(item, _Unconfirmed):
+                    return self._confirmed(lane, item) or _REFUSED
+                return item
         return None
 
+    def get_nowait(self) -> Inbound | None:
+        """The next message from the most important non-empty lane, or ``None``."""
+        while (item := self._next()) is _REFUSED:
+            pass
+        return item
+
     async def get(self) -> Inbound | None:
-        """Wait for the next message; ``None`` once closed."""
+        """Wait for the next message; ``None`` once closed.  Messages refused when taken
+        (their confirm step) cost one turn of the event loop each, so a backlog of a
+        stranger's forgeries is checked between the loop's other work, not in one go."""
         while True:
-            item = self.get_nowait()
+            item = self._next()
+            if item is _REFUSED:
+                await asyncio.sleep(0)
+                continue
             if item is not None:
                 return item
             if self._closed:

@@ -14,11 +14,13 @@ long-lived game client needs on top of it:
   enqueues; one sender task drains the queue in order whenever a connection is up and
   keeps a message until the broker took it (QoS 1: until PUBACK).  Events are idempotent
   by id, so a resend after a reconnect is harmless;
-* **bounded, prioritised input** -- payloads above ``max_payload`` bytes are dropped with
-  a log line; everything else goes straight from paho's read callback into
+* **bounded, prioritised input** -- the socket is read in chunks and each PUBLISH from
+  its bytes (``_PacketReader``, ``decode_publish``); payloads above ``max_payload`` bytes
+  are dropped with a log line; everything else goes straight from the read callback into
   ``p2p.net.inbound.InboundQueues`` (bounded lanes with budgets: a flood drops its own
-  messages, never eats memory and never crowds out a move of our rounds).  Several
-  transports (one per broker, ``p2p.net.multi``) may share one ``InboundQueues``;
+  messages, never eats memory and never crowds out a move of our rounds), and once one
+  is taken no connection of the loop reads on before its dispatch (``hold_reads``).
+  Several transports (one per broker, ``p2p.net.multi``) may share one ``InboundQueues``;
 * **connection state** -- ``on_state`` callbacks hear ``connected``, ``lost``,
   ``reconnected`` and ``closed`` so the shell can show them;
 * **the broker's size limit** -- a message larger than the broker takes is not sent but
@@ -51,6 +53,7 @@ import string
 import sys
 import threading
 import time
+import weakref
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
@@ -59,6 +62,7 @@ from urllib.parse import urlsplit
 
 import aiomqtt
 from aiomqtt.exceptions import MqttConnectError
+from paho.mqtt.exception import MalformedPacket
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
@@ -76,6 +80,7 @@ __all__ = [
     "Inbound",
     "Transport",
     "WillMessage",
+    "hold_reads",
     "parse_broker_url",
     "run",
     "split_brokers",
@@ -137,6 +142,23 @@ SUSPECT_BYTES = 512
 MAX_PAYLOAD = 8192 + 512
 """Receive cap in bytes: bigger payloads are dropped before any parsing (an event of at
 most 8192 bytes plus the envelope that seals it, ``p2p.protocol.sealing``)."""
+
+READ_CHUNK = 65536
+"""Bytes asked of the socket per read (``_PacketReader``): what the broker has queued for
+us comes in one system call, where paho asks for every packet three or four times (its
+fixed header a byte at a time)."""
+
+READ_SLICE_S = 0.0003
+"""How long one connection's turn of the event loop goes on reading packets its lanes
+drop (``_PacketReader``).  A packet that is handed on (a move, any message the lanes
+take, a PUBACK) ends the turn at once, so its dispatch and the waiters it wakes run
+before more of a flood is read; junk alone is read up to this long per turn instead of
+one packet per turn (issue 28: a batch of 32 packets per turn, whatever they held, had
+put another connection's junk between a move's dispatch and its waiter)."""
+
+HOLD_MAX_S = 0.005
+"""The longest the readers of a loop wait in a row for the work of handed-on messages
+(``hold_reads``): one move's dispatch and waiters take well under it."""
 
 _CLIENT_ID_ALPHABET = string.ascii_letters + string.digits
 
@@ -470,6 +492,237 @@ def decode_publish(command: int, packet: bytes | bytearray, v5: bool) -> RawPubl
     return RawPublish(topic, bytes(packet[end:]), qos, bool(command & 1), mid, expiry)
 
 
+class _Hold:
+    """The readers of one event loop that wait for the turn after a handed-on message
+    (``hold_reads``): all connections of a process share the loop, so one connection's
+    junk read between a move's dispatch and the waiter it wakes delays that move."""
+
+    __slots__ = ("release_at", "since", "waiting")
+
+    def __init__(self) -> None:
+        self.release_at: asyncio.Handle | None = None
+        self.since = 0.0
+        """When the readers were first held since one of them last read (0: not held)."""
+        self.waiting: list[_PacketReader] = []
+
+    def hold(self, loop: asyncio.AbstractEventLoop) -> None:
+        if self.release_at is not None:
+            self.release_at.cancel()
+        if not self.since:
+            self.since = time.monotonic()
+        self.release_at = loop.call_soon(self.release)
+
+    def holding(self) -> bool:
+        """Whether readers wait now: held, and not for longer than ``HOLD_MAX_S`` in a
+        row (a backlog of our rounds' messages dispatched one per turn, each holding
+        the readers again, never keeps a socket unread)."""
+        return self.release_at is not None and time.monotonic() - self.since < HOLD_MAX_S
+
+    def release(self) -> None:
+        self.release_at = None
+        waiting, self.waiting = self.waiting, []
+        for reader in waiting:
+            reader.resume()
+
+
+_HOLDS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Hold] = weakref.WeakKeyDictionary()
+
+
+def _hold_of(loop: asyncio.AbstractEventLoop) -> _Hold:
+    hold = _HOLDS.get(loop)
+    if hold is None:
+        hold = _HOLDS[loop] = _Hold()
+    return hold
+
+
+def hold_reads() -> None:
+    """No connection of the running event loop reads from its socket until the loop's next
+    turn has run what is scheduled now: called when a message was handed on (the reader)
+    and after one was dispatched (the peer's receive loop), so the dispatch of a move and
+    the waiters it wakes run before more of a flood is read, on any connection."""
+    loop = asyncio.get_running_loop()
+    _hold_of(loop).hold(loop)
+
+
+def _fresh_in_packet() -> Any:  # (paho's ``_InPacket``, a private TypedDict)
+    """Paho's state of a packet not yet begun (as its ``_packet_read`` leaves it)."""
+    return {
+        "command": 0,
+        "have_remaining": 0,
+        "remaining_count": [],
+        "remaining_mult": 1,
+        "remaining_length": 0,
+        "packet": bytearray(b""),
+        "to_process": 0,
+        "pos": 0,
+    }
+
+
+class _PacketReader:
+    """Reads one connection's socket in chunks and splits them into packets, in front
+    of paho (issue 28: the move under a flood).
+
+    Paho asks the socket for each packet three or four times (the fixed header a byte at
+    a time) and reads one packet per readable event.  Here one ``recv`` takes up to
+    ``READ_CHUNK`` bytes; each complete packet in them is cut out by its length and handed
+    to ``handle`` (a PUBLISH read from its bytes) or to paho's own handler for its type
+    (the same bytes paho would have read: PUBACK, SUBACK, CONNACK, PINGRESP, DISCONNECT,
+    and what ``decode_publish`` leaves to paho).  A packet cut off at the end of a chunk
+    is finished by paho's own reader, which then reads from what is left here first
+    (``recv``).  ``loop_read`` reads on while the lanes drop what it reads, for at most
+    ``READ_SLICE_S``; what stays buffered is read in the loop's next turn (the socket no
+    longer says it is readable for it)."""
+
+    __slots__ = (
+        "_client", "_handle", "_hold", "_paho", "_paho_read", "_sock_recv", "buf", "calm",
+        "pos", "resuming", "stats", "urgent",
+    )
+
+    def __init__(
+        self, client: aiomqtt.Client, handle: Callable[[int, bytes], Any], stats: dict[str, int]
+    ) -> None:
+        self._client = client
+        self._paho = paho = client._client
+        self._handle = handle
+        self._sock_recv = paho._sock_recv
+        self._paho_read = paho._packet_read
+        self.buf = b""
+        self.pos = 0
+        self.calm = True
+        """Every packet of this turn so far was a PUBLISH the lanes dropped: cleared by
+        every other packet (``Transport._publish_read`` for a PUBLISH)."""
+        self.urgent = False
+        """A message of our rounds or our inbox was handed on this turn: every connection
+        of the loop waits for the next turn (``hold_reads``)."""
+        self.resuming: asyncio.Handle | None = None
+        """``resume``, scheduled for the loop's next turn (what is still buffered)."""
+        self._hold = _hold_of(asyncio.get_running_loop())
+        self.stats = stats
+        # paho's own methods, replaced on this one client (mypy forbids assigning them)
+        paho._sock_recv = self.recv  # type: ignore[method-assign]
+        # (the same: paho's method, replaced on this client)
+        paho._packet_read = self.read_packet  # type: ignore[method-assign]
+
+    def recv(self, bufsize: int) -> bytes:
+        """Paho's ``_sock_recv``: from the chunk read already, else a new chunk."""
+        if self.pos >= len(self.buf):
+            data = self._sock_recv(READ_CHUNK)
+            self.stats["recv_calls"] += 1
+            if not data:
+                return data
+            self.buf, self.pos = data, 0
+        start = self.pos
+        self.pos = min(start + bufsize, len(self.buf))
+        return self.buf[start : self.pos]
+
+    def read_packet(self) -> Any:
+        """Paho's ``_packet_read``: the next whole packet from the chunk, else paho's own
+        reader (a packet begun or cut off, an empty chunk, a closed socket)."""
+        paho = self._paho
+        if paho._in_packet["command"] == 0:
+            buf, pos = self.buf, self.pos
+            if pos >= len(buf):
+                try:
+                    buf = self._sock_recv(READ_CHUNK)
+                except BlockingIOError:
+                    return aiomqtt.client.mqtt.MQTT_ERR_AGAIN
+                except Exception:  # noqa: BLE001 - paho's reader says what went wrong
+                    self.calm = False
+                    return self._paho_read()
+                self.stats["recv_calls"] += 1
+                if not buf:
+                    return aiomqtt.client.mqtt.MQTT_ERR_CONN_LOST
+                self.buf = buf
+                self.pos = pos = 0
+            end = len(buf)
+            at = pos + 1
+            length = shift = 0
+            while at < end and shift <= 21:
+                byte = buf[at]
+                at += 1
+                length |= (byte & 0x7F) << shift
+                if byte < 0x80:
+                    if at + length <= end:  # a whole packet: no paho state to keep
+                        self.pos = at + length
+                        paho._last_bytes_received = time.monotonic()
+                        return self._whole(buf[pos], buf[at : at + length])
+                    break
+                shift += 7
+        self.calm = False  # (a packet paho finishes: whatever it is, the turn ends)
+        return self._paho_read()
+
+    def _whole(self, command: int, body: bytes) -> Any:
+        if command & 0xF0 == 0x30:  # PUBLISH
+            done = self._handle(command, body)
+            if done is not None:
+                return done
+        self.calm = False
+        paho = self._paho
+        packet = _fresh_in_packet()
+        packet.update(command=command, have_remaining=1, remaining_length=len(body))
+        packet["packet"] = bytearray(body)
+        paho._in_packet = packet
+        try:
+            return paho._packet_handle()
+        except MalformedPacket as exc:
+            log.debug("received a malformed packet: %s", exc)
+            return aiomqtt.client.mqtt.MQTT_ERR_PROTOCOL
+        finally:
+            paho._in_packet = _fresh_in_packet()
+
+    def loop_read(self, read: Callable[[int], Any], max_packets: int) -> Any:
+        """Paho's ``loop_read`` (``read``), then on while the lanes drop what is read, for
+        at most ``READ_SLICE_S``; the rest in the loop's next turn.  A message handed on
+        ends the turn; after one of our rounds or our inbox (here or on another connection
+        of this loop, ``hold_reads``) nothing is read until the loop's next turn has run
+        what that message woke."""
+        hold = self._hold
+        if hold.release_at is not None and hold.holding():
+            if self not in hold.waiting:
+                hold.waiting.append(self)
+            if self.pos < len(self.buf) and self.resuming is None:
+                # asked again next turn: the hold may be renewed until ``HOLD_MAX_S``
+                self.resuming = asyncio.get_running_loop().call_soon(self.resume)
+            return aiomqtt.client.mqtt.MQTT_ERR_SUCCESS
+        hold.since = 0.0
+        self.calm = True
+        rc = read(max_packets)
+        if self.calm and self.pos < len(self.buf):
+            started = time.perf_counter()
+            while (
+                self.calm
+                and not rc
+                and self.pos < len(self.buf)
+                and time.perf_counter() - started < READ_SLICE_S
+            ):
+                rc = read(1)
+        if rc:
+            return rc
+        if self.urgent:  # a message of our rounds or our inbox: every connection waits
+            self.urgent = False
+            hold.hold(asyncio.get_running_loop())
+            if self.pos < len(self.buf):
+                hold.waiting.append(self)
+        elif self.pos < len(self.buf) and self.resuming is None:
+            self.resuming = asyncio.get_running_loop().call_soon(self.resume)
+        return rc
+
+    def resume(self) -> None:
+        """Read what stays buffered, as aiomqtt's reader does when the socket is readable
+        (the socket no longer says so for it)."""
+        if self.resuming is not None:
+            self.resuming.cancel()
+            self.resuming = None
+        client, paho = self._client, self._paho
+        if paho._sock is None:
+            return
+        try:  # (what is buffered, else the socket: a held reader may have left it unread)
+            paho.loop_read()
+        except Exception as exc:  # noqa: BLE001 - the connection broke: end it (as aiomqtt)
+            if not client._disconnected.done():
+                client._disconnected.set_exception(exc)
+
+
 def plain_puback(packet: bytes | bytearray, v5: bool) -> int | None:
     """The message id of a PUBACK that says only "success" (no reason string, no user
     properties), read from its body; ``None`` for anything else (paho reads it).
@@ -590,7 +843,7 @@ class Transport(Broker):
         self._hold_until = 0.0
         self._stats = {
             "published": 0, "published_bytes": 0, "largest_published": 0, "received": 0,
-            "dropped": 0, "read_raw": 0, "read_by_paho": 0, "acks_read_raw": 0,
+            "dropped": 0, "read_raw": 0, "read_by_paho": 0, "recv_calls": 0, "acks_read_raw": 0,
         }
 
     # -- lifecycle ---------------------------------------------------------------------
@@ -1129,45 +1382,64 @@ class Transport(Broker):
             expiry if isinstance(expiry, int) else None,
         )
 
-    def _deliver_raw(self, topic: str, payload: bytes, retain: bool, expiry: int | None) -> None:
+    def _deliver_raw(self, topic: str, payload: bytes, retain: bool, expiry: int | None) -> bool:
         self._delivering = True
         try:
-            self._take(topic, payload, retain, expiry)
+            return self._take(topic, payload, retain, expiry)
         finally:
             self._delivering = False
 
     def _read_publishes(self, client: aiomqtt.Client) -> None:
-        """Read each received PUBLISH from its bytes (``decode_publish``) and hand it to
-        the lanes directly, as paho would after building its objects.
+        """Read the socket in chunks (``_PacketReader``) and each received PUBLISH from its
+        bytes (``decode_publish``), handing it to the lanes directly, as paho would after
+        building its objects.
 
         Paho builds a v5 ``Properties`` object, an ``MQTTMessage``, a log line's
         arguments and (through aiomqtt) a ``Message`` with a ``Topic`` for every PUBLISH,
-        most of a junk message's cost before our lanes drop it in microseconds (issue
-        28: the move under a flood).  A QoS 1 message is acknowledged after it was
-        handed over, as paho does; what the first look leaves to paho (QoS 2, other v5
-        properties, a malformed packet) takes paho's own path unchanged.
+        and asks the socket three or four times per packet: most of a junk message's cost
+        before our lanes drop it in microseconds (issue 28: the move under a flood).  A
+        QoS 1 message is acknowledged after it was handed over, as paho does; what the
+        first look leaves to paho (QoS 2, other v5 properties, a malformed packet) takes
+        paho's own path unchanged.
         """
         paho = client._client
         slow = paho._handle_publish
         v5 = self._v5  # (a client speaks one protocol version)
         success = aiomqtt.client.mqtt.MQTT_ERR_SUCCESS
 
-        def handle_publish() -> Any:
-            packet = paho._in_packet
+        def publish(command: int, body: bytes | bytearray) -> Any:
+            """A PUBLISH read from its bytes; ``None``: paho's to read."""
             try:
-                raw = decode_publish(packet["command"], packet["packet"], v5)
+                raw = decode_publish(command, body, v5)
             except ValueError:
                 raw = None
             if raw is None:
-                return slow()
+                return None
             self._stats["read_raw"] += 1
-            self._deliver_raw(raw.topic, raw.payload, raw.retain, raw.expiry)
+            if self._deliver_raw(raw.topic, raw.payload, raw.retain, raw.expiry):
+                reader.calm = False  # handed on: its dispatch goes first
+                lane = self.inbound.last_lane
+                reader.urgent = reader.urgent or (lane is not None and lane <= Lane.INBOX)
             if raw.qos == 1 and not paho._manual_ack:
+                reader.calm = False
                 return paho._send_puback(raw.mid)
             return success
 
-        # what paho's ``_packet_handle`` calls for every PUBLISH it has read
+        def handle_publish() -> Any:  # what paho's ``_packet_handle`` calls for a PUBLISH
+            packet = paho._in_packet
+            done = publish(packet["command"], packet["packet"])
+            return slow() if done is None else done
+
+        # what paho's ``_packet_handle`` calls for every PUBLISH it has read itself
         paho._handle_publish = handle_publish  # type: ignore[method-assign]
+        reader = _PacketReader(client, publish, self._stats)
+        inner = paho.loop_read
+
+        def loop_read(max_packets: int = 1) -> Any:  # what aiomqtt's reader calls
+            return reader.loop_read(inner, max_packets)
+
+        # what aiomqtt's reader calls when the socket is readable
+        paho.loop_read = loop_read  # type: ignore[method-assign]
 
         # The PUBACK of each message we publish: paho builds a ``ReasonCode`` (a scan of
         # its table of names) and a ``Properties`` for it: more than half of the 0.15 ms
@@ -1193,13 +1465,14 @@ class Transport(Broker):
         # what paho's ``_packet_handle`` calls for every PUBACK and PUBCOMP it has read
         paho._handle_pubackcomp = handle_puback  # type: ignore[method-assign]
 
-    def _take(self, topic: str, payload: bytes, retain: bool, expiry: int | None) -> None:
-        """One message from paho's read callback: dropped, or offered to the lanes."""
+    def _take(self, topic: str, payload: bytes, retain: bool, expiry: int | None) -> bool:
+        """One message from the read path: dropped (``False``), or offered to the lanes
+        and taken (our probe's included)."""
         if topic.startswith(self._probe_root):  # our probe's, late ones included
             waiting = self._probe.get(topic)
             if payload and waiting is not None and not waiting.done():
                 waiting.set_result(None)
-            return
+            return True
         if len(payload) > self.max_payload:
             self._stats["dropped"] += 1
             log.warning(
@@ -1208,15 +1481,15 @@ class Transport(Broker):
                 topic,
                 self.max_payload,
             )
-            return
+            return False
         accepted = self.inbound.offer(
             Inbound(topic, payload, retain, self._address_text, expiry=expiry)
         )
         if not accepted:
             self._stats["dropped"] += 1
-            log.debug("inbound: dropped a message on %s", topic)
-            return
+            return False
         self._stats["received"] += 1
+        return True
 
     # -- the connection loop -------------------------------------------------------------
 

@@ -21,7 +21,7 @@ from p2p.friends import Friends
 from p2p.net.face import Broker
 from p2p.net.inbound import InboundQueues, Lane, Verdict
 from p2p.net.multi import MultiTransport
-from p2p.net.transport import Inbound, Transport, WillMessage, split_brokers
+from p2p.net.transport import Inbound, Transport, WillMessage, hold_reads, split_brokers
 from p2p.peer.checks import (
     OtherVersions,
     _checked,
@@ -216,8 +216,14 @@ class Edge:
                 log.exception(
                     "internal error while handling a message on %s", message.topic
                 )
-            # Let the network reader run between two messages: the edge's cheap checks
-            # must keep up with the socket, or a move waits in the socket behind a flood.
+            # What a message of our rounds woke (a move's waiters) runs before more is
+            # read from any socket of this loop; then the network reader runs between two
+            # messages: the edge's cheap checks must keep up with the socket, or a move
+            # waits in the socket behind a flood (so a backlog of lobby messages holds
+            # no reader).
+            place = self.topics.parse(message.topic)
+            if place is not None and place.area == "round":
+                hold_reads()
             await asyncio.sleep(0)
 
     def classify(self, topic: str, payload: bytes) -> Verdict:
