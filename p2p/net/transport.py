@@ -590,7 +590,7 @@ class _PacketReader:
         self.pos = 0
         self.calm = True
         """Every packet of this turn so far was a PUBLISH the lanes dropped: cleared by
-        every other packet (``Transport._publish_read`` for a PUBLISH)."""
+        every other packet (the ``publish`` hook of ``Transport._read_publishes`` for a PUBLISH)."""
         self.urgent = False
         """A message of our rounds or our inbox was handed on this turn: every connection
         of the loop waits for the next turn (``hold_reads``)."""
