@@ -83,8 +83,6 @@ class _Unconfirmed:
         self.digest = digest
 
 
-
-
 class Lane(enum.IntEnum):
     """Where a message waits; lower values are served first."""
 
@@ -165,6 +163,13 @@ class Bucket:
             return False
         self.tokens -= 1.0
         return True
+
+
+def _with_parsed(message: Inbound, parsed: Any) -> Inbound:
+    """``message`` carrying what its check parsed (``None``: as it is)."""
+    if parsed is None:
+        return message
+    return Inbound(message.topic, message.payload, message.retain, message.broker, parsed, message.expiry)
 
 
 _REFUSED = Inbound("", b"")
@@ -332,16 +337,7 @@ class InboundQueues:
         if refused:
             self._count(f"{lane.name.lower()} {refused}")
             return False
-        if verdict.parsed is not None:
-            message = Inbound(
-                message.topic,
-                message.payload,
-                message.retain,
-                message.broker,
-                verdict.parsed,
-                message.expiry,
-            )
-        if not self._queue(lane, message, digest, now):
+        if not self._queue(lane, _with_parsed(message, verdict.parsed), digest, now):
             return False
         self.stats["accepted"] += 1
         return True
@@ -373,17 +369,7 @@ class InboundQueues:
             self._seen.pop(item.digest, None)
             return None
         self.stats["accepted"] += 1
-        message = item.message
-        if verdict.parsed is None:
-            return message
-        return Inbound(
-            message.topic,
-            message.payload,
-            message.retain,
-            message.broker,
-            verdict.parsed,
-            message.expiry,
-        )
+        return _with_parsed(item.message, verdict.parsed)
 
     def _next(self) -> Inbound | None:
         """The next message from the most important non-empty lane, ``None`` if all are
